@@ -1,0 +1,89 @@
+package io.jvs.core.sched;
+
+import io.jvs.core.net.FlowTuple;
+import io.jvs.core.service.RealServer;
+import io.jvs.core.service.VirtualService;
+
+/**
+ * What lblc and lblcr share: the destination-keyed table (1024 buckets by default, D1 hash of the
+ * destination address), the server identifiers it stores, and its 60 s garbage collection.
+ */
+abstract class AbstractLocalityScheduler implements Scheduler
+{
+    static final int DEFAULT_BUCKETS = 1024;
+
+    protected final LocalityTable table;
+    protected final ServerSlots slots = new ServerSlots();
+    private final LocalityCollector collector;
+    private final AddressHash hash;
+    private final int bits;
+    protected VirtualService service;
+    private volatile boolean dead;
+
+    AbstractLocalityScheduler(final SchedulerSettings settings, final long expirationNs)
+    {
+        final int buckets = settings.flags().tableSize() != 0 ? settings.flags().tableSize() : DEFAULT_BUCKETS;
+        this.table = new LocalityTable(buckets);
+        this.bits = Integer.numberOfTrailingZeros(buckets);
+        this.hash = AddressHash.of(settings.flags());
+        this.collector = new LocalityCollector(table, expirationNs);
+    }
+
+    @Override
+    public void init(final VirtualService service)
+    {
+        this.service = service;
+        final RealServer[] servers = service.servers();
+        for (int i = servers.length - 1; i >= 0; i--)
+        {
+            slots.assign(servers[i], servers);
+        }
+    }
+
+    @Override
+    public void onServerAdded(final RealServer server)
+    {
+        slots.assign(server, service.servers());
+    }
+
+    @Override
+    public void onTick(final long nowNs)
+    {
+        collector.onTick(nowNs);
+    }
+
+    @Override
+    public void done()
+    {
+        dead = true;
+        table.flush();
+    }
+
+    /**
+     * @return false once the scheduler is done: decisions are then no longer cached.
+     */
+    protected boolean isAlive()
+    {
+        return !dead;
+    }
+
+    protected final int bucketOf(final FlowTuple flow)
+    {
+        return hash.bucket(flow.destinationFold(), bits);
+    }
+
+    protected static long fingerprintOf(final FlowTuple flow)
+    {
+        return LocalityTable.fingerprint(flow.isV6(), flow.destinationHigh(), flow.destinationLow());
+    }
+
+    LocalityTable table()
+    {
+        return table;
+    }
+
+    LocalityCollector collector()
+    {
+        return collector;
+    }
+}

@@ -1,0 +1,91 @@
+package io.jvs.core.sched;
+
+import io.jvs.core.net.FlowTuple;
+import io.jvs.core.service.RealServer;
+import io.jvs.core.service.VirtualService;
+
+/**
+ * dh: destination hashing (ip_vs_dh.c, spec 11).
+ * <p>
+ * A table of 256 buckets (table-size=N for another power of two) is filled by walking the buckets while
+ * cycling through the servers in list order, one bucket each, weights ignored. A connection goes to the
+ * bucket of its destination address, hashed as D1 says; if that server is removed, quiesced or
+ * overloaded there is no fallback. The table is rebuilt when a server is added or removed, not when a
+ * weight changes, since dh ignores weights. Rebuilding remaps nearly every key: dh is not consistent
+ * hashing.
+ */
+final class DestinationHashScheduler implements Scheduler
+{
+    private final int bits;
+    private final int buckets;
+    private final AddressHash hash;
+    private final boolean seedOverload;
+    private VirtualService service;
+    private volatile RealServer[] table;
+
+    DestinationHashScheduler(final SchedulerSettings settings)
+    {
+        this.buckets = HashTables.buckets(settings.flags());
+        this.bits = Integer.numberOfTrailingZeros(buckets);
+        this.hash = AddressHash.of(settings.flags());
+        this.seedOverload = settings.flags().seedOverload();
+    }
+
+    @Override
+    public void init(final VirtualService service)
+    {
+        this.service = service;
+        fill();
+    }
+
+    @Override
+    public void done()
+    {
+        table = new RealServer[buckets];
+    }
+
+    @Override
+    public void onServerAdded(final RealServer server)
+    {
+        fill();
+    }
+
+    @Override
+    public void onServerRemoved(final RealServer server)
+    {
+        fill();
+    }
+
+    private void fill()
+    {
+        final RealServer[] servers = service.servers();
+        final RealServer[] next = new RealServer[buckets];
+        if (servers.length > 0)
+        {
+            for (int i = 0; i < buckets; i++)
+            {
+                next[i] = servers[i % servers.length];
+            }
+        }
+        table = next;
+    }
+
+    /**
+     * @return a copy of the bucket table, for tests and tools.
+     */
+    RealServer[] table()
+    {
+        return table.clone();
+    }
+
+    @Override
+    public RealServer schedule(final FlowTuple flow, final SchedulingContext context)
+    {
+        final RealServer server = table[hash.bucket(flow.destinationFold(), bits)];
+        if (server == null || !server.isAvailable() || HashTables.isUnavailable(server, seedOverload))
+        {
+            return null;
+        }
+        return server;
+    }
+}

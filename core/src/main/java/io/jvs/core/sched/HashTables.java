@@ -1,0 +1,35 @@
+package io.jvs.core.sched;
+
+import io.jvs.core.service.RealServer;
+
+/**
+ * What dh and sh share: the table size from the flags, and the usability test of D2.
+ */
+final class HashTables
+{
+    /** dh and sh default to 256 buckets (CONFIG_IP_VS_DH_TAB_BITS / SH_TAB_BITS = 8). */
+    static final int DEFAULT_BUCKETS = 256;
+
+    private HashTables()
+    {
+    }
+
+    static int buckets(final SchedulerFlags flags)
+    {
+        return flags.tableSize() != 0 ? flags.tableSize() : DEFAULT_BUCKETS;
+    }
+
+    /**
+     * D2: a hashed server is refused when its weight is 0 or it is OVERLOAD; with the seed-overload flag
+     * also when its connections exceed twice its weight.
+     */
+    static boolean isUnavailable(final RealServer server, final boolean seedOverload)
+    {
+        final int weight = server.weight();
+        if (weight <= 0 || server.isOverloaded())
+        {
+            return true;
+        }
+        return seedOverload && server.totalConnections() > 2L * weight;
+    }
+}

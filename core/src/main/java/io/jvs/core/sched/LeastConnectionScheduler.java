@@ -1,0 +1,32 @@
+package io.jvs.core.sched;
+
+import io.jvs.core.net.FlowTuple;
+import io.jvs.core.service.RealServer;
+
+/**
+ * lc: least-connection (ip_vs_lc.c, spec 3). The usable server with the smallest
+ * {@code 256 * active + inactive}; weights only decide usability; ties go to the earliest in the list.
+ */
+final class LeastConnectionScheduler extends ListScheduler
+{
+    @Override
+    public RealServer schedule(final FlowTuple flow, final SchedulingContext context)
+    {
+        RealServer least = null;
+        long leastOverhead = 0;
+        for (final RealServer server : service.servers())
+        {
+            if (!server.isUsable())
+            {
+                continue;
+            }
+            final long overhead = server.overhead();
+            if (least == null || overhead < leastOverhead)
+            {
+                least = server;
+                leastOverhead = overhead;
+            }
+        }
+        return least;
+    }
+}

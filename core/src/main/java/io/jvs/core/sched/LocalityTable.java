@@ -1,0 +1,385 @@
+package io.jvs.core.sched;
+
+import org.agrona.BitUtil;
+import org.agrona.BufferUtil;
+import org.agrona.concurrent.AtomicBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
+
+/**
+ * The destination table of lblc and lblcr: address to payload, shared by every worker, lock-free, in
+ * one off-heap atomic buffer.
+ * <p>
+ * Set-associative: the address hashes (D1) to one of {@code buckets} buckets (1024 by default, as the
+ * kernel), and each bucket has {@link #WAYS} ways. Each way has a control word, changed only by
+ * compare-and-set, and a record:
+ * <pre>
+ *   control word: | state (2 bits) | address fingerprint (62 bits) |
+ *     EMPTY   00  never used; EMPTY ways are always the tail of a bucket, so a scan stops at the first
+ *     LIVE    01  an entry
+ *     DEAD    10  expired; its fingerprint stays until the way is reused
+ *     CLAIMED 11  being filled by one writer; becomes LIVE with a release store
+ *   record:       | lastUse ns (8) | payload (8) | lastMod ns (8) | unused (8) |
+ * </pre>
+ * The fingerprint of an IPv4 address is the address itself, so IPv4 keys are exact. An IPv6 address is
+ * mixed down to 61 bits; two IPv6 destinations that collide (about one chance in 2^61 per pair) share
+ * one entry, which only means they share a cache server.
+ * <p>
+ * A writer claims the first reusable way of the bucket (a DEAD way of the same key first, then any DEAD
+ * way, then the first EMPTY one) in a fixed order, so two writers adding the same key race for the same
+ * way and the loser finds the winner's entry. After claiming, the writer scans the bucket once more; if
+ * a concurrent reuse left the key LIVE in two ways, the higher way is retired, so a key is LIVE at most
+ * once. Readers never wait: a lookup that meets a CLAIMED way treats it as a miss. Entries are counted;
+ * as in the kernel, no new entry is added while there are more than {@code 16 * buckets}.
+ */
+final class LocalityTable
+{
+    /** Ways per bucket: twice the kernel's average of 16 entries a bucket. */
+    static final int WAYS = 32;
+    /** Kernel max_size: 16 entries per bucket on average. */
+    static final int ENTRIES_PER_BUCKET = 16;
+
+    static final int NOT_FOUND = -1;
+
+    private static final long STATE_MASK = 3L << 62;
+    private static final long EMPTY = 0;
+    private static final long LIVE = 1L << 62;
+    private static final long DEAD = 2L << 62;
+    private static final long CLAIMED = 3L << 62;
+    private static final long FINGERPRINT_MASK = ~STATE_MASK;
+
+    private static final int RECORD_LENGTH = 32;
+    private static final int LAST_USE_OFFSET = 0;
+    private static final int PAYLOAD_OFFSET = 8;
+    private static final int LAST_MOD_OFFSET = 16;
+
+    private static final int CLAIM_ATTEMPTS = 8;
+
+    private final AtomicBuffer buffer;
+    private final int buckets;
+    private final int recordsOffset;
+    private final int entriesOffset;
+    private final int maxEntries;
+
+    /**
+     * @param buckets a power of two.
+     */
+    LocalityTable(final int buckets)
+    {
+        if (!BitUtil.isPowerOfTwo(buckets))
+        {
+            throw new IllegalArgumentException("buckets must be a power of two: " + buckets);
+        }
+        this.buckets = buckets;
+        this.maxEntries = buckets * ENTRIES_PER_BUCKET;
+        final int ways = buckets * WAYS;
+        this.recordsOffset = BitUtil.align(ways * Long.BYTES, BitUtil.CACHE_LINE_LENGTH);
+        this.entriesOffset = recordsOffset + ways * RECORD_LENGTH;
+        final int length = entriesOffset + 2 * BitUtil.CACHE_LINE_LENGTH;
+        this.buffer = new UnsafeBuffer(BufferUtil.allocateDirectAligned(length, BitUtil.CACHE_LINE_LENGTH));
+    }
+
+    int buckets()
+    {
+        return buckets;
+    }
+
+    int maxEntries()
+    {
+        return maxEntries;
+    }
+
+    /**
+     * @return how many LIVE entries (or being filled) the table holds.
+     */
+    int entries()
+    {
+        return (int)buffer.getLongVolatile(entriesOffset);
+    }
+
+    /**
+     * The fingerprint of an address: IPv4 exact, IPv6 mixed to 61 bits.
+     *
+     * @param v6   the family.
+     * @param high first 64 bits (IPv6).
+     * @param low  last 64 bits, or the IPv4 address in the low 32.
+     * @return a non-zero value below 2^62.
+     */
+    static long fingerprint(final boolean v6, final long high, final long low)
+    {
+        if (!v6)
+        {
+            return (1L << 32) | (low & 0xFFFF_FFFFL);
+        }
+        return (1L << 61) | (mix(high ^ mix(low)) & ((1L << 61) - 1));
+    }
+
+    private static long mix(final long value)
+    {
+        long z = value + 0x9E37_79B9_7F4A_7C15L;
+        z = (z ^ (z >>> 30)) * 0xBF58_476D_1CE4_E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D0_49BB_1331_11EBL;
+        return z ^ (z >>> 31);
+    }
+
+    /**
+     * @param fingerprint the key.
+     * @param bucket      its bucket.
+     * @return the LIVE way holding the key, or {@link #NOT_FOUND}.
+     */
+    int lookup(final long fingerprint, final int bucket)
+    {
+        final int first = bucket * WAYS;
+        for (int way = first, end = first + WAYS; way < end; way++)
+        {
+            final long control = control(way);
+            if (control == EMPTY)
+            {
+                break;
+            }
+            if (control == (LIVE | fingerprint))
+            {
+                return way;
+            }
+        }
+        return NOT_FOUND;
+    }
+
+    /**
+     * Finds the key's entry or adds one holding {@code initialPayload}, with lastUse and lastMod at now.
+     *
+     * @param fingerprint    the key.
+     * @param bucket         its bucket.
+     * @param nowNs          the time.
+     * @param initialPayload the payload of a new entry.
+     * @return the way, or {@link #NOT_FOUND} when the table or bucket is full (the caller then just does
+     *         not cache its decision).
+     */
+    int acquire(final long fingerprint, final int bucket, final long nowNs, final long initialPayload)
+    {
+        final int first = bucket * WAYS;
+        final int end = first + WAYS;
+        for (int attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++)
+        {
+            int sameKeyDead = NOT_FOUND;
+            int anyDead = NOT_FOUND;
+            int firstEmpty = NOT_FOUND;
+            for (int way = first; way < end; way++)
+            {
+                final long control = control(way);
+                if (control == EMPTY)
+                {
+                    firstEmpty = way;
+                    break;
+                }
+                final long state = control & STATE_MASK;
+                if ((control & FINGERPRINT_MASK) == fingerprint)
+                {
+                    if (state == LIVE || state == CLAIMED)
+                    {
+                        return way;
+                    }
+                    sameKeyDead = way;
+                }
+                else if (state == DEAD && anyDead == NOT_FOUND)
+                {
+                    anyDead = way;
+                }
+            }
+            final int target = sameKeyDead != NOT_FOUND ? sameKeyDead : (anyDead != NOT_FOUND ? anyDead : firstEmpty);
+            if (target == NOT_FOUND || entries() > maxEntries)
+            {
+                return NOT_FOUND;
+            }
+            final long expected = control(target);
+            if ((expected & STATE_MASK) == LIVE || (expected & STATE_MASK) == CLAIMED)
+            {
+                continue;
+            }
+            if (buffer.compareAndSetLong(controlOffset(target), expected, CLAIMED | fingerprint))
+            {
+                buffer.getAndAddLong(entriesOffset, 1);
+                final int record = recordOffset(target);
+                buffer.putLong(record + PAYLOAD_OFFSET, initialPayload);
+                buffer.putLong(record + LAST_USE_OFFSET, nowNs);
+                buffer.putLong(record + LAST_MOD_OFFSET, nowNs);
+                buffer.putLongRelease(controlOffset(target), LIVE | fingerprint);
+                return keepOnlyLowest(fingerprint, first, end, target);
+            }
+        }
+        return NOT_FOUND;
+    }
+
+    /**
+     * If a concurrent reuse left the key in two ways, retire the higher one.
+     *
+     * @return the way that holds the key now.
+     */
+    private int keepOnlyLowest(final long fingerprint, final int first, final int end, final int mine)
+    {
+        for (int way = first; way < end; way++)
+        {
+            if (way == mine)
+            {
+                continue;
+            }
+            final long control = control(way);
+            if (control == EMPTY)
+            {
+                break;
+            }
+            if ((control & FINGERPRINT_MASK) == fingerprint && (control & STATE_MASK) != DEAD)
+            {
+                final int higher = Math.max(way, mine);
+                retire(higher, LIVE | fingerprint);
+                return Math.min(way, mine);
+            }
+        }
+        return mine;
+    }
+
+    /**
+     * Expires an entry if it is still the one seen.
+     *
+     * @param way             the way.
+     * @param expectedControl its control word as read.
+     * @return true when this call retired it.
+     */
+    private boolean retire(final int way, final long expectedControl)
+    {
+        if (buffer.compareAndSetLong(controlOffset(way), expectedControl, DEAD | (expectedControl & FINGERPRINT_MASK)))
+        {
+            buffer.getAndAddLong(entriesOffset, -1);
+            return true;
+        }
+        return false;
+    }
+
+    /**
+     * Retires the LIVE entries of one bucket idle for at least {@code idleNs}.
+     *
+     * @param bucket the bucket.
+     * @param nowNs  the time.
+     * @param idleNs how long an entry may stay unused.
+     * @return how many entries were retired.
+     */
+    int expireBucket(final int bucket, final long nowNs, final long idleNs)
+    {
+        int retired = 0;
+        final int first = bucket * WAYS;
+        for (int way = first, end = first + WAYS; way < end; way++)
+        {
+            final long control = control(way);
+            if (control == EMPTY)
+            {
+                break;
+            }
+            if ((control & STATE_MASK) == LIVE && nowNs - lastUse(way) >= idleNs && retire(way, control))
+            {
+                retired++;
+            }
+        }
+        return retired;
+    }
+
+    /**
+     * Retires every entry (the scheduler is done).
+     */
+    void flush()
+    {
+        for (int bucket = 0; bucket < buckets; bucket++)
+        {
+            expireBucket(bucket, Long.MAX_VALUE, Long.MIN_VALUE);
+        }
+    }
+
+    long payload(final int way)
+    {
+        return buffer.getLongVolatile(recordOffset(way) + PAYLOAD_OFFSET);
+    }
+
+    void payload(final int way, final long payload)
+    {
+        buffer.putLongRelease(recordOffset(way) + PAYLOAD_OFFSET, payload);
+    }
+
+    boolean compareAndSetPayload(final int way, final long expected, final long update)
+    {
+        return buffer.compareAndSetLong(recordOffset(way) + PAYLOAD_OFFSET, expected, update);
+    }
+
+    long lastUse(final int way)
+    {
+        return buffer.getLongVolatile(recordOffset(way) + LAST_USE_OFFSET);
+    }
+
+    /**
+     * Records a use. Skips the store when the recorded time is already within a millisecond, so hot
+     * entries do not bounce their cache line between workers on every new connection.
+     */
+    void touch(final int way, final long nowNs)
+    {
+        final int index = recordOffset(way) + LAST_USE_OFFSET;
+        if (nowNs - buffer.getLong(index) >= 1_000_000L)
+        {
+            buffer.putLongRelease(index, nowNs);
+        }
+    }
+
+    long lastMod(final int way)
+    {
+        return buffer.getLongVolatile(recordOffset(way) + LAST_MOD_OFFSET);
+    }
+
+    void lastMod(final int way, final long nowNs)
+    {
+        buffer.putLongRelease(recordOffset(way) + LAST_MOD_OFFSET, nowNs);
+    }
+
+    /**
+     * @return the number of ways, LIVE or not, holding this fingerprint; for tests of consistency.
+     */
+    int liveCopies(final long fingerprint, final int bucket)
+    {
+        int copies = 0;
+        final int first = bucket * WAYS;
+        for (int way = first, end = first + WAYS; way < end; way++)
+        {
+            if (control(way) == (LIVE | fingerprint))
+            {
+                copies++;
+            }
+        }
+        return copies;
+    }
+
+    /**
+     * @return how many ways are LIVE, counted by scanning; equals {@link #entries()} when quiescent.
+     */
+    int countLive()
+    {
+        int live = 0;
+        for (int way = 0, ways = buckets * WAYS; way < ways; way++)
+        {
+            if ((control(way) & STATE_MASK) == LIVE)
+            {
+                live++;
+            }
+        }
+        return live;
+    }
+
+    private long control(final int way)
+    {
+        return buffer.getLongVolatile(controlOffset(way));
+    }
+
+    private static int controlOffset(final int way)
+    {
+        return way * Long.BYTES;
+    }
+
+    private int recordOffset(final int way)
+    {
+        return recordsOffset + way * RECORD_LENGTH;
+    }
+}

@@ -1,0 +1,40 @@
+package io.jvs.core.sched;
+
+import io.jvs.core.net.FlowTuple;
+import io.jvs.core.service.RealServer;
+
+/**
+ * nq: never queue (ip_vs_nq.c, spec 6). The first usable server with no active connection wins at once;
+ * otherwise the sed rule over the usable servers.
+ */
+final class NeverQueueScheduler extends ListScheduler
+{
+    @Override
+    public RealServer schedule(final FlowTuple flow, final SchedulingContext context)
+    {
+        RealServer least = null;
+        long leastOverhead = 0;
+        long leastWeight = 0;
+        for (final RealServer server : service.servers())
+        {
+            if (!server.isUsable())
+            {
+                continue;
+            }
+            final int active = server.activeConnections();
+            if (active == 0)
+            {
+                return server;
+            }
+            final long overhead = active + 1L;
+            final long weight = server.weight();
+            if (least == null || leastOverhead * weight > overhead * leastWeight)
+            {
+                least = server;
+                leastOverhead = overhead;
+                leastWeight = weight;
+            }
+        }
+        return least;
+    }
+}

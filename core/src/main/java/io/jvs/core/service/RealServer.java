@@ -1,0 +1,395 @@
+package io.jvs.core.service;
+
+import io.jvs.core.net.IpAddress;
+import org.agrona.BufferUtil;
+import org.agrona.concurrent.AtomicBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import static io.jvs.core.service.ConnectionCountersDescriptor.*;
+
+/**
+ * A real server of one virtual service (the kernel's {@code ip_vs_dest}).
+ * <p>
+ * Its configuration (weight, thresholds, forwarding method) is written only by the control plane and
+ * read by workers through volatile fields. Its connection counters live in an atomic buffer slot laid
+ * out by {@link ConnectionCountersDescriptor}: every worker binds and unbinds connections there
+ * with atomic adds, and the least-connection schedulers read them without locks.
+ */
+public final class RealServer
+{
+    /** The largest weight ipvsadm accepts. */
+    public static final int MAX_WEIGHT = 65535;
+
+    private final IpAddress address;
+    private final int port;
+    private final AtomicBuffer counters;
+    private final int countersOffset;
+
+    private volatile ForwardMethod forwardMethod;
+    private volatile int weight;
+    private volatile int lastWeight;
+    private volatile int upperThreshold;
+    private volatile int lowerThreshold;
+    private volatile int schedulerSlot;
+
+    /**
+     * Creates a server whose counters live in a cache line of their own.
+     *
+     * @param address       the real server's address.
+     * @param port          its port (0 keeps the packet's port).
+     * @param forwardMethod NAT, DR or TUN.
+     * @param weight        0..65535; 0 quiesces the server.
+     */
+    public RealServer(final IpAddress address, final int port, final ForwardMethod forwardMethod, final int weight)
+    {
+        this(address, port, forwardMethod, weight,
+            new UnsafeBuffer(BufferUtil.allocateDirectAligned(SLOT_LENGTH, SLOT_LENGTH)), 0);
+    }
+
+    /**
+     * Creates a server whose counters live in a slot of a shared buffer, such as a counters file.
+     *
+     * @param address        the real server's address.
+     * @param port           its port.
+     * @param forwardMethod  NAT, DR or TUN.
+     * @param weight         0..65535.
+     * @param counters       the buffer holding the slot.
+     * @param countersOffset the slot's offset, a multiple of {@link ConnectionCountersDescriptor#SLOT_LENGTH}.
+     */
+    public RealServer(
+        final IpAddress address,
+        final int port,
+        final ForwardMethod forwardMethod,
+        final int weight,
+        final AtomicBuffer counters,
+        final int countersOffset)
+    {
+        if (port < 0 || port > 65535)
+        {
+            throw new IllegalArgumentException("port out of range 0..65535: " + port);
+        }
+        checkWeight(weight);
+        counters.boundsCheck(countersOffset, SLOT_LENGTH);
+        this.address = address;
+        this.port = port;
+        this.forwardMethod = forwardMethod;
+        this.weight = weight;
+        this.lastWeight = weight;
+        this.counters = counters;
+        this.countersOffset = countersOffset;
+    }
+
+    private static void checkWeight(final int weight)
+    {
+        if (weight < 0 || weight > MAX_WEIGHT)
+        {
+            throw new IllegalArgumentException("weight out of range 0..65535: " + weight);
+        }
+    }
+
+    public IpAddress address()
+    {
+        return address;
+    }
+
+    public int port()
+    {
+        return port;
+    }
+
+    public ForwardMethod forwardMethod()
+    {
+        return forwardMethod;
+    }
+
+    /**
+     * @return the current weight; 0 means quiesced: no new connections, existing ones keep working.
+     */
+    public int weight()
+    {
+        return weight;
+    }
+
+    /**
+     * @return the last weight that was not 0 (the kernel's last_weight, which mh builds its table from).
+     */
+    public int lastWeight()
+    {
+        return lastWeight;
+    }
+
+    /**
+     * @return the upper connection threshold (ipvsadm -x); 0 means no limit.
+     */
+    public int upperThreshold()
+    {
+        return upperThreshold;
+    }
+
+    /**
+     * @return the lower connection threshold (ipvsadm -y); 0 means "3/4 of the upper one".
+     */
+    public int lowerThreshold()
+    {
+        return lowerThreshold;
+    }
+
+    /**
+     * Changes the weight (control plane only). The service must tell its scheduler afterwards.
+     *
+     * @param weight 0..65535.
+     */
+    void weight(final int weight)
+    {
+        checkWeight(weight);
+        if (weight > 0)
+        {
+            this.lastWeight = weight;
+        }
+        this.weight = weight;
+    }
+
+    void forwardMethod(final ForwardMethod forwardMethod)
+    {
+        this.forwardMethod = forwardMethod;
+    }
+
+    /**
+     * Sets the connection thresholds as the kernel does on an edit: OVERLOAD is cleared when the new
+     * upper threshold is 0 or higher than the old one (spec 0.4).
+     *
+     * @param upper the new upper threshold, 0 for none.
+     * @param lower the new lower threshold, 0 for the 3/4 rule.
+     */
+    void thresholds(final int upper, final int lower)
+    {
+        if (upper < 0 || lower < 0)
+        {
+            throw new IllegalArgumentException("thresholds must not be negative");
+        }
+        if (upper == 0 || upper > upperThreshold)
+        {
+            clearFlag(FLAG_OVERLOAD);
+        }
+        this.upperThreshold = upper;
+        this.lowerThreshold = lower;
+    }
+
+    /**
+     * A slot the service's scheduler may use as a compact identifier for this server (lblc and lblcr
+     * store it in their shared tables instead of a reference).
+     *
+     * @return the slot, 0 when unassigned.
+     */
+    public int schedulerSlot()
+    {
+        return schedulerSlot;
+    }
+
+    /**
+     * @param slot the identifier the scheduler gave this server.
+     */
+    public void schedulerSlot(final int slot)
+    {
+        this.schedulerSlot = slot;
+    }
+
+    public int activeConnections()
+    {
+        return counters.getIntVolatile(countersOffset + ACTIVE_OFFSET);
+    }
+
+    public int inactiveConnections()
+    {
+        return counters.getIntVolatile(countersOffset + INACTIVE_OFFSET);
+    }
+
+    public int persistentConnections()
+    {
+        return counters.getIntVolatile(countersOffset + PERSISTENT_OFFSET);
+    }
+
+    /**
+     * @return active plus inactive connections, the total the thresholds compare (templates not counted).
+     */
+    public int totalConnections()
+    {
+        return activeConnections() + inactiveConnections();
+    }
+
+    /**
+     * The load the least-connection schedulers compare: {@code 256 * active + inactive}
+     * (the kernel's ip_vs_dest_conn_overhead, spec 0.7).
+     *
+     * @return the overhead.
+     */
+    public long overhead()
+    {
+        return ((long)activeConnections() << 8) + inactiveConnections();
+    }
+
+    /**
+     * @return true while the server belongs to its service.
+     */
+    public boolean isAvailable()
+    {
+        return (flags() & FLAG_AVAILABLE) != 0;
+    }
+
+    /**
+     * @return true while the connection thresholds hold the server back.
+     */
+    public boolean isOverloaded()
+    {
+        return (flags() & FLAG_OVERLOAD) != 0;
+    }
+
+    /**
+     * @return true when a scheduler may give this server a new connection: weight above 0 and not overloaded.
+     */
+    public boolean isUsable()
+    {
+        return weight > 0 && (flags() & FLAG_OVERLOAD) == 0;
+    }
+
+    void available(final boolean available)
+    {
+        if (available)
+        {
+            setFlag(FLAG_AVAILABLE);
+        }
+        else
+        {
+            clearFlag(FLAG_AVAILABLE);
+        }
+    }
+
+    /**
+     * Counts a new connection (the kernel's ip_vs_bind_dest) and sets OVERLOAD when the total
+     * reaches the upper threshold.
+     *
+     * @param inactive true for a connection that starts inactive (UDP, or TCP before it is active).
+     */
+    public void bindConnection(final boolean inactive)
+    {
+        counters.getAndAddInt(countersOffset + (inactive ? INACTIVE_OFFSET : ACTIVE_OFFSET), 1);
+        final int upper = upperThreshold;
+        if (upper != 0 && totalConnections() >= upper)
+        {
+            setFlag(FLAG_OVERLOAD);
+        }
+    }
+
+    /**
+     * Uncounts a connection that ended (the kernel's ip_vs_unbind_dest) and clears OVERLOAD with the
+     * hysteresis of spec 0.4.
+     *
+     * @param inactive whether the connection was counted as inactive when it ended.
+     */
+    public void unbindConnection(final boolean inactive)
+    {
+        counters.getAndAddInt(countersOffset + (inactive ? INACTIVE_OFFSET : ACTIVE_OFFSET), -1);
+        if ((flags() & FLAG_OVERLOAD) == 0)
+        {
+            return;
+        }
+        final int lower = lowerThreshold;
+        final int upper = upperThreshold;
+        final long total = totalConnections();
+        final boolean clear;
+        if (lower != 0)
+        {
+            clear = total < lower;
+        }
+        else if (upper != 0)
+        {
+            clear = total * 4 < (long)upper * 3;
+        }
+        else
+        {
+            clear = true;
+        }
+        if (clear)
+        {
+            clearFlag(FLAG_OVERLOAD);
+        }
+    }
+
+    /**
+     * Moves one connection from inactive to active (a TCP connection entering an active state).
+     */
+    public void connectionActivated()
+    {
+        counters.getAndAddInt(countersOffset + INACTIVE_OFFSET, -1);
+        counters.getAndAddInt(countersOffset + ACTIVE_OFFSET, 1);
+    }
+
+    /**
+     * Moves one connection from active to inactive.
+     */
+    public void connectionDeactivated()
+    {
+        counters.getAndAddInt(countersOffset + ACTIVE_OFFSET, -1);
+        counters.getAndAddInt(countersOffset + INACTIVE_OFFSET, 1);
+    }
+
+    /**
+     * Counts a persistence template pointing at this server.
+     */
+    public void bindTemplate()
+    {
+        counters.getAndAddInt(countersOffset + PERSISTENT_OFFSET, 1);
+    }
+
+    /**
+     * Uncounts a persistence template.
+     */
+    public void unbindTemplate()
+    {
+        counters.getAndAddInt(countersOffset + PERSISTENT_OFFSET, -1);
+    }
+
+    private int flags()
+    {
+        return counters.getIntVolatile(countersOffset + FLAGS_OFFSET);
+    }
+
+    private void setFlag(final int flag)
+    {
+        final int index = countersOffset + FLAGS_OFFSET;
+        int flags;
+        do
+        {
+            flags = counters.getIntVolatile(index);
+            if ((flags & flag) != 0)
+            {
+                return;
+            }
+        }
+        while (!counters.compareAndSetInt(index, flags, flags | flag));
+    }
+
+    private void clearFlag(final int flag)
+    {
+        final int index = countersOffset + FLAGS_OFFSET;
+        int flags;
+        do
+        {
+            flags = counters.getIntVolatile(index);
+            if ((flags & flag) == 0)
+            {
+                return;
+            }
+        }
+        while (!counters.compareAndSetInt(index, flags, flags & ~flag));
+    }
+
+    /**
+     * @return {@code address:port} as ipvsadm writes it, IPv6 in brackets.
+     */
+    @Override
+    public String toString()
+    {
+        return address.toBracketedString() + ":" + port;
+    }
+}

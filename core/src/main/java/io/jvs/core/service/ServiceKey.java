@@ -1,0 +1,71 @@
+package io.jvs.core.service;
+
+import io.jvs.core.net.IpAddress;
+import io.jvs.core.net.Protocol;
+
+/**
+ * What identifies a virtual service: protocol, address and port, or a firewall mark and address family.
+ *
+ * @param protocol     TCP, UDP or SCTP; null for a firewall-mark service.
+ * @param address      the virtual IP; null for a firewall-mark service.
+ * @param port         the virtual port, 0..65535 (0 = every port, persistent services only).
+ * @param firewallMark the mark, 1..2^32-1 as an unsigned int; 0 for an address service.
+ * @param v6           the address family.
+ */
+public record ServiceKey(Protocol protocol, IpAddress address, int port, int firewallMark, boolean v6)
+{
+    /**
+     * @param protocol TCP, UDP or SCTP.
+     * @param address  the virtual IP.
+     * @param port     the virtual port.
+     * @return the key of an address service.
+     */
+    public static ServiceKey of(final Protocol protocol, final IpAddress address, final int port)
+    {
+        return new ServiceKey(protocol, address, port, 0, address.isV6());
+    }
+
+    /**
+     * @param firewallMark the mark (non-zero).
+     * @param v6           true for an IPv6 firewall-mark service (ipvsadm -f N -6).
+     * @return the key of a firewall-mark service.
+     */
+    public static ServiceKey ofFirewallMark(final int firewallMark, final boolean v6)
+    {
+        if (firewallMark == 0)
+        {
+            throw new IllegalArgumentException("firewall mark 0 means no mark");
+        }
+        return new ServiceKey(null, null, 0, firewallMark, v6);
+    }
+
+    /**
+     * @return true for a firewall-mark service.
+     */
+    public boolean isFirewallMark()
+    {
+        return firewallMark != 0;
+    }
+
+    /**
+     * @return the service as ipvsadm names it in a rule, e.g. {@code -t 10.0.0.1:80} or {@code -f 5 -6}.
+     */
+    public String toRuleString()
+    {
+        if (isFirewallMark())
+        {
+            return "-f " + Integer.toUnsignedString(firewallMark) + (v6 ? " -6" : "");
+        }
+        return protocol.ipvsadmOption() + " " + address.toBracketedString() + ":" + port;
+    }
+
+    @Override
+    public String toString()
+    {
+        if (isFirewallMark())
+        {
+            return "FWM " + Integer.toUnsignedString(firewallMark) + (v6 ? " IPv6" : "");
+        }
+        return protocol + " " + address.toBracketedString() + ":" + port;
+    }
+}

@@ -1,0 +1,287 @@
+package io.jvs.core.service;
+
+import io.jvs.core.net.IpAddress;
+import io.jvs.core.net.Protocol;
+import io.jvs.core.sched.SchedulerKind;
+import io.jvs.core.sched.SchedulerSettings;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Every virtual service of one configuration, with the operations ipvsadm performs on them.
+ * <p>
+ * Control plane only: an operation either completes or throws {@link IllegalArgumentException} with
+ * ipvsadm's wording and leaves the table as it was.
+ */
+public final class ServiceTable
+{
+    private final SchedulerSettings schedulerSettings;
+    private final Map<ServiceKey, VirtualService> services = new LinkedHashMap<>();
+    private final int[] timeoutsSeconds = {900, 120, 300};
+
+    /**
+     * @param schedulerSettings the worker count and sysctls every service's scheduler is created with.
+     */
+    public ServiceTable(final SchedulerSettings schedulerSettings)
+    {
+        this.schedulerSettings = schedulerSettings;
+    }
+
+    public SchedulerSettings schedulerSettings()
+    {
+        return schedulerSettings;
+    }
+
+    /**
+     * @return the services in the order they were added.
+     */
+    public Collection<VirtualService> services()
+    {
+        return Collections.unmodifiableCollection(services.values());
+    }
+
+    /**
+     * @param key a service key.
+     * @return the service, or null.
+     */
+    public VirtualService find(final ServiceKey key)
+    {
+        return services.get(key);
+    }
+
+    /**
+     * Finds the service a packet belongs to as the kernel does: a firewall-mark service first when the
+     * packet carries a mark, then the exact protocol, address and port, then a port-0 service on the
+     * address (the catch-all of persistent services).
+     *
+     * @param firewallMark the packet's mark, 0 for none.
+     * @param protocol     its protocol.
+     * @param address      its destination address.
+     * @param port         its destination port.
+     * @return the service, or null.
+     */
+    public VirtualService lookup(final int firewallMark, final Protocol protocol, final IpAddress address, final int port)
+    {
+        if (firewallMark != 0)
+        {
+            final VirtualService marked = services.get(ServiceKey.ofFirewallMark(firewallMark, address.isV6()));
+            if (marked != null)
+            {
+                return marked;
+            }
+        }
+        final VirtualService exact = services.get(ServiceKey.of(protocol, address, port));
+        if (exact != null)
+        {
+            return exact;
+        }
+        return services.get(ServiceKey.of(protocol, address, 0));
+    }
+
+    /**
+     * ipvsadm -A.
+     *
+     * @param key      the new service.
+     * @param settings its settings.
+     */
+    public void addService(final ServiceKey key, final ServiceSettings settings)
+    {
+        if (services.containsKey(key))
+        {
+            throw new IllegalArgumentException("Service already exists");
+        }
+        requireScheduler(settings);
+        services.put(key, new VirtualService(key, settings, schedulerSettings));
+    }
+
+    /**
+     * ipvsadm -E.
+     *
+     * @param key      an existing service.
+     * @param settings its new settings.
+     */
+    public void editService(final ServiceKey key, final ServiceSettings settings)
+    {
+        requireScheduler(settings);
+        requireService(key).edit(settings);
+    }
+
+    /**
+     * ipvsadm -D.
+     *
+     * @param key an existing service.
+     */
+    public void deleteService(final ServiceKey key)
+    {
+        requireService(key);
+        services.remove(key).close();
+    }
+
+    /**
+     * ipvsadm -C.
+     */
+    public void clear()
+    {
+        for (final VirtualService service : services.values())
+        {
+            service.close();
+        }
+        services.clear();
+    }
+
+    /**
+     * ipvsadm -a.
+     *
+     * @param key            the service.
+     * @param address        the real server's address.
+     * @param port           its port.
+     * @param forwardMethod  how packets reach it.
+     * @param weight         0..65535.
+     * @param upperThreshold the upper connection threshold, 0 for none.
+     * @param lowerThreshold the lower one.
+     * @return the new server.
+     */
+    public RealServer addServer(
+        final ServiceKey key,
+        final IpAddress address,
+        final int port,
+        final ForwardMethod forwardMethod,
+        final int weight,
+        final int upperThreshold,
+        final int lowerThreshold)
+    {
+        final VirtualService service = services.get(key);
+        if (service == null)
+        {
+            throw new IllegalArgumentException("Service not defined");
+        }
+        requireFamily(key, address, forwardMethod);
+        final RealServer server = new RealServer(address, port, forwardMethod, weight);
+        if (service.find(address, port) != null)
+        {
+            throw new IllegalArgumentException("Destination already exists");
+        }
+        server.thresholds(upperThreshold, lowerThreshold);
+        service.addServer(server);
+        return server;
+    }
+
+    /**
+     * ipvsadm -e.
+     *
+     * @param key            the service.
+     * @param address        the server's address.
+     * @param port           its port.
+     * @param forwardMethod  the new method.
+     * @param weight         the new weight.
+     * @param upperThreshold the new upper threshold.
+     * @param lowerThreshold the new lower threshold.
+     */
+    public void editServer(
+        final ServiceKey key,
+        final IpAddress address,
+        final int port,
+        final ForwardMethod forwardMethod,
+        final int weight,
+        final int upperThreshold,
+        final int lowerThreshold)
+    {
+        final VirtualService service = requireService(key);
+        requireFamily(key, address, forwardMethod);
+        service.editServer(requireServer(service, address, port), weight, upperThreshold, lowerThreshold, forwardMethod);
+    }
+
+    /**
+     * ipvsadm -d.
+     *
+     * @param key     the service.
+     * @param address the server's address.
+     * @param port    its port.
+     */
+    public void deleteServer(final ServiceKey key, final IpAddress address, final int port)
+    {
+        final VirtualService service = requireService(key);
+        service.removeServer(requireServer(service, address, port));
+    }
+
+    /**
+     * ipvsadm --set: the idle timeouts of established TCP, closing TCP and UDP connections.
+     *
+     * @param tcpSeconds    ESTABLISHED timeout, 0 keeps the current value.
+     * @param tcpFinSeconds FIN_WAIT timeout, 0 keeps the current value.
+     * @param udpSeconds    UDP timeout, 0 keeps the current value.
+     */
+    public void setTimeouts(final int tcpSeconds, final int tcpFinSeconds, final int udpSeconds)
+    {
+        final int[] values = {tcpSeconds, tcpFinSeconds, udpSeconds};
+        for (int i = 0; i < values.length; i++)
+        {
+            if (values[i] != 0)
+            {
+                timeoutsSeconds[i] = values[i];
+            }
+        }
+    }
+
+    /**
+     * @return {tcp, tcpfin, udp} timeouts in seconds, as {@code ipvsadm -L --timeout} shows them.
+     */
+    public int[] timeoutsSeconds()
+    {
+        return timeoutsSeconds.clone();
+    }
+
+    /**
+     * @return every service's servers, for listings.
+     */
+    public List<RealServer> allServers()
+    {
+        final List<RealServer> all = new ArrayList<>();
+        for (final VirtualService service : services.values())
+        {
+            Collections.addAll(all, service.servers());
+        }
+        return all;
+    }
+
+    private static void requireScheduler(final ServiceSettings settings)
+    {
+        if (SchedulerKind.byName(settings.scheduler()) == null)
+        {
+            throw new IllegalArgumentException("Scheduler not found: " + settings.scheduler());
+        }
+    }
+
+    private VirtualService requireService(final ServiceKey key)
+    {
+        final VirtualService service = services.get(key);
+        if (service == null)
+        {
+            throw new IllegalArgumentException("No such service");
+        }
+        return service;
+    }
+
+    private static RealServer requireServer(final VirtualService service, final IpAddress address, final int port)
+    {
+        final RealServer server = service.find(address, port);
+        if (server == null)
+        {
+            throw new IllegalArgumentException("No such destination");
+        }
+        return server;
+    }
+
+    private static void requireFamily(final ServiceKey key, final IpAddress address, final ForwardMethod method)
+    {
+        if (key.v6() != address.isV6() && method != ForwardMethod.TUN)
+        {
+            throw new IllegalArgumentException("Different address family is allowed only for tunneling servers");
+        }
+    }
+}
