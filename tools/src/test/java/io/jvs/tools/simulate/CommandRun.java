@@ -1,0 +1,28 @@
+package io.jvs.tools.simulate;
+
+import io.jvs.tools.JvsMain;
+import picocli.CommandLine;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+
+/**
+ * One run of the jvs command line through its real entry point, with its output captured.
+ *
+ * @param status the exit status.
+ * @param out    what it printed on standard output.
+ * @param err    what it printed on standard error.
+ */
+record CommandRun(int status, String out, String err)
+{
+    static CommandRun of(final String... args)
+    {
+        final StringWriter out = new StringWriter();
+        final StringWriter err = new StringWriter();
+        final CommandLine commandLine = JvsMain.commandLine();
+        commandLine.setOut(new PrintWriter(out, true));
+        commandLine.setErr(new PrintWriter(err, true));
+        final int status = commandLine.execute(args);
+        return new CommandRun(status, out.toString(), err.toString());
+    }
+}
