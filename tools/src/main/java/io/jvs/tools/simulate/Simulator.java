@@ -151,7 +151,7 @@ final class Simulator
             final ServiceKey key = services.get(random.nextInt(services.size())).key();
             final IpAddress client = key.v6() ?
                 IpAddress.ofV6(0x2001_0DB8_0000_0000L | random.nextInt(1 << 16), random.nextLong()) :
-                IpAddress.ofV4((int)random.nextLong(0x0100_0000L, 0xE000_0000L));
+                IpAddress.ofV4(unicastV4(random));
             final int clientPort = 1024 + random.nextInt(65536 - 1024);
             if (key.isFirewallMark())
             {
@@ -166,6 +166,13 @@ final class Simulator
                 connect(new FlowSpec(key.protocol(), client, clientPort, key.address(), port, 0));
             }
         }
+    }
+
+    /** A random unicast IPv4 client outside 0/8 and the loopback 127/8. */
+    private static int unicastV4(final SplittableRandom random)
+    {
+        final int address = (int)random.nextLong(0x0100_0000L, 0xE000_0000L);
+        return (address >>> 24) == 127 ? address + 0x0100_0000 : address;
     }
 
     private static String endpoint(final IpAddress address, final int port)
