@@ -4,6 +4,7 @@ import io.jvs.core.net.FlowTuple;
 import io.jvs.core.net.IpAddress;
 import io.jvs.core.net.Protocol;
 import io.jvs.core.rules.RuleException;
+import io.jvs.core.service.PersistenceTemplates;
 import io.jvs.core.service.RealServer;
 import io.jvs.core.service.ServiceKey;
 import io.jvs.core.service.ServiceTable;
@@ -48,7 +49,7 @@ final class Simulator
     private final PrintWriter out;
     private final FlowTuple flow = new FlowTuple();
     private final SchedulingContext context = new SchedulingContext(0, 0x5EED_5EEDL);
-    private final PersistenceTemplates templates = new PersistenceTemplates();
+    private final PersistenceTemplates templates = new PersistenceTemplates(false);
     private final Map<ServiceKey, Tally> tallies = new LinkedHashMap<>();
     private long unmatched;
 
@@ -105,9 +106,16 @@ final class Simulator
         }
         else
         {
-            server = service.settings().persistent() ?
-                templates.schedule(service, flow, () -> service.schedule(flow, context)) :
-                service.schedule(flow, context);
+            if (service.settings().persistent())
+            {
+                final PersistenceTemplates.Template template =
+                    templates.open(service, flow, 0, () -> service.schedule(flow, context));
+                server = template == null ? null : template.server();
+            }
+            else
+            {
+                server = service.schedule(flow, context);
+            }
             final Tally tally = tallies.computeIfAbsent(service.key(), key -> new Tally());
             if (server == null)
             {
