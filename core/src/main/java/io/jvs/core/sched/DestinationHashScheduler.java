@@ -2,7 +2,6 @@ package io.jvs.core.sched;
 
 import io.jvs.core.net.FlowTuple;
 import io.jvs.core.service.RealServer;
-import io.jvs.core.service.VirtualService;
 
 /**
  * dh: destination hashing (ip_vs_dh.c, spec 11).
@@ -14,17 +13,16 @@ import io.jvs.core.service.VirtualService;
  * weight changes, since dh ignores weights. Rebuilding remaps nearly every key: dh is not consistent
  * hashing.
  */
-final class DestinationHashScheduler implements Scheduler
+final class DestinationHashScheduler extends AbstractTableScheduler
 {
     private final int bits;
     private final int buckets;
     private final AddressHash hash;
     private final boolean seedOverload;
-    private VirtualService service;
-    private volatile RealServer[] table;
 
     DestinationHashScheduler(final SchedulerSettings settings)
     {
+        super(false);
         this.buckets = HashTables.buckets(settings.flags());
         this.bits = Integer.numberOfTrailingZeros(buckets);
         this.hash = AddressHash.of(settings.flags());
@@ -32,33 +30,14 @@ final class DestinationHashScheduler implements Scheduler
     }
 
     @Override
-    public void init(final VirtualService service)
+    protected int tableSize()
     {
-        this.service = service;
-        fill();
+        return buckets;
     }
 
     @Override
-    public void done()
+    protected RealServer[] build(final RealServer[] servers)
     {
-        table = new RealServer[buckets];
-    }
-
-    @Override
-    public void onServerAdded(final RealServer server)
-    {
-        fill();
-    }
-
-    @Override
-    public void onServerRemoved(final RealServer server)
-    {
-        fill();
-    }
-
-    private void fill()
-    {
-        final RealServer[] servers = service.servers();
         final RealServer[] next = new RealServer[buckets];
         if (servers.length > 0)
         {
@@ -67,15 +46,7 @@ final class DestinationHashScheduler implements Scheduler
                 next[i] = servers[i % servers.length];
             }
         }
-        table = next;
-    }
-
-    /**
-     * @return a copy of the bucket table, for tests and tools.
-     */
-    RealServer[] table()
-    {
-        return table.clone();
+        return next;
     }
 
     @Override

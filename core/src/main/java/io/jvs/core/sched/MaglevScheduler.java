@@ -2,7 +2,6 @@ package io.jvs.core.sched;
 
 import io.jvs.core.net.FlowTuple;
 import io.jvs.core.service.RealServer;
-import io.jvs.core.service.VirtualService;
 
 /**
  * mh: Maglev consistent hashing (ip_vs_mh.c, spec 13; Eisenbud et al., NSDI 2016, section 3.4).
@@ -16,7 +15,7 @@ import io.jvs.core.service.VirtualService;
  * weight, quiescing a server does not reshuffle the table. All of that happens on the control plane;
  * schedule is one hash and one array read. M defaults to 4093 and may be any prime (table-size=N).
  */
-final class MaglevScheduler implements Scheduler
+final class MaglevScheduler extends AbstractTableScheduler
 {
     /** The kernel's default table size (CONFIG_IP_VS_MH_TAB_INDEX = 12). */
     static final int DEFAULT_TABLE_SIZE = 4093;
@@ -31,67 +30,28 @@ final class MaglevScheduler implements Scheduler
     private final int tableSize;
     private final boolean fallback;
     private final boolean hashPort;
-    private VirtualService service;
-    private volatile RealServer[] table;
 
     MaglevScheduler(final SchedulerSettings settings)
     {
+        super(true);
         final SchedulerFlags flags = settings.flags();
         this.tableSize = flags.tableSize() != 0 ? flags.tableSize() : DEFAULT_TABLE_SIZE;
         this.fallback = flags.fallback();
         this.hashPort = flags.port();
     }
 
-    @Override
-    public void init(final VirtualService service)
-    {
-        this.service = service;
-        populate();
-    }
-
-    @Override
-    public void done()
-    {
-        table = new RealServer[tableSize];
-    }
-
-    @Override
-    public void onServerAdded(final RealServer server)
-    {
-        populate();
-    }
-
-    @Override
-    public void onServerRemoved(final RealServer server)
-    {
-        populate();
-    }
-
-    @Override
-    public void onServerUpdated(final RealServer server)
-    {
-        populate();
-    }
-
     /**
      * @return the table size M.
      */
-    int tableSize()
+    @Override
+    protected int tableSize()
     {
         return tableSize;
     }
 
-    /**
-     * @return a copy of the lookup table, for tests and tools.
-     */
-    RealServer[] table()
+    @Override
+    protected RealServer[] build(final RealServer[] servers)
     {
-        return table.clone();
-    }
-
-    private void populate()
-    {
-        final RealServer[] servers = service.servers();
         if (servers.length > tableSize)
         {
             throw new IllegalStateException(
@@ -105,15 +65,14 @@ final class MaglevScheduler implements Scheduler
             final int weight = server.lastWeight();
             if (weight > 0)
             {
-                gcd = gcd == 0 ? weight : gcd(gcd, weight);
+                gcd = gcd == 0 ? weight : Weights.gcd(gcd, weight);
                 maxWeight = Math.max(maxWeight, weight);
             }
         }
         final RealServer[] next = new RealServer[tableSize];
         if (gcd == 0)
         {
-            table = next;
-            return;
+            return next;
         }
         final int shift = Math.max(0, (32 - Integer.numberOfLeadingZeros(maxWeight / gcd)) - TURN_BITS);
 
@@ -155,20 +114,7 @@ final class MaglevScheduler implements Scheduler
                 }
             }
         }
-        table = next;
-    }
-
-    private static int gcd(final int a, final int b)
-    {
-        int x = a;
-        int y = b;
-        while (y != 0)
-        {
-            final int r = x % y;
-            x = y;
-            y = r;
-        }
-        return x;
+        return next;
     }
 
     @Override

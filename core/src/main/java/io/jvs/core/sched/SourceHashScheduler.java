@@ -2,7 +2,6 @@ package io.jvs.core.sched;
 
 import io.jvs.core.net.FlowTuple;
 import io.jvs.core.service.RealServer;
-import io.jvs.core.service.VirtualService;
 
 /**
  * sh: source hashing (ip_vs_sh.c, spec 12).
@@ -14,7 +13,7 @@ import io.jvs.core.service.VirtualService;
  * bucket is followed by probing {@code (offset + 2 * ih) mod size} for offsets 0, 1, ..., as the kernel
  * does. Every server change, weights included, refills the table.
  */
-final class SourceHashScheduler implements Scheduler
+final class SourceHashScheduler extends AbstractTableScheduler
 {
     private final int bits;
     private final int buckets;
@@ -22,11 +21,10 @@ final class SourceHashScheduler implements Scheduler
     private final boolean fallback;
     private final boolean hashPort;
     private final boolean seedOverload;
-    private VirtualService service;
-    private volatile RealServer[] table;
 
     SourceHashScheduler(final SchedulerSettings settings)
     {
+        super(true);
         final SchedulerFlags flags = settings.flags();
         this.buckets = HashTables.buckets(flags);
         this.bits = Integer.numberOfTrailingZeros(buckets);
@@ -37,39 +35,14 @@ final class SourceHashScheduler implements Scheduler
     }
 
     @Override
-    public void init(final VirtualService service)
+    protected int tableSize()
     {
-        this.service = service;
-        fill();
+        return buckets;
     }
 
     @Override
-    public void done()
+    protected RealServer[] build(final RealServer[] servers)
     {
-        table = new RealServer[buckets];
-    }
-
-    @Override
-    public void onServerAdded(final RealServer server)
-    {
-        fill();
-    }
-
-    @Override
-    public void onServerRemoved(final RealServer server)
-    {
-        fill();
-    }
-
-    @Override
-    public void onServerUpdated(final RealServer server)
-    {
-        fill();
-    }
-
-    private void fill()
-    {
-        final RealServer[] servers = service.servers();
         final RealServer[] next = new RealServer[buckets];
         if (servers.length > 0)
         {
@@ -85,15 +58,7 @@ final class SourceHashScheduler implements Scheduler
                 }
             }
         }
-        table = next;
-    }
-
-    /**
-     * @return a copy of the bucket table, for tests and tools.
-     */
-    RealServer[] table()
-    {
-        return table.clone();
+        return next;
     }
 
     @Override

@@ -69,25 +69,12 @@ final class WeightedRoundRobinScheduler implements Scheduler
             final int weight = server.weight();
             if (weight > 0)
             {
-                gcd = gcd == 0 ? weight : gcd(weight, gcd);
+                gcd = gcd == 0 ? weight : Weights.gcd(weight, gcd);
             }
             max = Math.max(max, weight);
         }
         final int step = gcd == 0 ? 1 : gcd;
         plan = new Plan(list, step, max - (step - 1));
-    }
-
-    private static int gcd(final int a, final int b)
-    {
-        int x = a;
-        int y = b;
-        while (y != 0)
-        {
-            final int r = x % y;
-            x = y;
-            y = r;
-        }
-        return x;
     }
 
     @Override
@@ -103,7 +90,6 @@ final class WeightedRoundRobinScheduler implements Scheduler
             // A weight change keeps the list but replaces the plan, so the plan is what is compared.
             final boolean fresh = mark.plan == null;
             mark.plan = current;
-            mark.follow(list);
             mark.rewind();
             final int cw = mark.currentWeight;
             if (fresh || cw > startWeight || cw == 0)
