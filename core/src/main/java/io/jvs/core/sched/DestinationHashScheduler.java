@@ -53,7 +53,8 @@ final class DestinationHashScheduler extends AbstractTableScheduler
     public RealServer schedule(final FlowTuple flow, final SchedulingContext context)
     {
         final RealServer server = table[hash.bucket(flow.destinationFold(), bits)];
-        if (server == null || !server.isAvailable() || HashTables.isUnavailable(server, seedOverload))
+        if (server == null || !server.isAvailableAndNotOverloaded() || server.weight() <= 0 ||
+            (seedOverload && HashTables.isAboveTwiceWeight(server)))
         {
             return null;
         }

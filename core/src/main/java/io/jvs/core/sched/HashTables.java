@@ -30,6 +30,14 @@ final class HashTables
         {
             return true;
         }
-        return seedOverload && server.totalConnections() > 2L * weight;
+        return seedOverload && isAboveTwiceWeight(server);
+    }
+
+    /**
+     * The seeds' overload rule: connections (active and inactive) above twice the weight.
+     */
+    static boolean isAboveTwiceWeight(final RealServer server)
+    {
+        return server.totalConnections() > 2L * server.weight();
     }
 }

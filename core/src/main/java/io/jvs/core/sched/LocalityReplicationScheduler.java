@@ -36,7 +36,7 @@ final class LocalityReplicationScheduler extends AbstractLocalityScheduler
             table.touch(way, nowNs);
             final long set = table.payload(way);
             final RealServer least = leastLoaded(set);
-            if (ReplicaSet.size(set) > 1 && nowNs - table.lastMod(way) > expirationNs)
+            if (ReplicaSet.hasSeveral(set) && nowNs - table.lastMod(way) > expirationNs)
             {
                 shrink(way, nowNs);
             }
@@ -122,7 +122,7 @@ final class LocalityReplicationScheduler extends AbstractLocalityScheduler
                 break;
             }
             final RealServer server = slots.get(member);
-            if (server == null || server.isOverloaded() || !server.isAvailable())
+            if (server == null || !server.isAvailableAndNotOverloaded())
             {
                 continue;
             }

@@ -41,6 +41,14 @@ final class ReplicaSet
         return size;
     }
 
+    /**
+     * @return true when the set has more than one member (the second lane is taken).
+     */
+    static boolean hasSeveral(final long set)
+    {
+        return (set >>> LANE_BITS) != 0;
+    }
+
     static boolean contains(final long set, final int slot)
     {
         for (int lane = 0; lane < CAPACITY; lane++)

@@ -117,7 +117,7 @@ final class WeightedRoundRobinScheduler implements Scheduler
             for (int i = from + 1; i < list.length; i++)
             {
                 final RealServer server = list[i];
-                if (!server.isOverloaded() && server.weight() >= cw)
+                if (server.weight() >= cw && !server.isOverloaded())
                 {
                     mark.index(i);
                     return server;

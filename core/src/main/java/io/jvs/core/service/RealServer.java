@@ -2,8 +2,11 @@ package io.jvs.core.service;
 
 import io.jvs.core.net.IpAddress;
 import org.agrona.BufferUtil;
+import org.agrona.UnsafeApi;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
+
+import java.nio.ByteOrder;
 
 import static io.jvs.core.service.ConnectionCountersDescriptor.*;
 
@@ -14,9 +17,15 @@ import static io.jvs.core.service.ConnectionCountersDescriptor.*;
  * read by workers through volatile fields. Its connection counters live in an atomic buffer slot laid
  * out by {@link ConnectionCountersDescriptor}: every worker binds and unbinds connections there
  * with atomic adds, and the least-connection schedulers read them without locks.
+ * <p>
+ * Reads go straight to the slot's address, checked once at construction: a least-connection pass
+ * reads every server's counters, and going through the buffer object (its fields reloaded and its
+ * bounds checked on every read) cost more than the reads themselves (perf/RESULTS.md).
  */
 public final class RealServer
 {
+    private static final boolean LITTLE_ENDIAN = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
+
     /** The largest weight ipvsadm accepts. */
     public static final int MAX_WEIGHT = 65535;
 
@@ -24,6 +33,8 @@ public final class RealServer
     private final int port;
     private final AtomicBuffer counters;
     private final int countersOffset;
+    private final byte[] countersArray;
+    private final long countersAddress;
 
     private volatile ForwardMethod forwardMethod;
     private volatile int weight;
@@ -77,6 +88,8 @@ public final class RealServer
         this.lastWeight = weight;
         this.counters = counters;
         this.countersOffset = countersOffset;
+        this.countersArray = counters.byteArray();
+        this.countersAddress = counters.addressOffset() + countersOffset;
     }
 
     private static void checkWeight(final int weight)
@@ -196,17 +209,17 @@ public final class RealServer
 
     public int activeConnections()
     {
-        return counters.getIntVolatile(countersOffset + ACTIVE_OFFSET);
+        return UnsafeApi.getIntVolatile(countersArray, countersAddress + ACTIVE_OFFSET);
     }
 
     public int inactiveConnections()
     {
-        return counters.getIntVolatile(countersOffset + INACTIVE_OFFSET);
+        return UnsafeApi.getIntVolatile(countersArray, countersAddress + INACTIVE_OFFSET);
     }
 
     public int persistentConnections()
     {
-        return counters.getIntVolatile(countersOffset + PERSISTENT_OFFSET);
+        return UnsafeApi.getIntVolatile(countersArray, countersAddress + PERSISTENT_OFFSET);
     }
 
     /**
@@ -225,7 +238,19 @@ public final class RealServer
      */
     public long overhead()
     {
-        return ((long)activeConnections() << 8) + inactiveConnections();
+        // Active and inactive share one aligned 8-byte word: one read gives a consistent pair.
+        final long both = UnsafeApi.getLongVolatile(countersArray, countersAddress + ACTIVE_OFFSET);
+        return ((long)activeOf(both) << 8) + inactiveOf(both);
+    }
+
+    private static int activeOf(final long both)
+    {
+        return LITTLE_ENDIAN ? (int)both : (int)(both >>> 32);
+    }
+
+    private static int inactiveOf(final long both)
+    {
+        return LITTLE_ENDIAN ? (int)(both >>> 32) : (int)both;
     }
 
     /**
@@ -242,6 +267,14 @@ public final class RealServer
     public boolean isOverloaded()
     {
         return (flags() & FLAG_OVERLOAD) != 0;
+    }
+
+    /**
+     * @return true while the server is in its service and not held back by its thresholds (one read).
+     */
+    public boolean isAvailableAndNotOverloaded()
+    {
+        return (flags() & (FLAG_AVAILABLE | FLAG_OVERLOAD)) == FLAG_AVAILABLE;
     }
 
     /**
@@ -351,7 +384,7 @@ public final class RealServer
 
     private int flags()
     {
-        return counters.getIntVolatile(countersOffset + FLAGS_OFFSET);
+        return UnsafeApi.getIntVolatile(countersArray, countersAddress + FLAGS_OFFSET);
     }
 
     private void setFlag(final int flag)
