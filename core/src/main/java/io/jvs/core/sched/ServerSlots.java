@@ -2,8 +2,6 @@ package io.jvs.core.sched;
 
 import io.jvs.core.service.RealServer;
 
-import java.util.concurrent.atomic.AtomicReferenceArray;
-
 /**
  * Compact 16-bit identifiers for a service's servers, so lblc and lblcr can keep servers in their
  * off-heap tables.
@@ -12,6 +10,10 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * table entry still resolves to the removed server, which is no longer AVAILABLE: exactly how the
  * kernel's entries behave while they hold a reference to a removed destination. Only after 65535
  * additions are identifiers of departed servers reused. Written by the control plane; read by workers.
+ * <p>
+ * The array is republished with a volatile store after every change, and a server learns its
+ * identifier only after that, so a worker that read an identifier from a server or a table also sees
+ * the array entry; lookups are then a plain array read.
  */
 final class ServerSlots
 {
@@ -20,7 +22,7 @@ final class ServerSlots
     /** The largest identifier (the lblcr member word holds four 16-bit identifiers). */
     static final int MAX_SLOT = 0xFFFF;
 
-    private volatile AtomicReferenceArray<RealServer> slots = new AtomicReferenceArray<>(64);
+    private volatile RealServer[] slots = new RealServer[64];
     private int nextSlot = 1;
 
     /**
@@ -41,19 +43,13 @@ final class ServerSlots
         {
             nextSlot = slot + 1;
         }
-        AtomicReferenceArray<RealServer> current = slots;
-        if (slot >= current.length())
+        RealServer[] current = slots;
+        if (slot >= current.length)
         {
-            final AtomicReferenceArray<RealServer> grown =
-                new AtomicReferenceArray<>(Math.min(MAX_SLOT + 1, current.length() * 2));
-            for (int i = 0; i < current.length(); i++)
-            {
-                grown.setPlain(i, current.get(i));
-            }
-            slots = grown;
-            current = grown;
+            current = java.util.Arrays.copyOf(current, Math.min(MAX_SLOT + 1, current.length * 2));
         }
-        current.setRelease(slot, server);
+        current[slot] = server;
+        slots = current;
         server.schedulerSlot(slot);
     }
 
@@ -80,7 +76,7 @@ final class ServerSlots
      */
     RealServer get(final int slot)
     {
-        final AtomicReferenceArray<RealServer> current = slots;
-        return slot > 0 && slot < current.length() ? current.get(slot) : null;
+        final RealServer[] current = slots;
+        return slot > 0 && slot < current.length ? current[slot] : null;
     }
 }
