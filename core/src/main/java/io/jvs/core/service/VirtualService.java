@@ -52,7 +52,14 @@ public final class VirtualService
             throw new IllegalArgumentException("Scheduler not found: " + settings.scheduler());
         }
         final Scheduler created = kind.create(sharedSettings.withFlags(settings.flags()));
-        created.init(this);
+        try
+        {
+            created.init(this);
+        }
+        catch (final IllegalStateException ex)
+        {
+            throw new IllegalArgumentException(ex.getMessage(), ex);
+        }
         return created;
     }
 

@@ -112,6 +112,22 @@ class RulesFileTest
     }
 
     @Test
+    void shouldKeepTheSchedulerWhenTheNewOneRefusesTheServers()
+    {
+        RuleParser.parse("-A -t 10.0.0.100:80 -s rr").applyTo(table);
+        for (int i = 1; i <= 8; i++)
+        {
+            RuleParser.parse("-a -t 10.0.0.100:80 -r 192.168.1." + i + ":80 -m").applyTo(table);
+        }
+        assertThatThrownBy(() -> RuleParser.parse("-E -t 10.0.0.100:80 -s mh -b table-size=7").applyTo(table))
+            .isInstanceOf(IllegalArgumentException.class)
+            .hasMessage("mh: 8 servers do not fit a table of 7 slots");
+        final VirtualService web = table.find(ServiceKey.of(Protocol.TCP, IpAddress.parse("10.0.0.100"), 80));
+        assertThat(web.settings().scheduler()).isEqualTo("rr");
+        assertThat(web.scheduler().getClass().getSimpleName()).isEqualTo("RoundRobinScheduler");
+    }
+
+    @Test
     void shouldFindAPortZeroServiceForAnyPort()
     {
         RuleParser.parse("-A -t 10.0.0.100:0 -s rr -p").applyTo(table);
