@@ -1,0 +1,121 @@
+package io.jvs.core.packet;
+
+import org.agrona.BufferUtil;
+import org.agrona.UnsafeApi;
+
+import java.nio.ByteBuffer;
+
+/**
+ * Reads and writes frame bytes at absolute off-heap addresses, in network byte order.
+ * <p>
+ * Every frame jvs handles lives off the heap (AF_XDP UMEM, an AF_PACKET ring, a memory-mapped capture,
+ * a direct buffer), so the data path addresses bytes by address and checks lengths itself, once per
+ * header, before it reads: these accessors do no bounds checking of their own. That is what keeps a
+ * header field read at one load (perf/RESULTS.md compares this with MemorySegment and Agrona buffers).
+ */
+public final class Frames
+{
+    private Frames()
+    {
+    }
+
+    public static int u8(final long address)
+    {
+        return UnsafeApi.getByte(address) & 0xFF;
+    }
+
+    /**
+     * @return the big-endian 16-bit value at the address, 0..65535.
+     */
+    public static int u16(final long address)
+    {
+        return UnsafeApi.getShortUnaligned(null, address, true) & 0xFFFF;
+    }
+
+    /**
+     * @return the big-endian 32-bit value at the address.
+     */
+    public static int i32(final long address)
+    {
+        return UnsafeApi.getIntUnaligned(null, address, true);
+    }
+
+    /**
+     * @return the big-endian 64-bit value at the address.
+     */
+    public static long i64(final long address)
+    {
+        return UnsafeApi.getLongUnaligned(null, address, true);
+    }
+
+    public static void putU8(final long address, final int value)
+    {
+        UnsafeApi.putByte(address, (byte)value);
+    }
+
+    /**
+     * Writes the low 16 bits of the value, big-endian.
+     */
+    public static void putU16(final long address, final int value)
+    {
+        UnsafeApi.putShortUnaligned(null, address, (short)value, true);
+    }
+
+    public static void putI32(final long address, final int value)
+    {
+        UnsafeApi.putIntUnaligned(null, address, value, true);
+    }
+
+    public static void putI64(final long address, final long value)
+    {
+        UnsafeApi.putLongUnaligned(null, address, value, true);
+    }
+
+    /**
+     * Copies bytes; the ranges may overlap.
+     */
+    public static void copy(final long from, final long to, final int length)
+    {
+        UnsafeApi.copyMemory(from, to, length);
+    }
+
+    /**
+     * @param buffer a direct buffer.
+     * @return the address of its first byte.
+     */
+    public static long addressOf(final ByteBuffer buffer)
+    {
+        if (!buffer.isDirect())
+        {
+            throw new IllegalArgumentException("frames must live off the heap: a direct buffer is needed");
+        }
+        return BufferUtil.address(buffer);
+    }
+
+    /**
+     * Copies a frame into off-heap memory.
+     *
+     * @param bytes   the frame.
+     * @param address where to put it.
+     */
+    public static void write(final byte[] bytes, final long address)
+    {
+        for (int i = 0; i < bytes.length; i++)
+        {
+            UnsafeApi.putByte(address + i, bytes[i]);
+        }
+    }
+
+    /**
+     * @return the bytes at the address (allocates; for tests and tools).
+     */
+    public static byte[] read(final long address, final int length)
+    {
+        final byte[] bytes = new byte[length];
+        for (int i = 0; i < length; i++)
+        {
+            bytes[i] = UnsafeApi.getByte(address + i);
+        }
+        return bytes;
+    }
+}

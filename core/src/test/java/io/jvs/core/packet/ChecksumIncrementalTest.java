@@ -1,0 +1,284 @@
+package io.jvs.core.packet;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.nio.ByteBuffer;
+import java.util.Random;
+import java.util.stream.LongStream;
+
+import static io.jvs.core.packet.ChecksumReferenceTest.ICMP;
+import static io.jvs.core.packet.ChecksumReferenceTest.ICMPV6;
+import static io.jvs.core.packet.ChecksumReferenceTest.TCP;
+import static io.jvs.core.packet.ChecksumReferenceTest.UDP;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Incremental updates (RFC 1624) must give exactly what a full recomputation after the change gives, bit for bit,
+ * as the oracle computes it and as {@link Checksums} does.
+ */
+class ChecksumIncrementalTest
+{
+    private final ByteBuffer buffer = ByteBuffer.allocateDirect(4096);
+    private final long memory = Frames.addressOf(buffer);
+
+    static LongStream seeds()
+    {
+        return LongStream.rangeClosed(1, 100);
+    }
+
+    @ParameterizedTest
+    @MethodSource("seeds")
+    void shouldMatchRecomputationWhenNatRewritesAnIpv4AddressAndPort(final long seed)
+    {
+        final Random random = new Random(seed);
+        for (int i = 0; i < 20; i++)
+        {
+            final int protocol = random.nextBoolean() ? TCP : UDP;
+            final byte[] packet = validPacket(random, false, protocol);
+            final int header = ChecksumReferenceTest.ipHeaderLength(packet);
+            final boolean source = random.nextBoolean();
+            final int addressOffset = source ? 12 : 16;
+            final int portOffset = header + (source ? 0 : 2);
+            final ByteBuffer view = ByteBuffer.wrap(packet);
+            final int oldAddress = view.getInt(addressOffset);
+            final int oldPort = view.getShort(portOffset) & 0xFFFF;
+            final int oldChecksum = ChecksumReferenceTest.transportField(packet);
+            final int oldHeaderChecksum = ChecksumReferenceTest.u16(packet, 10);
+            final int newAddress = random.nextInt();
+            final int newPort = random.nextInt(0x10000);
+            view.putInt(addressOffset, newAddress).putShort(portOffset, (short)newPort);
+
+            final int updated = protocol == TCP ?
+                Checksums.updateTcpV4(oldChecksum, oldAddress, newAddress, oldPort, newPort) :
+                Checksums.updateUdpV4(oldChecksum, oldAddress, newAddress, oldPort, newPort);
+            assertThat(updated).isEqualTo(recomputed(packet, random));
+            assertThat(Checksums.update32(oldHeaderChecksum, oldAddress, newAddress))
+                .isEqualTo(ChecksumReferenceTest.ipv4HeaderChecksum(packet));
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("seeds")
+    void shouldMatchRecomputationWhenNatRewritesAnIpv6AddressAndPort(final long seed)
+    {
+        final Random random = new Random(seed);
+        for (int i = 0; i < 20; i++)
+        {
+            final int protocol = random.nextBoolean() ? TCP : UDP;
+            final byte[] packet = validPacket(random, true, protocol);
+            final boolean source = random.nextBoolean();
+            final int addressOffset = source ? 8 : 24;
+            final int portOffset = 40 + (source ? 0 : 2);
+            final ByteBuffer view = ByteBuffer.wrap(packet);
+            final long oldHigh = view.getLong(addressOffset);
+            final long oldLow = view.getLong(addressOffset + 8);
+            final int oldPort = view.getShort(portOffset) & 0xFFFF;
+            final int oldChecksum = ChecksumReferenceTest.transportField(packet);
+            final long newHigh = random.nextLong();
+            final long newLow = random.nextInt(4) == 0 ? oldLow : random.nextLong();
+            final int newPort = random.nextInt(4) == 0 ? oldPort : random.nextInt(0x10000);
+            view.putLong(addressOffset, newHigh).putLong(addressOffset + 8, newLow);
+            view.putShort(portOffset, (short)newPort);
+
+            final int updated = protocol == TCP ?
+                Checksums.updateTcpV6(oldChecksum, oldHigh, oldLow, newHigh, newLow, oldPort, newPort) :
+                Checksums.updateUdpV6(oldChecksum, oldHigh, oldLow, newHigh, newLow, oldPort, newPort);
+            assertThat(updated).isEqualTo(recomputed(packet, random));
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("seeds")
+    void shouldMatchRecomputationWhenOnlyAPortChanges(final long seed)
+    {
+        final Random random = new Random(seed);
+        for (int i = 0; i < 20; i++)
+        {
+            final int protocol = random.nextBoolean() ? TCP : UDP;
+            final byte[] packet = validPacket(random, random.nextBoolean(), protocol);
+            final int portOffset = ChecksumReferenceTest.ipHeaderLength(packet) + 2 * random.nextInt(2);
+            final int oldPort = ChecksumReferenceTest.u16(packet, portOffset);
+            final int oldChecksum = ChecksumReferenceTest.transportField(packet);
+            final int newPort = random.nextInt(0x10000);
+            ChecksumReferenceTest.putU16(packet, portOffset, newPort);
+
+            final int updated = Checksums.update16(oldChecksum, oldPort, newPort);
+            assertThat(protocol == UDP ? Checksums.updateUdp(oldChecksum, updated) : updated)
+                .isEqualTo(recomputed(packet, random));
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("seeds")
+    void shouldMatchRecomputationWhenIcmpChanges(final long seed)
+    {
+        final Random random = new Random(seed);
+        for (int i = 0; i < 20; i++)
+        {
+            final boolean v6 = random.nextBoolean();
+            final byte[] packet = validPacket(random, v6, v6 ? ICMPV6 : ICMP);
+            final int header = ChecksumReferenceTest.ipHeaderLength(packet);
+            final int oldChecksum = ChecksumReferenceTest.transportField(packet);
+            final ByteBuffer view = ByteBuffer.wrap(packet);
+            final int expected;
+            if (v6)
+            {
+                // ICMPv6 covers the pseudo-header: an address rewrite must be carried into it.
+                final int addressOffset = random.nextBoolean() ? 8 : 24;
+                final long oldHigh = view.getLong(addressOffset);
+                final long oldLow = view.getLong(addressOffset + 8);
+                final long newHigh = random.nextLong();
+                final long newLow = random.nextLong();
+                view.putLong(addressOffset, newHigh).putLong(addressOffset + 8, newLow);
+                expected = Checksums.update128(oldChecksum, oldHigh, oldLow, newHigh, newLow);
+            }
+            else
+            {
+                // ICMP over IPv4 does not: only the echo identifier rewrite (bytes 4-5) changes its checksum.
+                view.putInt(16, random.nextInt());
+                final int oldIdentifier = view.getShort(header + 4) & 0xFFFF;
+                final int newIdentifier = random.nextInt(0x10000);
+                view.putShort(header + 4, (short)newIdentifier);
+                expected = Checksums.update16(oldChecksum, oldIdentifier, newIdentifier);
+            }
+            assertThat(expected).isEqualTo(recomputed(packet, random));
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("seeds")
+    void shouldKeepNoChecksumWhenNatRewritesAUdpDatagramWithoutOne(final long seed)
+    {
+        final Random random = new Random(seed);
+        assertThat(Checksums.updateUdpV4(0, random.nextInt(), random.nextInt(), random.nextInt(0x10000),
+            random.nextInt(0x10000))).isZero();
+        assertThat(Checksums.updateUdpV6(0, random.nextLong(), random.nextLong(), random.nextLong(),
+            random.nextLong(), random.nextInt(0x10000), random.nextInt(0x10000))).isZero();
+        assertThat(Checksums.updateUdp(0, Checksums.update16(0, random.nextInt(0x10000), random.nextInt(0x10000))))
+            .isZero();
+    }
+
+    @ParameterizedTest
+    @MethodSource("seeds")
+    void shouldWriteFfffWhenAUdpUpdateYieldsZero(final long seed)
+    {
+        final Random random = new Random(seed);
+        final boolean v6 = (seed & 1) == 0;
+        final byte[] packet = validPacket(random, v6, UDP);
+        final int header = ChecksumReferenceTest.ipHeaderLength(packet);
+        final int addressOffset = v6 ? 24 : 16;
+        final ByteBuffer view = ByteBuffer.wrap(packet);
+        final long oldHigh = v6 ? view.getLong(addressOffset) : 0;
+        final long oldLow = v6 ? view.getLong(addressOffset + 8) : view.getInt(addressOffset);
+        final int oldPort = ChecksumReferenceTest.u16(packet, header + 2);
+        // Rewrite the destination, then pick the new port so that the rewritten datagram's checksum computes to 0.
+        final long newHigh = random.nextLong();
+        final long newLow = random.nextLong();
+        if (v6)
+        {
+            view.putLong(addressOffset, newHigh).putLong(addressOffset + 8, newLow);
+        }
+        else
+        {
+            view.putInt(addressOffset, (int)newLow);
+        }
+        ChecksumReferenceTest.tune(packet, header + 2, ChecksumReferenceTest::transportSum, 0xFFFF);
+        final int newPort = ChecksumReferenceTest.u16(packet, header + 2);
+        final int oldChecksum = ChecksumReferenceTest.transportField(packet);
+
+        final int updated = v6 ?
+            Checksums.updateUdpV6(oldChecksum, oldHigh, oldLow, newHigh, newLow, oldPort, newPort) :
+            Checksums.updateUdpV4(oldChecksum, (int)oldLow, (int)newLow, oldPort, newPort);
+        assertThat(updated).isEqualTo(0xFFFF).isEqualTo(recomputed(packet, random));
+    }
+
+    @ParameterizedTest
+    @MethodSource("seeds")
+    void shouldMatchRecomputationWhenTheTtlIsDecremented(final long seed)
+    {
+        final Random random = new Random(seed);
+        for (int i = 0; i < 20; i++)
+        {
+            final byte[] packet = validPacket(random, false, random.nextBoolean() ? TCP : UDP);
+            packet[8] = (byte)(2 + random.nextInt(254));
+            ChecksumReferenceTest.putU16(packet, 10, ChecksumReferenceTest.ipv4HeaderChecksum(packet));
+            assertDecrementMatchesRecomputation(random, packet);
+        }
+    }
+
+    /**
+     * Checksums whose rise by 0x0100 carries out of 16 bits, or lands on 0xFFFF, the -0 a full computation
+     * never gives.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {0x0000, 0x0001, 0x00FF, 0xFEFE, 0xFEFF, 0xFF00, 0xFF01, 0xFFFE})
+    void shouldMatchRecomputationWhenTheTtlDecrementCarries(final int checksum)
+    {
+        final Random random = new Random(checksum);
+        final byte[] packet = validPacket(random, false, TCP);
+        packet[8] = 64;
+        // Tune the identification so that the header's checksum is the one under test.
+        ChecksumReferenceTest.tune(packet, 4, ChecksumReferenceTest::ipv4HeaderSum, ~checksum & 0xFFFF);
+        ChecksumReferenceTest.putU16(packet, 10, checksum);
+        assertDecrementMatchesRecomputation(random, packet);
+    }
+
+    @Test
+    void shouldDecrementTheRealHeaderAsTheKernelDoes()
+    {
+        Frames.write(ChecksumReferenceTest.realIpv4Header(), memory + 1);
+        assertThat(Checksums.decrementTtl(memory + 1)).isEqualTo(63);
+        assertThat(Frames.u16(memory + 1 + 10)).isEqualTo(0xb961);
+        assertThat(Checksums.isIpv4HeaderChecksumValid(memory + 1)).isTrue();
+    }
+
+    private void assertDecrementMatchesRecomputation(final Random random, final byte[] packet)
+    {
+        final int ttl = packet[8] & 0xFF;
+        final long header = memory + random.nextInt(16);
+        Frames.write(packet, header);
+
+        assertThat(Checksums.decrementTtl(header)).isEqualTo(ttl - 1);
+
+        packet[8] = (byte)(ttl - 1);
+        final int expected = ChecksumReferenceTest.ipv4HeaderChecksum(packet);
+        assertThat(Frames.u8(header + 8)).isEqualTo(ttl - 1);
+        assertThat(Frames.u16(header + 10)).as("checksum %04x", ChecksumReferenceTest.u16(packet, 10))
+            .isEqualTo(expected).isEqualTo(Checksums.ipv4HeaderChecksum(header));
+        assertThat(Checksums.isIpv4HeaderChecksumValid(header)).isTrue();
+    }
+
+    /**
+     * @return a random packet whose transport checksum (and IPv4 header checksum) is correct.
+     */
+    private static byte[] validPacket(final Random random, final boolean v6, final int protocol)
+    {
+        final int minimum = ChecksumReferenceTest.minimumLength(protocol);
+        final byte[] packet = ChecksumReferenceTest.randomPacket(
+            random, v6, protocol, minimum + random.nextInt(1501 - minimum));
+        final int header = ChecksumReferenceTest.ipHeaderLength(packet);
+        ChecksumReferenceTest.putU16(packet, header + ChecksumReferenceTest.checksumOffset(protocol),
+            ChecksumReferenceTest.transportChecksum(packet));
+        if (!v6)
+        {
+            ChecksumReferenceTest.putU16(packet, 10, ChecksumReferenceTest.ipv4HeaderChecksum(packet));
+        }
+        return packet;
+    }
+
+    /**
+     * @return the transport checksum of the changed packet by full recomputation, asserting that the oracle and
+     * {@link Checksums} agree on it.
+     */
+    private int recomputed(final byte[] packet, final Random random)
+    {
+        final long ip = memory + random.nextInt(16);
+        Frames.write(packet, ip);
+        final int expected = ChecksumReferenceTest.transportChecksum(packet);
+        assertThat(new ChecksumFullTest.Layout(packet, ip).compute()).isEqualTo(expected);
+        return expected;
+    }
+}
