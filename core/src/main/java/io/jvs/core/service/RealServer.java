@@ -42,6 +42,7 @@ public final class RealServer
     private volatile int upperThreshold;
     private volatile int lowerThreshold;
     private volatile int schedulerSlot;
+    private volatile int forwardingSlot;
 
     /**
      * Creates a server whose counters live in a cache line of their own.
@@ -205,6 +206,24 @@ public final class RealServer
     public void schedulerSlot(final int slot)
     {
         this.schedulerSlot = slot;
+    }
+
+    /**
+     * The slot the data plane knows this server by (connection entries and counters refer to it).
+     *
+     * @return the slot, 0 when none has been given yet.
+     */
+    public int forwardingSlot()
+    {
+        return forwardingSlot;
+    }
+
+    /**
+     * @param slot the slot the data plane gave this server.
+     */
+    public void forwardingSlot(final int slot)
+    {
+        this.forwardingSlot = slot;
     }
 
     public int activeConnections()

@@ -1,0 +1,640 @@
+package io.jvs.core.conn;
+
+import io.jvs.core.memory.OffHeapAllocator;
+import io.jvs.core.packet.Frames;
+
+import static io.jvs.core.conn.ConnectionLayout.*;
+
+/**
+ * One worker's connections of one address family: open addressing over fixed-size entries in one
+ * off-heap block, with no allocation after construction.
+ * <p>
+ * Entries are hashed, as in IPVS, on the client's end of the connection (protocol, client address and
+ * port) only. A packet from the client carries that end as its source, a NAT reply from the real server
+ * as its destination, so both directions find the same entry with a single probe sequence: forward
+ * lookups then compare the virtual address and port, reverse lookups the real server's. Collisions are
+ * resolved by linear probing; the slot count is the capacity divided by the {@link #LOAD_FACTOR}. A key
+ * hashes to the first slot of a cache line (two IPv4 entries share a line), mapped without a power of
+ * two ({@code (hash * lines) >>> 32}), so most lookups read one line. Deletions shift the rest of the
+ * probe run back, so there are no tombstones and a probe always ends at the first empty slot.
+ * <p>
+ * Expiry is kept per entry as a tick (10 ms) and checked when an entry is found, so a lookup never
+ * returns a stale connection; {@link #sweep} reclaims expired entries a few slots at a time, so no
+ * call ever scans the whole table. Single-threaded: one worker owns a table.
+ */
+public final class ConnectionTable
+{
+    /**
+     * At most half the slots are used: probe runs then rarely leave the home line, which at millions of
+     * connections is what a lookup costs (a DRAM miss per line). Two slots per IPv4 connection of 32 bytes
+     * is the 64 bytes per connection the design allows.
+     */
+    public static final double LOAD_FACTOR = 0.5;
+    /** Smallest and largest capacity accepted. */
+    public static final int MIN_CAPACITY = 16;
+    public static final int MAX_CAPACITY = 64 << 20;
+    /** Ticks are 10 ms: a 32-bit tick covers 248 days, longer than any timeout ipvsadm accepts. */
+    public static final long TICK_NS = 10_000_000L;
+
+    /** Entry flag: counted among its server's inactive connections. */
+    public static final int FLAG_INACTIVE = ConnectionLayout.FLAG_INACTIVE;
+    /** Entry flag: replies bypass jvs (DR, TUN), so TCP moves by the INPUT_ONLY table. */
+    public static final int FLAG_NO_OUTPUT = ConnectionLayout.FLAG_NO_OUTPUT;
+
+    /** Returned when no entry matches. */
+    public static final int NOT_FOUND = -1;
+    /** Returned when the table is full and nothing could be reclaimed. */
+    public static final int FULL = -2;
+
+    /** A new entry lives 3 s until its first packet's state sets its timeout (the kernel's ip_vs_conn_new). */
+    static final int NEW_ENTRY_TICKS = 300;
+
+    /** How far from the home slot a full table looks for an entry to reclaim. */
+    static final int RECLAIM_WINDOW = 32;
+
+    /**
+     * Told about every entry that leaves the table, before it goes, so the owner can uncount it.
+     */
+    @FunctionalInterface
+    public interface RemovalListener
+    {
+        /**
+         * @param table   the table.
+         * @param slot    the entry's slot, still readable.
+         * @param evicted true when it was reclaimed to make room before its time, false when it expired.
+         */
+        void onRemoved(ConnectionTable table, int slot, boolean evicted);
+    }
+
+    private final boolean v6;
+    private final int entryLength;
+    private final int meta;
+    private final int slots;
+    private final int lines;
+    private final int slotsPerLine;
+    private final int capacity;
+    private final OffHeapAllocator.Region memory;
+    private final long base;
+    private final RemovalListener listener;
+    private int size;
+    private int sweepCursor;
+    private long evictions;
+    private long refusals;
+    /** Where the last unsuccessful lookup ended: the slot an insert of the same key takes. */
+    private int emptySlot = NOT_FOUND;
+    private int lastHome;
+
+    /**
+     * @param v6       the address family.
+     * @param capacity the most connections the table holds, {@link #MIN_CAPACITY}..{@link #MAX_CAPACITY}.
+     * @param listener told about every entry that leaves.
+     */
+    public ConnectionTable(final boolean v6, final int capacity, final RemovalListener listener)
+    {
+        this(v6, capacity, listener, OffHeapAllocator.DIRECT);
+    }
+
+    /**
+     * @param v6        the address family.
+     * @param capacity  the most connections the table holds, {@link #MIN_CAPACITY}..{@link #MAX_CAPACITY}.
+     * @param listener  told about every entry that leaves.
+     * @param allocator where the table's memory comes from.
+     */
+    public ConnectionTable(
+        final boolean v6, final int capacity, final RemovalListener listener, final OffHeapAllocator allocator)
+    {
+        if (capacity < MIN_CAPACITY || capacity > MAX_CAPACITY)
+        {
+            throw new IllegalArgumentException(
+                "connection table capacity must be " + MIN_CAPACITY + ".." + MAX_CAPACITY + ": " + capacity);
+        }
+        this.v6 = v6;
+        this.entryLength = v6 ? V6_ENTRY_LENGTH : V4_ENTRY_LENGTH;
+        this.meta = v6 ? V6_META : V4_META;
+        this.capacity = capacity;
+        this.slotsPerLine = 64 / entryLength;
+        this.lines = (int)Math.ceil(capacity / LOAD_FACTOR / slotsPerLine);
+        this.slots = lines * slotsPerLine;
+        // One spare cache line at the end: callers may touch the line after a home slot.
+        final long bytes = (long)slots * entryLength + 64;
+        if (bytes > Integer.MAX_VALUE)
+        {
+            throw new IllegalArgumentException("connection table of " + capacity + " entries is too large");
+        }
+        this.memory = allocator.allocate(bytes);
+        if (memory.length() < bytes)
+        {
+            throw new IllegalStateException("allocator returned " + memory.length() + " bytes, not " + bytes);
+        }
+        this.base = memory.address();
+        this.listener = listener;
+    }
+
+    public boolean isV6()
+    {
+        return v6;
+    }
+
+    public int capacity()
+    {
+        return capacity;
+    }
+
+    /**
+     * @return how many slots the table has (capacity / load factor).
+     */
+    public int slots()
+    {
+        return slots;
+    }
+
+    /**
+     * @return the bytes of memory the table takes.
+     */
+    public long memoryBytes()
+    {
+        return memory.length();
+    }
+
+    /**
+     * @return bytes of table per connection at capacity (entries and the load factor's spare slots).
+     */
+    public double bytesPerConnection()
+    {
+        return (double)slots * entryLength / capacity;
+    }
+
+    public int size()
+    {
+        return size;
+    }
+
+    /**
+     * @return how many half-open or expired entries were reclaimed to make room.
+     */
+    public long evictions()
+    {
+        return evictions;
+    }
+
+    /**
+     * @return how many inserts were refused because the table was full.
+     */
+    public long refusals()
+    {
+        return refusals;
+    }
+
+    /**
+     * @param nowNs a time on the worker's clock.
+     * @return the tick entries' expiry is measured in.
+     */
+    public static int tick(final long nowNs)
+    {
+        return (int)(nowNs / TICK_NS);
+    }
+
+    // ---------------------------------------------------------------------------------------------------
+    // Hashing and lookups
+
+    /**
+     * @return the slot a client end's probe starts at (the first slot of a cache line).
+     */
+    public int home(final int protocol, final long clientHigh, final long clientLow, final int clientPort)
+    {
+        // One multiply mixes every key bit into the product's top half, which picks the line (Lemire's
+        // multiply-shift instead of a modulo).
+        final long key = clientLow ^ clientHigh * 0x9E37_79B9_7F4A_7C15L ^ ((long)(clientPort << 8 | protocol) << 40);
+        final long h = key * 0xBF58_476D_1CE4_E5B9L;
+        return (int)(((h >>> 32) * lines) >>> 32) * slotsPerLine;
+    }
+
+    /**
+     * The address of a slot's first byte. Callers can touch it ahead of time to bring the line into
+     * cache while other packets are processed.
+     */
+    public long slotAddress(final int slot)
+    {
+        return base + (long)slot * entryLength;
+    }
+
+    /**
+     * Reads the memory a lookup from this home slot will most likely need, so its cache misses can be
+     * taken early, together with other packets': the home line and the next, where a probe run that
+     * spills over continues.
+     *
+     * @return a value to keep, so the reads are not optimised away.
+     */
+    public long touch(final int home)
+    {
+        final long address = slotAddress(home);
+        return Frames.i64(address) + Frames.i64(address + 64);
+    }
+
+    /**
+     * Finds the entry of a packet sent by the client.
+     *
+     * @return the slot, or {@link #NOT_FOUND} (and {@link #insert} may follow with the same client end).
+     */
+    public int lookupForward(
+        final int protocol,
+        final long clientHigh,
+        final long clientLow,
+        final int clientPort,
+        final long virtualHigh,
+        final long virtualLow,
+        final int virtualPort)
+    {
+        return lookupForward(home(protocol, clientHigh, clientLow, clientPort), protocol, clientHigh, clientLow,
+            clientPort, virtualHigh, virtualLow, virtualPort);
+    }
+
+    /**
+     * As {@link #lookupForward(int, long, long, int, long, long, int)} from a home slot already computed
+     * with {@link #home}.
+     */
+    public int lookupForward(
+        final int home,
+        final int protocol,
+        final long clientHigh,
+        final long clientLow,
+        final int clientPort,
+        final long virtualHigh,
+        final long virtualLow,
+        final int virtualPort)
+    {
+        final int endpoint = clientPort << 16 | virtualPort;
+        int slot = home;
+        while (true)
+        {
+            final long entry = slotAddress(slot);
+            final int flags = Frames.u8(entry + meta + FLAGS);
+            if ((flags & FLAG_USED) == 0)
+            {
+                emptySlot = slot;
+                lastHome = home;
+                return NOT_FOUND;
+            }
+            if (Frames.i32(entry + meta + CLIENT_PORT) == endpoint &&
+                Frames.u8(entry + meta + PROTOCOL) == protocol &&
+                addressesMatch(entry, clientHigh, clientLow, virtualHigh, virtualLow))
+            {
+                return slot;
+            }
+            slot = next(slot);
+        }
+    }
+
+    /**
+     * Finds the entry of a NAT reply: sent by a real server to the client's end.
+     *
+     * @param servers the real servers' addresses and ports, to compare with the reply's source.
+     * @return the slot, or {@link #NOT_FOUND}.
+     */
+    public int lookupReverse(
+        final int protocol,
+        final long clientHigh,
+        final long clientLow,
+        final int clientPort,
+        final long serverHigh,
+        final long serverLow,
+        final int serverPort,
+        final ServerAddresses servers)
+    {
+        return lookupReverse(home(protocol, clientHigh, clientLow, clientPort), protocol, clientHigh, clientLow,
+            clientPort, serverHigh, serverLow, serverPort, servers);
+    }
+
+    /**
+     * As {@link #lookupReverse(int, long, long, int, long, long, int, ServerAddresses)} from a home slot
+     * already computed with {@link #home}.
+     */
+    public int lookupReverse(
+        final int home,
+        final int protocol,
+        final long clientHigh,
+        final long clientLow,
+        final int clientPort,
+        final long serverHigh,
+        final long serverLow,
+        final int serverPort,
+        final ServerAddresses servers)
+    {
+        int slot = home;
+        while (true)
+        {
+            final long entry = slotAddress(slot);
+            final int flags = Frames.u8(entry + meta + FLAGS);
+            if ((flags & FLAG_USED) == 0)
+            {
+                return NOT_FOUND;
+            }
+            if (Frames.u16(entry + meta + CLIENT_PORT) == clientPort &&
+                Frames.u8(entry + meta + PROTOCOL) == protocol &&
+                clientMatches(entry, clientHigh, clientLow))
+            {
+                final int server = Frames.i32(entry + meta + SERVER);
+                final int virtualPort = Frames.u16(entry + meta + VIRTUAL_PORT);
+                if (servers.matches(server, serverHigh, serverLow, serverPort, virtualPort))
+                {
+                    return slot;
+                }
+            }
+            slot = next(slot);
+        }
+    }
+
+    private boolean addressesMatch(
+        final long entry, final long clientHigh, final long clientLow, final long virtualHigh, final long virtualLow)
+    {
+        if (!v6)
+        {
+            return Frames.i64(entry) == (clientLow << 32 | virtualLow);
+        }
+        return Frames.i64(entry + 8) == clientLow && Frames.i64(entry + 24) == virtualLow &&
+            Frames.i64(entry) == clientHigh && Frames.i64(entry + 16) == virtualHigh;
+    }
+
+    private boolean clientMatches(final long entry, final long clientHigh, final long clientLow)
+    {
+        if (!v6)
+        {
+            return (Frames.i32(entry) & 0xFFFF_FFFFL) == clientLow;
+        }
+        return Frames.i64(entry + 8) == clientLow && Frames.i64(entry) == clientHigh;
+    }
+
+    private int next(final int slot)
+    {
+        final int next = slot + 1;
+        return next == slots ? 0 : next;
+    }
+
+    // ---------------------------------------------------------------------------------------------------
+    // Insertion, reclaiming and deletion
+
+    /**
+     * Adds an entry for a client end that {@link #lookupForward} has just not found. When the table is
+     * full it first reclaims, near the new entry's home, an expired entry and then a half-open one
+     * (never an established one); if there is none the insert is refused.
+     *
+     * @return the new entry's slot, or {@link #FULL}.
+     */
+    public int insert(
+        final int protocol,
+        final long clientHigh,
+        final long clientLow,
+        final int clientPort,
+        final long virtualHigh,
+        final long virtualLow,
+        final int virtualPort,
+        final int nowTick)
+    {
+        if (size >= capacity)
+        {
+            if (!reclaimNear(lastHome, nowTick))
+            {
+                refusals++;
+                return FULL;
+            }
+            // Deleting shifted entries: find the slot the key now belongs in.
+            lookupForward(protocol, clientHigh, clientLow, clientPort, virtualHigh, virtualLow, virtualPort);
+        }
+        final int slot = emptySlot;
+        final long entry = slotAddress(slot);
+        if (!v6)
+        {
+            Frames.putI64(entry, clientLow << 32 | virtualLow);
+        }
+        else
+        {
+            Frames.putI64(entry, clientHigh);
+            Frames.putI64(entry + 8, clientLow);
+            Frames.putI64(entry + 16, virtualHigh);
+            Frames.putI64(entry + 24, virtualLow);
+        }
+        final long fields = entry + meta;
+        Frames.putI32(fields + CLIENT_PORT, clientPort << 16 | virtualPort);
+        Frames.putU8(fields + PROTOCOL, protocol);
+        Frames.putU8(fields + STATE, 0);
+        Frames.putU8(fields + FLAGS, FLAG_USED);
+        Frames.putI32(fields + SERVER, 0);
+        Frames.putI32(fields + EXPIRES, nowTick + NEW_ENTRY_TICKS);
+        Frames.putI32(fields + TEMPLATE, -1);
+        Frames.putI32(fields + HOME, lastHome);
+        size++;
+        emptySlot = NOT_FOUND;
+        return slot;
+    }
+
+    private boolean reclaimNear(final int home, final int nowTick)
+    {
+        int slot = home;
+        int halfOpen = NOT_FOUND;
+        // The victim need not share the new entry's probe run: any nearby slot frees room, so empty
+        // slots are stepped over rather than ending the search.
+        for (int i = 0; i < RECLAIM_WINDOW && i < slots; i++)
+        {
+            final long fields = slotAddress(slot) + meta;
+            if ((Frames.u8(fields + FLAGS) & FLAG_USED) == 0)
+            {
+                slot = next(slot);
+                continue;
+            }
+            if (isExpired(slot, nowTick))
+            {
+                remove(slot, false);
+                evictions++;
+                return true;
+            }
+            if (halfOpen == NOT_FOUND && isHalfOpen(fields))
+            {
+                halfOpen = slot;
+            }
+            slot = next(slot);
+        }
+        if (halfOpen != NOT_FOUND)
+        {
+            remove(halfOpen, true);
+            evictions++;
+            return true;
+        }
+        return false;
+    }
+
+    private static boolean isHalfOpen(final long fields)
+    {
+        if (Frames.u8(fields + PROTOCOL) != io.jvs.core.packet.Ipv4Header.PROTOCOL_TCP)
+        {
+            return false;
+        }
+        final int state = Frames.u8(fields + STATE);
+        return state == TcpStates.NONE || state == TcpStates.SYN_RECV || state == TcpStates.SYN_SENT ||
+            state == TcpStates.SYNACK;
+    }
+
+    /**
+     * Removes an entry, telling the listener first, and shifts the rest of its probe run back.
+     *
+     * @param slot    a used slot.
+     * @param evicted whether it leaves early to make room.
+     */
+    public void remove(final int slot, final boolean evicted)
+    {
+        listener.onRemoved(this, slot, evicted);
+        size--;
+        int hole = slot;
+        int probe = slot;
+        while (true)
+        {
+            probe = next(probe);
+            final long entry = slotAddress(probe);
+            if ((Frames.u8(entry + meta + FLAGS) & FLAG_USED) == 0)
+            {
+                break;
+            }
+            final int home = Frames.i32(entry + meta + HOME);
+            // The entry may fill the hole unless its home lies cyclically in (hole, probe].
+            final boolean stays = hole <= probe ? (hole < home && home <= probe) : (hole < home || home <= probe);
+            if (!stays)
+            {
+                Frames.copy(entry, slotAddress(hole), entryLength);
+                hole = probe;
+            }
+        }
+        Frames.putU8(slotAddress(hole) + meta + FLAGS, 0);
+    }
+
+    /**
+     * Reclaims expired entries among the next {@code budget} slots, continuing where the last call
+     * stopped; a full pass over the table takes {@code slots / budget} calls.
+     *
+     * @return how many entries expired.
+     */
+    public int sweep(final int nowTick, final int budget)
+    {
+        int expired = 0;
+        int cursor = sweepCursor;
+        for (int examined = 0; examined < budget; examined++)
+        {
+            if (isUsed(cursor) && isExpired(cursor, nowTick))
+            {
+                remove(cursor, false);
+                expired++;
+                // The shift may have moved a later entry into this slot: look at it again.
+                continue;
+            }
+            cursor = next(cursor);
+        }
+        sweepCursor = cursor;
+        return expired;
+    }
+
+    // ---------------------------------------------------------------------------------------------------
+    // Entry fields
+
+    public boolean isUsed(final int slot)
+    {
+        return (Frames.u8(slotAddress(slot) + meta + FLAGS) & FLAG_USED) != 0;
+    }
+
+    public boolean isExpired(final int slot, final int nowTick)
+    {
+        return Frames.i32(slotAddress(slot) + meta + EXPIRES) - nowTick <= 0;
+    }
+
+    public int state(final int slot)
+    {
+        return Frames.u8(slotAddress(slot) + meta + STATE);
+    }
+
+    public void state(final int slot, final int state)
+    {
+        Frames.putU8(slotAddress(slot) + meta + STATE, state);
+    }
+
+    public int protocol(final int slot)
+    {
+        return Frames.u8(slotAddress(slot) + meta + PROTOCOL);
+    }
+
+    public int flags(final int slot)
+    {
+        return Frames.u8(slotAddress(slot) + meta + FLAGS);
+    }
+
+    public void flags(final int slot, final int flags)
+    {
+        Frames.putU8(slotAddress(slot) + meta + FLAGS, flags | FLAG_USED);
+    }
+
+    public boolean isInactive(final int slot)
+    {
+        return (flags(slot) & FLAG_INACTIVE) != 0;
+    }
+
+    public boolean isNoOutput(final int slot)
+    {
+        return (flags(slot) & FLAG_NO_OUTPUT) != 0;
+    }
+
+    public int server(final int slot)
+    {
+        return Frames.i32(slotAddress(slot) + meta + SERVER);
+    }
+
+    public void server(final int slot, final int server)
+    {
+        Frames.putI32(slotAddress(slot) + meta + SERVER, server);
+    }
+
+    public int expiresTick(final int slot)
+    {
+        return Frames.i32(slotAddress(slot) + meta + EXPIRES);
+    }
+
+    public void expiresTick(final int slot, final int tick)
+    {
+        Frames.putI32(slotAddress(slot) + meta + EXPIRES, tick);
+    }
+
+    public int template(final int slot)
+    {
+        return Frames.i32(slotAddress(slot) + meta + TEMPLATE);
+    }
+
+    public void template(final int slot, final int template)
+    {
+        Frames.putI32(slotAddress(slot) + meta + TEMPLATE, template);
+    }
+
+    public int clientPort(final int slot)
+    {
+        return Frames.u16(slotAddress(slot) + meta + CLIENT_PORT);
+    }
+
+    public int virtualPort(final int slot)
+    {
+        return Frames.u16(slotAddress(slot) + meta + VIRTUAL_PORT);
+    }
+
+    public long clientHigh(final int slot)
+    {
+        return v6 ? Frames.i64(slotAddress(slot)) : 0;
+    }
+
+    public long clientLow(final int slot)
+    {
+        return v6 ? Frames.i64(slotAddress(slot) + 8) : Frames.i32(slotAddress(slot)) & 0xFFFF_FFFFL;
+    }
+
+    public long virtualHigh(final int slot)
+    {
+        return v6 ? Frames.i64(slotAddress(slot) + 16) : 0;
+    }
+
+    public long virtualLow(final int slot)
+    {
+        return v6 ? Frames.i64(slotAddress(slot) + 24) : Frames.i32(slotAddress(slot) + 4) & 0xFFFF_FFFFL;
+    }
+}

@@ -1,0 +1,154 @@
+package io.jvs.core.pipeline;
+
+import io.jvs.core.conn.ConnectionTimeouts;
+import io.jvs.core.conn.ServerAddresses;
+import io.jvs.core.service.ForwardMethod;
+import io.jvs.core.service.RealServer;
+import io.jvs.core.service.VirtualService;
+
+/**
+ * One immutable snapshot of everything the workers read per packet: the classifier, the services and
+ * real servers by slot with their next hops resolved, the ports, the timeouts and the policy.
+ * <p>
+ * The control plane builds a new snapshot ({@link DataPlaneBuilder}) whenever the configuration or the
+ * topology changes and publishes it with one volatile store; a worker reads the reference once per
+ * burst. A server keeps its slot across snapshots for as long as connections refer to it.
+ */
+public final class DataPlane
+{
+    /** Egress port value of a server whose next hop is not known. */
+    public static final int NO_PORT = -1;
+
+    final ServiceClassifier classifier;
+    final VirtualService[] services;
+    final RealServer[] servers;
+    final int[] serverService;
+    final ServerAddresses serverAddresses;
+    final int[] forwardMethod;
+    final boolean[] serverV6;
+    /** Whether each slot's server is still in its service: a copy of AVAILABLE, read without a pointer chase. */
+    final boolean[] serverAvailable;
+    final int[] serverEgressPort;
+    final long[] serverNextHopMac;
+    final long[] portMac;
+    final int[] portMtu;
+    final int[] portIpv4;
+    final long[] portIpv6High;
+    final long[] portIpv6Low;
+    final Topology topology;
+    final NeighbourIndex clientNeighbours;
+    final ConnectionTimeouts timeouts;
+    final DataPlaneSettings settings;
+
+    DataPlane(
+        final ServiceClassifier classifier,
+        final VirtualService[] services,
+        final RealServer[] servers,
+        final int[] serverService,
+        final ServerAddresses serverAddresses,
+        final int[] forwardMethod,
+        final int[] serverEgressPort,
+        final long[] serverNextHopMac,
+        final Topology topology,
+        final ConnectionTimeouts timeouts,
+        final DataPlaneSettings settings)
+    {
+        this.classifier = classifier;
+        this.services = services;
+        this.servers = servers;
+        this.serverService = serverService;
+        this.serverAddresses = serverAddresses;
+        this.forwardMethod = forwardMethod;
+        this.serverV6 = new boolean[servers.length];
+        this.serverAvailable = new boolean[servers.length];
+        for (int slot = 0; slot < servers.length; slot++)
+        {
+            serverV6[slot] = servers[slot] != null && servers[slot].address().isV6();
+            serverAvailable[slot] = servers[slot] != null && servers[slot].isAvailable();
+        }
+        this.serverEgressPort = serverEgressPort;
+        this.serverNextHopMac = serverNextHopMac;
+        this.topology = topology;
+        this.timeouts = timeouts;
+        this.settings = settings;
+        final int ports = topology.ports().size();
+        portMac = new long[ports];
+        portMtu = new int[ports];
+        portIpv4 = new int[ports];
+        portIpv6High = new long[ports];
+        portIpv6Low = new long[ports];
+        for (final Topology.Port port : topology.ports())
+        {
+            portMac[port.index()] = port.mac();
+            portMtu[port.index()] = port.mtu();
+            portIpv4[port.index()] = port.ipv4() == null ? 0 : port.ipv4().v4();
+            portIpv6High[port.index()] = port.ipv6() == null ? 0 : port.ipv6().high();
+            portIpv6Low[port.index()] = port.ipv6() == null ? 0 : port.ipv6().low();
+        }
+        clientNeighbours = new NeighbourIndex(topology);
+    }
+
+    public DataPlaneSettings settings()
+    {
+        return settings;
+    }
+
+    public ConnectionTimeouts timeouts()
+    {
+        return timeouts;
+    }
+
+    public Topology topology()
+    {
+        return topology;
+    }
+
+    /**
+     * @return the services by slot.
+     */
+    public VirtualService service(final int slot)
+    {
+        return services[slot];
+    }
+
+    public int serviceCount()
+    {
+        return services.length;
+    }
+
+    /**
+     * @return the server in a slot, or null.
+     */
+    public RealServer server(final int slot)
+    {
+        return slot > 0 && slot < servers.length ? servers[slot] : null;
+    }
+
+    /**
+     * @return the number of server slots (slot 0 is never used).
+     */
+    public int serverSlots()
+    {
+        return servers.length;
+    }
+
+    /**
+     * @return the slot of a server of this snapshot, or 0.
+     */
+    public int slotOf(final RealServer server)
+    {
+        for (int slot = 1; slot < servers.length; slot++)
+        {
+            if (servers[slot] == server)
+            {
+                return slot;
+            }
+        }
+        return 0;
+    }
+
+    ForwardMethod forwardMethod(final int slot)
+    {
+        return ForwardMethod.values()[forwardMethod[slot]];
+    }
+}

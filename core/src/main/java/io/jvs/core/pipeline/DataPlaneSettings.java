@@ -1,0 +1,40 @@
+package io.jvs.core.pipeline;
+
+/**
+ * The pipeline's policy switches (the kernel's sysctls and jvs's own), fixed for one snapshot.
+ *
+ * @param passUnmatched           a packet for no service and no connection goes to the host (else dropped).
+ * @param allowIpOptions          forward IPv4 packets with options (else dropped as ip-options).
+ * @param allowFragments          handle fragments (else dropped as fragment).
+ * @param expireNodestConn        expire_nodest_conn: a packet of a connection whose server was removed
+ *                                expires it and is scheduled again (else dropped).
+ * @param sloppyTcp               sloppy_tcp: any TCP packet but RST may create a connection (else only SYN).
+ * @param connReuse               conn_reuse_mode 1: a SYN on a TIME_WAIT or CLOSE entry starts afresh.
+ * @param activeEstablishedOnly   D5's older rule: only ESTABLISHED counts as active.
+ * @param icmpRepliesPerSecond    the rate at which each worker answers with ICMP errors (D10), 0 for none.
+ * @param clampMss                on tunnelled SYNs, lower the TCP MSS option to fit the tunnel's MTU.
+ * @param sweepSlotsPerBurst      the fewest connection-table slots worth a sweep: smaller amounts of due
+ *                                sweeping are saved up (each table is swept end to end once a second).
+ */
+public record DataPlaneSettings(
+    boolean passUnmatched,
+    boolean allowIpOptions,
+    boolean allowFragments,
+    boolean expireNodestConn,
+    boolean sloppyTcp,
+    boolean connReuse,
+    boolean activeEstablishedOnly,
+    int icmpRepliesPerSecond,
+    boolean clampMss,
+    int sweepSlotsPerBurst)
+{
+    /**
+     * @return the kernel's defaults: pass unmatched, options and fragments allowed, drop on a removed
+     *         server, SYN-only connections, conn_reuse_mode 1, the current active states, 1000 ICMP
+     *         answers a second per worker, no MSS clamp, sweeps of at least 64 slots.
+     */
+    public static DataPlaneSettings defaults()
+    {
+        return new DataPlaneSettings(true, true, true, false, false, true, false, 1000, false, 64);
+    }
+}

@@ -1,0 +1,227 @@
+package io.jvs.core.pipeline;
+
+import io.jvs.core.conn.ConnectionTable;
+import io.jvs.core.conn.ServerAddresses;
+import io.jvs.core.packet.Checksums;
+import io.jvs.core.packet.DropReason;
+import io.jvs.core.packet.Frames;
+import io.jvs.core.packet.Ipv4Header;
+import io.jvs.core.packet.Ipv6Header;
+import io.jvs.core.packet.L4Headers;
+import io.jvs.core.packet.ParsedBurst;
+import io.jvs.core.packet.Verdict;
+
+/**
+ * ICMP and ICMPv6 errors about connections jvs carries (spec 16.1, the kernel's ip_vs_in_icmp and
+ * ip_vs_out_icmp): matched by the packet they quote, and passed on with that quote rewritten.
+ * <ul>
+ *   <li>Towards the real server: an error a client-side router sends to the virtual address about a
+ *       reply. The quote runs from VIP:vport to the client; NAT turns the outer destination and the
+ *       quoted source into the server's, DR and TUN forward the error as they forward the connection.</li>
+ *   <li>Towards the client: an error a real server (NAT) sends about a request. The quote runs from the
+ *       client to RIP:rport; the outer source and the quoted destination become the virtual ones.</li>
+ * </ul>
+ * The quoted IP header's checksum is refreshed and the ICMP checksum recomputed over the whole
+ * message; the quoted upper-layer checksum is left alone, as the kernel does (it is usually truncated).
+ * An error that quotes no known connection is the host's business.
+ */
+final class IcmpErrors
+{
+    private final Rewriter rewriter;
+
+    private int quotedProtocol;
+    private long quotedSourceHigh;
+    private long quotedSourceLow;
+    private long quotedDestinationHigh;
+    private long quotedDestinationLow;
+    private int quotedSourcePort;
+    private int quotedDestinationPort;
+    private int quotedL4;
+
+    IcmpErrors(final Rewriter rewriter)
+    {
+        this.rewriter = rewriter;
+    }
+
+    /**
+     * @return true when the packet is an ICMP or ICMPv6 error message.
+     */
+    static boolean isError(final ParsedBurst p, final int i)
+    {
+        final int protocol = p.protocol[i];
+        if (p.kind[i] == ParsedBurst.KIND_IPV4)
+        {
+            return protocol == Ipv4Header.PROTOCOL_ICMP && L4Headers.isIcmpError(p.sourcePort[i]) &&
+                p.l4Length[i] >= L4Headers.ICMP_HEADER_LENGTH;
+        }
+        return protocol == Ipv4Header.PROTOCOL_ICMPV6 && L4Headers.isIcmpv6Error(p.sourcePort[i]) &&
+            p.l4Length[i] >= L4Headers.ICMP_HEADER_LENGTH;
+    }
+
+    /**
+     * @return the verdict, or 0 when the error quotes no connection of ours.
+     */
+    int handle(final FrameBurst burst, final int i, final ParsedBurst p, final DataPlane plane,
+        final ConnectionTable table, final int nowTick)
+    {
+        final long frame = burst.address[i];
+        final long icmp = frame + p.l4Offset[i];
+        final boolean v6 = p.kind[i] == ParsedBurst.KIND_IPV6;
+        if (!parseQuote(icmp + L4Headers.ICMP_HEADER_LENGTH, p.l4Length[i] - L4Headers.ICMP_HEADER_LENGTH, v6))
+        {
+            return 0;
+        }
+        int slot = table.lookupForward(quotedProtocol, quotedDestinationHigh, quotedDestinationLow,
+            quotedDestinationPort, quotedSourceHigh, quotedSourceLow, quotedSourcePort);
+        if (slot >= 0 && !table.isExpired(slot, nowTick))
+        {
+            return towardsServer(burst, i, p, plane, table, slot, v6);
+        }
+        slot = table.lookupReverse(quotedProtocol, quotedSourceHigh, quotedSourceLow, quotedSourcePort,
+            quotedDestinationHigh, quotedDestinationLow, quotedDestinationPort, plane.serverAddresses);
+        if (slot >= 0 && !table.isExpired(slot, nowTick) && plane.forwardMethod[table.server(slot)] == 0)
+        {
+            return towardsClient(burst, i, p, plane, table, slot, v6);
+        }
+        return 0;
+    }
+
+    private boolean parseQuote(final long quote, final int available, final boolean v6)
+    {
+        final int headerLength;
+        if (!v6)
+        {
+            if (available < Ipv4Header.MIN_LENGTH || Ipv4Header.version(quote) != 4)
+            {
+                return false;
+            }
+            headerLength = Ipv4Header.headerLength(quote);
+            if (headerLength < Ipv4Header.MIN_LENGTH || headerLength > available)
+            {
+                return false;
+            }
+            quotedProtocol = Ipv4Header.protocol(quote);
+            quotedSourceHigh = 0;
+            quotedSourceLow = Ipv4Header.source(quote) & 0xFFFF_FFFFL;
+            quotedDestinationHigh = 0;
+            quotedDestinationLow = Ipv4Header.destination(quote) & 0xFFFF_FFFFL;
+        }
+        else
+        {
+            if (available < Ipv6Header.LENGTH || Ipv6Header.version(quote) != 6)
+            {
+                return false;
+            }
+            headerLength = Ipv6Header.LENGTH;
+            quotedProtocol = Ipv6Header.nextHeader(quote);
+            quotedSourceHigh = Ipv6Header.sourceHigh(quote);
+            quotedSourceLow = Ipv6Header.sourceLow(quote);
+            quotedDestinationHigh = Ipv6Header.destinationHigh(quote);
+            quotedDestinationLow = Ipv6Header.destinationLow(quote);
+        }
+        if (quotedProtocol != Ipv4Header.PROTOCOL_TCP && quotedProtocol != Ipv4Header.PROTOCOL_UDP &&
+            quotedProtocol != Ipv4Header.PROTOCOL_SCTP || headerLength + 4 > available)
+        {
+            return false;
+        }
+        quotedL4 = headerLength;
+        quotedSourcePort = Frames.u16(quote + headerLength + L4Headers.SOURCE_PORT_OFFSET);
+        quotedDestinationPort = Frames.u16(quote + headerLength + L4Headers.DESTINATION_PORT_OFFSET);
+        return true;
+    }
+
+    private int towardsServer(final FrameBurst burst, final int i, final ParsedBurst p, final DataPlane plane,
+        final ConnectionTable table, final int slot, final boolean v6)
+    {
+        final int serverSlot = table.server(slot);
+        if (p.ttl[i] <= 1)
+        {
+            return Verdict.drop(DropReason.TTL_EXPIRED);
+        }
+        switch (plane.forwardMethod[serverSlot])
+        {
+            case 0 ->
+            {
+                final long frame = burst.address[i];
+                final long icmp = frame + p.l4Offset[i];
+                final long quote = icmp + L4Headers.ICMP_HEADER_LENGTH;
+                final ServerAddresses servers = plane.serverAddresses;
+                final int realPort = servers.port(serverSlot, table.virtualPort(slot));
+                // The quoted packet went from VIP:vport: it now goes from RIP:rport.
+                rewriteQuotedEndpoint(quote, v6, Ipv4Header.SOURCE_OFFSET, Ipv6Header.SOURCE_OFFSET,
+                    L4Headers.SOURCE_PORT_OFFSET, servers.high(serverSlot), servers.low(serverSlot), realPort);
+                // The outer destination becomes the server's, as for any NAT packet, without touching ports.
+                final boolean hadPorts = p.hasPorts[i];
+                p.hasPorts[i] = false;
+                final int verdict = rewriter.natInbound(burst, i, p, plane, serverSlot, 0);
+                p.hasPorts[i] = hadPorts;
+                refreshIcmpChecksum(burst.address[i], p, i, v6);
+                return verdict;
+            }
+            case 1 ->
+            {
+                return rewriter.directRoute(burst, i, p, plane, serverSlot);
+            }
+            default ->
+            {
+                final int verdict = rewriter.tunnel(burst, i, p, plane, serverSlot);
+                return verdict == Rewriter.TOO_BIG ? Verdict.drop(DropReason.MTU_EXCEEDED) : verdict;
+            }
+        }
+    }
+
+    private int towardsClient(final FrameBurst burst, final int i, final ParsedBurst p, final DataPlane plane,
+        final ConnectionTable table, final int slot, final boolean v6)
+    {
+        if (p.ttl[i] <= 1)
+        {
+            return Verdict.drop(DropReason.TTL_EXPIRED);
+        }
+        final long frame = burst.address[i];
+        final long quote = frame + p.l4Offset[i] + L4Headers.ICMP_HEADER_LENGTH;
+        final long virtualHigh = table.virtualHigh(slot);
+        final long virtualLow = table.virtualLow(slot);
+        // The quoted packet went to RIP:rport: it now goes to VIP:vport.
+        rewriteQuotedEndpoint(quote, v6, Ipv4Header.DESTINATION_OFFSET, Ipv6Header.DESTINATION_OFFSET,
+            L4Headers.DESTINATION_PORT_OFFSET, virtualHigh, virtualLow, table.virtualPort(slot));
+        final boolean hadPorts = p.hasPorts[i];
+        p.hasPorts[i] = false;
+        final int verdict = rewriter.natOutbound(burst, i, p, plane, virtualHigh, virtualLow, 0);
+        p.hasPorts[i] = hadPorts;
+        refreshIcmpChecksum(frame, p, i, v6);
+        return verdict;
+    }
+
+    private void rewriteQuotedEndpoint(final long quote, final boolean v6, final int v4Offset, final int v6Offset,
+        final int portOffset, final long high, final long low, final int port)
+    {
+        if (!v6)
+        {
+            Frames.putI32(quote + v4Offset, (int)low);
+            Ipv4Header.checksum(quote, 0);
+            Ipv4Header.checksum(quote, Checksums.ipv4HeaderChecksum(quote));
+        }
+        else
+        {
+            Frames.putI64(quote + v6Offset, high);
+            Frames.putI64(quote + v6Offset + 8, low);
+        }
+        Frames.putU16(quote + quotedL4 + portOffset, port);
+    }
+
+    private static void refreshIcmpChecksum(final long frame, final ParsedBurst p, final int i, final boolean v6)
+    {
+        final long icmp = frame + p.l4Offset[i];
+        final int length = p.l4Length[i];
+        Frames.putU16(icmp + L4Headers.ICMP_CHECKSUM_OFFSET, 0);
+        if (!v6)
+        {
+            Frames.putU16(icmp + L4Headers.ICMP_CHECKSUM_OFFSET, Checksums.checksum(icmp, length));
+        }
+        else
+        {
+            Frames.putU16(icmp + L4Headers.ICMP_CHECKSUM_OFFSET, Checksums.transportChecksumV6(
+                frame + p.l3Offset[i] + Ipv6Header.SOURCE_OFFSET, Ipv4Header.PROTOCOL_ICMPV6, icmp, length));
+        }
+    }
+}

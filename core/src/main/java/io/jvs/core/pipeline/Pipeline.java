@@ -1,0 +1,637 @@
+package io.jvs.core.pipeline;
+
+import io.jvs.core.conn.ConnectionTable;
+import io.jvs.core.conn.ConnectionTimeouts;
+import io.jvs.core.conn.TcpStates;
+import io.jvs.core.memory.OffHeapAllocator;
+import io.jvs.core.net.FlowTuple;
+import io.jvs.core.net.Protocol;
+import io.jvs.core.packet.DropReason;
+import io.jvs.core.packet.Frames;
+import io.jvs.core.packet.Ipv4Header;
+import io.jvs.core.packet.L4Headers;
+import io.jvs.core.packet.PacketParser;
+import io.jvs.core.packet.ParsedBurst;
+import io.jvs.core.packet.Verdict;
+import io.jvs.core.sched.SchedulingContext;
+import io.jvs.core.service.ForwardMethod;
+import io.jvs.core.service.RealServer;
+import io.jvs.core.service.VirtualService;
+import org.HdrHistogram.Histogram;
+
+import static io.jvs.core.packet.ParsedBurst.*;
+
+/**
+ * One worker's data path: a burst of frames in, a verdict and a rewritten frame per packet out.
+ * <p>
+ * {@link #process} runs in two passes. The first parses every frame, classifies it and touches the
+ * connection-table slot it will need, so the cache misses of a whole burst overlap instead of queueing
+ * one behind another. The second handles each packet: an existing connection is followed (its TCP state
+ * moved, its idle timer re-armed); a packet that may open one is scheduled, counted on its server and
+ * entered in the table; then the frame is rewritten for NAT, direct routing or the tunnel and gets its
+ * verdict. Then a few table slots are swept for expired entries.
+ * <p>
+ * Single-threaded: each worker has its own pipeline, connection tables and counters; what it shares
+ * (schedulers, server counters, the snapshot) is lock-free. Nothing on this path locks, allocates or
+ * throws.
+ */
+public final class Pipeline
+{
+    /** Latencies above this (one minute) are recorded as this. */
+    public static final long MAX_LATENCY_NS = 60_000_000_000L;
+
+    private final DataPlanePublisher publisher;
+    private final PacketParser parser;
+    private final PacketParser strictParser;
+    private final ParsedBurst parsed = new ParsedBurst(FrameBurst.MAX_FRAMES);
+    private final int[] pending = new int[FrameBurst.MAX_FRAMES];
+    private final int[] serviceOf = new int[FrameBurst.MAX_FRAMES];
+    private final int[] homes = new int[FrameBurst.MAX_FRAMES];
+    private final ConnectionTable v4;
+    private final ConnectionTable v6;
+    private final FragmentTable fragments = new FragmentTable(1024);
+    private final Rewriter rewriter = new Rewriter();
+    private final IcmpErrors icmpErrors = new IcmpErrors(rewriter);
+    private final IcmpResponder icmp;
+    private final WorkerCounters counters;
+    private final Histogram latency = new Histogram(MAX_LATENCY_NS, 2);
+    private final FlowTuple flow = new FlowTuple();
+    private final SchedulingContext context;
+
+    /** The snapshot of the burst being processed (the removal listener needs it). */
+    private DataPlane plane;
+    private long nowNs;
+    private int nowTick;
+    /** The timeouts last converted to ticks: TCP states, then UDP at {@link TcpStates#COUNT}. */
+    private int[] timeoutsSeen;
+    private final int[] timeoutTicks = new int[TcpStates.COUNT + 1];
+
+    /** Each connection table is swept end to end this often. */
+    public static final long SWEEP_PERIOD_NS = 1_000_000_000L;
+
+    private long lastSweepNs;
+    /** Time since the last sweep that has not yet been paid for in swept slots. */
+    private long sweepCredit;
+    /** Keeps the first pass's reads of table slots from being optimised away. */
+    private long touched;
+
+    /**
+     * @param publisher       where the current snapshot comes from.
+     * @param workerIndex     this worker's index among the workers (rr and wrr keep a cursor each).
+     * @param connectionsV4   the capacity of the IPv4 connection table.
+     * @param connectionsV6   the capacity of the IPv6 connection table.
+     * @param maxServices     service slots of the snapshots.
+     * @param maxServers      server slots of the snapshots.
+     * @param icmpPerSecond   ICMP answers per second.
+     */
+    public Pipeline(
+        final DataPlanePublisher publisher,
+        final int workerIndex,
+        final int connectionsV4,
+        final int connectionsV6,
+        final int maxServices,
+        final int maxServers,
+        final int icmpPerSecond)
+    {
+        this(publisher, workerIndex, connectionsV4, connectionsV6, maxServices, maxServers, icmpPerSecond,
+            OffHeapAllocator.DIRECT);
+    }
+
+    /**
+     * As the other constructor, with the connection tables' memory from the given allocator (huge pages).
+     */
+    public Pipeline(
+        final DataPlanePublisher publisher,
+        final int workerIndex,
+        final int connectionsV4,
+        final int connectionsV6,
+        final int maxServices,
+        final int maxServers,
+        final int icmpPerSecond,
+        final OffHeapAllocator allocator)
+    {
+        this.publisher = publisher;
+        this.parser = new PacketParser(true, true);
+        this.strictParser = new PacketParser(false, false);
+        this.v4 = new ConnectionTable(false, connectionsV4, this::onRemoved, allocator);
+        this.v6 = new ConnectionTable(true, connectionsV6, this::onRemoved, allocator);
+        this.counters = new WorkerCounters(maxServices, maxServers);
+        this.icmp = new IcmpResponder(icmpPerSecond);
+        this.context = new SchedulingContext(workerIndex, 0x6A76_7300L + workerIndex);
+    }
+
+    public WorkerCounters counters()
+    {
+        return counters;
+    }
+
+    /**
+     * @return the per-packet latency histogram (ns from receive time to verdict); read it from this thread.
+     */
+    public Histogram latency()
+    {
+        return latency;
+    }
+
+    public ConnectionTable connectionsV4()
+    {
+        return v4;
+    }
+
+    public ConnectionTable connectionsV6()
+    {
+        return v6;
+    }
+
+    /**
+     * Processes a burst: sets every frame's verdict and rewrites the frames to transmit.
+     *
+     * @param burst the frames.
+     * @param now   the time on the worker's clock, read once for the burst.
+     */
+    public void process(final FrameBurst burst, final long now)
+    {
+        final DataPlane current = publisher.current();
+        this.plane = current;
+        this.nowNs = now;
+        this.nowTick = ConnectionTable.tick(now);
+        context.nowNs(now);
+        final int[] published = current.timeouts.publishedMs();
+        if (published != timeoutsSeen)
+        {
+            timeoutsSeen = published;
+            for (int state = 0; state < published.length; state++)
+            {
+                timeoutTicks[state] = (int)(published[state] / (ConnectionTable.TICK_NS / 1_000_000L));
+            }
+        }
+        final int count = burst.count;
+        final DataPlaneSettings settings = current.settings;
+        final PacketParser activeParser = settings.allowIpOptions() && settings.allowFragments() ? parser :
+            strictParser(settings);
+        final ParsedBurst p = parsed;
+
+        final int[] homes = this.homes;
+        for (int i = 0; i < count; i++)
+        {
+            final int verdict = activeParser.parse(burst.address[i], burst.length[i], p, i);
+            pending[i] = verdict;
+            serviceOf[i] = ServiceClassifier.NONE;
+            homes[i] = -1;
+            if (verdict == 0 && p.hasPorts[i])
+            {
+                final boolean isV6 = p.kind[i] == KIND_IPV6;
+                final ConnectionTable table = isV6 ? v6 : v4;
+                final int service = current.classifier.lookup(burst.firewallMark[i], isV6, p.protocol[i],
+                    p.destinationHigh[i], p.destinationLow[i], p.destinationPort[i]);
+                serviceOf[i] = service;
+                homes[i] = service != ServiceClassifier.NONE ?
+                    table.home(p.protocol[i], p.sourceHigh[i], p.sourceLow[i], p.sourcePort[i]) :
+                    table.home(p.protocol[i], p.destinationHigh[i], p.destinationLow[i], p.destinationPort[i]);
+            }
+        }
+        // A tight loop of independent loads: the burst's table misses are all in flight at once.
+        long touch = 0;
+        for (int i = 0; i < count; i++)
+        {
+            final int home = homes[i];
+            if (home >= 0)
+            {
+                touch += (p.kind[i] == KIND_IPV6 ? v6 : v4).touch(home);
+            }
+        }
+        touched += touch;
+
+        long frames = 0;
+        for (int i = 0; i < count; i++)
+        {
+            int verdict = pending[i];
+            if (verdict == 0)
+            {
+                verdict = handle(burst, i, p, current);
+            }
+            burst.verdict[i] = verdict;
+            count(verdict, burst.length[i]);
+            frames++;
+        }
+        counters.frames += frames;
+        recordLatency(burst, count, now);
+
+        sweepDue(now, settings.sweepSlotsPerBurst());
+    }
+
+    /**
+     * Sweeps enough slots that each table is covered once per {@link #SWEEP_PERIOD_NS}, whatever the
+     * packet rate: a few slots a burst at line rate, a whole table after a long pause.
+     */
+    private void sweepDue(final long now, final int minimumSlots)
+    {
+        final long elapsed = Math.min(SWEEP_PERIOD_NS, Math.max(0, now - lastSweepNs));
+        lastSweepNs = now;
+        sweepCredit += elapsed;
+        final int budget4 = (int)(v4.slots() * sweepCredit / SWEEP_PERIOD_NS);
+        final int budget6 = (int)(v6.slots() * sweepCredit / SWEEP_PERIOD_NS);
+        if (budget4 >= minimumSlots || budget6 >= minimumSlots)
+        {
+            v4.sweep(nowTick, budget4);
+            v6.sweep(nowTick, budget6);
+            sweepCredit = 0;
+        }
+    }
+
+    /**
+     * Expires connections without traffic: a worker with nothing to receive calls this from its idle loop.
+     *
+     * @param now    the time.
+     * @param budget slots to examine in each table.
+     */
+    public void sweep(final long now, final int budget)
+    {
+        this.plane = publisher.current();
+        v4.sweep(ConnectionTable.tick(now), budget);
+        v6.sweep(ConnectionTable.tick(now), budget);
+    }
+
+    private PacketParser strictParser(final DataPlaneSettings settings)
+    {
+        return settings.allowIpOptions() == settings.allowFragments() ? strictParser :
+            new PacketParser(settings.allowIpOptions(), settings.allowFragments());
+    }
+
+    private void count(final int verdict, final int length)
+    {
+        final int kind = Verdict.kind(verdict);
+        counters.verdicts[kind]++;
+        if (kind == Verdict.DROP)
+        {
+            counters.drops[Verdict.reason(verdict)]++;
+        }
+    }
+
+    private void recordLatency(final FrameBurst burst, final int count, final long now)
+    {
+        long runValue = -1;
+        int runLength = 0;
+        for (int i = 0; i < count; i++)
+        {
+            final long value = Math.max(0, Math.min(MAX_LATENCY_NS, now - burst.receiveTimeNs[i]));
+            if (value == runValue)
+            {
+                runLength++;
+                continue;
+            }
+            if (runLength > 0)
+            {
+                latency.recordValueWithCount(runValue, runLength);
+            }
+            runValue = value;
+            runLength = 1;
+        }
+        if (runLength > 0)
+        {
+            latency.recordValueWithCount(runValue, runLength);
+        }
+    }
+
+    // -----------------------------------------------------------------------------------------------------
+    // One packet
+
+    private int handle(final FrameBurst burst, final int i, final ParsedBurst p, final DataPlane current)
+    {
+        if (p.fragment[i] == FRAGMENT_LATER)
+        {
+            return followFragment(burst, i, p, current);
+        }
+        if (!p.hasPorts[i])
+        {
+            if (IcmpErrors.isError(p, i))
+            {
+                final int verdict = icmpErrors.handle(burst, i, p, current, p.kind[i] == KIND_IPV6 ? v6 : v4, nowTick);
+                if (verdict != 0)
+                {
+                    return verdict;
+                }
+            }
+            return unmatched(current);
+        }
+        final int service = serviceOf[i];
+        return service != ServiceClassifier.NONE ? towardsServer(burst, i, p, current, service) :
+            towardsClient(burst, i, p, current);
+    }
+
+    private int unmatched(final DataPlane current)
+    {
+        return current.settings.passUnmatched() ? Verdict.pass() : Verdict.drop(DropReason.NO_SERVICE);
+    }
+
+    private int towardsServer(
+        final FrameBurst burst, final int i, final ParsedBurst p, final DataPlane current, final int service)
+    {
+        final boolean isV6 = p.kind[i] == KIND_IPV6;
+        final ConnectionTable table = isV6 ? v6 : v4;
+        final int protocol = p.protocol[i];
+        final int flags = p.tcpFlags[i];
+        final boolean tcp = protocol == Ipv4Header.PROTOCOL_TCP;
+        final boolean syn = tcp && (flags & (L4Headers.TCP_SYN | L4Headers.TCP_RST)) == L4Headers.TCP_SYN;
+        final DataPlaneSettings settings = current.settings;
+        int slot = table.lookupForward(homes[i], protocol, p.sourceHigh[i], p.sourceLow[i], p.sourcePort[i],
+            p.destinationHigh[i], p.destinationLow[i], p.destinationPort[i]);
+        if (slot >= 0)
+        {
+            final int serverSlot = table.server(slot);
+            boolean startAfresh = table.isExpired(slot, nowTick);
+            if (!startAfresh && !current.serverAvailable[serverSlot])
+            {
+                if (!settings.expireNodestConn())
+                {
+                    return Verdict.drop(DropReason.SERVER_REMOVED);
+                }
+                startAfresh = true;
+            }
+            if (!startAfresh && syn && settings.connReuse())
+            {
+                final int state = table.state(slot);
+                startAfresh = state == TcpStates.TIME_WAIT || state == TcpStates.CLOSE ||
+                    (settings.expireNodestConn() && current.servers[serverSlot].weight() == 0);
+            }
+            if (!startAfresh)
+            {
+                final RealServer server = current.servers[serverSlot];
+                final int direction = table.isNoOutput(slot) ? TcpStates.INPUT_ONLY : TcpStates.INPUT;
+                track(table, slot, direction, flags, server, current.timeouts, settings);
+                return forward(burst, i, p, current, serverSlot, service, table.virtualPort(slot));
+            }
+            table.remove(slot, false);
+        }
+
+        final boolean creates = tcp ? syn || (settings.sloppyTcp() && (flags & L4Headers.TCP_RST) == 0) : true;
+        if (!creates)
+        {
+            // As the kernel: a TCP segment of no known connection is not ours to drop.
+            return Verdict.pass();
+        }
+        final VirtualService virtualService = current.services[service];
+        if (isV6)
+        {
+            flow.setV6(protocolOf(protocol), p.sourceHigh[i], p.sourceLow[i], p.sourcePort[i],
+                p.destinationHigh[i], p.destinationLow[i], p.destinationPort[i]);
+        }
+        else
+        {
+            flow.setV4(protocolOf(protocol), (int)p.sourceLow[i], p.sourcePort[i], (int)p.destinationLow[i],
+                p.destinationPort[i]);
+        }
+        flow.firewallMark(burst.firewallMark[i]);
+        final RealServer server = virtualService.schedule(flow, context);
+        final int serverSlot = server == null ? 0 : server.forwardingSlot();
+        if (serverSlot == 0 || current.servers[serverSlot] != server)
+        {
+            return dropAndAnswer(DropReason.NO_SERVER, burst, i, p, current,
+                isV6 ? L4Headers.ICMPV6_DESTINATION_UNREACHABLE : L4Headers.ICMP_DESTINATION_UNREACHABLE,
+                isV6 ? L4Headers.ICMPV6_CODE_PORT_UNREACHABLE : L4Headers.ICMP_CODE_PORT_UNREACHABLE, 0, true);
+        }
+        if (virtualService.settings().onePacket())
+        {
+            counters.connections++;
+            counters.serverConnections[serverSlot]++;
+            return forward(burst, i, p, current, serverSlot, service, p.destinationPort[i]);
+        }
+        // The removal above may have shifted the probe run: find where the new entry goes.
+        table.lookupForward(protocol, p.sourceHigh[i], p.sourceLow[i], p.sourcePort[i],
+            p.destinationHigh[i], p.destinationLow[i], p.destinationPort[i]);
+        slot = table.insert(protocol, p.sourceHigh[i], p.sourceLow[i], p.sourcePort[i],
+            p.destinationHigh[i], p.destinationLow[i], p.destinationPort[i], nowTick);
+        if (slot == ConnectionTable.FULL)
+        {
+            return Verdict.drop(DropReason.CONNECTION_TABLE_FULL);
+        }
+        table.server(slot, serverSlot);
+        final boolean inboundOnly = server.forwardMethod() != ForwardMethod.NAT;
+        table.flags(slot, ConnectionTable.FLAG_INACTIVE |
+            (inboundOnly ? ConnectionTable.FLAG_NO_OUTPUT : 0));
+        server.bindConnection(true);
+        counters.connections++;
+        counters.serverConnections[serverSlot]++;
+        track(table, slot, inboundOnly ? TcpStates.INPUT_ONLY : TcpStates.INPUT, flags, server, current.timeouts,
+            settings);
+        if (p.fragment[i] == FRAGMENT_FIRST)
+        {
+            fragments.put(p.sourceHigh[i], p.sourceLow[i], p.destinationHigh[i], p.destinationLow[i], protocol,
+                p.fragmentId[i], serverSlot, FragmentTable.TOWARDS_SERVER, 0, 0, nowTick);
+        }
+        return forward(burst, i, p, current, serverSlot, service, p.destinationPort[i]);
+    }
+
+    private int towardsClient(final FrameBurst burst, final int i, final ParsedBurst p, final DataPlane current)
+    {
+        final boolean isV6 = p.kind[i] == KIND_IPV6;
+        final ConnectionTable table = isV6 ? v6 : v4;
+        final int slot = table.lookupReverse(homes[i], p.protocol[i], p.destinationHigh[i], p.destinationLow[i],
+            p.destinationPort[i], p.sourceHigh[i], p.sourceLow[i], p.sourcePort[i], current.serverAddresses);
+        if (slot < 0 || table.isExpired(slot, nowTick))
+        {
+            return unmatched(current);
+        }
+        final int serverSlot = table.server(slot);
+        final RealServer server = current.servers[serverSlot];
+        track(table, slot, TcpStates.OUTPUT, p.tcpFlags[i], server, current.timeouts, current.settings);
+        if (p.ttl[i] <= 1)
+        {
+            return dropAndAnswer(DropReason.TTL_EXPIRED, burst, i, p, current,
+                isV6 ? L4Headers.ICMPV6_TIME_EXCEEDED : L4Headers.ICMP_TIME_EXCEEDED, 0, 0, false);
+        }
+        final long virtualHigh = table.virtualHigh(slot);
+        final long virtualLow = table.virtualLow(slot);
+        final int verdict = rewriter.natOutbound(burst, i, p, current, virtualHigh, virtualLow, table.virtualPort(slot));
+        if (p.fragment[i] == FRAGMENT_FIRST)
+        {
+            fragments.put(p.sourceHigh[i], p.sourceLow[i], p.destinationHigh[i], p.destinationLow[i], p.protocol[i],
+                p.fragmentId[i], serverSlot, FragmentTable.TOWARDS_CLIENT, virtualHigh, virtualLow, nowTick);
+        }
+        countServer(serverSlot, current.serverService[serverSlot], burst.length[i]);
+        return verdict;
+    }
+
+    /**
+     * Moves a connection's state for one packet and re-arms its idle timer (spec 15.3).
+     */
+    private void track(final ConnectionTable table, final int slot, final int direction, final int tcpFlags,
+        final RealServer server, final ConnectionTimeouts timeouts, final DataPlaneSettings settings)
+    {
+        final int timeout;
+        if (table.protocol(slot) == Ipv4Header.PROTOCOL_TCP)
+        {
+            final int flags = table.flags(slot);
+            int tableDirection = direction;
+            if ((flags & ConnectionTable.FLAG_NO_OUTPUT) != 0)
+            {
+                if (direction == TcpStates.OUTPUT)
+                {
+                    table.flags(slot, flags & ~ConnectionTable.FLAG_NO_OUTPUT);
+                }
+                else
+                {
+                    tableDirection = TcpStates.INPUT_ONLY;
+                }
+            }
+            final int old = table.state(slot);
+            final int next = TcpStates.next(tableDirection, TcpStates.flagIndex(tcpFlags), old);
+            if (next != old)
+            {
+                table.state(slot, next);
+                changeActivity(table, slot, server, TcpStates.isActive(next, settings.activeEstablishedOnly()));
+            }
+            timeout = timeoutTicks[next];
+        }
+        else
+        {
+            timeout = timeoutTicks[TcpStates.COUNT];
+        }
+        table.expiresTick(slot, nowTick + timeout);
+    }
+
+    /** Moves a connection between its server's active and inactive counts when its state says so. */
+    private static void changeActivity(final ConnectionTable table, final int slot, final RealServer server,
+        final boolean active)
+    {
+        final int flags = table.flags(slot);
+        final boolean inactive = (flags & ConnectionTable.FLAG_INACTIVE) != 0;
+        if (inactive && active)
+        {
+            table.flags(slot, flags & ~ConnectionTable.FLAG_INACTIVE);
+            server.connectionActivated();
+        }
+        else if (!inactive && !active)
+        {
+            table.flags(slot, flags | ConnectionTable.FLAG_INACTIVE);
+            server.connectionDeactivated();
+        }
+    }
+
+    private int forward(final FrameBurst burst, final int i, final ParsedBurst p, final DataPlane current,
+        final int serverSlot, final int service, final int virtualPort)
+    {
+        if (p.ttl[i] <= 1)
+        {
+            return dropAndAnswer(DropReason.TTL_EXPIRED, burst, i, p, current,
+                p.kind[i] == KIND_IPV6 ? L4Headers.ICMPV6_TIME_EXCEEDED : L4Headers.ICMP_TIME_EXCEEDED, 0, 0, false);
+        }
+        final int length = burst.length[i];
+        final int verdict = switch (current.forwardMethod[serverSlot])
+        {
+            case 0 -> rewriter.natInbound(burst, i, p, current, serverSlot, virtualPort);
+            case 1 -> rewriter.directRoute(burst, i, p, current, serverSlot);
+            default -> tunnel(burst, i, p, current, serverSlot);
+        };
+        if (Verdict.kind(verdict) == Verdict.TRANSMIT)
+        {
+            counters.servicePackets[service]++;
+            counters.serviceBytes[service] += length;
+            countServer(serverSlot, service, length);
+        }
+        return verdict;
+    }
+
+    private int tunnel(final FrameBurst burst, final int i, final ParsedBurst p, final DataPlane current,
+        final int serverSlot)
+    {
+        final int verdict = rewriter.tunnel(burst, i, p, current, serverSlot);
+        if (verdict != Rewriter.TOO_BIG)
+        {
+            return verdict;
+        }
+        final boolean isV6 = p.kind[i] == KIND_IPV6;
+        return dropAndAnswer(DropReason.MTU_EXCEEDED, burst, i, p, current,
+            isV6 ? L4Headers.ICMPV6_PACKET_TOO_BIG : L4Headers.ICMP_DESTINATION_UNREACHABLE,
+            isV6 ? 0 : L4Headers.ICMP_CODE_FRAGMENTATION_NEEDED, Rewriter.tunnelMtu(current, serverSlot), false);
+    }
+
+    private int followFragment(final FrameBurst burst, final int i, final ParsedBurst p, final DataPlane current)
+    {
+        if (!fragments.find(p.sourceHigh[i], p.sourceLow[i], p.destinationHigh[i], p.destinationLow[i],
+            p.protocol[i], p.fragmentId[i], nowTick))
+        {
+            return Verdict.drop(DropReason.FRAGMENT_ORPHAN);
+        }
+        final int serverSlot = fragments.foundServer();
+        if (current.servers[serverSlot] == null || p.ttl[i] <= 1)
+        {
+            return Verdict.drop(current.servers[serverSlot] == null ? DropReason.SERVER_REMOVED : DropReason.TTL_EXPIRED);
+        }
+        counters.fragmentsFollowed++;
+        final int length = burst.length[i];
+        final int verdict;
+        if (fragments.foundDirection() == FragmentTable.TOWARDS_CLIENT)
+        {
+            verdict = rewriter.natOutbound(burst, i, p, current, fragments.foundVirtualHigh(),
+                fragments.foundVirtualLow(), 0);
+        }
+        else
+        {
+            verdict = switch (current.forwardMethod[serverSlot])
+            {
+                case 0 -> rewriter.natInboundFragment(burst, i, p, current, serverSlot);
+                case 1 -> rewriter.directRoute(burst, i, p, current, serverSlot);
+                default -> tunnel(burst, i, p, current, serverSlot);
+            };
+        }
+        if (Verdict.kind(verdict) == Verdict.TRANSMIT)
+        {
+            countServer(serverSlot, current.serverService[serverSlot], length);
+        }
+        return verdict;
+    }
+
+    private void countServer(final int serverSlot, final int service, final int length)
+    {
+        counters.serverPackets[serverSlot]++;
+        counters.serverBytes[serverSlot] += length;
+    }
+
+    /**
+     * Drops a packet and, rate permitting, turns its frame into the ICMP error that answers it. The
+     * reason is counted either way; a frame that carries an answer leaves as a transmit on the port it
+     * came in on (so frames in = transmitted + passed + dropped still holds).
+     */
+    private int dropAndAnswer(final DropReason reason, final FrameBurst burst, final int i, final ParsedBurst p,
+        final DataPlane current, final int type, final int code, final int mtu, final boolean fromDestination)
+    {
+        final int result = icmp.answer(burst, i, p, current, nowNs, type, code, mtu, fromDestination);
+        if (result == IcmpResponder.SENT)
+        {
+            counters.icmpSent++;
+            counters.drops[reason.ordinal()]++;
+            return Verdict.transmit(burst.ingressPort);
+        }
+        if (result == IcmpResponder.RATE_LIMITED)
+        {
+            counters.icmpRateLimited++;
+        }
+        return Verdict.drop(reason);
+    }
+
+    private static Protocol protocolOf(final int number)
+    {
+        return switch (number)
+        {
+            case Ipv4Header.PROTOCOL_TCP -> Protocol.TCP;
+            case Ipv4Header.PROTOCOL_UDP -> Protocol.UDP;
+            default -> Protocol.SCTP;
+        };
+    }
+
+    /**
+     * Uncounts a connection that leaves the table: its server's active or inactive count.
+     */
+    private void onRemoved(final ConnectionTable table, final int slot, final boolean evicted)
+    {
+        final DataPlane current = plane != null ? plane : publisher.current();
+        final int serverSlot = table.server(slot);
+        final RealServer server = serverSlot > 0 && serverSlot < current.servers.length ? current.servers[serverSlot] : null;
+        if (server != null)
+        {
+            server.unbindConnection(table.isInactive(slot));
+        }
+        counters.connectionsEnded++;
+    }
+}

@@ -1,0 +1,361 @@
+package io.jvs.core.pipeline;
+
+import io.jvs.core.conn.ServerAddresses;
+import io.jvs.core.packet.Checksums;
+import io.jvs.core.packet.Crc32c;
+import io.jvs.core.packet.DropReason;
+import io.jvs.core.packet.EthernetHeader;
+import io.jvs.core.packet.Frames;
+import io.jvs.core.packet.Ipv4Header;
+import io.jvs.core.packet.Ipv6Header;
+import io.jvs.core.packet.L4Headers;
+import io.jvs.core.packet.ParsedBurst;
+import io.jvs.core.packet.Verdict;
+
+/**
+ * Rewrites a frame for its way out (spec 16): NAT towards the real server and back, direct routing,
+ * IP-in-IP tunnelling; each decrements the TTL (the caller has already answered a TTL of 1) and sets
+ * the Ethernet addresses of the next hop. Checksums are updated incrementally (RFC 1624), except
+ * SCTP's CRC, which covers the ports and is recomputed.
+ * <p>
+ * Later fragments carry no upper-layer header, so only their IP header is rewritten: the checksum in
+ * the first fragment covers the whole datagram and was updated there.
+ */
+final class Rewriter
+{
+    /** Outer IPv4 header of a tunnelled packet. */
+    static final int IPIP_OVERHEAD = Ipv4Header.MIN_LENGTH;
+    /** Outer IPv6 header of a tunnelled packet. */
+    static final int IP6IP6_OVERHEAD = Ipv6Header.LENGTH;
+
+    private int tunnelIdentification;
+
+    /**
+     * NAT towards the real server: destination address and port become the server's.
+     *
+     * @return the verdict.
+     */
+    int natInbound(final FrameBurst burst, final int i, final ParsedBurst p, final DataPlane plane,
+        final int serverSlot, final int virtualPort)
+    {
+        final int egress = plane.serverEgressPort[serverSlot];
+        if (egress == DataPlane.NO_PORT)
+        {
+            return Verdict.drop(DropReason.NO_NEIGHBOUR);
+        }
+        final ServerAddresses servers = plane.serverAddresses;
+        final long frame = burst.address[i];
+        final long ip = frame + p.l3Offset[i];
+        final int realPort = servers.port(serverSlot, virtualPort);
+        if (p.kind[i] == ParsedBurst.KIND_IPV4)
+        {
+            final int oldAddress = (int)p.destinationLow[i];
+            final int newAddress = (int)servers.low(serverSlot);
+            Checksums.decrementTtl(ip);
+            Ipv4Header.destination(ip, newAddress);
+            Ipv4Header.checksum(ip, Checksums.update32(Ipv4Header.checksum(ip), oldAddress, newAddress));
+            if (p.hasPorts[i])
+            {
+                rewritePortV4(frame + p.l4Offset[i], p, i, L4Headers.DESTINATION_PORT_OFFSET,
+                    oldAddress, newAddress, p.destinationPort[i], realPort);
+            }
+        }
+        else
+        {
+            final long oldHigh = p.destinationHigh[i];
+            final long oldLow = p.destinationLow[i];
+            final long newHigh = servers.high(serverSlot);
+            final long newLow = servers.low(serverSlot);
+            Ipv6Header.hopLimit(ip, p.ttl[i] - 1);
+            Ipv6Header.destination(ip, newHigh, newLow);
+            if (p.hasPorts[i])
+            {
+                rewritePortV6(frame + p.l4Offset[i], p, i, L4Headers.DESTINATION_PORT_OFFSET,
+                    oldHigh, oldLow, newHigh, newLow, p.destinationPort[i], realPort);
+            }
+        }
+        setMacs(frame, plane.serverNextHopMac[serverSlot], plane.portMac[egress]);
+        return Verdict.transmit(egress);
+    }
+
+    /**
+     * NAT on the way back: the real server's source address and port become the virtual ones.
+     *
+     * @return the verdict.
+     */
+    int natOutbound(final FrameBurst burst, final int i, final ParsedBurst p, final DataPlane plane,
+        final long virtualHigh, final long virtualLow, final int virtualPort)
+    {
+        final boolean v6 = p.kind[i] == ParsedBurst.KIND_IPV6;
+        final int egress = plane.clientNeighbours.port(v6, p.destinationHigh[i], p.destinationLow[i]);
+        if (egress == DataPlane.NO_PORT)
+        {
+            return Verdict.drop(DropReason.NO_NEIGHBOUR);
+        }
+        final long frame = burst.address[i];
+        final long ip = frame + p.l3Offset[i];
+        if (!v6)
+        {
+            final int oldAddress = (int)p.sourceLow[i];
+            final int newAddress = (int)virtualLow;
+            Checksums.decrementTtl(ip);
+            Ipv4Header.source(ip, newAddress);
+            Ipv4Header.checksum(ip, Checksums.update32(Ipv4Header.checksum(ip), oldAddress, newAddress));
+            if (p.hasPorts[i])
+            {
+                rewritePortV4(frame + p.l4Offset[i], p, i, L4Headers.SOURCE_PORT_OFFSET,
+                    oldAddress, newAddress, p.sourcePort[i], virtualPort);
+            }
+        }
+        else
+        {
+            Ipv6Header.hopLimit(ip, p.ttl[i] - 1);
+            Ipv6Header.source(ip, virtualHigh, virtualLow);
+            if (p.hasPorts[i])
+            {
+                rewritePortV6(frame + p.l4Offset[i], p, i, L4Headers.SOURCE_PORT_OFFSET,
+                    p.sourceHigh[i], p.sourceLow[i], virtualHigh, virtualLow, p.sourcePort[i], virtualPort);
+            }
+        }
+        setMacs(frame, plane.clientNeighbours.mac(v6, p.destinationHigh[i], p.destinationLow[i]), plane.portMac[egress]);
+        return Verdict.transmit(egress);
+    }
+
+    /**
+     * Direct routing: the IP packet goes unchanged but for its TTL to the real server's MAC.
+     *
+     * @return the verdict.
+     */
+    int directRoute(final FrameBurst burst, final int i, final ParsedBurst p, final DataPlane plane, final int serverSlot)
+    {
+        final int egress = plane.serverEgressPort[serverSlot];
+        if (egress == DataPlane.NO_PORT)
+        {
+            return Verdict.drop(DropReason.NO_NEIGHBOUR);
+        }
+        final long frame = burst.address[i];
+        decrementTtl(frame + p.l3Offset[i], p, i);
+        setMacs(frame, plane.serverNextHopMac[serverSlot], plane.portMac[egress]);
+        return Verdict.transmit(egress);
+    }
+
+    /**
+     * IP-in-IP: the packet, TTL decremented, inside a new IP header from the egress port's address to the
+     * real server's. The outer header's family is the server's; IPv4 outer headers copy DF and the DSCP of
+     * the inner packet and apply RFC 6040's ECN rule.
+     *
+     * @return the verdict, or {@link #TOO_BIG} when the packet with its new header exceeds the egress MTU
+     *         and may not be fragmented (the caller answers with the reduced MTU from {@link #tunnelMtu}).
+     */
+    int tunnel(final FrameBurst burst, final int i, final ParsedBurst p, final DataPlane plane, final int serverSlot)
+    {
+        final int egress = plane.serverEgressPort[serverSlot];
+        if (egress == DataPlane.NO_PORT)
+        {
+            return Verdict.drop(DropReason.NO_NEIGHBOUR);
+        }
+        final boolean outerV6 = plane.serverV6[serverSlot];
+        final int overhead = outerV6 ? IP6IP6_OVERHEAD : IPIP_OVERHEAD;
+        final int l3 = p.l3Offset[i];
+        final int innerLength = p.ipEnd[i] - l3;
+        final boolean innerV6 = p.kind[i] == ParsedBurst.KIND_IPV6;
+        if (innerLength + overhead > plane.portMtu[egress])
+        {
+            final boolean dontFragment = innerV6 ||
+                (Ipv4Header.flagsAndFragment(burst.address[i] + l3) & Ipv4Header.FLAG_DONT_FRAGMENT) != 0;
+            return dontFragment ? TOO_BIG : Verdict.drop(DropReason.MTU_EXCEEDED);
+        }
+        long inner = burst.address[i] + l3;
+        decrementTtl(inner, p, i);
+        final int header = EthernetHeader.LENGTH + overhead;
+        final long start;
+        if (burst.headroom[i] + l3 >= header)
+        {
+            start = inner - header;
+            burst.headroom[i] -= header - l3;
+            burst.capacity[i] += header - l3;
+        }
+        else if (burst.capacity[i] >= header + innerLength)
+        {
+            // No headroom: slide the IP packet up to make room at the front.
+            start = burst.address[i];
+            Frames.copy(inner, start + header, innerLength);
+            inner = start + header;
+        }
+        else
+        {
+            return Verdict.drop(DropReason.NO_ROOM);
+        }
+        final long outer = start + EthernetHeader.LENGTH;
+        Frames.putU16(start + EthernetHeader.TYPE_OFFSET, outerV6 ? EthernetHeader.TYPE_IPV6 : EthernetHeader.TYPE_IPV4);
+        if (outerV6)
+        {
+            writeOuterV6(outer, inner, innerV6, innerLength, plane, egress, serverSlot);
+        }
+        else
+        {
+            writeOuterV4(outer, inner, innerV6, innerLength, plane, egress, serverSlot);
+        }
+        burst.address[i] = start;
+        burst.length[i] = header + innerLength;
+        setMacs(start, plane.serverNextHopMac[serverSlot], plane.portMac[egress]);
+        return Verdict.transmit(egress);
+    }
+
+    /** Returned by {@link #tunnel} when the caller must answer with frag-needed / packet-too-big. */
+    static final int TOO_BIG = -1;
+
+    /**
+     * @return the largest inner packet the tunnel from the server's egress port carries.
+     */
+    static int tunnelMtu(final DataPlane plane, final int serverSlot)
+    {
+        final int egress = plane.serverEgressPort[serverSlot];
+        final boolean outerV6 = plane.serverV6[serverSlot];
+        return plane.portMtu[egress] - (outerV6 ? IP6IP6_OVERHEAD : IPIP_OVERHEAD);
+    }
+
+    private void writeOuterV4(final long outer, final long inner, final boolean innerV6, final int innerLength,
+        final DataPlane plane, final int egress, final int serverSlot)
+    {
+        final int innerTos;
+        final int ttl;
+        final int dontFragment;
+        if (innerV6)
+        {
+            innerTos = (Frames.u16(inner) >>> 4) & 0xFF;
+            ttl = Ipv6Header.hopLimit(inner);
+            dontFragment = Ipv4Header.FLAG_DONT_FRAGMENT;
+        }
+        else
+        {
+            innerTos = Frames.u8(inner + Ipv4Header.TOS_OFFSET);
+            ttl = Ipv4Header.ttl(inner);
+            dontFragment = Ipv4Header.flagsAndFragment(inner) & Ipv4Header.FLAG_DONT_FRAGMENT;
+        }
+        Frames.putU8(outer, 0x45);
+        Frames.putU8(outer + Ipv4Header.TOS_OFFSET, encapsulatedTos(innerTos));
+        Frames.putU16(outer + Ipv4Header.TOTAL_LENGTH_OFFSET, innerLength + IPIP_OVERHEAD);
+        Frames.putU16(outer + Ipv4Header.IDENTIFICATION_OFFSET, tunnelIdentification++);
+        Frames.putU16(outer + Ipv4Header.FLAGS_FRAGMENT_OFFSET, dontFragment);
+        Frames.putU8(outer + Ipv4Header.TTL_OFFSET, ttl);
+        Frames.putU8(outer + Ipv4Header.PROTOCOL_OFFSET, innerV6 ? Ipv4Header.PROTOCOL_IPV6 : Ipv4Header.PROTOCOL_IPIP);
+        Frames.putU16(outer + Ipv4Header.CHECKSUM_OFFSET, 0);
+        Frames.putI32(outer + Ipv4Header.SOURCE_OFFSET, plane.portIpv4[egress]);
+        Frames.putI32(outer + Ipv4Header.DESTINATION_OFFSET, (int)plane.serverAddresses.low(serverSlot));
+        Ipv4Header.checksum(outer, Checksums.ipv4HeaderChecksum(outer));
+    }
+
+    private static void writeOuterV6(final long outer, final long inner, final boolean innerV6, final int innerLength,
+        final DataPlane plane, final int egress, final int serverSlot)
+    {
+        final int innerTos = innerV6 ? (Frames.u16(inner) >>> 4) & 0xFF : Frames.u8(inner + Ipv4Header.TOS_OFFSET);
+        final int hopLimit = innerV6 ? Ipv6Header.hopLimit(inner) : Ipv4Header.ttl(inner);
+        Frames.putI32(outer, 6 << 28 | encapsulatedTos(innerTos) << 20);
+        Frames.putU16(outer + Ipv6Header.PAYLOAD_LENGTH_OFFSET, innerLength);
+        Frames.putU8(outer + Ipv6Header.NEXT_HEADER_OFFSET, innerV6 ? Ipv4Header.PROTOCOL_IPV6 : Ipv4Header.PROTOCOL_IPIP);
+        Frames.putU8(outer + Ipv6Header.HOP_LIMIT_OFFSET, hopLimit);
+        Ipv6Header.source(outer, plane.portIpv6High[egress], plane.portIpv6Low[egress]);
+        Ipv6Header.destination(outer, plane.serverAddresses.high(serverSlot), plane.serverAddresses.low(serverSlot));
+    }
+
+    /** RFC 6040 normal mode, as INET_ECN_encapsulate: copy the ECN field unless it is CE, then send ECT(0). */
+    private static int encapsulatedTos(final int innerTos)
+    {
+        final int ecn = innerTos & 0x03;
+        return (innerTos & ~0x03) | (ecn == 0x03 ? 0x02 : ecn);
+    }
+
+    private static void decrementTtl(final long ip, final ParsedBurst p, final int i)
+    {
+        if (p.kind[i] == ParsedBurst.KIND_IPV4)
+        {
+            Checksums.decrementTtl(ip);
+        }
+        else
+        {
+            Ipv6Header.hopLimit(ip, p.ttl[i] - 1);
+        }
+    }
+
+    private static void rewritePortV4(final long l4, final ParsedBurst p, final int i, final int portOffset,
+        final int oldAddress, final int newAddress, final int oldPort, final int newPort)
+    {
+        switch (p.protocol[i])
+        {
+            case Ipv4Header.PROTOCOL_TCP ->
+            {
+                final long field = l4 + L4Headers.TCP_CHECKSUM_OFFSET;
+                Frames.putU16(field, Checksums.updateTcpV4(Frames.u16(field), oldAddress, newAddress, oldPort, newPort));
+                Frames.putU16(l4 + portOffset, newPort);
+            }
+            case Ipv4Header.PROTOCOL_UDP ->
+            {
+                final long field = l4 + L4Headers.UDP_CHECKSUM_OFFSET;
+                Frames.putU16(field, Checksums.updateUdpV4(Frames.u16(field), oldAddress, newAddress, oldPort, newPort));
+                Frames.putU16(l4 + portOffset, newPort);
+            }
+            default ->
+            {
+                Frames.putU16(l4 + portOffset, newPort);
+                if (p.fragment[i] == ParsedBurst.FRAGMENT_NONE)
+                {
+                    Crc32c.updateSctp(l4, p.l4Length[i]);
+                }
+            }
+        }
+    }
+
+    private static void rewritePortV6(final long l4, final ParsedBurst p, final int i, final int portOffset,
+        final long oldHigh, final long oldLow, final long newHigh, final long newLow, final int oldPort,
+        final int newPort)
+    {
+        switch (p.protocol[i])
+        {
+            case Ipv4Header.PROTOCOL_TCP ->
+            {
+                final long field = l4 + L4Headers.TCP_CHECKSUM_OFFSET;
+                Frames.putU16(field, Checksums.updateTcpV6(Frames.u16(field), oldHigh, oldLow, newHigh, newLow,
+                    oldPort, newPort));
+                Frames.putU16(l4 + portOffset, newPort);
+            }
+            case Ipv4Header.PROTOCOL_UDP ->
+            {
+                final long field = l4 + L4Headers.UDP_CHECKSUM_OFFSET;
+                Frames.putU16(field, Checksums.updateUdpV6(Frames.u16(field), oldHigh, oldLow, newHigh, newLow,
+                    oldPort, newPort));
+                Frames.putU16(l4 + portOffset, newPort);
+            }
+            default ->
+            {
+                Frames.putU16(l4 + portOffset, newPort);
+                if (p.fragment[i] == ParsedBurst.FRAGMENT_NONE)
+                {
+                    Crc32c.updateSctp(l4, p.l4Length[i]);
+                }
+            }
+        }
+    }
+
+    /**
+     * NAT of a later fragment (no upper-layer header): the IP address only.
+     */
+    int natInboundFragment(final FrameBurst burst, final int i, final ParsedBurst p, final DataPlane plane,
+        final int serverSlot)
+    {
+        final boolean wasPorts = p.hasPorts[i];
+        p.hasPorts[i] = false;
+        final int verdict = natInbound(burst, i, p, plane, serverSlot, 0);
+        p.hasPorts[i] = wasPorts;
+        return verdict;
+    }
+
+    /**
+     * Writes both MAC addresses: twelve bytes in two stores.
+     */
+    static void setMacs(final long frame, final long destination, final long source)
+    {
+        Frames.putI64(frame, destination << 16 | source >>> 32);
+        Frames.putI32(frame + 8, (int)source);
+    }
+}

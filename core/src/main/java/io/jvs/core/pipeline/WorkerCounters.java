@@ -1,0 +1,91 @@
+package io.jvs.core.pipeline;
+
+import io.jvs.core.packet.DropReason;
+import io.jvs.core.packet.Verdict;
+
+/**
+ * One worker's counters: verdicts, drops by reason, and packets, bytes and connections per service and
+ * per real server slot. Written only by its worker with plain stores; readers (stats, tests) see
+ * values that may lag by a burst, which is all a counter promises.
+ */
+public final class WorkerCounters
+{
+    /** Frames handed to {@link Pipeline#process}. */
+    public long frames;
+    /** Connections created. */
+    public long connections;
+    /** Connections that expired or were reclaimed. */
+    public long connectionsEnded;
+    /** ICMP errors jvs answered with (port-unreachable, time-exceeded, frag-needed, packet-too-big). */
+    public long icmpSent;
+    /** ICMP answers skipped by the rate limit. */
+    public long icmpRateLimited;
+    /** Later fragments sent after their first. */
+    public long fragmentsFollowed;
+
+    final long[] verdicts = new long[4];
+    final long[] drops = new long[DropReason.count()];
+    final long[] servicePackets;
+    final long[] serviceBytes;
+    final long[] serverPackets;
+    final long[] serverBytes;
+    final long[] serverConnections;
+
+    /**
+     * @param maxServices service slots.
+     * @param maxServers  server slots.
+     */
+    public WorkerCounters(final int maxServices, final int maxServers)
+    {
+        servicePackets = new long[maxServices];
+        serviceBytes = new long[maxServices];
+        serverPackets = new long[maxServers];
+        serverBytes = new long[maxServers];
+        serverConnections = new long[maxServers];
+    }
+
+    public long transmitted()
+    {
+        return verdicts[Verdict.TRANSMIT];
+    }
+
+    public long passed()
+    {
+        return verdicts[Verdict.PASS];
+    }
+
+    public long dropped()
+    {
+        return verdicts[Verdict.DROP];
+    }
+
+    public long dropped(final DropReason reason)
+    {
+        return drops[reason.ordinal()];
+    }
+
+    public long servicePackets(final int slot)
+    {
+        return servicePackets[slot];
+    }
+
+    public long serviceBytes(final int slot)
+    {
+        return serviceBytes[slot];
+    }
+
+    public long serverPackets(final int slot)
+    {
+        return serverPackets[slot];
+    }
+
+    public long serverBytes(final int slot)
+    {
+        return serverBytes[slot];
+    }
+
+    public long serverConnections(final int slot)
+    {
+        return serverConnections[slot];
+    }
+}

@@ -1,0 +1,102 @@
+package io.jvs.core.pipeline;
+
+import io.jvs.core.conn.ConnectionTimeouts;
+import io.jvs.core.net.IpAddress;
+import io.jvs.core.packet.Frames;
+import io.jvs.core.rules.RuleParser;
+import io.jvs.core.sched.SchedulerFlags;
+import io.jvs.core.sched.SchedulerSettings;
+import io.jvs.core.service.ServiceTable;
+
+import java.nio.ByteBuffer;
+
+/**
+ * A pipeline over a configuration written in ipvsadm's language, with one port (index 0) whose
+ * neighbours are the real servers, and frames sent through it one burst at a time.
+ */
+final class PipelineFixture
+{
+    static final int FRAME_SIZE = 2048;
+    static final int HEADROOM = 256;
+
+    final ServiceTable table = new ServiceTable(SchedulerSettings.of(SchedulerFlags.NONE));
+    final ConnectionTimeouts timeouts = new ConnectionTimeouts();
+    final DataPlaneBuilder builder = new DataPlaneBuilder(64, 256);
+    final Topology.Builder topology = new Topology.Builder()
+        .port(0, TestFrames.JVS_MAC, 1500, IpAddress.parse("10.0.0.1"), IpAddress.parse("2001:db8::1"))
+        .gatewayV4(0, TestFrames.ROUTER_MAC)
+        .gatewayV6(0, TestFrames.ROUTER_MAC);
+    DataPlaneSettings settings = DataPlaneSettings.defaults();
+    DataPlanePublisher publisher;
+    Pipeline pipeline;
+    final FrameBurst burst = new FrameBurst();
+    private final ByteBuffer memory = ByteBuffer.allocateDirect(FrameBurst.MAX_FRAMES * (FRAME_SIZE + HEADROOM));
+    private final long base = Frames.addressOf(memory);
+    long nowNs = 1_000_000_000L;
+
+    PipelineFixture rules(final String... lines)
+    {
+        for (final String line : lines)
+        {
+            RuleParser.parse(line).applyTo(table);
+        }
+        return this;
+    }
+
+    /** Each real server as a neighbour with MAC 02:00:00:00:ss:ss from its last octet. */
+    PipelineFixture neighbour(final String address, final long mac)
+    {
+        topology.neighbour(IpAddress.parse(address), 0, mac);
+        return this;
+    }
+
+    PipelineFixture start()
+    {
+        publisher = new DataPlanePublisher(plane());
+        pipeline = new Pipeline(publisher, 0, 4096, 4096, 64, 256, 1000);
+        return this;
+    }
+
+    DataPlane plane()
+    {
+        return builder.build(table, topology.build(), timeouts, settings);
+    }
+
+    /** Rebuilds and publishes the snapshot after a configuration change. */
+    void republish()
+    {
+        publisher.publish(plane());
+    }
+
+    /**
+     * Sends frames as one burst.
+     */
+    Result[] send(final byte[]... frames)
+    {
+        burst.clear();
+        burst.ingressPort = 0;
+        for (int i = 0; i < frames.length; i++)
+        {
+            final long address = base + (long)i * (FRAME_SIZE + HEADROOM) + HEADROOM;
+            Frames.write(frames[i], address);
+            burst.add(address, frames[i].length, FRAME_SIZE, HEADROOM, nowNs - 500);
+        }
+        pipeline.process(burst, nowNs);
+        final Result[] results = new Result[frames.length];
+        for (int i = 0; i < frames.length; i++)
+        {
+            results[i] = new Result(burst.verdict[i], Frames.read(burst.address[i], burst.length[i]));
+        }
+        return results;
+    }
+
+    Result sendOne(final byte[] frame)
+    {
+        return send(frame)[0];
+    }
+
+    /** A frame's fate and its bytes after processing. */
+    record Result(int verdict, byte[] frame)
+    {
+    }
+}

@@ -1,0 +1,250 @@
+package io.jvs.forwarder.bench;
+
+import io.jvs.core.conn.ConnectionTimeouts;
+import io.jvs.core.net.IpAddress;
+import io.jvs.core.packet.EthernetHeader;
+import io.jvs.core.packet.Frames;
+import io.jvs.core.packet.Verdict;
+import io.jvs.core.pipeline.DataPlaneBuilder;
+import io.jvs.core.pipeline.DataPlanePublisher;
+import io.jvs.core.pipeline.DataPlaneSettings;
+import io.jvs.core.pipeline.FrameBurst;
+import io.jvs.core.pipeline.Pipeline;
+import io.jvs.core.pipeline.Topology;
+import io.jvs.core.rules.RuleParser;
+import io.jvs.core.sched.SchedulerFlags;
+import io.jvs.forwarder.memory.HugePageAllocator;
+import io.jvs.core.sched.SchedulerSettings;
+import io.jvs.core.service.ServiceTable;
+
+import java.nio.ByteBuffer;
+
+/**
+ * A synthetic load for the pipeline: bursts of 64-byte TCP frames from many clients to one virtual
+ * service of 16 real servers, written into off-heap frame buffers the way a NIC would, then processed.
+ * <p>
+ * Two shapes: established flows (the clients' connections are opened first, through the pipeline
+ * itself; each burst then carries ACKs of randomly chosen flows), and new connections (every frame is
+ * a SYN from a client never seen before, with the clock stepping so entries expire and the table turns
+ * over at its half-full point). Shared by the JMH benchmarks and {@code tools/jvs bench pipeline}.
+ */
+public final class PipelineWorkload
+{
+    /** How the service forwards. */
+    public enum Mode
+    {
+        NAT("-m"),
+        DR("-g");
+
+        final String option;
+
+        Mode(final String option)
+        {
+            this.option = option;
+        }
+    }
+
+    /** Bytes of a minimum Ethernet frame without its FCS. */
+    public static final int FRAME_LENGTH = 60;
+    public static final int SERVERS = 16;
+    private static final int FRAME_STRIDE = 2048;
+    private static final int HEADROOM = 128;
+    private static final long ROUTER_MAC = 0x02_00_00_00_00_FEL;
+    private static final long JVS_MAC = 0x02_00_00_00_00_10L;
+    private static final int VIP = IpAddress.parse("10.0.0.100").v4();
+    private static final int CLIENT_BASE = IpAddress.parse("100.64.0.0").v4();
+    /** Client ports per client address: flow n is address n >> 15, port 1024 + (n & 0x7FFF). */
+    private static final int PORT_BITS = 15;
+    private static final int TCP_ACK = 0x10;
+    private static final int TCP_SYN = 0x02;
+
+    private final Mode mode;
+    private final String scheduler;
+    private final int flows;
+    private final boolean newFlows;
+    private final int burstSize;
+    private final Pipeline pipeline;
+    private final FrameBurst burst = new FrameBurst();
+    private final ByteBuffer memory;
+    private final long base;
+    private final long template;
+    private final long clockStepNs;
+    private long nowNs = 1_000_000_000L;
+    private long random = 0x9E37_79B9_7F4A_7C15L;
+    private long nextNewClient;
+
+    /**
+     * @param mode      NAT or DR.
+     * @param scheduler the service's scheduler, e.g. "rr".
+     * @param flows     established flows (or, for new connections, the connection table's capacity).
+     * @param newFlows  every frame opens a new connection.
+     * @param burstSize frames per burst, 1..256.
+     */
+    public PipelineWorkload(final Mode mode, final String scheduler, final int flows, final boolean newFlows,
+        final int burstSize)
+    {
+        if (burstSize < 1 || burstSize > FrameBurst.MAX_FRAMES)
+        {
+            throw new IllegalArgumentException("burst size must be 1.." + FrameBurst.MAX_FRAMES);
+        }
+        this.mode = mode;
+        this.scheduler = scheduler;
+        this.flows = flows;
+        this.newFlows = newFlows;
+        this.burstSize = burstSize;
+        final ServiceTable table = new ServiceTable(SchedulerSettings.of(SchedulerFlags.NONE));
+        RuleParser.parse("-A -t 10.0.0.100:80 -s " + scheduler).applyTo(table);
+        final Topology.Builder topology = new Topology.Builder()
+            .port(0, JVS_MAC, 1500, IpAddress.parse("10.0.0.1"), null)
+            .gatewayV4(0, ROUTER_MAC);
+        for (int server = 1; server <= SERVERS; server++)
+        {
+            RuleParser.parse("-a -t 10.0.0.100:80 -r 192.168.1." + server + ":80 " + mode.option).applyTo(table);
+            topology.neighbour(IpAddress.parse("192.168.1." + server), 0, 0x02_00_00_00_01_00L + server);
+        }
+        final DataPlaneSettings settings = new DataPlaneSettings(true, true, true, false, false, true, false, 0,
+            false, 128);
+        final DataPlanePublisher publisher = new DataPlanePublisher(
+            new DataPlaneBuilder(4, SERVERS + 1).build(table, topology.build(), new ConnectionTimeouts(), settings));
+        final int capacity = Math.max(1024, flows);
+        this.pipeline = new Pipeline(publisher, 0, capacity, 1024, 4, SERVERS + 1, 0, HugePageAllocator.INSTANCE);
+        this.memory = ByteBuffer.allocateDirect(FrameBurst.MAX_FRAMES * FRAME_STRIDE + FRAME_STRIDE);
+        this.base = Frames.addressOf(memory);
+        this.template = base + (long)FrameBurst.MAX_FRAMES * FRAME_STRIDE;
+        writeTemplate(template);
+        // New connections: SYN_RECV lasts 60 s; stepping the clock so one lives for capacity / (2 * burst)
+        // bursts keeps the table about half full.
+        this.clockStepNs = newFlows ? 60_000_000_000L * 2 * burstSize / Math.max(capacity, 2L * burstSize) : 1_000;
+    }
+
+    private static void writeTemplate(final long frame)
+    {
+        for (int i = 0; i < FRAME_LENGTH; i++)
+        {
+            Frames.putU8(frame + i, 0);
+        }
+        EthernetHeader.destination(frame, JVS_MAC);
+        EthernetHeader.source(frame, ROUTER_MAC);
+        Frames.putU16(frame + 12, EthernetHeader.TYPE_IPV4);
+        final long ip = frame + 14;
+        Frames.putU8(ip, 0x45);
+        Frames.putU16(ip + 2, 40);
+        Frames.putU16(ip + 6, 0x4000);
+        Frames.putU8(ip + 8, 64);
+        Frames.putU8(ip + 9, 6);
+        Frames.putI32(ip + 16, VIP);
+        final long tcp = ip + 20;
+        Frames.putU16(tcp + 2, 80);
+        Frames.putU8(tcp + 12, 0x50);
+        Frames.putU16(tcp + 14, 65535);
+    }
+
+    /**
+     * Opens the established flows (nothing to do for new connections).
+     *
+     * @return this workload.
+     */
+    public PipelineWorkload setUp()
+    {
+        if (newFlows)
+        {
+            return this;
+        }
+        for (final int flags : new int[] {TCP_SYN, TCP_ACK})
+        {
+            for (int first = 0; first < flows; first += burstSize)
+            {
+                final int count = Math.min(burstSize, flows - first);
+                burst.clear();
+                for (int i = 0; i < count; i++)
+                {
+                    addFrame(i, first + i, flags);
+                }
+                pipeline.process(burst, nowNs);
+                for (int i = 0; i < count; i++)
+                {
+                    if (Verdict.kind(burst.verdict[i]) != Verdict.TRANSMIT)
+                    {
+                        throw new IllegalStateException("flow " + (first + i) + " was not forwarded: " +
+                            Verdict.toString(burst.verdict[i]));
+                    }
+                }
+            }
+        }
+        return this;
+    }
+
+    private void addFrame(final int i, final long flow, final int tcpFlags)
+    {
+        final long frame = base + HEADROOM + (long)i * FRAME_STRIDE;
+        Frames.copy(template, frame, FRAME_LENGTH);
+        Frames.putI32(frame + 26, CLIENT_BASE + (int)(flow >>> PORT_BITS));
+        Frames.putU16(frame + 34, 1024 + (int)(flow & ((1 << PORT_BITS) - 1)));
+        Frames.putU8(frame + 47, tcpFlags);
+        burst.add(frame, FRAME_LENGTH, FRAME_STRIDE - HEADROOM, HEADROOM, nowNs);
+    }
+
+    /**
+     * Writes one burst of frames and processes it.
+     *
+     * @return the number of frames transmitted.
+     */
+    public int runBurst()
+    {
+        burst.clear();
+        if (newFlows)
+        {
+            nowNs += clockStepNs;
+            for (int i = 0; i < burstSize; i++)
+            {
+                addFrame(i, nextNewClient++, TCP_SYN);
+            }
+        }
+        else
+        {
+            nowNs += clockStepNs;
+            long state = random;
+            for (int i = 0; i < burstSize; i++)
+            {
+                state ^= state << 13;
+                state ^= state >>> 7;
+                state ^= state << 17;
+                // Lemire's multiply-shift: a uniform flow index without a division.
+                addFrame(i, ((state >>> 32) * flows) >>> 32, TCP_ACK);
+            }
+            random = state;
+        }
+        pipeline.process(burst, nowNs);
+        int transmitted = 0;
+        for (int i = 0; i < burstSize; i++)
+        {
+            transmitted += Verdict.kind(burst.verdict[i]) == Verdict.TRANSMIT ? 1 : 0;
+        }
+        return transmitted;
+    }
+
+    public Pipeline pipeline()
+    {
+        return pipeline;
+    }
+
+    public int burstSize()
+    {
+        return burstSize;
+    }
+
+    /**
+     * @return bytes of connection-table memory per connection the table can hold.
+     */
+    public double bytesPerConnection()
+    {
+        return pipeline.connectionsV4().bytesPerConnection();
+    }
+
+    @Override
+    public String toString()
+    {
+        return "mode=" + mode.name().toLowerCase() + " scheduler=" + scheduler + " flows=" + flows +
+            (newFlows ? " new-flows" : "");
+    }
+}

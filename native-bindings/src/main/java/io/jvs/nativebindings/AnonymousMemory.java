@@ -1,0 +1,143 @@
+package io.jvs.nativebindings;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.StructLayout;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.VarHandle;
+
+import static java.lang.foreign.MemoryLayout.PathElement.groupElement;
+
+/**
+ * Anonymous memory mappings (mmap(2) with MAP_ANONYMOUS), optionally advised to use transparent huge
+ * pages (madvise(2) MADV_HUGEPAGE): for tables of millions of entries, 2 MiB pages leave the TLB enough
+ * reach that random lookups stop paying a page walk each.
+ */
+public final class AnonymousMemory
+{
+    private static final int PROT_READ = 0x1;
+    private static final int PROT_WRITE = 0x2;
+    private static final int MAP_PRIVATE = 0x02;
+    private static final int MAP_ANONYMOUS = 0x20;
+    private static final int MADV_HUGEPAGE = 14;
+    private static final long MAP_FAILED = -1L;
+    /** Huge pages are 2 MiB on x86-64: mappings are rounded up to them so the kernel can use them throughout. */
+    public static final long HUGE_PAGE_SIZE = 2L << 20;
+
+    private static final Linker LINKER = Linker.nativeLinker();
+    private static final StructLayout CAPTURE = Linker.Option.captureStateLayout();
+    private static final VarHandle ERRNO = CAPTURE.varHandle(groupElement("errno"));
+    private static final MethodHandle MMAP = downcall("mmap", FunctionDescriptor.of(ValueLayout.ADDRESS,
+        ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT,
+        ValueLayout.JAVA_LONG));
+    private static final MethodHandle MADVISE = downcall("madvise", FunctionDescriptor.of(ValueLayout.JAVA_INT,
+        ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT));
+    private static final MethodHandle MUNMAP = downcall("munmap", FunctionDescriptor.of(ValueLayout.JAVA_INT,
+        ValueLayout.ADDRESS, ValueLayout.JAVA_LONG));
+
+    private final long address;
+    private final long length;
+    private final boolean hugePagesAdvised;
+    private boolean unmapped;
+
+    private AnonymousMemory(final long address, final long length, final boolean hugePagesAdvised)
+    {
+        this.address = address;
+        this.length = length;
+        this.hugePagesAdvised = hugePagesAdvised;
+    }
+
+    private static MethodHandle downcall(final String name, final FunctionDescriptor descriptor)
+    {
+        return LINKER.downcallHandle(LINKER.defaultLookup().find(name).orElseThrow(), descriptor,
+            Linker.Option.captureCallState("errno"));
+    }
+
+    /**
+     * Maps zeroed memory.
+     *
+     * @param bytes      at least this many bytes.
+     * @param hugePages  ask for transparent huge pages (the kernel may still decline; the memory works either way).
+     * @return the mapping.
+     * @throws NativeCallException when mmap fails.
+     */
+    public static AnonymousMemory map(final long bytes, final boolean hugePages)
+    {
+        final long length = hugePages ? (bytes + HUGE_PAGE_SIZE - 1) & -HUGE_PAGE_SIZE : (bytes + 4095) & -4096L;
+        try (Arena arena = Arena.ofConfined())
+        {
+            final MemorySegment state = arena.allocate(CAPTURE);
+            final MemorySegment mapped = (MemorySegment)MMAP.invokeExact(state, MemorySegment.NULL, length,
+                PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0L);
+            if (mapped.address() == MAP_FAILED)
+            {
+                throw new NativeCallException("mmap", (int)ERRNO.get(state, 0L), length + " bytes");
+            }
+            boolean advised = false;
+            if (hugePages)
+            {
+                final int result = (int)MADVISE.invokeExact(state, mapped, length, MADV_HUGEPAGE);
+                advised = result == 0;
+            }
+            return new AnonymousMemory(mapped.address(), length, advised);
+        }
+        catch (final NativeCallException ex)
+        {
+            throw ex;
+        }
+        catch (final Throwable ex)
+        {
+            throw new AssertionError("mmap downcall failed", ex);
+        }
+    }
+
+    public long address()
+    {
+        return address;
+    }
+
+    public long length()
+    {
+        return length;
+    }
+
+    /**
+     * @return true when madvise(MADV_HUGEPAGE) was accepted.
+     */
+    public boolean hugePagesAdvised()
+    {
+        return hugePagesAdvised;
+    }
+
+    /**
+     * Unmaps the memory; using it afterwards crashes the process.
+     */
+    public synchronized void unmap()
+    {
+        if (unmapped)
+        {
+            return;
+        }
+        try (Arena arena = Arena.ofConfined())
+        {
+            final MemorySegment state = arena.allocate(CAPTURE);
+            final int result = (int)MUNMAP.invokeExact(state, MemorySegment.ofAddress(address), length);
+            if (result != 0)
+            {
+                throw new NativeCallException("munmap", (int)ERRNO.get(state, 0L), length + " bytes");
+            }
+            unmapped = true;
+        }
+        catch (final NativeCallException ex)
+        {
+            throw ex;
+        }
+        catch (final Throwable ex)
+        {
+            throw new AssertionError("munmap downcall failed", ex);
+        }
+    }
+}

@@ -1,0 +1,23 @@
+package io.jvs.tools.bench;
+
+import picocli.CommandLine.Command;
+
+/**
+ * {@code jvs bench}: performance measurements an operator can run without knowing JMH.
+ */
+@Command(
+    name = "bench",
+    mixinStandardHelpOptions = true,
+    description = "Measures packets per second and latency (JMH figures: java -jar perf/target/benchmarks.jar).",
+    subcommands = {PipelineBenchCommand.class})
+public final class BenchCommand implements Runnable
+{
+    @picocli.CommandLine.Spec
+    private picocli.CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public void run()
+    {
+        spec.commandLine().usage(spec.commandLine().getOut());
+    }
+}

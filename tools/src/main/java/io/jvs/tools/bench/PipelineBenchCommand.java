@@ -1,0 +1,114 @@
+package io.jvs.tools.bench;
+
+import io.jvs.core.sched.SchedulerKind;
+import io.jvs.forwarder.bench.PipelineWorkload;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+import java.io.PrintWriter;
+import java.lang.management.ManagementFactory;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code jvs bench pipeline}: the full data path on one core, 64-byte frames in bursts, from memory.
+ */
+@Command(
+    name = "pipeline",
+    mixinStandardHelpOptions = true,
+    description = {
+        "Runs the packet pipeline on this thread over synthetic 64-byte TCP frames written into memory",
+        "(no NIC, no syscalls) and prints one line: pipeline mode=... scheduler=... flows=... Mpps=...",
+        "ns/packet=... B/op=... The frames are written anew for every burst, as a NIC would."})
+public final class PipelineBenchCommand implements Callable<Integer>
+{
+    @Spec
+    private CommandSpec spec;
+
+    @Option(names = "--mode", defaultValue = "nat", description = "nat or dr (default ${DEFAULT-VALUE})")
+    private String mode;
+
+    @Option(names = "--scheduler", defaultValue = "rr", description = "the service's scheduler (default ${DEFAULT-VALUE})")
+    private String scheduler;
+
+    @Option(names = "--flows", defaultValue = "1000000", description = "established flows (default ${DEFAULT-VALUE})")
+    private int flows;
+
+    @Option(names = "--new-flows", description = "every frame opens a new connection (measures the connection rate)")
+    private boolean newFlows;
+
+    @Option(names = "--seconds", defaultValue = "10", description = "measuring time after a warm-up (default ${DEFAULT-VALUE})")
+    private int seconds;
+
+    @Option(names = "--burst", defaultValue = "32", description = "frames per burst (default ${DEFAULT-VALUE})")
+    private int burst;
+
+    @Override
+    public Integer call()
+    {
+        final PrintWriter out = spec.commandLine().getOut();
+        final PrintWriter err = spec.commandLine().getErr();
+        final PipelineWorkload.Mode workloadMode;
+        try
+        {
+            workloadMode = PipelineWorkload.Mode.valueOf(mode.toUpperCase(Locale.ROOT));
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            err.println("jvs bench pipeline: --mode must be nat or dr, not " + mode);
+            err.flush();
+            return 2;
+        }
+        if (SchedulerKind.byName(scheduler) == null || flows < 1 || seconds < 1)
+        {
+            err.println("jvs bench pipeline: need a known --scheduler, --flows >= 1 and --seconds >= 1");
+            err.flush();
+            return 2;
+        }
+        final PipelineWorkload workload = new PipelineWorkload(workloadMode, scheduler.toLowerCase(Locale.ROOT), flows,
+            newFlows, burst);
+        out.println("jvs bench pipeline: " + workload + ", setting up...");
+        out.flush();
+        workload.setUp();
+        run(workload, Math.max(2, seconds / 3) * 1_000_000_000L);
+
+        final com.sun.management.ThreadMXBean threads =
+            (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
+        final long allocatedBefore = threads.getCurrentThreadAllocatedBytes();
+        final long cpuBefore = threads.getCurrentThreadCpuTime();
+        final long[] result = run(workload, seconds * 1_000_000_000L);
+        final long cpuNs = threads.getCurrentThreadCpuTime() - cpuBefore;
+        final long allocated = threads.getCurrentThreadAllocatedBytes() - allocatedBefore;
+        final long packets = result[0];
+        final long elapsedNs = result[1];
+        final double mpps = packets * 1_000.0 / elapsedNs;
+        out.printf(Locale.ROOT, "pipeline mode=%s scheduler=%s flows=%d%s Mpps=%.2f ns/packet=%.1f B/op=%.3f " +
+                "cpu-ns/packet=%.1f bytes/connection=%.1f%n",
+            mode.toLowerCase(Locale.ROOT), scheduler.toLowerCase(Locale.ROOT), flows, newFlows ? " new-flows" : "",
+            mpps, (double)elapsedNs / packets, (double)allocated / packets, (double)cpuNs / packets,
+            workload.bytesPerConnection());
+        out.flush();
+        return 0;
+    }
+
+    /** @return {packets processed, nanoseconds}. */
+    private static long[] run(final PipelineWorkload workload, final long durationNs)
+    {
+        final int burst = workload.burstSize();
+        long packets = 0;
+        final long start = System.nanoTime();
+        long now = start;
+        while (now - start < durationNs)
+        {
+            for (int i = 0; i < 256; i++)
+            {
+                workload.runBurst();
+            }
+            packets += 256L * burst;
+            now = System.nanoTime();
+        }
+        return new long[] {packets, now - start};
+    }
+}
