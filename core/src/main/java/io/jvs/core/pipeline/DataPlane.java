@@ -39,6 +39,8 @@ public final class DataPlane
     final NeighbourIndex clientNeighbours;
     final ConnectionTimeouts timeouts;
     final DataPlaneSettings settings;
+    /** How many workers the schedulers were made for (each worker's index must be below it). */
+    final int workers;
 
     DataPlane(
         final ServiceClassifier classifier,
@@ -51,8 +53,10 @@ public final class DataPlane
         final long[] serverNextHopMac,
         final Topology topology,
         final ConnectionTimeouts timeouts,
-        final DataPlaneSettings settings)
+        final DataPlaneSettings settings,
+        final int workers)
     {
+        this.workers = workers;
         this.classifier = classifier;
         this.services = services;
         this.servers = servers;
@@ -86,6 +90,14 @@ public final class DataPlane
             portIpv6Low[port.index()] = port.ipv6() == null ? 0 : port.ipv6().low();
         }
         clientNeighbours = new NeighbourIndex(topology);
+    }
+
+    /**
+     * @return how many workers this configuration's schedulers serve.
+     */
+    public int workers()
+    {
+        return workers;
     }
 
     public DataPlaneSettings settings()

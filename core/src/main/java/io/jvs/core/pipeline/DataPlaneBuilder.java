@@ -131,7 +131,8 @@ public final class DataPlaneBuilder
             }
         }
         return new DataPlane(classifier.build(), services, servers, serverService,
-            new ServerAddresses(high, low, port), method, egress, mac, topology, timeouts, settings);
+            new ServerAddresses(high, low, port), method, egress, mac, topology, timeouts, settings,
+            table.schedulerSettings().workers());
     }
 
     private int serviceSlot(final VirtualService service)

@@ -8,6 +8,8 @@ package io.jvs.core.pipeline;
  * @param allowFragments          handle fragments (else dropped as fragment).
  * @param expireNodestConn        expire_nodest_conn: a packet of a connection whose server was removed
  *                                expires it and is scheduled again (else dropped).
+ * @param expireQuiescentTemplate expire_quiescent_template: a persistence template whose server has weight 0
+ *                                is not followed (else it keeps sending its network there).
  * @param sloppyTcp               sloppy_tcp: any TCP packet but RST may create a connection (else only SYN).
  * @param connReuse               conn_reuse_mode 1: a SYN on a TIME_WAIT or CLOSE entry starts afresh.
  * @param activeEstablishedOnly   D5's older rule: only ESTABLISHED counts as active.
@@ -21,6 +23,7 @@ public record DataPlaneSettings(
     boolean allowIpOptions,
     boolean allowFragments,
     boolean expireNodestConn,
+    boolean expireQuiescentTemplate,
     boolean sloppyTcp,
     boolean connReuse,
     boolean activeEstablishedOnly,
@@ -30,11 +33,11 @@ public record DataPlaneSettings(
 {
     /**
      * @return the kernel's defaults: pass unmatched, options and fragments allowed, drop on a removed
-     *         server, SYN-only connections, conn_reuse_mode 1, the current active states, 1000 ICMP
+     *         server, follow templates of quiesced servers, SYN-only connections, conn_reuse_mode 1, the current active states, 1000 ICMP
      *         answers a second per worker, no MSS clamp, sweeps of at least 64 slots.
      */
     public static DataPlaneSettings defaults()
     {
-        return new DataPlaneSettings(true, true, true, false, false, true, false, 1000, false, 64);
+        return new DataPlaneSettings(true, true, true, false, false, false, true, false, 1000, false, 64);
     }
 }

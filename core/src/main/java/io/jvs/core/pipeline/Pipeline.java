@@ -16,6 +16,7 @@ import io.jvs.core.packet.Verdict;
 import io.jvs.core.sched.SchedulingContext;
 import io.jvs.core.service.ForwardMethod;
 import io.jvs.core.service.RealServer;
+import io.jvs.core.service.ServiceSettings;
 import io.jvs.core.service.VirtualService;
 import org.HdrHistogram.Histogram;
 
@@ -52,6 +53,7 @@ public final class Pipeline
     private final FragmentTable fragments = new FragmentTable(1024);
     private final Rewriter rewriter = new Rewriter();
     private final IcmpErrors icmpErrors = new IcmpErrors(rewriter);
+    private final TemplateTable templates;
     private final IcmpResponder icmp;
     private final WorkerCounters counters;
     private final Histogram latency = new Histogram(MAX_LATENCY_NS, 2);
@@ -94,11 +96,12 @@ public final class Pipeline
         final int icmpPerSecond)
     {
         this(publisher, workerIndex, connectionsV4, connectionsV6, maxServices, maxServers, icmpPerSecond,
-            OffHeapAllocator.DIRECT);
+            OffHeapAllocator.DIRECT, new TemplateTable(1024));
     }
 
     /**
-     * As the other constructor, with the connection tables' memory from the given allocator (huge pages).
+     * As the other constructor, with the connection tables' memory from the given allocator (huge pages)
+     * and the persistence templates every worker shares.
      */
     public Pipeline(
         final DataPlanePublisher publisher,
@@ -108,9 +111,16 @@ public final class Pipeline
         final int maxServices,
         final int maxServers,
         final int icmpPerSecond,
-        final OffHeapAllocator allocator)
+        final OffHeapAllocator allocator,
+        final TemplateTable templates)
     {
+        if (workerIndex < 0 || workerIndex >= publisher.current().workers())
+        {
+            throw new IllegalArgumentException("worker " + workerIndex + " of a configuration made for " +
+                publisher.current().workers() + " workers");
+        }
         this.publisher = publisher;
+        this.templates = templates;
         this.parser = new PacketParser(true, true);
         this.strictParser = new PacketParser(false, false);
         this.v4 = new ConnectionTable(false, connectionsV4, this::onRemoved, allocator);
@@ -235,6 +245,8 @@ public final class Pipeline
         {
             v4.sweep(nowTick, budget4);
             v6.sweep(nowTick, budget6);
+            templates.sweep(nowNs, (int)Math.min(templates.buckets(), 1 + templates.buckets() * sweepCredit /
+                SWEEP_PERIOD_NS), plane);
             sweepCredit = 0;
         }
     }
@@ -382,7 +394,27 @@ public final class Pipeline
                 p.destinationPort[i]);
         }
         flow.firewallMark(burst.firewallMark[i]);
-        final RealServer server = virtualService.schedule(flow, context);
+        final ServiceSettings serviceSettings = virtualService.settings();
+        int template = TemplateTable.NOT_FOUND;
+        long networkHigh = 0;
+        long networkLow = 0;
+        RealServer server = null;
+        if (serviceSettings.persistent())
+        {
+            final int prefix = serviceSettings.netmaskPrefix();
+            networkHigh = isV6 ? maskHigh(p.sourceHigh[i], prefix) : 0;
+            networkLow = isV6 ? maskLow(p.sourceLow[i], prefix) : maskV4(p.sourceLow[i], prefix);
+            template = templates.find(service, networkHigh, networkLow, current, nowNs);
+            if (template != TemplateTable.NOT_FOUND && templates.foundServer() != 0)
+            {
+                server = current.servers[templates.foundServer()];
+            }
+        }
+        final boolean fromTemplate = server != null;
+        if (server == null)
+        {
+            server = virtualService.schedule(flow, context);
+        }
         final int serverSlot = server == null ? 0 : server.forwardingSlot();
         if (serverSlot == 0 || current.servers[serverSlot] != server)
         {
@@ -390,7 +422,12 @@ public final class Pipeline
                 isV6 ? L4Headers.ICMPV6_DESTINATION_UNREACHABLE : L4Headers.ICMP_DESTINATION_UNREACHABLE,
                 isV6 ? L4Headers.ICMPV6_CODE_PORT_UNREACHABLE : L4Headers.ICMP_CODE_PORT_UNREACHABLE, 0, true);
         }
-        if (virtualService.settings().onePacket())
+        if (serviceSettings.persistent() && !fromTemplate)
+        {
+            template = templates.place(service, networkHigh, networkLow, serverSlot, current, nowNs,
+                serviceSettings.persistenceSeconds() * 1_000_000_000L);
+        }
+        if (serviceSettings.onePacket())
         {
             counters.connections++;
             counters.serverConnections[serverSlot]++;
@@ -406,6 +443,11 @@ public final class Pipeline
             return Verdict.drop(DropReason.CONNECTION_TABLE_FULL);
         }
         table.server(slot, serverSlot);
+        if (template != TemplateTable.NOT_FOUND &&
+            templates.attach(template, nowNs, serviceSettings.persistenceSeconds() * 1_000_000_000L))
+        {
+            table.template(slot, template);
+        }
         final boolean inboundOnly = server.forwardMethod() != ForwardMethod.NAT;
         table.flags(slot, ConnectionTable.FLAG_INACTIVE |
             (inboundOnly ? ConnectionTable.FLAG_NO_OUTPUT : 0));
@@ -610,6 +652,21 @@ public final class Pipeline
         return Verdict.drop(reason);
     }
 
+    private static long maskV4(final long address, final int prefix)
+    {
+        return prefix == 0 ? 0 : address & (0xFFFF_FFFFL << (32 - prefix)) & 0xFFFF_FFFFL;
+    }
+
+    private static long maskHigh(final long high, final int prefix)
+    {
+        return prefix >= 64 ? high : (prefix == 0 ? 0 : high & (-1L << (64 - prefix)));
+    }
+
+    private static long maskLow(final long low, final int prefix)
+    {
+        return prefix <= 64 ? 0 : (prefix == 128 ? low : low & (-1L << (128 - prefix)));
+    }
+
     private static Protocol protocolOf(final int number)
     {
         return switch (number)
@@ -631,6 +688,11 @@ public final class Pipeline
         if (server != null)
         {
             server.unbindConnection(table.isInactive(slot));
+        }
+        final int template = table.template(slot);
+        if (template >= 0)
+        {
+            templates.detach(template);
         }
         counters.connectionsEnded++;
     }

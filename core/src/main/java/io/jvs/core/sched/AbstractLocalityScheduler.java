@@ -1,5 +1,7 @@
 package io.jvs.core.sched;
 
+import io.jvs.core.concurrent.SharedKeyTable;
+
 import io.jvs.core.net.FlowTuple;
 import io.jvs.core.service.RealServer;
 import io.jvs.core.service.VirtualService;
@@ -12,7 +14,7 @@ abstract class AbstractLocalityScheduler implements Scheduler
 {
     static final int DEFAULT_BUCKETS = 1024;
 
-    protected final LocalityTable table;
+    protected final SharedKeyTable table;
     protected final ServerSlots slots = new ServerSlots();
     private final LocalityCollector collector;
     private final AddressHash hash;
@@ -23,7 +25,7 @@ abstract class AbstractLocalityScheduler implements Scheduler
     AbstractLocalityScheduler(final SchedulerSettings settings, final long expirationNs)
     {
         final int buckets = settings.flags().tableSize() != 0 ? settings.flags().tableSize() : DEFAULT_BUCKETS;
-        this.table = new LocalityTable(buckets);
+        this.table = new SharedKeyTable(buckets);
         this.bits = Integer.numberOfTrailingZeros(buckets);
         this.hash = AddressHash.of(settings.flags());
         this.collector = new LocalityCollector(table, expirationNs);
@@ -74,10 +76,10 @@ abstract class AbstractLocalityScheduler implements Scheduler
 
     protected static long fingerprintOf(final FlowTuple flow)
     {
-        return LocalityTable.fingerprint(flow.isV6(), flow.destinationHigh(), flow.destinationLow());
+        return SharedKeyTable.fingerprint(flow.isV6(), flow.destinationHigh(), flow.destinationLow());
     }
 
-    LocalityTable table()
+    SharedKeyTable table()
     {
         return table;
     }

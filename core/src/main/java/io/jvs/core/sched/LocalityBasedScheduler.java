@@ -1,5 +1,7 @@
 package io.jvs.core.sched;
 
+import io.jvs.core.concurrent.SharedKeyTable;
+
 import io.jvs.core.net.FlowTuple;
 import io.jvs.core.service.RealServer;
 
@@ -27,7 +29,7 @@ final class LocalityBasedScheduler extends AbstractLocalityScheduler
         final int bucket = bucketOf(flow);
         final long nowNs = context.nowNs();
         final int way = table.lookup(fingerprint, bucket);
-        if (way != LocalityTable.NOT_FOUND)
+        if (way != SharedKeyTable.NOT_FOUND)
         {
             table.touch(way, nowNs);
             final RealServer cached = slots.get((int)table.payload(way));
@@ -46,7 +48,7 @@ final class LocalityBasedScheduler extends AbstractLocalityScheduler
         if (slot != ServerSlots.NONE && isAlive())
         {
             final int entry = table.acquire(fingerprint, bucket, nowNs, slot);
-            if (entry != LocalityTable.NOT_FOUND && table.payload(entry) != slot)
+            if (entry != SharedKeyTable.NOT_FOUND && table.payload(entry) != slot)
             {
                 table.payload(entry, slot);
                 table.touch(entry, nowNs);

@@ -1,5 +1,7 @@
 package io.jvs.core.sched;
 
+import io.jvs.core.concurrent.SharedKeyTable;
+
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -16,13 +18,13 @@ final class LocalityCollector
     static final int COUNT_FOR_FULL_EXPIRATION = 30;
     static final long ENTRY_TIMEOUT_NS = TimeUnit.MINUTES.toNanos(6);
 
-    private final LocalityTable table;
+    private final SharedKeyTable table;
     private final long expirationNs;
     private int counter = 1;
     private int rover;
     private long nextCheckNs = Long.MIN_VALUE;
 
-    LocalityCollector(final LocalityTable table, final long expirationNs)
+    LocalityCollector(final SharedKeyTable table, final long expirationNs)
     {
         this.table = table;
         this.expirationNs = expirationNs;

@@ -1,5 +1,7 @@
 package io.jvs.core.sched;
 
+import io.jvs.core.concurrent.SharedKeyTable;
+
 import io.jvs.core.net.FlowTuple;
 import io.jvs.core.service.RealServer;
 
@@ -31,7 +33,7 @@ final class LocalityReplicationScheduler extends AbstractLocalityScheduler
         final int bucket = bucketOf(flow);
         final long nowNs = context.nowNs();
         int way = table.lookup(fingerprint, bucket);
-        if (way != LocalityTable.NOT_FOUND)
+        if (way != SharedKeyTable.NOT_FOUND)
         {
             table.touch(way, nowNs);
             final long set = table.payload(way);
@@ -55,11 +57,11 @@ final class LocalityReplicationScheduler extends AbstractLocalityScheduler
         {
             return chosen;
         }
-        if (way == LocalityTable.NOT_FOUND)
+        if (way == SharedKeyTable.NOT_FOUND)
         {
             way = table.acquire(fingerprint, bucket, nowNs, ReplicaSet.of(slot));
         }
-        if (way != LocalityTable.NOT_FOUND)
+        if (way != SharedKeyTable.NOT_FOUND)
         {
             addMember(way, slot, nowNs);
         }

@@ -19,7 +19,7 @@ final class PipelineFixture
     static final int FRAME_SIZE = 2048;
     static final int HEADROOM = 256;
 
-    final ServiceTable table = new ServiceTable(SchedulerSettings.of(SchedulerFlags.NONE));
+    final ServiceTable table;
     final ConnectionTimeouts timeouts = new ConnectionTimeouts();
     final DataPlaneBuilder builder = new DataPlaneBuilder(64, 256);
     final Topology.Builder topology = new Topology.Builder()
@@ -33,6 +33,20 @@ final class PipelineFixture
     private final ByteBuffer memory = ByteBuffer.allocateDirect(FrameBurst.MAX_FRAMES * (FRAME_SIZE + HEADROOM));
     private final long base = Frames.addressOf(memory);
     long nowNs = 1_000_000_000L;
+
+    PipelineFixture()
+    {
+        this(1);
+    }
+
+    /**
+     * @param workers how many workers the schedulers keep cursors for.
+     */
+    PipelineFixture(final int workers)
+    {
+        table = new ServiceTable(new SchedulerSettings(SchedulerFlags.NONE, workers,
+            SchedulerSettings.DEFAULT_EXPIRATION_NS, SchedulerSettings.DEFAULT_EXPIRATION_NS));
+    }
 
     PipelineFixture rules(final String... lines)
     {

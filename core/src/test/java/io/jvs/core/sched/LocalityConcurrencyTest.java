@@ -1,5 +1,7 @@
 package io.jvs.core.sched;
 
+import io.jvs.core.concurrent.SharedKeyTable;
+
 import io.jvs.core.net.FlowTuple;
 import io.jvs.core.net.IpAddress;
 import io.jvs.core.net.Protocol;
@@ -96,16 +98,16 @@ class LocalityConcurrencyTest
         }
         assertThat(failure.get()).isNull();
 
-        final LocalityTable table = locality.table();
+        final SharedKeyTable table = locality.table();
         assertThat(table.entries()).isEqualTo(table.countLive()).isPositive();
         final int bits = Integer.numberOfTrailingZeros(table.buckets());
         for (final IpAddress destination : destinations)
         {
-            final long fingerprint = LocalityTable.fingerprint(destination.isV6(), destination.high(), destination.low());
+            final long fingerprint = SharedKeyTable.fingerprint(destination.isV6(), destination.high(), destination.low());
             final int bucket = AddressHash.MULTIPLICATIVE.bucket(destination.fold(), bits);
             assertThat(table.liveCopies(fingerprint, bucket)).as("copies of %s", destination).isLessThanOrEqualTo(1);
             final int way = table.lookup(fingerprint, bucket);
-            if (way == LocalityTable.NOT_FOUND)
+            if (way == SharedKeyTable.NOT_FOUND)
             {
                 continue;
             }

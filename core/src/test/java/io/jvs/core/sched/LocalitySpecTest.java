@@ -1,5 +1,7 @@
 package io.jvs.core.sched;
 
+import io.jvs.core.concurrent.SharedKeyTable;
+
 import io.jvs.core.net.FlowTuple;
 import io.jvs.core.net.IpAddress;
 import io.jvs.core.net.Protocol;
@@ -158,7 +160,7 @@ class LocalitySpecTest
     private static long fingerprint(final String destination)
     {
         final IpAddress address = IpAddress.parse(destination);
-        return LocalityTable.fingerprint(address.isV6(), address.high(), address.low());
+        return SharedKeyTable.fingerprint(address.isV6(), address.high(), address.low());
     }
 
     private static int bucket(final AbstractLocalityScheduler scheduler, final String destination)

@@ -102,12 +102,13 @@ public final class PipelineWorkload
             RuleParser.parse("-a -t 10.0.0.100:80 -r 192.168.1." + server + ":80 " + mode.option).applyTo(table);
             topology.neighbour(IpAddress.parse("192.168.1." + server), 0, 0x02_00_00_00_01_00L + server);
         }
-        final DataPlaneSettings settings = new DataPlaneSettings(true, true, true, false, false, true, false, 0,
+        final DataPlaneSettings settings = new DataPlaneSettings(true, true, true, false, false, false, true, false, 0,
             false, 128);
         final DataPlanePublisher publisher = new DataPlanePublisher(
             new DataPlaneBuilder(4, SERVERS + 1).build(table, topology.build(), new ConnectionTimeouts(), settings));
         final int capacity = Math.max(1024, flows);
-        this.pipeline = new Pipeline(publisher, 0, capacity, 1024, 4, SERVERS + 1, 0, HugePageAllocator.INSTANCE);
+        this.pipeline = new Pipeline(publisher, 0, capacity, 1024, 4, SERVERS + 1, 0, HugePageAllocator.INSTANCE,
+            new io.jvs.core.pipeline.TemplateTable(1024));
         this.memory = ByteBuffer.allocateDirect(FrameBurst.MAX_FRAMES * FRAME_STRIDE + FRAME_STRIDE);
         this.base = Frames.addressOf(memory);
         this.template = base + (long)FrameBurst.MAX_FRAMES * FRAME_STRIDE;

@@ -1,4 +1,4 @@
-package io.jvs.core.sched;
+package io.jvs.core.concurrent;
 
 import org.agrona.BitUtil;
 import org.agrona.BufferUtil;
@@ -6,8 +6,9 @@ import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
- * The destination table of lblc and lblcr: address to payload, shared by every worker, lock-free, in
- * one off-heap atomic buffer.
+ * A table from 62-bit keys (an address, or a fingerprint of a compound key) to a 64-bit payload and two
+ * times, shared by every worker, lock-free, in one off-heap atomic buffer: the destination table of lblc
+ * and lblcr, and the persistence templates.
  * <p>
  * Set-associative: the address hashes (D1) to one of {@code buckets} buckets (1024 by default, as the
  * kernel), and each bucket has {@link #WAYS} ways. Each way has a control word, changed only by
@@ -31,14 +32,14 @@ import org.agrona.concurrent.UnsafeBuffer;
  * once. Readers never wait: a lookup that meets a CLAIMED way treats it as a miss. Entries are counted;
  * as in the kernel, no new entry is added while there are more than {@code 16 * buckets}.
  */
-final class LocalityTable
+public final class SharedKeyTable
 {
     /** Ways per bucket: twice the kernel's average of 16 entries a bucket. */
-    static final int WAYS = 32;
+    public static final int WAYS = 32;
     /** Kernel max_size: 16 entries per bucket on average. */
-    static final int ENTRIES_PER_BUCKET = 16;
+    public static final int ENTRIES_PER_BUCKET = 16;
 
-    static final int NOT_FOUND = -1;
+    public static final int NOT_FOUND = -1;
 
     private static final long STATE_MASK = 3L << 62;
     private static final long EMPTY = 0;
@@ -63,7 +64,7 @@ final class LocalityTable
     /**
      * @param buckets a power of two.
      */
-    LocalityTable(final int buckets)
+    public SharedKeyTable(final int buckets)
     {
         if (!BitUtil.isPowerOfTwo(buckets))
         {
@@ -78,12 +79,12 @@ final class LocalityTable
         this.buffer = new UnsafeBuffer(BufferUtil.allocateDirectAligned(length, BitUtil.CACHE_LINE_LENGTH));
     }
 
-    int buckets()
+    public int buckets()
     {
         return buckets;
     }
 
-    int maxEntries()
+    public int maxEntries()
     {
         return maxEntries;
     }
@@ -91,7 +92,7 @@ final class LocalityTable
     /**
      * @return how many LIVE entries (or being filled) the table holds.
      */
-    int entries()
+    public int entries()
     {
         return (int)buffer.getLongVolatile(entriesOffset);
     }
@@ -104,13 +105,24 @@ final class LocalityTable
      * @param low  last 64 bits, or the IPv4 address in the low 32.
      * @return a non-zero value below 2^62.
      */
-    static long fingerprint(final boolean v6, final long high, final long low)
+    public static long fingerprint(final boolean v6, final long high, final long low)
     {
         if (!v6)
         {
             return (1L << 32) | (low & 0xFFFF_FFFFL);
         }
         return (1L << 61) | (mix(high ^ mix(low)) & ((1L << 61) - 1));
+    }
+
+    /**
+     * The fingerprint of a compound key (three words), mixed to 60 bits: distinct in form from address
+     * fingerprints, and colliding with another compound key about once in 2^60 pairs.
+     *
+     * @return a non-zero value below 2^62.
+     */
+    public static long fingerprint(final long first, final long second, final long third)
+    {
+        return (1L << 60) | (mix(first ^ mix(second ^ mix(third))) & ((1L << 60) - 1));
     }
 
     private static long mix(final long value)
@@ -126,7 +138,7 @@ final class LocalityTable
      * @param bucket      its bucket.
      * @return the LIVE way holding the key, or {@link #NOT_FOUND}.
      */
-    int lookup(final long fingerprint, final int bucket)
+    public int lookup(final long fingerprint, final int bucket)
     {
         final int first = bucket * WAYS;
         for (int way = first, end = first + WAYS; way < end; way++)
@@ -154,7 +166,7 @@ final class LocalityTable
      * @return the way, or {@link #NOT_FOUND} when the table or bucket is full (the caller then just does
      *         not cache its decision).
      */
-    int acquire(final long fingerprint, final int bucket, final long nowNs, final long initialPayload)
+    public int acquire(final long fingerprint, final int bucket, final long nowNs, final long initialPayload)
     {
         final int first = bucket * WAYS;
         final int end = first + WAYS;
@@ -262,7 +274,7 @@ final class LocalityTable
      * @param idleNs how long an entry may stay unused.
      * @return how many entries were retired.
      */
-    int expireBucket(final int bucket, final long nowNs, final long idleNs)
+    public int expireBucket(final int bucket, final long nowNs, final long idleNs)
     {
         int retired = 0;
         final int first = bucket * WAYS;
@@ -282,9 +294,66 @@ final class LocalityTable
     }
 
     /**
+     * Told about each entry {@link #expireBucket(int, long, long, long, ExpiryListener)} retires.
+     */
+    @FunctionalInterface
+    public interface ExpiryListener
+    {
+        /**
+         * @param payload the retired entry's payload.
+         */
+        void onExpired(long payload);
+    }
+
+    /** The payload bit that marks an entry being retired: set only while the busy bits are clear. */
+    public static final long DYING = 1L << 63;
+
+    /**
+     * Retires the LIVE entries of one bucket whose time (as set by {@link #lastUse(int, long)} or
+     * {@link #touch}) is at least {@code idleNs} in the past and whose payload has none of the
+     * {@code busyMask} bits set. The payload is first marked {@link #DYING} by compare-and-set, so a user
+     * that raises a busy bit with compare-and-set (refusing a DYING payload) never holds a retired entry.
+     *
+     * @return how many entries were retired.
+     */
+    public int expireBucket(final int bucket, final long nowNs, final long idleNs, final long busyMask,
+        final ExpiryListener listener)
+    {
+        int retired = 0;
+        final int first = bucket * WAYS;
+        for (int way = first, end = first + WAYS; way < end; way++)
+        {
+            final long control = control(way);
+            if (control == EMPTY)
+            {
+                break;
+            }
+            if ((control & STATE_MASK) == LIVE && nowNs - lastUse(way) >= idleNs)
+            {
+                final long payload = payload(way);
+                if ((payload & (busyMask | DYING)) == 0 && compareAndSetPayload(way, payload, payload | DYING) &&
+                    retire(way, control))
+                {
+                    retired++;
+                    listener.onExpired(payload);
+                }
+            }
+        }
+        return retired;
+    }
+
+    /**
+     * Sets an entry's time exactly (a deadline, for entries whose idle time varies).
+     */
+    public void lastUse(final int way, final long timeNs)
+    {
+        buffer.putLongRelease(recordOffset(way) + LAST_USE_OFFSET, timeNs);
+    }
+
+    /**
      * Retires every entry (the scheduler is done).
      */
-    void flush()
+    public void flush()
     {
         for (int bucket = 0; bucket < buckets; bucket++)
         {
@@ -292,22 +361,22 @@ final class LocalityTable
         }
     }
 
-    long payload(final int way)
+    public long payload(final int way)
     {
         return buffer.getLongVolatile(recordOffset(way) + PAYLOAD_OFFSET);
     }
 
-    void payload(final int way, final long payload)
+    public void payload(final int way, final long payload)
     {
         buffer.putLongRelease(recordOffset(way) + PAYLOAD_OFFSET, payload);
     }
 
-    boolean compareAndSetPayload(final int way, final long expected, final long update)
+    public boolean compareAndSetPayload(final int way, final long expected, final long update)
     {
         return buffer.compareAndSetLong(recordOffset(way) + PAYLOAD_OFFSET, expected, update);
     }
 
-    long lastUse(final int way)
+    public long lastUse(final int way)
     {
         return buffer.getLongVolatile(recordOffset(way) + LAST_USE_OFFSET);
     }
@@ -316,7 +385,7 @@ final class LocalityTable
      * Records a use. Skips the store when the recorded time is already within a millisecond, so hot
      * entries do not bounce their cache line between workers on every new connection.
      */
-    void touch(final int way, final long nowNs)
+    public void touch(final int way, final long nowNs)
     {
         final int index = recordOffset(way) + LAST_USE_OFFSET;
         if (nowNs - buffer.getLong(index) >= 1_000_000L)
@@ -325,12 +394,12 @@ final class LocalityTable
         }
     }
 
-    long lastMod(final int way)
+    public long lastMod(final int way)
     {
         return buffer.getLongVolatile(recordOffset(way) + LAST_MOD_OFFSET);
     }
 
-    void lastMod(final int way, final long nowNs)
+    public void lastMod(final int way, final long nowNs)
     {
         buffer.putLongRelease(recordOffset(way) + LAST_MOD_OFFSET, nowNs);
     }
@@ -338,7 +407,7 @@ final class LocalityTable
     /**
      * @return the number of ways, LIVE or not, holding this fingerprint; for tests of consistency.
      */
-    int liveCopies(final long fingerprint, final int bucket)
+    public int liveCopies(final long fingerprint, final int bucket)
     {
         int copies = 0;
         final int first = bucket * WAYS;
@@ -355,7 +424,7 @@ final class LocalityTable
     /**
      * @return how many ways are LIVE, counted by scanning; equals {@link #entries()} when quiescent.
      */
-    int countLive()
+    public int countLive()
     {
         int live = 0;
         for (int way = 0, ways = buckets * WAYS; way < ways; way++)

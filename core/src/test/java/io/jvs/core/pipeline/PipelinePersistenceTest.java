@@ -1,0 +1,107 @@
+package io.jvs.core.pipeline;
+
+import io.jvs.core.net.IpAddress;
+import io.jvs.core.packet.Verdict;
+import io.jvs.core.pipeline.TestFrames.Segment;
+import io.jvs.core.service.RealServer;
+import org.junit.jupiter.api.Test;
+
+import static io.jvs.core.pipeline.TestFrames.*;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Persistence templates in the pipeline (spec 15.4), shared between workers.
+ */
+class PipelinePersistenceTest
+{
+    private static final IpAddress VIP = IpAddress.parse("10.0.0.100");
+    private static final long MAC_A = 0x02_00_00_00_01_01L;
+    private static final long MAC_B = 0x02_00_00_00_01_02L;
+    private static final long SECOND_NS = 1_000_000_000L;
+
+    private static PipelineFixture persistent()
+    {
+        return new PipelineFixture()
+            .rules("-A -t 10.0.0.100:443 -s rr -p 360 -M 255.255.255.0",
+                "-a -t 10.0.0.100:443 -r 192.168.1.2:443 -m", "-a -t 10.0.0.100:443 -r 192.168.1.1:443 -m")
+            .neighbour("192.168.1.1", MAC_A)
+            .neighbour("192.168.1.2", MAC_B)
+            .start();
+    }
+
+    private static byte[] syn(final String client, final int port)
+    {
+        return frame(JVS_MAC, ROUTER_MAC, IpAddress.parse(client), VIP, 64, Segment.tcp(port, 443, SYN, 0));
+    }
+
+    private static byte[] rst(final String client, final int port)
+    {
+        return frame(JVS_MAC, ROUTER_MAC, IpAddress.parse(client), VIP, 64, Segment.tcp(port, 443, RST | ACK, 0));
+    }
+
+    @Test
+    void shouldSendAClientNetworkToOneServerUntilItsTemplateExpires()
+    {
+        final PipelineFixture fixture = persistent();
+        assertThat(mac(fixture.sendOne(syn("10.0.0.2", 1000)).frame(), 0)).isEqualTo(MAC_A);
+        assertThat(mac(fixture.sendOne(syn("10.0.0.3", 1000)).frame(), 0)).as("same /24").isEqualTo(MAC_A);
+        assertThat(mac(fixture.sendOne(syn("10.0.1.2", 1000)).frame(), 0)).as("another /24").isEqualTo(MAC_B);
+        assertThat(mac(fixture.sendOne(syn("10.0.2.2", 1000)).frame(), 0)).as("rr moves on").isEqualTo(MAC_A);
+        final RealServer a = fixture.table.allServers().stream()
+            .filter(server -> server.address().equals(IpAddress.parse("192.168.1.1"))).findFirst().orElseThrow();
+        assertThat(a.persistentConnections()).as("templates of 10.0.0.0/24 and 10.0.2.0/24").isEqualTo(2);
+        assertThat(a.activeConnections()).isEqualTo(3);
+
+        // While its connections live the template stays, even past its timeout.
+        fixture.nowNs += 400 * SECOND_NS;
+        fixture.sendOne(syn("10.0.0.2", 1000));
+        assertThat(mac(fixture.sendOne(syn("10.0.0.9", 1000)).frame(), 0)).isEqualTo(MAC_A);
+
+        // Close them; 360 s later the template is gone and the network is scheduled afresh: rr, after A, gives B.
+        for (final String client : new String[] {"10.0.0.2", "10.0.0.3", "10.0.0.9"})
+        {
+            fixture.sendOne(rst(client, 1000));
+        }
+        fixture.nowNs += 370 * SECOND_NS;
+        fixture.pipeline.sweep(fixture.nowNs, fixture.pipeline.connectionsV4().slots());
+        assertThat(a.activeConnections() + a.inactiveConnections()).isZero();
+        assertThat(mac(fixture.sendOne(syn("10.0.0.77", 1000)).frame(), 0)).isEqualTo(MAC_B);
+    }
+
+    @Test
+    void shouldShareTemplatesBetweenWorkers()
+    {
+        final PipelineFixture fixture = new PipelineFixture(2)
+            .rules("-A -t 10.0.0.100:443 -s rr -p 360 -M 255.255.255.0",
+                "-a -t 10.0.0.100:443 -r 192.168.1.2:443 -m", "-a -t 10.0.0.100:443 -r 192.168.1.1:443 -m")
+            .neighbour("192.168.1.1", MAC_A)
+            .neighbour("192.168.1.2", MAC_B)
+            .start();
+        final TemplateTable shared = new TemplateTable(64);
+        final Pipeline first = new Pipeline(fixture.publisher, 0, 1024, 1024, 64, 256, 100,
+            io.jvs.core.memory.OffHeapAllocator.DIRECT, shared);
+        final Pipeline second = new Pipeline(fixture.publisher, 1, 1024, 1024, 64, 256, 100,
+            io.jvs.core.memory.OffHeapAllocator.DIRECT, shared);
+        fixture.pipeline = first;
+        assertThat(mac(fixture.sendOne(syn("10.0.0.2", 1000)).frame(), 0)).isEqualTo(MAC_A);
+        fixture.pipeline = second;
+        // The second worker's own rr cursor starts at A: move it on, so only the template explains A.
+        assertThat(mac(fixture.sendOne(syn("10.9.9.9", 1000)).frame(), 0)).isEqualTo(MAC_A);
+        assertThat(mac(fixture.sendOne(syn("10.0.0.3", 2000)).frame(), 0)).as("template from worker 0")
+            .isEqualTo(MAC_A);
+        assertThat(shared.size()).isEqualTo(2);
+    }
+
+    @Test
+    void shouldGiveATemplateANewServerWhenItsServerIsRemoved()
+    {
+        final PipelineFixture fixture = persistent();
+        assertThat(mac(fixture.sendOne(syn("10.0.0.2", 1000)).frame(), 0)).isEqualTo(MAC_A);
+        io.jvs.core.rules.RuleParser.parse("-d -t 10.0.0.100:443 -r 192.168.1.1:443").applyTo(fixture.table);
+        fixture.republish();
+        final PipelineFixture.Result next = fixture.sendOne(syn("10.0.0.3", 1000));
+        assertThat(Verdict.kind(next.verdict())).isEqualTo(Verdict.TRANSMIT);
+        assertThat(mac(next.frame(), 0)).isEqualTo(MAC_B);
+        assertThat(mac(fixture.sendOne(syn("10.0.0.4", 1000)).frame(), 0)).isEqualTo(MAC_B);
+    }
+}
