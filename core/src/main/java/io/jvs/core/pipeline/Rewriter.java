@@ -166,6 +166,13 @@ final class Rewriter
             return dontFragment ? TOO_BIG : Verdict.drop(DropReason.MTU_EXCEEDED);
         }
         long inner = burst.address[i] + l3;
+        if (plane.settings.clampMss() && p.protocol[i] == Ipv4Header.PROTOCOL_TCP &&
+            (p.tcpFlags[i] & L4Headers.TCP_SYN) != 0 && p.hasPorts[i])
+        {
+            clampMss(burst.address[i] + p.l4Offset[i], p.l4Length[i],
+                plane.portMtu[egress] - overhead - (innerV6 ? Ipv6Header.LENGTH : Ipv4Header.MIN_LENGTH) -
+                    L4Headers.TCP_MIN_LENGTH);
+        }
         decrementTtl(inner, p, i);
         final int header = EthernetHeader.LENGTH + overhead;
         final long start;
@@ -200,6 +207,54 @@ final class Rewriter
         burst.length[i] = header + innerLength;
         setMacs(start, plane.serverNextHopMac[serverSlot], plane.portMac[egress]);
         return Verdict.transmit(egress);
+    }
+
+    /**
+     * Lowers the MSS option of a SYN to what fits the tunnel, for paths where the ICMP that path MTU
+     * discovery needs is filtered (the kernel does not do this; spec 16.3 recommends it).
+     *
+     * @param tcp       the TCP header.
+     * @param available bytes of the segment present.
+     * @param largest   the largest MSS that fits.
+     */
+    static void clampMss(final long tcp, final int available, final int largest)
+    {
+        final int headerLength = Math.min((Frames.u8(tcp + L4Headers.TCP_DATA_OFFSET_OFFSET) >>> 4) << 2, available);
+        int option = L4Headers.TCP_MIN_LENGTH;
+        while (option < headerLength)
+        {
+            final int kind = Frames.u8(tcp + option);
+            if (kind == L4Headers.TCP_OPTION_END)
+            {
+                return;
+            }
+            if (kind == L4Headers.TCP_OPTION_NOP)
+            {
+                option++;
+                continue;
+            }
+            if (option + 1 >= headerLength)
+            {
+                return;
+            }
+            final int length = Frames.u8(tcp + option + 1);
+            if (length < 2 || option + length > headerLength)
+            {
+                return;
+            }
+            if (kind == L4Headers.TCP_OPTION_MSS && length == 4)
+            {
+                final int mss = Frames.u16(tcp + option + 2);
+                if (mss > largest && largest > 0)
+                {
+                    final long field = tcp + L4Headers.TCP_CHECKSUM_OFFSET;
+                    Frames.putU16(field, Checksums.update16(Frames.u16(field), mss, largest));
+                    Frames.putU16(tcp + option + 2, largest);
+                }
+                return;
+            }
+            option += length;
+        }
     }
 
     /** Returned by {@link #tunnel} when the caller must answer with frag-needed / packet-too-big. */
