@@ -371,6 +371,7 @@ public final class Pipeline
                 final RealServer server = current.servers[serverSlot];
                 final int direction = table.isNoOutput(slot) ? TcpStates.INPUT_ONLY : TcpStates.INPUT;
                 track(table, slot, direction, flags, server, current.timeouts, settings);
+                rememberFirstFragment(p, i, serverSlot);
                 return forward(burst, i, p, current, serverSlot, service, table.virtualPort(slot));
             }
             table.remove(slot, false);
@@ -381,6 +382,12 @@ public final class Pipeline
         {
             // As the kernel: a TCP segment of no known connection is not ours to drop.
             return Verdict.pass();
+        }
+        if (p.ttl[i] <= 1)
+        {
+            // Answered before anything is created: a packet that cannot be forwarded opens no connection.
+            return dropAndAnswer(DropReason.TTL_EXPIRED, burst, i, p, current,
+                isV6 ? L4Headers.ICMPV6_TIME_EXCEEDED : L4Headers.ICMP_TIME_EXCEEDED, 0, 0, false);
         }
         final VirtualService virtualService = current.services[service];
         if (isV6)
@@ -431,6 +438,7 @@ public final class Pipeline
         {
             counters.connections++;
             counters.serverConnections[serverSlot]++;
+            rememberFirstFragment(p, i, serverSlot);
             return forward(burst, i, p, current, serverSlot, service, p.destinationPort[i]);
         }
         // The removal above may have shifted the probe run: find where the new entry goes.
@@ -456,12 +464,20 @@ public final class Pipeline
         counters.serverConnections[serverSlot]++;
         track(table, slot, inboundOnly ? TcpStates.INPUT_ONLY : TcpStates.INPUT, flags, server, current.timeouts,
             settings);
+        rememberFirstFragment(p, i, serverSlot);
+        return forward(burst, i, p, current, serverSlot, service, p.destinationPort[i]);
+    }
+
+    /**
+     * Remembers where a first fragment went, so its later fragments follow it.
+     */
+    private void rememberFirstFragment(final ParsedBurst p, final int i, final int serverSlot)
+    {
         if (p.fragment[i] == FRAGMENT_FIRST)
         {
-            fragments.put(p.sourceHigh[i], p.sourceLow[i], p.destinationHigh[i], p.destinationLow[i], protocol,
+            fragments.put(p.sourceHigh[i], p.sourceLow[i], p.destinationHigh[i], p.destinationLow[i], p.protocol[i],
                 p.fragmentId[i], serverSlot, FragmentTable.TOWARDS_SERVER, 0, 0, nowTick);
         }
-        return forward(burst, i, p, current, serverSlot, service, p.destinationPort[i]);
     }
 
     private int towardsClient(final FrameBurst burst, final int i, final ParsedBurst p, final DataPlane current)
@@ -470,7 +486,8 @@ public final class Pipeline
         final ConnectionTable table = isV6 ? v6 : v4;
         final int slot = table.lookupReverse(homes[i], p.protocol[i], p.destinationHigh[i], p.destinationLow[i],
             p.destinationPort[i], p.sourceHigh[i], p.sourceLow[i], p.sourcePort[i], current.serverAddresses);
-        if (slot < 0 || table.isExpired(slot, nowTick))
+        // Only NAT replies come back through jvs; DR and TUN servers answer clients directly.
+        if (slot < 0 || table.isExpired(slot, nowTick) || current.forwardMethod[table.server(slot)] != 0)
         {
             return unmatched(current);
         }

@@ -1,6 +1,5 @@
 package io.jvs.core.pipeline;
 
-import io.jvs.core.net.IpAddress;
 import io.jvs.core.packet.DropReason;
 import io.jvs.core.packet.Frames;
 import io.jvs.core.packet.Verdict;
@@ -36,11 +35,17 @@ import static org.assertj.core.api.Assertions.fail;
  * packet of the corpus opens a connection or follows one and is rewritten, and whatever else is in it
  * (truncated, fuzzed, non-IP, other link layers) must still get exactly one verdict.
  * <p>
+ * For the way back, each TCP, UDP or SCTP frame sent to a NAT server is answered as the server would
+ * (addresses and ports swapped, unmarked, from the server's MAC) in the next burst: jvs must send that
+ * reply to the gateway as from the virtual endpoint the client addressed.
+ * <p>
  * Checked per file and in total: nothing throws; frames in = transmitted + passed + dropped (from the
  * counters and, independently, from the verdicts); drops by reason add up to the drops plus the drops
  * answered with ICMP; no write outside a frame's headroom and capacity (guard bytes around each frame);
- * a transmitted frame stays within its buffer, and a checksum (IPv4 header, TCP, UDP, ICMP, SCTP CRC-32C)
- * that was valid on the way in is not invalid on the way out. Prints a summary.
+ * a transmitted frame stays within its buffer; a checksum (IPv4 header, TCP, UDP, ICMP, SCTP CRC-32C)
+ * that was valid on the way in is not invalid on the way out; a later fragment of a datagram whose first
+ * fragment was forwarded is not dropped. Prints a summary; {@code -Djvs.corpusTrace=FILE} prints the
+ * verdict of every frame of one capture.
  * <p>
  * Link layers: Ethernet as captured; raw IP (RAW, IPV4, IPV6), BSD loopback (NULL, LOOP) and Linux
  * cooked captures (LINUX_SLL, LINUX_SLL2) get an Ethernet header in place of theirs; any other link type
@@ -58,7 +63,7 @@ class CorpusThroughPipelineTest
     private static final int FRAME_SIZE = 2048;
     private static final int GUARD = 64;
     private static final byte GUARD_BYTE = (byte)0xA5;
-    /** A built Ethernet header replaces a link header that is never shorter than 0 bytes. */
+    /** Room for the longest record the reader delivers, with an Ethernet header built in front of it. */
     private static final int SLOT_CAPACITY = PcapReader.DEFAULT_MAX_CAPTURED_LENGTH + 14;
     private static final int SLOT = GUARD + HEADROOM + SLOT_CAPACITY + GUARD;
 
@@ -186,7 +191,7 @@ class CorpusThroughPipelineTest
         assertThat(run.refused).as("files refused at open").containsOnlyKeys("LICENSE", "README.md");
         assertThat(run.opened).isEqualTo(files.size() - 2);
         assertThat(run.earlyEnds).as("captures not read to their end").isEmpty();
-        assertThat(run.frames).isEqualTo(CORPUS_RECORDS);
+        assertThat(run.records).isEqualTo(CORPUS_RECORDS);
 
         final WorkerCounters counters = run.pipeline.counters();
         assertThat(counters.frames).isEqualTo(run.frames);
@@ -203,20 +208,34 @@ class CorpusThroughPipelineTest
         assertThat(run.transmittedByMethod).containsKeys("nat", "dr", "tun");
         assertThat(run.serverConnections()).isEqualTo(counters.connections);
         assertThat(run.integrityChecked).isPositive();
+        // The way back: replies to NAT'd frames were rewritten back to the virtual service.
+        assertThat(run.replies).isPositive();
+        assertThat(run.repliesRestored).isEqualTo(run.replies);
+        // Only a few go back as from another endpoint the client port sent to (hncp.pcap: 3, a multicast
+        // request and a unicast one from the same port, on the same server); many would mean a reverse
+        // lookup that finds the wrong connection.
+        assertThat(run.repliesAmbiguous).isLessThan(run.replies / 10);
     }
 
     /** One pipeline over the whole corpus, and what it did. */
     private static final class Run
     {
+        private static final String[] SERVERS = {"198.18.6.2", "198.18.6.3", "198.18.6.4", "198.18.6.5",
+            "198.18.6.6", "198.18.6.7", "198.18.6.8", "fd00:6a76:7300::2", "fd00:6a76:7300::3", "fd00:6a76:7300::4",
+            "fd00:6a76:7300::5", "fd00:6a76:7300::6", "fd00:6a76:7300::7", "fd00:6a76:7300::8"};
+
         final PipelineFixture fixture = new PipelineFixture();
         final Pipeline pipeline;
         final FrameBurst burst = new FrameBurst();
         final ByteBuffer memory = ByteBuffer.allocateDirect(BURST * SLOT);
         final long base = Frames.addressOf(memory);
-        final byte[] copy = new byte[SLOT_CAPACITY];
         final Integrity[] before = new Integrity[BURST];
         final long[] recordOf = new long[BURST];
-        final long[] sourceMacOf = new long[BURST];
+        final long[] senderMacOf = new long[BURST];
+        final Reply[] replyOf = new Reply[BURST];
+        final byte[][] inputOf = new byte[BURST][];
+        final List<byte[]> replyFrames = new ArrayList<>();
+        final List<Reply> replyExpectations = new ArrayList<>();
         final long[] verdicts = new long[4];
         final List<String> problems = new ArrayList<>();
         final Map<String, String> refused = new TreeMap<>();
@@ -224,10 +243,27 @@ class CorpusThroughPipelineTest
         final Map<String, Long> linkTypes = new TreeMap<>();
         final Map<String, Long> transmittedByMethod = new TreeMap<>();
         final Map<String, Long> outgoingL4 = new TreeMap<>();
+        final Map<String, Long> replyVerdicts = new TreeMap<>();
         final Map<String, long[]> perFile = new LinkedHashMap<>();
         final Map<Integer, String> methodOfServer = new TreeMap<>();
+        /**
+         * The endpoints each (protocol, client, client port) of the current file sent to. Flows from one
+         * client port to two virtual endpoints that land on the same server look the same from the server's
+         * side, and the reply to either may be sent back as from either (as in the kernel). The flow may be
+         * a connection whose first packet was then dropped (TTL expired, as the kernel does).
+         */
+        final Map<String, java.util.Set<String>> natFlows = new java.util.HashMap<>();
+        /** The IPv4 datagrams of the current file whose first fragment was forwarded to a server. */
+        final java.util.Set<String> forwardedFirstFragments = new java.util.HashSet<>();
+        long laterFragmentsOfForwarded;
         int opened;
+        /** Corpus records handed in. */
+        long records;
+        /** Every frame handed in: the records and the replies made up for NAT'd ones. */
         long frames;
+        long replies;
+        long repliesRestored;
+        long repliesAmbiguous;
         long integrityChecked;
         long nowNs = 1_000_000_000L;
         String fileName;
@@ -237,21 +273,18 @@ class CorpusThroughPipelineTest
             fixture.settings = settings;
             fixture.rules(
                 "-A -f 1 -s wlc",
-                "-a -f 1 -r 192.168.1.2:0 -m", "-a -f 1 -r 192.168.1.3:0 -m -w 2",
-                "-a -f 1 -r 192.168.1.4:0 -g", "-a -f 1 -r 192.168.1.5:0 -g -w 2",
-                "-a -f 1 -r 192.168.1.6:0 -i", "-a -f 1 -r 192.168.1.7:0 -i -w 2",
-                "-a -f 1 -r [2001:db8:1::8]:0 -i",
+                "-a -f 1 -r 198.18.6.2:0 -m", "-a -f 1 -r 198.18.6.3:0 -m -w 2",
+                "-a -f 1 -r 198.18.6.4:0 -g", "-a -f 1 -r 198.18.6.5:0 -g -w 2",
+                "-a -f 1 -r 198.18.6.6:0 -i", "-a -f 1 -r 198.18.6.7:0 -i -w 2",
+                "-a -f 1 -r [fd00:6a76:7300::8]:0 -i",
                 "-A -f 1 -6 -s sh",
-                "-a -f 1 -6 -r [2001:db8:1::2]:0 -m", "-a -f 1 -6 -r [2001:db8:1::3]:0 -m",
-                "-a -f 1 -6 -r [2001:db8:1::4]:0 -g", "-a -f 1 -6 -r [2001:db8:1::5]:0 -g",
-                "-a -f 1 -6 -r [2001:db8:1::6]:0 -i", "-a -f 1 -6 -r [2001:db8:1::7]:0 -i",
-                "-a -f 1 -6 -r 192.168.1.8:0 -i");
-            final String[] servers = {"192.168.1.2", "192.168.1.3", "192.168.1.4", "192.168.1.5", "192.168.1.6",
-                "192.168.1.7", "192.168.1.8", "2001:db8:1::2", "2001:db8:1::3", "2001:db8:1::4", "2001:db8:1::5",
-                "2001:db8:1::6", "2001:db8:1::7", "2001:db8:1::8"};
-            for (int s = 0; s < servers.length; s++)
+                "-a -f 1 -6 -r [fd00:6a76:7300::2]:0 -m", "-a -f 1 -6 -r [fd00:6a76:7300::3]:0 -m",
+                "-a -f 1 -6 -r [fd00:6a76:7300::4]:0 -g", "-a -f 1 -6 -r [fd00:6a76:7300::5]:0 -g",
+                "-a -f 1 -6 -r [fd00:6a76:7300::6]:0 -i", "-a -f 1 -6 -r [fd00:6a76:7300::7]:0 -i",
+                "-a -f 1 -6 -r 198.18.6.8:0 -i");
+            for (int s = 0; s < SERVERS.length; s++)
             {
-                fixture.neighbour(servers[s], 0x02_00_00_00_01_00L + s);
+                fixture.neighbour(SERVERS[s], 0x02_00_00_00_01_00L + s);
             }
             final DataPlane plane = fixture.plane();
             for (int slot = 1; slot < plane.servers.length; slot++)
@@ -266,7 +299,7 @@ class CorpusThroughPipelineTest
                     });
                 }
             }
-            assertThat(methodOfServer).hasSize(14);
+            assertThat(methodOfServer).hasSize(SERVERS.length);
             fixture.publisher = new DataPlanePublisher(plane);
             pipeline = new Pipeline(fixture.publisher, 0, 16384, 16384, 64, 256, 1000);
             fixture.pipeline = pipeline;
@@ -291,8 +324,10 @@ class CorpusThroughPipelineTest
             final long transmittedBefore = counters.transmitted();
             final long passedBefore = counters.passed();
             final long droppedBefore = counters.dropped();
-            final long[] verdictsBefore = verdicts.clone();
-            long handedIn = 0;
+            final long verdictsBefore = verdicts[Verdict.TRANSMIT] + verdicts[Verdict.PASS] + verdicts[Verdict.DROP];
+            final long handedInBefore = frames;
+            natFlows.clear();
+            forwardedFirstFragments.clear();
             try (reader)
             {
                 nowNs += BETWEEN_FILES_NS;
@@ -308,7 +343,7 @@ class CorpusThroughPipelineTest
                     }
                     previousTimestamp = timestamp;
                     add(reader);
-                    handedIn++;
+                    records++;
                     if (burst.count == BURST)
                     {
                         flush();
@@ -319,12 +354,8 @@ class CorpusThroughPipelineTest
                 {
                     earlyEnds.put(fileName, reader.toString());
                 }
-                if (handedIn != reader.records())
-                {
-                    problems.add(fileName + ": handed in " + handedIn + " frames of " + reader.records() + " records");
-                }
             }
-            frames += handedIn;
+            final long handedIn = frames - handedInBefore;
             final long fileFrames = counters.frames - framesBefore;
             final long transmitted = counters.transmitted() - transmittedBefore;
             final long passed = counters.passed() - passedBefore;
@@ -336,7 +367,7 @@ class CorpusThroughPipelineTest
                     + " + %d dropped", fileName, handedIn, fileFrames, transmitted, passed, dropped));
             }
             final long byVerdict = verdicts[Verdict.TRANSMIT] + verdicts[Verdict.PASS] + verdicts[Verdict.DROP]
-                - verdictsBefore[Verdict.TRANSMIT] - verdictsBefore[Verdict.PASS] - verdictsBefore[Verdict.DROP];
+                - verdictsBefore;
             if (byVerdict != handedIn)
             {
                 problems.add(fileName + ": " + handedIn + " frames in, " + byVerdict + " verdicts");
@@ -346,9 +377,7 @@ class CorpusThroughPipelineTest
         /** Copies the current record into the next slot, behind an Ethernet header if its link has none. */
         private void add(final PcapReader reader)
         {
-            final int i = burst.count;
-            final long slot = base + (long)i * SLOT;
-            final long frame = slot + GUARD + HEADROOM;
+            final long frame = frameAddress(burst.count);
             final int linkType = reader.linkType();
             final long record = reader.address();
             final int captured = reader.capturedLength();
@@ -396,14 +425,38 @@ class CorpusThroughPipelineTest
                 Frames.copy(record + linkHeader, frame + 14, captured - linkHeader);
                 length = 14 + captured - linkHeader;
             }
+            enqueue(frame, length, 1, reader.records(), null);
+        }
+
+        private long frameAddress(final int i)
+        {
+            return base + (long)i * SLOT + GUARD + HEADROOM;
+        }
+
+        /** Adds the frame already written at its slot to the burst, guards around it. */
+        private void enqueue(final long frame, final int length, final int mark, final long record, final Reply reply)
+        {
+            final int i = burst.count;
             final int capacity = Math.max(FRAME_SIZE, length);
-            fill(slot, GUARD);
+            fill(frame - HEADROOM - GUARD, GUARD);
             fill(frame + capacity, GUARD);
             burst.add(frame, length, capacity, HEADROOM, nowNs);
-            burst.firewallMark[i] = 1;
-            before[i] = Integrity.of(read(frame, length));
-            recordOf[i] = reader.records();
-            sourceMacOf[i] = length >= 12 ? TestFrames.mac(read(frame + 6, 6), 0) : -1;
+            burst.firewallMark[i] = mark;
+            final byte[] bytes = read(frame, length);
+            before[i] = Integrity.of(bytes);
+            recordOf[i] = record;
+            senderMacOf[i] = length >= 12 ? TestFrames.mac(bytes, 6) : -1;
+            replyOf[i] = reply;
+            inputOf[i] = bytes;
+            final Ip ip = mark != 0 ? Ip.of(bytes) : null;
+            if (ip != null && !ip.fragment() && (ip.protocol() == 6 || ip.protocol() == 17 || ip.protocol() == 132)
+                && ip.l4() + 4 <= ip.end())
+            {
+                natFlows.computeIfAbsent(flowKey(ip.protocol(), ip.source(bytes), TestFrames.u16(bytes, ip.l4())),
+                    key -> new java.util.TreeSet<>())
+                    .add(Reply.address(ip.destination(bytes)) + "." + TestFrames.u16(bytes, ip.l4() + 2));
+            }
+            frames++;
         }
 
         private static int etherTypeOfVersion(final long record, final int captured, final int offset)
@@ -431,7 +484,7 @@ class CorpusThroughPipelineTest
             return true;
         }
 
-        private byte[] read(final long address, final int length)
+        private static byte[] read(final long address, final int length)
         {
             final byte[] bytes = new byte[length];
             for (int j = 0; j < length; j++)
@@ -441,6 +494,7 @@ class CorpusThroughPipelineTest
             return bytes;
         }
 
+        /** Processes the burst, checks every frame, then sends the replies to its NAT'd frames as a burst. */
         private void flush()
         {
             final int count = burst.count;
@@ -461,58 +515,214 @@ class CorpusThroughPipelineTest
                 burst.clear();
                 return;
             }
+            replyFrames.clear();
+            replyExpectations.clear();
             for (int i = 0; i < count; i++)
             {
-                final String where = fileName + " record " + recordOf[i];
-                final int verdict = burst.verdict[i];
-                final int kind = Verdict.kind(verdict);
-                if (kind < Verdict.TRANSMIT || kind > Verdict.DROP)
-                {
-                    problems.add(where + ": verdict " + verdict);
-                    continue;
-                }
-                verdicts[kind]++;
-                if (fileName.equals(TRACE))
-                {
-                    System.out.printf("%s: %d bytes in, %s%s%n", where, burst.length[i], Verdict.toString(verdict),
-                        kind == Verdict.TRANSMIT ? " to " + methodOf(read(burst.address[i], Math.max(6, burst.length[i])),
-                            sourceMacOf[i]) : "");
-                }
-                final long slot = base + (long)i * SLOT;
-                if (!intact(slot, GUARD) || !intact(originalAddress[i] + originalCapacity[i], GUARD))
-                {
-                    problems.add(where + ": wrote outside the frame's headroom and capacity");
-                }
-                if (kind != Verdict.TRANSMIT)
-                {
-                    continue;
-                }
-                final long start = burst.address[i];
-                final int length = burst.length[i];
-                if (Verdict.port(verdict) != 0 || start < originalAddress[i] - HEADROOM || length < 14
-                    || start + length > originalAddress[i] + originalCapacity[i])
-                {
-                    problems.add(String.format("%s: transmitted on port %d, %d bytes at %+d from the frame",
-                        where, Verdict.port(verdict), length, start - originalAddress[i]));
-                    continue;
-                }
-                final byte[] out = read(start, length);
-                final String method = methodOf(out, sourceMacOf[i]);
-                transmittedByMethod.merge(method, 1L, Long::sum);
-                final Integrity after = Integrity.of(out);
-                outgoingL4.merge(after.l4().name().toLowerCase(), 1L, Long::sum);
-                integrityChecked++;
-                if (before[i].ip() == Sum.OK && after.ip() == Sum.BAD)
-                {
-                    problems.add(where + " (" + method + "): IPv4 header checksum valid in, invalid out");
-                }
-                if ((before[i].l4() == Sum.OK || before[i].l4() == Sum.NONE) && after.l4() == Sum.BAD)
-                {
-                    problems.add(where + " (" + method + "): upper-layer checksum " + before[i].l4()
-                        + " in, invalid out");
-                }
+                check(i, originalAddress[i], originalCapacity[i]);
             }
             burst.clear();
+            if (!replyFrames.isEmpty())
+            {
+                final List<byte[]> frames = List.copyOf(replyFrames);
+                final List<Reply> expectations = List.copyOf(replyExpectations);
+                for (int r = 0; r < frames.size(); r++)
+                {
+                    final long frame = frameAddress(r);
+                    Frames.write(frames.get(r), frame);
+                    enqueue(frame, frames.get(r).length, 0, expectations.get(r).record(), expectations.get(r));
+                    replies++;
+                }
+                flush();
+            }
+        }
+
+        private void check(final int i, final long originalAddress, final int originalCapacity)
+        {
+            final Reply reply = replyOf[i];
+            final String where = fileName + " record " + recordOf[i] + (reply != null ? " (reply)" : "");
+            final int verdict = burst.verdict[i];
+            final int kind = Verdict.kind(verdict);
+            if (kind < Verdict.TRANSMIT || kind > Verdict.DROP)
+            {
+                problems.add(where + ": verdict " + verdict);
+                return;
+            }
+            verdicts[kind]++;
+            final boolean inBounds = kind != Verdict.TRANSMIT || Verdict.port(verdict) == 0
+                && burst.address[i] >= originalAddress - HEADROOM && burst.length[i] >= 14
+                && burst.address[i] + burst.length[i] <= originalAddress + originalCapacity;
+            final String method = kind == Verdict.TRANSMIT && inBounds
+                ? methodOf(read(burst.address[i], 6), senderMacOf[i]) : "";
+            if (fileName.equals(TRACE))
+            {
+                System.out.printf("%s: %d bytes out, %s %s%n", where, burst.length[i], Verdict.toString(verdict), method);
+            }
+            if (!intact(originalAddress - HEADROOM - GUARD, GUARD) || !intact(originalAddress + originalCapacity, GUARD))
+            {
+                problems.add(where + ": wrote outside the frame's headroom and capacity");
+            }
+            if (!inBounds)
+            {
+                problems.add(String.format("%s: transmitted on port %d, %d bytes at %+d from the frame",
+                    where, Verdict.port(verdict), burst.length[i], burst.address[i] - originalAddress));
+                return;
+            }
+            if (reply != null)
+            {
+                replyVerdicts.merge(Verdict.toString(verdict) + (method.isEmpty() ? "" : " " + method), 1L, Long::sum);
+                if (kind != Verdict.TRANSMIT)
+                {
+                    problems.add(where + ": reply to a NAT'd packet not sent back: " + Verdict.toString(verdict));
+                }
+            }
+            final String datagram = reply == null ? fragmentedDatagram(inputOf[i]) : null;
+            if (datagram != null)
+            {
+                final boolean first = (TestFrames.u16(inputOf[i], Ip.of(inputOf[i]).l3() + 6) & 0x1FFF) == 0;
+                if (first && (method.equals("nat") || method.equals("dr") || method.equals("tun")))
+                {
+                    forwardedFirstFragments.add(datagram);
+                }
+                else if (!first && forwardedFirstFragments.contains(datagram))
+                {
+                    laterFragmentsOfForwarded++;
+                    if (kind == Verdict.DROP)
+                    {
+                        problems.add(where + ": later fragment of a datagram whose first fragment was forwarded: "
+                            + Verdict.toString(verdict));
+                    }
+                }
+            }
+            if (kind != Verdict.TRANSMIT)
+            {
+                return;
+            }
+            final byte[] out = read(burst.address[i], burst.length[i]);
+            if (reply == null)
+            {
+                transmittedByMethod.merge(method, 1L, Long::sum);
+            }
+            final Integrity after = Integrity.of(out);
+            outgoingL4.merge(after.l4().name().toLowerCase(), 1L, Long::sum);
+            integrityChecked++;
+            if (before[i].ip() == Sum.OK && after.ip() == Sum.BAD)
+            {
+                problems.add(where + " (" + method + "): IPv4 header checksum valid in, invalid out");
+            }
+            if ((before[i].l4() == Sum.OK || before[i].l4() == Sum.NONE) && after.l4() == Sum.BAD)
+            {
+                problems.add(where + " (" + method + "): upper-layer checksum " + before[i].l4() + " in, invalid out");
+            }
+            if (reply != null)
+            {
+                if (reply.restoredIn(out))
+                {
+                    repliesRestored++;
+                    repliesAmbiguous += reply.exactIn(out) ? 0 : 1;
+                }
+                else
+                {
+                    problems.add(where + ": reply to a NAT'd packet not rewritten back to the virtual service: "
+                        + reply + ", got " + describe(out));
+                }
+            }
+            else if (method.equals("nat"))
+            {
+                makeReply(out, recordOf[i], inputOf[i]);
+            }
+        }
+
+        /**
+         * The reply a real server would send to a NAT'd frame: addresses and ports swapped (checksums stay
+         * as valid as they were; SCTP's CRC is recomputed), TTL 64, from the server's MAC to jvs.
+         */
+        private void makeReply(final byte[] out, final long record, final byte[] input)
+        {
+            final Ip ip = Ip.of(out);
+            final Ip request = Ip.of(input);
+            if (ip == null || request == null || request.v6() != ip.v6() || ip.fragment()
+                || (ip.protocol() != 6 && ip.protocol() != 17 && ip.protocol() != 132)
+                || ip.l4() + (ip.protocol() == 17 ? 8 : ip.protocol() == 6 ? 20 : 12) > ip.end())
+            {
+                return;
+            }
+            final byte[] reply = out.clone();
+            final int addressLength = ip.v6() ? 16 : 4;
+            final int source = ip.l3() + (ip.v6() ? 8 : 12);
+            final int destination = source + addressLength;
+            final byte[] server = java.util.Arrays.copyOfRange(out, source + addressLength, destination + addressLength);
+            final byte[] client = java.util.Arrays.copyOfRange(out, source, source + addressLength);
+            System.arraycopy(client, 0, reply, destination, addressLength);
+            System.arraycopy(server, 0, reply, source, addressLength);
+            final int clientPort = TestFrames.u16(out, ip.l4());
+            final int serverPort = TestFrames.u16(out, ip.l4() + 2);
+            reply[ip.l4()] = (byte)(serverPort >>> 8);
+            reply[ip.l4() + 1] = (byte)serverPort;
+            reply[ip.l4() + 2] = (byte)(clientPort >>> 8);
+            reply[ip.l4() + 3] = (byte)clientPort;
+            if (ip.v6())
+            {
+                reply[ip.l3() + 7] = 64;
+            }
+            else
+            {
+                reply[ip.l3() + 8] = 64;
+                reply[ip.l3() + 10] = 0;
+                reply[ip.l3() + 11] = 0;
+                final int sum = TestFrames.checksum(reply, ip.l3(), (reply[ip.l3()] & 0x0F) * 4, 0);
+                reply[ip.l3() + 10] = (byte)(sum >>> 8);
+                reply[ip.l3() + 11] = (byte)sum;
+            }
+            if (ip.protocol() == 132 && Integrity.sctp(out, ip.l4(), ip.end() - ip.l4()) == Sum.OK)
+            {
+                final CRC32C crc = new CRC32C();
+                reply[ip.l4() + 8] = 0;
+                reply[ip.l4() + 9] = 0;
+                reply[ip.l4() + 10] = 0;
+                reply[ip.l4() + 11] = 0;
+                crc.update(reply, ip.l4(), ip.end() - ip.l4());
+                ByteBuffer.wrap(reply, ip.l4() + 8, 4).order(java.nio.ByteOrder.LITTLE_ENDIAN).putInt((int)crc.getValue());
+            }
+            final long serverMac = TestFrames.mac(out, 0);
+            ByteBuffer.wrap(reply).putShort((short)(JVS_MAC >>> 32)).putInt((int)JVS_MAC)
+                .putShort((short)(serverMac >>> 32)).putInt((int)serverMac);
+            replyFrames.add(reply);
+            final java.util.Set<String> virtualEndpoints = natFlows.get(flowKey(ip.protocol(), client, clientPort));
+            if (virtualEndpoints == null || !virtualEndpoints.contains(Reply.address(request.destination(input)) + "."
+                + TestFrames.u16(input, request.l4() + 2)))
+            {
+                problems.add(fileName + " record " + record + ": NAT'd as " + describe(out) + " from a request "
+                    + describe(input) + " it was not");
+                return;
+            }
+            replyExpectations.add(new Reply(record, client, clientPort, Reply.address(request.destination(input)) + "."
+                + TestFrames.u16(input, request.l4() + 2), virtualEndpoints));
+        }
+
+        /** @return source, destination, protocol and identification of an IPv4 fragment, else null. */
+        private static String fragmentedDatagram(final byte[] frame)
+        {
+            final Ip ip = Ip.of(frame);
+            if (ip == null || ip.v6() || !ip.fragment())
+            {
+                return null;
+            }
+            return Reply.address(ip.source(frame)) + " " + Reply.address(ip.destination(frame)) + " " + ip.protocol()
+                + " " + TestFrames.u16(frame, ip.l3() + 4);
+        }
+
+        private static String flowKey(final int protocol, final byte[] client, final int clientPort)
+        {
+            return protocol + " " + Reply.address(client) + "." + clientPort;
+        }
+
+        private static String describe(final byte[] out)
+        {
+            final Ip ip = Ip.of(out);
+            return ip == null ? "no IP packet" : String.format("%s.%d > %s.%d to MAC %012x",
+                Reply.address(ip.source(out)), TestFrames.u16(out, ip.l4()), Reply.address(ip.destination(out)),
+                TestFrames.u16(out, ip.l4() + 2), TestFrames.mac(out, 0));
         }
 
         /** Which kind of server a transmitted frame went to, from its destination MAC, or back to its sender. */
@@ -554,11 +764,12 @@ class CorpusThroughPipelineTest
         {
             final WorkerCounters counters = pipeline.counters();
             final StringBuilder text = new StringBuilder();
-            text.append(String.format("%d files: %d captures, %d refused at open (skipped: %s)%n", opened + refused.size(),
-                opened, refused.size(), refused.keySet()));
+            text.append(String.format("%d files: %d captures, %d refused at open (skipped: %s)%n",
+                opened + refused.size(), opened, refused.size(), refused.keySet()));
             text.append(String.format("link types (records; ->eth: given an Ethernet header): %s%n", linkTypes));
-            text.append(String.format("%d frames: %d transmitted, %d passed, %d dropped%n", counters.frames,
-                counters.transmitted(), counters.passed(), counters.dropped()));
+            text.append(String.format("%d records + %d replies to NAT'd ones = %d frames: %d transmitted, %d passed,"
+                + " %d dropped%n", records, replies, counters.frames, counters.transmitted(), counters.passed(),
+                counters.dropped()));
             final StringBuilder drops = new StringBuilder();
             java.util.Arrays.stream(DropReason.values())
                 .filter(reason -> counters.dropped(reason) > 0)
@@ -568,9 +779,12 @@ class CorpusThroughPipelineTest
             text.append(String.format("connections created %d (ended %d, open %d v4 + %d v6), fragments followed %d%n",
                 counters.connections, counters.connectionsEnded, pipeline.connectionsV4().size(),
                 pipeline.connectionsV6().size(), counters.fragmentsFollowed));
-            text.append(String.format("ICMP sent %d, rate-limited %d%n", counters.icmpSent, counters.icmpRateLimited));
-            text.append(String.format("transmitted by kind: %s; their upper-layer checksums: %s%n", transmittedByMethod,
-                outgoingL4));
+            text.append(String.format("ICMP sent %d, rate-limited %d; later fragments of forwarded first fragments %d%n",
+                counters.icmpSent, counters.icmpRateLimited, laterFragmentsOfForwarded));
+            text.append(String.format("records transmitted by kind: %s; replies: %s, %d rewritten back to the virtual"
+                + " service (%d of them as from another endpoint the client port sent to: ambiguous from the server)%n",
+                transmittedByMethod, replyVerdicts, repliesRestored, repliesAmbiguous));
+            text.append(String.format("upper-layer checksums of transmitted frames: %s%n", outgoingL4));
             final StringBuilder top = new StringBuilder();
             perFile.entrySet().stream()
                 .sorted(Comparator.comparingLong((Map.Entry<String, long[]> e) -> e.getValue()[1]).reversed())
@@ -579,7 +793,107 @@ class CorpusThroughPipelineTest
                     e.getValue()[1], e.getValue()[2], e.getValue()[3])));
             text.append(String.format("most transmitted (in: transmitted/passed/dropped): %s%n", top.toString().trim()));
             problems.stream().limit(50).forEach(problem -> text.append("  problem: ").append(problem).append('\n'));
+            if (problems.size() > 50)
+            {
+                text.append("  ... ").append(problems.size() - 50).append(" more problems\n");
+            }
             return text.toString();
+        }
+    }
+
+    /** Where a frame's IP packet is (after any VLAN tags); IPv6 only with the upper layer right after its header. */
+    record Ip(boolean v6, int l3, int l4, int protocol, int end, boolean fragment)
+    {
+        /** @return the packet, or null if it is not IP, is cut short, or is IPv6 with extension headers. */
+        static Ip of(final byte[] frame)
+        {
+            if (frame.length < 14)
+            {
+                return null;
+            }
+            int offset = 12;
+            int type = TestFrames.u16(frame, offset);
+            for (int tags = 0; (type == 0x8100 || type == 0x88A8 || type == 0x9100) && tags < 3; tags++)
+            {
+                offset += 4;
+                if (offset + 2 > frame.length)
+                {
+                    return null;
+                }
+                type = TestFrames.u16(frame, offset);
+            }
+            final int l3 = offset + 2;
+            if (type == 0x0800 && l3 + 20 <= frame.length && (frame[l3] & 0xF0) == 0x40)
+            {
+                final int headerLength = (frame[l3] & 0x0F) * 4;
+                final int total = TestFrames.u16(frame, l3 + 2);
+                if (headerLength < 20 || total < headerLength || l3 + total > frame.length)
+                {
+                    return null;
+                }
+                return new Ip(false, l3, l3 + headerLength, frame[l3 + 9] & 0xFF, l3 + total,
+                    (TestFrames.u16(frame, l3 + 6) & 0x3FFF) != 0);
+            }
+            if (type == 0x86DD && l3 + 40 <= frame.length && (frame[l3] & 0xF0) == 0x60)
+            {
+                final int payload = TestFrames.u16(frame, l3 + 4);
+                final int next = frame[l3 + 6] & 0xFF;
+                if (payload == 0 || l3 + 40 + payload > frame.length
+                    || (next != 6 && next != 17 && next != 132 && next != 58))
+                {
+                    return null;
+                }
+                return new Ip(true, l3, l3 + 40, next, l3 + 40 + payload, false);
+            }
+            return null;
+        }
+
+        byte[] source(final byte[] frame)
+        {
+            final int at = l3 + (v6 ? 8 : 12);
+            return java.util.Arrays.copyOfRange(frame, at, at + (v6 ? 16 : 4));
+        }
+
+        byte[] destination(final byte[] frame)
+        {
+            final int at = l3 + (v6 ? 24 : 16);
+            return java.util.Arrays.copyOfRange(frame, at, at + (v6 ? 16 : 4));
+        }
+    }
+
+    /** What the reply to a NAT'd frame must look like when jvs sends it on: from the virtual service to the client. */
+    record Reply(long record, byte[] client, int clientPort, String virtualEndpoint, java.util.Set<String> virtualEndpoints)
+    {
+        boolean exactIn(final byte[] out)
+        {
+            final Ip ip = Ip.of(out);
+            return ip != null && virtualEndpoint.equals(address(ip.source(out)) + "." + TestFrames.u16(out, ip.l4()));
+        }
+
+        boolean restoredIn(final byte[] out)
+        {
+            final Ip ip = Ip.of(out);
+            return ip != null && TestFrames.mac(out, 0) == TestFrames.ROUTER_MAC
+                && virtualEndpoints.contains(address(ip.source(out)) + "." + TestFrames.u16(out, ip.l4()))
+                && java.util.Arrays.equals(ip.destination(out), client) && TestFrames.u16(out, ip.l4() + 2) == clientPort;
+        }
+
+        @Override
+        public String toString()
+        {
+            return "expected one of " + virtualEndpoints + " > " + address(client) + "." + clientPort;
+        }
+
+        static String address(final byte[] bytes)
+        {
+            try
+            {
+                return java.net.InetAddress.getByAddress(bytes).getHostAddress();
+            }
+            catch (final java.net.UnknownHostException e)
+            {
+                return java.util.HexFormat.of().formatHex(bytes);
+            }
         }
     }
 

@@ -58,6 +58,28 @@ class PipelineFragmentAndIcmpTest
     }
 
     @Test
+    void laterFragmentsShouldFollowAFirstFragmentOfAnExistingConnection()
+    {
+        final PipelineFixture nat = nat();
+        // The flow exists before the fragmented datagram comes (afs.pcap in the tcpdump corpus does this).
+        nat.sendOne(ipv4(JVS_MAC, ROUTER_MAC, CLIENT, VIP, 64, Segment.udp(4000, 53, 10), 0x4000, 0x400));
+        final byte[] first = ipv4(JVS_MAC, ROUTER_MAC, CLIENT, VIP, 64, Segment.udp(4000, 53, 40), 0x2000, 0x401);
+        final byte[] later = rawIpv4(JVS_MAC, ROUTER_MAC, CLIENT, VIP, 64, UDP, 6, 0x401, payload(100));
+        final PipelineFixture.Result[] results = nat.send(first, later);
+        assertThat(Verdict.toString(results[1].verdict())).isEqualTo("transmit:0");
+        assertThat(mac(results[1].frame(), 0)).isEqualTo(mac(results[0].frame(), 0));
+    }
+
+    @Test
+    void aPacketWithNoTtlLeftShouldOpenNoConnection()
+    {
+        final PipelineFixture nat = nat();
+        nat.sendOne(frame(JVS_MAC, ROUTER_MAC, CLIENT, VIP, 1, Segment.tcp(40000, 80, SYN, 0)));
+        assertThat(nat.pipeline.connectionsV4().size()).isZero();
+        assertThat(nat.pipeline.counters().dropped(DropReason.TTL_EXPIRED)).isEqualTo(1);
+    }
+
+    @Test
     void aLaterFragmentBeforeItsFirstShouldBeDroppedAsAnOrphan()
     {
         final PipelineFixture nat = nat();
