@@ -134,6 +134,35 @@ final class TestFrames
         return rawIpv4(dstMac, srcMac, source, destination, 64, 1, 0, 7, icmp.array());
     }
 
+    /**
+     * An IPv6 frame carrying a fragment header (first fragment with its UDP header, or a later one).
+     */
+    static byte[] ipv6Fragment(final long dstMac, final long srcMac, final IpAddress source,
+        final IpAddress destination, final int offsetUnits, final boolean more, final int identification,
+        final byte[] upperLayer)
+    {
+        final ByteBuffer frame = ByteBuffer.allocate(14 + 40 + 8 + upperLayer.length);
+        putMac(frame, dstMac);
+        putMac(frame, srcMac);
+        frame.putShort((short)0x86DD);
+        frame.putInt(6 << 28).putShort((short)(8 + upperLayer.length)).put((byte)44).put((byte)64)
+            .putLong(source.high()).putLong(source.low()).putLong(destination.high()).putLong(destination.low());
+        frame.put((byte)UDP).put((byte)0).putShort((short)(offsetUnits << 3 | (more ? 1 : 0))).putInt(identification);
+        frame.put(upperLayer);
+        return frame.array();
+    }
+
+    /**
+     * The UDP header and payload of a datagram (checksum left 0: only the first fragment's ports matter).
+     */
+    static byte[] udpBytes(final int sourcePort, final int destinationPort, final int payloadLength)
+    {
+        final ByteBuffer udp = ByteBuffer.allocate(8 + payloadLength);
+        udp.putShort((short)sourcePort).putShort((short)destinationPort).putShort((short)(8 + payloadLength))
+            .putShort((short)0).put(payload(payloadLength));
+        return udp.array();
+    }
+
     private static void putSegment(final ByteBuffer frame, final Segment segment)
     {
         frame.putShort((short)segment.sourcePort()).putShort((short)segment.destinationPort());
