@@ -97,18 +97,6 @@ public final class ConnectionTimeouts
     }
 
     /**
-     * {@code ipvsadm --set tcp tcpfin udp}: sets the ESTABLISHED, FIN_WAIT and UDP timeouts. A value of 0 keeps
-     * the current one, as in the kernel's {@code ip_vs_set_timeout}. The values are checked before anything
-     * changes, so a rejected call changes nothing (the kernel answers EINVAL the same way).
-     * <p>
-     * Existing entries keep the timer they were last armed with; the new values apply from their next packet.
-     *
-     * @param tcpSeconds    ESTABLISHED timeout, or 0.
-     * @param tcpFinSeconds FIN_WAIT timeout, or 0.
-     * @param udpSeconds    UDP timeout, or 0.
-     * @throws IllegalArgumentException if a value is negative or above {@link #MAX_SECONDS}.
-     */
-    /**
      * The published timeouts in milliseconds, TCP states first and UDP at index {@link TcpStates#COUNT}.
      * The array is never changed after publication: a data path may keep it while it stays the same
      * object, and convert it once.
@@ -120,6 +108,18 @@ public final class ConnectionTimeouts
         return tableMs;
     }
 
+    /**
+     * {@code ipvsadm --set tcp tcpfin udp}: sets the ESTABLISHED, FIN_WAIT and UDP timeouts. A value of 0 keeps
+     * the current one, as in the kernel's {@code ip_vs_set_timeout}. The values are checked before anything
+     * changes, so a rejected call changes nothing (the kernel answers EINVAL the same way).
+     * <p>
+     * Existing entries keep the timer they were last armed with; the new values apply from their next packet.
+     *
+     * @param tcpSeconds    ESTABLISHED timeout, or 0.
+     * @param tcpFinSeconds FIN_WAIT timeout, or 0.
+     * @param udpSeconds    UDP timeout, or 0.
+     * @throws IllegalArgumentException if a value is negative or above {@link #MAX_SECONDS}.
+     */
     public synchronized void set(final int tcpSeconds, final int tcpFinSeconds, final int udpSeconds)
     {
         check("tcp", tcpSeconds);
@@ -138,6 +138,31 @@ public final class ConnectionTimeouts
         {
             ms[UDP] = udpSeconds * 1000;
         }
+        tableMs = ms;
+    }
+
+    /**
+     * Sets the timeout of one TCP state: a jvs extension, since {@code ipvsadm --set} reaches only ESTABLISHED
+     * and FIN_WAIT. Operators shorten SYN_RECV under a SYN flood this way, as the kernel's per-state
+     * timeout tables allowed before they stopped being exported.
+     *
+     * @param state   a TCP state from {@link TcpStates}.
+     * @param seconds the new timeout, 1..{@link #MAX_SECONDS}.
+     * @throws IllegalArgumentException if the state or the value is out of range; nothing changes then.
+     */
+    public synchronized void setTcpState(final int state, final int seconds)
+    {
+        if (state < 0 || state >= TcpStates.COUNT)
+        {
+            throw new IllegalArgumentException("no TCP state " + state);
+        }
+        if (seconds < 1 || seconds > MAX_SECONDS)
+        {
+            throw new IllegalArgumentException(
+                "timeout for " + TcpStates.name(state) + " must be 1.." + MAX_SECONDS + " seconds: " + seconds);
+        }
+        final int[] ms = tableMs.clone();
+        ms[state] = seconds * 1000;
         tableMs = ms;
     }
 

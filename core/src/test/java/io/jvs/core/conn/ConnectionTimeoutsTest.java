@@ -181,6 +181,30 @@ class ConnectionTimeoutsTest
         writer.join();
     }
 
+    @Test
+    void shouldSetOneTcpStateAndLeaveTheOthers()
+    {
+        final ConnectionTimeouts timeouts = new ConnectionTimeouts();
+        timeouts.setTcpState(TcpStates.SYN_RECV, 5);
+
+        assertThat(timeouts.tcpMs(TcpStates.SYN_RECV)).isEqualTo(5_000);
+        assertThat(timeouts.tcpMs(TcpStates.ESTABLISHED)).isEqualTo(900_000);
+        assertThat(timeouts.udpMs()).isEqualTo(300_000);
+    }
+
+    @Test
+    void shouldRefuseABadStateTimeoutAndKeepTheTable()
+    {
+        final ConnectionTimeouts timeouts = new ConnectionTimeouts();
+        final int[] before = timeouts.publishedMs();
+
+        assertThatThrownBy(() -> timeouts.setTcpState(TcpStates.SYN_RECV, 0))
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("SYN_RECV");
+        assertThatThrownBy(() -> timeouts.setTcpState(TcpStates.COUNT, 5))
+            .isInstanceOf(IllegalArgumentException.class);
+        assertThat(timeouts.publishedMs()).isSameAs(before);
+    }
+
     private static long read(final ConnectionTimeouts timeouts, final int rounds)
     {
         long sum = 0;
