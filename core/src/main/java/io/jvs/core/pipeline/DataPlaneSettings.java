@@ -33,8 +33,9 @@ public record DataPlaneSettings(
 {
     /**
      * @return the kernel's defaults: pass unmatched, options and fragments allowed, drop on a removed
-     *         server, follow templates of quiesced servers, SYN-only connections, conn_reuse_mode 1, the current active states, 1000 ICMP
-     *         answers a second per worker, no MSS clamp, sweeps of at least 64 slots.
+     *         server, follow templates of quiesced servers, SYN-only connections, conn_reuse_mode 1, the
+     *         current active states, 1000 ICMP answers a second per worker, no MSS clamp, sweeps of at
+     *         least 64 slots.
      */
     public static DataPlaneSettings defaults()
     {
