@@ -1,0 +1,49 @@
+package io.jvs.forwarder.bench;
+
+import io.jvs.core.conn.ConnectionTable;
+
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The synthetic load behind the pipeline benchmarks does what their figures claim: every frame is
+ * forwarded, and the new-connection load keeps its table turning over without filling it.
+ */
+class PipelineWorkloadTest
+{
+    private static final int BURST = 32;
+
+    @ParameterizedTest
+    @EnumSource(PipelineWorkload.Mode.class)
+    void shouldForwardEveryFrameOfTheEstablishedFlows(final PipelineWorkload.Mode mode)
+    {
+        final PipelineWorkload workload = new PipelineWorkload(mode, "wlc", 5000, false, BURST).setUp();
+        for (int i = 0; i < 1000; i++)
+        {
+            assertThat(workload.runBurst()).isEqualTo(BURST);
+        }
+        assertThat(workload.pipeline().connectionsV4().size()).isEqualTo(5000);
+        assertThat(workload.bytesPerConnection()).isEqualTo(64.0);
+    }
+
+    @ParameterizedTest
+    @EnumSource(PipelineWorkload.Mode.class)
+    void shouldKeepTheNewConnectionTableTurningOverBelowItsCapacity(final PipelineWorkload.Mode mode)
+    {
+        final int capacity = 16_384;
+        final PipelineWorkload workload = new PipelineWorkload(mode, "rr", capacity, true, BURST).setUp();
+        // Five table lifetimes: 2.5 virtual seconds per capacity / 2 connections.
+        final int bursts = 5 * capacity / BURST;
+        for (int i = 0; i < bursts; i++)
+        {
+            assertThat(workload.runBurst()).isEqualTo(BURST);
+        }
+        final ConnectionTable table = workload.pipeline().connectionsV4();
+        assertThat(table.refusals()).isZero();
+        assertThat(table.size()).isBetween(capacity / 2, capacity * 95 / 100);
+        assertThat(workload.pipeline().counters().connectionsEnded)
+            .as("entries expire and are swept while new ones arrive").isGreaterThan((long)capacity * 3);
+    }
+}
