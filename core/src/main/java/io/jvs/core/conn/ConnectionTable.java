@@ -117,10 +117,6 @@ public final class ConnectionTable
         this.slots = lines * slotsPerLine;
         // One spare cache line at the end: callers may touch the line after a home slot.
         final long bytes = (long)slots * entryLength + 64;
-        if (bytes > Integer.MAX_VALUE)
-        {
-            throw new IllegalArgumentException("connection table of " + capacity + " entries is too large");
-        }
         this.memory = allocator.allocate(bytes);
         if (memory.length() < bytes)
         {
@@ -280,6 +276,7 @@ public final class ConnectionTable
                 Frames.u8(entry + meta + PROTOCOL) == protocol &&
                 addressesMatch(entry, clientHigh, clientLow, virtualHigh, virtualLow))
             {
+                emptySlot = NOT_FOUND;
                 return slot;
             }
             slot = next(slot);
@@ -380,6 +377,8 @@ public final class ConnectionTable
      * (never an established one); if there is none the insert is refused.
      *
      * @return the new entry's slot, or {@link #FULL}.
+     * @throws IllegalStateException if no unsuccessful lookup came just before: a caller's bug, which
+     *         would otherwise write outside the table.
      */
     public int insert(
         final int protocol,
@@ -391,6 +390,10 @@ public final class ConnectionTable
         final int virtualPort,
         final int nowTick)
     {
+        if (emptySlot == NOT_FOUND)
+        {
+            throw new IllegalStateException("insert must follow a lookupForward that did not find the entry");
+        }
         if (size >= capacity)
         {
             if (!reclaimNear(lastHome, nowTick))

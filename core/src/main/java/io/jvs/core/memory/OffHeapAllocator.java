@@ -12,12 +12,24 @@ import java.nio.ByteBuffer;
 @FunctionalInterface
 public interface OffHeapAllocator
 {
-    /** Page-aligned, zeroed direct buffers. */
-    OffHeapAllocator DIRECT = bytes -> new Region(BufferUtil.allocateDirectAligned(Math.toIntExact(bytes), 4096));
+    /** The most {@link #DIRECT} gives: an int-indexed buffer, less room for its alignment. */
+    long MAX_DIRECT_BYTES = Integer.MAX_VALUE - 8192;
+
+    /** Page-aligned, zeroed direct buffers: at most {@link #MAX_DIRECT_BYTES}, a ByteBuffer's limit. */
+    OffHeapAllocator DIRECT = bytes ->
+    {
+        if (bytes > MAX_DIRECT_BYTES)
+        {
+            throw new IllegalArgumentException("a direct buffer holds at most " + MAX_DIRECT_BYTES + " bytes, not " +
+                bytes + ": larger tables need memory from the forwarder's huge-page allocator");
+        }
+        return new Region(BufferUtil.allocateDirectAligned((int)bytes, 4096));
+    };
 
     /**
-     * @param bytes how many bytes, at most {@link Integer#MAX_VALUE}.
+     * @param bytes how many bytes.
      * @return zeroed memory aligned to at least 4096 bytes.
+     * @throws IllegalArgumentException if this allocator cannot give that much in one block.
      */
     Region allocate(long bytes);
 

@@ -61,6 +61,8 @@ class ConnectionTableTest
     void shouldMatchIpv6EntriesAndAServerWithoutAPortOfItsOwn()
     {
         final ConnectionTable table = table(true, 64);
+        assertThat(table.lookupForward(UDP, 0x2001_0DB8_0001_0000L, 5, 4000, 0x2001_0DB8_0000_0000L, 0x100, 53))
+            .isEqualTo(ConnectionTable.NOT_FOUND);
         final int slot = table.insert(UDP, 0x2001_0DB8_0001_0000L, 5, 4000, 0x2001_0DB8_0000_0000L, 0x100, 53, 0);
         table.server(slot, 2);
         assertThat(table.lookupForward(UDP, 0x2001_0DB8_0001_0000L, 5, 4000, 0x2001_0DB8_0000_0000L, 0x100, 53))

@@ -1,0 +1,69 @@
+package io.jvs.forwarder.memory;
+
+import io.jvs.core.conn.ConnectionTable;
+import io.jvs.core.memory.OffHeapAllocator;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Tables larger than a direct buffer can hold: a 16M-connection IPv6 table needs 2 GiB, which only
+ * mapped memory gives. The mapping is lazy, so the untouched part costs no memory here.
+ */
+class HugePageAllocatorTest
+{
+    private static final int TCP = 6;
+
+    @Test
+    void shouldBackAnIpv6TableOfSixteenMillionConnections()
+    {
+        final int capacity = 16 << 20;
+        final ConnectionTable table = new ConnectionTable(true, capacity, (t, slot, evicted) -> { },
+            HugePageAllocator.INSTANCE);
+        assertThat(table.bytesPerConnection()).isEqualTo(128.0);
+
+        final long prefix = 0x2001_0db8_0000_0000L;
+        for (long client = 1; client <= 100_000; client += 997)
+        {
+            assertThat(table.lookupForward(TCP, prefix, client * 0x9E37_79B9L, 443, prefix, 1, 443))
+                .isEqualTo(ConnectionTable.NOT_FOUND);
+            assertThat(table.insert(TCP, prefix, client * 0x9E37_79B9L, 443, prefix, 1, 443, 0)).isNotNegative();
+        }
+        for (long client = 1; client <= 100_000; client += 997)
+        {
+            assertThat(table.lookupForward(TCP, prefix, client * 0x9E37_79B9L, 443, prefix, 1, 443)).isNotNegative();
+        }
+        assertThat(table.lookupForward(TCP, prefix, 2 * 0x9E37_79B9L, 443, prefix, 1, 443))
+            .isEqualTo(ConnectionTable.NOT_FOUND);
+    }
+
+    @Test
+    void shouldRefuseAnInsertThatNoLookupPreceded()
+    {
+        final ConnectionTable table = new ConnectionTable(false, 1024, (t, slot, evicted) -> { },
+            HugePageAllocator.INSTANCE);
+        assertThatThrownBy(() -> table.insert(TCP, 0, 1, 1000, 0, 2, 80, 0))
+            .isInstanceOf(IllegalStateException.class);
+        assertThat(table.size()).isZero();
+    }
+
+    @Test
+    void shouldRefuseTheSameTableFromADirectBufferWithAReason()
+    {
+        assertThatThrownBy(() -> new ConnectionTable(true, 16 << 20, (t, slot, evicted) -> { },
+            OffHeapAllocator.DIRECT))
+            .isInstanceOf(IllegalArgumentException.class)
+            .hasMessageContaining("huge-page allocator");
+    }
+
+    @Test
+    void shouldGiveZeroedMemoryOfAtLeastTheSizeAsked()
+    {
+        final OffHeapAllocator.Region region = HugePageAllocator.INSTANCE.allocate(3_000_000);
+        assertThat(region.length()).isGreaterThanOrEqualTo(3_000_000);
+        assertThat(region.address() % 4096).isZero();
+        assertThat(io.jvs.core.packet.Frames.i64(region.address() + region.length() - 8)).isZero();
+    }
+}
