@@ -438,6 +438,7 @@ public final class Pipeline
         {
             counters.connections++;
             counters.serverConnections[serverSlot]++;
+            counters.serviceConnections[service]++;
             rememberFirstFragment(p, i, serverSlot);
             return forward(burst, i, p, current, serverSlot, service, p.destinationPort[i]);
         }
@@ -462,6 +463,7 @@ public final class Pipeline
         server.bindConnection(true);
         counters.connections++;
         counters.serverConnections[serverSlot]++;
+        counters.serviceConnections[service]++;
         track(table, slot, inboundOnly ? TcpStates.INPUT_ONLY : TcpStates.INPUT, flags, server, current.timeouts,
             settings);
         rememberFirstFragment(p, i, serverSlot);

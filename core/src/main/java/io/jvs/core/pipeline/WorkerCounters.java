@@ -27,6 +27,7 @@ public final class WorkerCounters
     final long[] drops = new long[DropReason.count()];
     final long[] servicePackets;
     final long[] serviceBytes;
+    final long[] serviceConnections;
     final long[] serverPackets;
     final long[] serverBytes;
     final long[] serverConnections;
@@ -39,6 +40,7 @@ public final class WorkerCounters
     {
         servicePackets = new long[maxServices];
         serviceBytes = new long[maxServices];
+        serviceConnections = new long[maxServices];
         serverPackets = new long[maxServers];
         serverBytes = new long[maxServers];
         serverConnections = new long[maxServers];
@@ -72,6 +74,12 @@ public final class WorkerCounters
     public long serviceBytes(final int slot)
     {
         return serviceBytes[slot];
+    }
+
+    /** Connections scheduled for the service (one-packet scheduling counts each packet, as IPVS does). */
+    public long serviceConnections(final int slot)
+    {
+        return serviceConnections[slot];
     }
 
     public long serverPackets(final int slot)

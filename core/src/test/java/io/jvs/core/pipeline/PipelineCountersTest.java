@@ -1,0 +1,92 @@
+package io.jvs.core.pipeline;
+
+import io.jvs.core.net.IpAddress;
+import io.jvs.core.packet.DropReason;
+import io.jvs.core.pipeline.TestFrames.Segment;
+import io.jvs.core.service.RealServer;
+import org.junit.jupiter.api.Test;
+
+import java.util.Arrays;
+
+import static io.jvs.core.pipeline.TestFrames.*;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * What a worker counts for one mixed burst: verdicts, drop reasons, each service's and each real
+ * server's packets, bytes and connections, and the latency of every frame.
+ */
+class PipelineCountersTest
+{
+    private static final IpAddress VIP = IpAddress.parse("10.0.0.100");
+
+    @Test
+    void shouldCountEveryFrameUnderItsVerdictServiceAndServer()
+    {
+        final PipelineFixture fixture = new PipelineFixture()
+            .rules("-A -t 10.0.0.100:80 -s rr",
+                "-a -t 10.0.0.100:80 -r 192.168.1.2:80 -m",
+                "-a -t 10.0.0.100:80 -r 192.168.1.3:80 -m",
+                "-A -u 10.0.0.100:53 -s rr",
+                "-a -u 10.0.0.100:53 -r 192.168.1.4:53 -m")
+            .neighbour("192.168.1.2", 0x02_00_00_00_01_02L)
+            .neighbour("192.168.1.3", 0x02_00_00_00_01_03L)
+            .neighbour("192.168.1.4", 0x02_00_00_00_01_04L)
+            .start();
+        final IpAddress first = IpAddress.parse("198.51.100.7");
+        final IpAddress second = IpAddress.parse("198.51.100.8");
+        final byte[][] frames = {
+            frame(JVS_MAC, ROUTER_MAC, first, VIP, 64, Segment.tcp(40000, 80, SYN, 0)),
+            frame(JVS_MAC, ROUTER_MAC, second, VIP, 64, Segment.tcp(40001, 80, SYN, 0)),
+            frame(JVS_MAC, ROUTER_MAC, first, VIP, 64, Segment.tcp(40000, 80, ACK, 100)),
+            frame(JVS_MAC, ROUTER_MAC, first, VIP, 64, Segment.udp(5353, 53, 30)),
+            frame(JVS_MAC, ROUTER_MAC, first, IpAddress.parse("10.0.0.200"), 64, Segment.tcp(40000, 80, SYN, 0)),
+            Arrays.copyOf(frame(JVS_MAC, ROUTER_MAC, first, VIP, 64, Segment.tcp(40000, 80, ACK, 0)), 30),
+        };
+
+        fixture.send(frames);
+
+        final WorkerCounters counters = fixture.pipeline.counters();
+        assertThat(counters.frames).isEqualTo(6);
+        assertThat(counters.transmitted()).isEqualTo(4);
+        assertThat(counters.passed()).isEqualTo(1);
+        assertThat(counters.dropped()).isEqualTo(1);
+        assertThat(counters.dropped(DropReason.TRUNCATED)).isEqualTo(1);
+        assertThat(counters.connections).isEqualTo(3);
+
+        final DataPlane plane = fixture.publisher.current();
+        final RealServer web2 = server(fixture, "192.168.1.2");
+        final RealServer web3 = server(fixture, "192.168.1.3");
+        final RealServer dns = server(fixture, "192.168.1.4");
+        final int web = plane.serverService[plane.slotOf(web2)];
+        final int udp = plane.serverService[plane.slotOf(dns)];
+        assertThat(plane.serverService[plane.slotOf(web3)]).isEqualTo(web);
+        assertThat(udp).isNotEqualTo(web);
+
+        assertThat(counters.servicePackets(web)).isEqualTo(3);
+        assertThat(counters.serviceBytes(web)).isEqualTo(frames[0].length + frames[1].length + frames[2].length);
+        assertThat(counters.serviceConnections(web)).isEqualTo(2);
+        assertThat(counters.servicePackets(udp)).isEqualTo(1);
+        assertThat(counters.serviceBytes(udp)).isEqualTo(frames[3].length);
+        assertThat(counters.serviceConnections(udp)).isEqualTo(1);
+
+        // rr gives each client its own server; the client with two packets decides which has more.
+        final int slot2 = plane.slotOf(web2);
+        final int slot3 = plane.slotOf(web3);
+        assertThat(counters.serverConnections(slot2)).isEqualTo(1);
+        assertThat(counters.serverConnections(slot3)).isEqualTo(1);
+        assertThat(counters.serverPackets(slot2) + counters.serverPackets(slot3)).isEqualTo(3);
+        assertThat(counters.serverBytes(slot2) + counters.serverBytes(slot3)).isEqualTo(counters.serviceBytes(web));
+        assertThat(counters.serverPackets(plane.slotOf(dns))).isEqualTo(1);
+
+        assertThat(fixture.pipeline.latency().getTotalCount()).as("one latency per frame").isEqualTo(6);
+        assertThat(fixture.pipeline.latency().getMinValue()).isBetween(495L, 505L);
+        assertThat(fixture.pipeline.latency().getMaxValue()).isBetween(495L, 505L);
+    }
+
+    private static RealServer server(final PipelineFixture fixture, final String address)
+    {
+        return fixture.table.allServers().stream()
+            .filter(server -> server.address().equals(IpAddress.parse(address)))
+            .findFirst().orElseThrow();
+    }
+}
