@@ -6,7 +6,6 @@ import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.assertj.core.api.Assumptions.assumeThat;
 
 /**
  * Spec §15.3 default timeouts and {@code ipvsadm --set tcp tcpfin udp}.
@@ -142,7 +141,8 @@ class ConnectionTimeoutsTest
     {
         final com.sun.management.ThreadMXBean threads =
             (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-        assumeThat(threads.isThreadAllocatedMemorySupported() && threads.isThreadAllocatedMemoryEnabled()).isTrue();
+        assertThat(threads.isThreadAllocatedMemorySupported() && threads.isThreadAllocatedMemoryEnabled())
+            .as("this JVM measures allocation per thread").isTrue();
         final ConnectionTimeouts timeouts = new ConnectionTimeouts();
         long sink = read(timeouts, 10_000);
 

@@ -18,7 +18,6 @@ import static io.jvs.core.conn.TcpStates.INPUT_ONLY;
 import static io.jvs.core.conn.TcpStates.OUTPUT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.assertj.core.api.Assumptions.assumeThat;
 
 /**
  * Spec §15.3 flag priority, the no-flag case, the active set of D5 and the direction choice of NOOUTPUT.
@@ -158,7 +157,8 @@ class TcpStatesTest
     {
         final com.sun.management.ThreadMXBean threads =
             (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-        assumeThat(threads.isThreadAllocatedMemorySupported() && threads.isThreadAllocatedMemoryEnabled()).isTrue();
+        assertThat(threads.isThreadAllocatedMemorySupported() && threads.isThreadAllocatedMemoryEnabled())
+            .as("this JVM measures allocation per thread").isTrue();
         int sink = churn(10_000);
 
         final long before = threads.getCurrentThreadAllocatedBytes();

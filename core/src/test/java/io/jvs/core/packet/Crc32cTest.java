@@ -3,6 +3,7 @@ package io.jvs.core.packet;
 import io.jvs.core.pcap.LinkType;
 import io.jvs.core.pcap.PcapFormatException;
 import io.jvs.core.pcap.PcapReader;
+import io.jvs.core.pcap.TcpdumpCorpus;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -12,7 +13,6 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,12 +20,10 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.stream.LongStream;
-import java.util.stream.Stream;
 import java.util.zip.Adler32;
 import java.util.zip.CRC32C;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.fail;
 
 /**
  * {@link Crc32c} against the JDK's {@link CRC32C} over random off-heap bytes at every alignment, against
@@ -35,7 +33,6 @@ import static org.assertj.core.api.Assertions.fail;
  */
 class Crc32cTest
 {
-    private static final String CORPUS = "shared/corpus/tcpdump-tests";
     private static final int SCTP = 132;
 
     private static Path corpus;
@@ -43,34 +40,7 @@ class Crc32cTest
     @BeforeAll
     static void findCorpus()
     {
-        corpus = locate();
-        if (corpus == null)
-        {
-            fail("the tcpdump test corpus is missing: no %s or ../%s above %s (CI has it; set -Djvs.tcpdumpCorpus=DIR"
-                + " to point elsewhere)", CORPUS, CORPUS, System.getProperty("user.dir"));
-        }
-    }
-
-    /** As TcpdumpCorpusTest: the property, else up from the working directory (core/ under Maven). */
-    private static Path locate()
-    {
-        final String property = System.getProperty("jvs.tcpdumpCorpus");
-        if (property != null)
-        {
-            return Files.isDirectory(Path.of(property)) ? Path.of(property) : null;
-        }
-        for (Path dir = Path.of(System.getProperty("user.dir")).toAbsolutePath(); dir != null; dir = dir.getParent())
-        {
-            if (Files.isDirectory(dir.resolve(CORPUS)))
-            {
-                return dir.resolve(CORPUS).normalize();
-            }
-            if (Files.isDirectory(dir.resolve("..").resolve(CORPUS)))
-            {
-                return dir.resolve("..").resolve(CORPUS).normalize();
-            }
-        }
-        return null;
+        corpus = TcpdumpCorpus.directory();
     }
 
     static LongStream seeds()
@@ -207,11 +177,7 @@ class Crc32cTest
     @Test
     void shouldReproduceTheStoredChecksumWhenGivenTheSctpPacketsOfTheCorpus() throws IOException
     {
-        final List<Path> files;
-        try (Stream<Path> list = Files.list(corpus))
-        {
-            files = list.filter(Files::isRegularFile).sorted().toList();
-        }
+        final List<Path> files = TcpdumpCorpus.files();
         final Tally tally = new Tally();
         final ByteBuffer buffer = ByteBuffer.allocateDirect(PcapReader.DEFAULT_MAX_CAPTURED_LENGTH + 16);
         // An odd address, so the word reads are unaligned.

@@ -4,18 +4,14 @@ import io.jvs.core.packet.Frames;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.fail;
 
 /**
  * Reads every file of tcpdump's test captures ({@code shared/corpus/tcpdump-tests} beside the
@@ -28,49 +24,14 @@ import static org.assertj.core.api.Assertions.fail;
  */
 class TcpdumpCorpusTest
 {
-    private static final String CORPUS = "shared/corpus/tcpdump-tests";
-
     private static Path corpus;
     private static List<Path> files;
 
     @BeforeAll
-    static void findCorpus() throws IOException
+    static void findCorpus()
     {
-        corpus = locate();
-        if (corpus == null)
-        {
-            fail("the tcpdump test corpus is missing: no %s or ../%s above %s (CI has it; set -Djvs.tcpdumpCorpus=DIR"
-                + " to point elsewhere)", CORPUS, CORPUS, System.getProperty("user.dir"));
-        }
-        try (Stream<Path> list = Files.list(corpus))
-        {
-            files = list.filter(Files::isRegularFile).sorted().toList();
-        }
-    }
-
-    /**
-     * Walks up from the working directory (core/ under Maven) to a directory that has the corpus, or whose
-     * parent has it.
-     */
-    private static Path locate()
-    {
-        final String property = System.getProperty("jvs.tcpdumpCorpus");
-        if (property != null)
-        {
-            return Files.isDirectory(Path.of(property)) ? Path.of(property) : null;
-        }
-        for (Path dir = Path.of(System.getProperty("user.dir")).toAbsolutePath(); dir != null; dir = dir.getParent())
-        {
-            if (Files.isDirectory(dir.resolve(CORPUS)))
-            {
-                return dir.resolve(CORPUS).normalize();
-            }
-            if (Files.isDirectory(dir.resolve("..").resolve(CORPUS)))
-            {
-                return dir.resolve("..").resolve(CORPUS).normalize();
-            }
-        }
-        return null;
+        corpus = TcpdumpCorpus.directory();
+        files = TcpdumpCorpus.files();
     }
 
     /** What reading the corpus gave. */

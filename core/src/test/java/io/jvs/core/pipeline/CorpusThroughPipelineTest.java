@@ -7,13 +7,13 @@ import io.jvs.core.pcap.EndReason;
 import io.jvs.core.pcap.LinkType;
 import io.jvs.core.pcap.PcapFormatException;
 import io.jvs.core.pcap.PcapReader;
+import io.jvs.core.pcap.TcpdumpCorpus;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -21,11 +21,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.stream.Stream;
 import java.util.zip.CRC32C;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.fail;
 
 /**
  * Every record of tcpdump's test captures ({@code shared/corpus/tcpdump-tests}: 830 captures, many of
@@ -53,7 +51,6 @@ import static org.assertj.core.api.Assertions.fail;
  */
 class CorpusThroughPipelineTest
 {
-    private static final String CORPUS = "shared/corpus/tcpdump-tests";
     /** Records in the corpus at tcpdump commit 39b50f76 with captured-above-original records accepted. */
     private static final long CORPUS_RECORDS = 10_183;
 
@@ -82,40 +79,10 @@ class CorpusThroughPipelineTest
     private static List<Path> files;
 
     @BeforeAll
-    static void findCorpus() throws IOException
+    static void findCorpus()
     {
-        corpus = locate();
-        if (corpus == null)
-        {
-            fail("the tcpdump test corpus is missing: no %s or ../%s above %s (CI has it; set -Djvs.tcpdumpCorpus=DIR"
-                + " to point elsewhere)", CORPUS, CORPUS, System.getProperty("user.dir"));
-        }
-        try (Stream<Path> list = Files.list(corpus))
-        {
-            files = list.filter(Files::isRegularFile).sorted().toList();
-        }
-    }
-
-    /** As TcpdumpCorpusTest: the property, else up from the working directory (core/ under Maven). */
-    private static Path locate()
-    {
-        final String property = System.getProperty("jvs.tcpdumpCorpus");
-        if (property != null)
-        {
-            return Files.isDirectory(Path.of(property)) ? Path.of(property) : null;
-        }
-        for (Path dir = Path.of(System.getProperty("user.dir")).toAbsolutePath(); dir != null; dir = dir.getParent())
-        {
-            if (Files.isDirectory(dir.resolve(CORPUS)))
-            {
-                return dir.resolve(CORPUS).normalize();
-            }
-            if (Files.isDirectory(dir.resolve("..").resolve(CORPUS)))
-            {
-                return dir.resolve("..").resolve(CORPUS).normalize();
-            }
-        }
-        return null;
+        corpus = TcpdumpCorpus.directory();
+        files = TcpdumpCorpus.files();
     }
 
     /** The policies the corpus is run under. */
