@@ -22,6 +22,13 @@ public final class FrameBurst
     public final int[] firewallMark = new int[MAX_FRAMES];
     /** Set by the pipeline: see {@link io.jvs.core.packet.Verdict}. */
     public final int[] verdict = new int[MAX_FRAMES];
+    /** The receiving port's own reference to the frame's buffer (a UMEM offset, a ring slot), opaque to others. */
+    public final long[] handle = new long[MAX_FRAMES];
+    /**
+     * Set by a transmitting port that kept the frame's buffer itself (zero-copy, e.g. a shared UMEM): the
+     * receiving port must then not take it back when the burst is released.
+     */
+    public final boolean[] taken = new boolean[MAX_FRAMES];
     /** The port the burst came from (answers to the sender go back out of it). */
     public int ingressPort;
     public int count;
@@ -48,6 +55,20 @@ public final class FrameBurst
         final long frameAddress, final int frameLength, final int frameCapacity, final int frameHeadroom,
         final long receivedNs)
     {
+        return add(frameAddress, frameLength, frameCapacity, frameHeadroom, receivedNs, 0);
+    }
+
+    /**
+     * Appends a frame a port will want back.
+     *
+     * @param frameHandle the port's reference to the frame's buffer.
+     * @return its index in the burst.
+     * @see #add(long, int, int, int, long)
+     */
+    public int add(
+        final long frameAddress, final int frameLength, final int frameCapacity, final int frameHeadroom,
+        final long receivedNs, final long frameHandle)
+    {
         final int i = count;
         if (i == MAX_FRAMES)
         {
@@ -60,6 +81,8 @@ public final class FrameBurst
         receiveTimeNs[i] = receivedNs;
         firewallMark[i] = 0;
         verdict[i] = 0;
+        handle[i] = frameHandle;
+        taken[i] = false;
         count = i + 1;
         return i;
     }

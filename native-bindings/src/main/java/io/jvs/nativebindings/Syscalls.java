@@ -1,0 +1,108 @@
+package io.jvs.nativebindings;
+
+/**
+ * The Linux system calls jvs's ports need, with the kernel's own convention for failure: a call returns
+ * its result, or {@code -errno} when it fails. Nothing here throws or allocates, so a port may call it on
+ * the data path and act on the return code. Control paths wrap a call in {@link #check} to turn a failure
+ * into a {@link NativeCallException} naming the call, the errno and its meaning.
+ * <p>
+ * Pointers are raw addresses ({@code long}): off-heap memory the caller owns (a mapped ring, a struct laid
+ * out with the layout classes of this package, an Agrona buffer). Passing addresses rather than
+ * {@code MemorySegment}s keeps the two implementations interchangeable and costs no object per call.
+ * <p>
+ * Two implementations run the same contract tests: Panama FFM downcalls ({@code panama}, the default) and
+ * jnr-ffi ({@code jnr}), chosen with {@link #create(String)} or the system property {@code jvs.native}.
+ * An instance keeps per-instance state for capturing errno and is <b>not thread-safe</b>: each worker
+ * thread and the control plane use their own.
+ */
+public interface Syscalls
+{
+    /** The system property that selects the implementation: {@code panama} or {@code jnr}. */
+    String PROPERTY = "jvs.native";
+
+    /** {@code socket(2)}: a file descriptor. */
+    int socket(int domain, int type, int protocol);
+
+    /** {@code bind(2)} to the socket address of {@code length} bytes at {@code address}. */
+    int bind(int fd, long address, int length);
+
+    /** {@code setsockopt(2)} with the {@code length}-byte value at {@code value}. */
+    int setsockopt(int fd, int level, int option, long value, int length);
+
+    /** {@code getsockopt(2)}: {@code lengthAddress} points to a 4-byte length, in and out. */
+    int getsockopt(int fd, int level, int option, long value, long lengthAddress);
+
+    /** {@code mmap(2)}: the mapping's address, or {@code -errno} (never a valid address). */
+    long mmap(long address, long length, int protection, int flags, int fd, long offset);
+
+    /** {@code munmap(2)}. */
+    int munmap(long address, long length);
+
+    /** {@code poll(2)} over {@code count} 8-byte {@code struct pollfd} at {@code pollfds}. */
+    int poll(long pollfds, int count, int timeoutMs);
+
+    /** {@code sendto(2)}; {@code address} may be 0 with {@code addressLength} 0 (a kick of an AF_XDP TX ring). */
+    long sendto(int fd, long buffer, long length, int flags, long address, int addressLength);
+
+    /** {@code recvfrom(2)}; {@code address} and {@code addressLengthAddress} may be 0. */
+    long recvfrom(int fd, long buffer, long length, int flags, long address, long addressLengthAddress);
+
+    /** {@code ioctl(2)} with a pointer argument. */
+    int ioctl(int fd, long request, long argument);
+
+    /** {@code if_nametoindex(3)}: the index, or {@code -errno} (ENODEV when there is no such interface). */
+    int ifNameToIndex(String name);
+
+    /** {@code close(2)}. */
+    int close(int fd);
+
+    /** {@code bpf(2)} through {@code syscall(2)}, with the {@code size}-byte {@code union bpf_attr} at {@code attribute}. */
+    long bpf(int command, long attribute, int size);
+
+    /**
+     * @return the implementation's name: {@code panama} or {@code jnr}.
+     */
+    String name();
+
+    /**
+     * Turns a failed call on a control path into an exception.
+     *
+     * @param call    the call's name, e.g. "bind".
+     * @param result  what it returned.
+     * @param context what it was asked to do, for the message (e.g. "AF_XDP socket on veth0 queue 0").
+     * @return {@code result} when it is not negative.
+     * @throws NativeCallException when it is.
+     */
+    static long check(final String call, final long result, final String context)
+    {
+        if (result < 0)
+        {
+            throw new NativeCallException(call, (int)-result, context);
+        }
+        return result;
+    }
+
+    /**
+     * @return the implementation named by the system property {@link #PROPERTY}, Panama when it is unset.
+     */
+    static Syscalls create()
+    {
+        return create(System.getProperty(PROPERTY, "panama"));
+    }
+
+    /**
+     * @param name {@code panama} or {@code jnr}.
+     * @return a new instance for the calling thread.
+     * @throws IllegalArgumentException for any other name.
+     */
+    static Syscalls create(final String name)
+    {
+        return switch (name)
+        {
+            case "panama" -> new PanamaSyscalls();
+            case "jnr" -> new JnrSyscalls();
+            default -> throw new IllegalArgumentException(
+                "-D" + PROPERTY + " must be panama or jnr, not " + name);
+        };
+    }
+}
