@@ -1,0 +1,29 @@
+package io.jvs.nativebindings.testing;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The test network builds what it says and leaves nothing behind. Needs root, as CI has. */
+class TestNetworkTest
+{
+    @Test
+    void shouldBuildNamespacesWithAVethPairAndRemoveThem()
+    {
+        final String generator;
+        final String forwarder;
+        try (TestNetwork network = TestNetwork.create("self"))
+        {
+            generator = network.namespace("g");
+            forwarder = network.namespace("f");
+            network.veth(generator, "g0", forwarder, "fa");
+            network.inNamespace(generator, "ip", "addr", "add", "10.99.0.1/24", "dev", "g0");
+            network.inNamespace(forwarder, "ip", "addr", "add", "10.99.0.2/24", "dev", "fa");
+
+            assertThat(network.inNamespace(forwarder, "ip", "-o", "link", "show", "fa")).contains("state UP");
+            assertThat(TestNetwork.run("ip", "netns", "list")).contains(generator).contains(forwarder);
+        }
+        final String after = TestNetwork.run("ip", "netns", "list");
+        assertThat(after).doesNotContain(generator).doesNotContain(forwarder);
+    }
+}
