@@ -24,11 +24,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  */
 class BpfAssemblerTest
 {
-    private static final int XSKMAP_FD = 7;
+    static final int XSKMAP_FD = 7;
     private static final int VIPS_FD = 9;
 
     /** Program 1 of the notes: {code, dst, src, off, imm}. */
-    private static final int[][] PROGRAM_1 = {
+    static final int[][] PROGRAM_1 = {
         {0x61, 2, 1, 16, 0},
         {0x18, 1, 1, 0, XSKMAP_FD},
         {0x00, 0, 0, 0, 0},
@@ -185,7 +185,7 @@ class BpfAssemblerTest
             .isInstanceOf(IllegalArgumentException.class);
     }
 
-    private static int[][] fields(final BpfBytecode program)
+    static int[][] fields(final BpfBytecode program)
     {
         final int[][] fields = new int[program.slotCount()][];
         for (int i = 0; i < fields.length; i++)
