@@ -3,6 +3,7 @@ package io.jvs.nativebindings.bpf;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
@@ -18,7 +19,7 @@ import java.util.Set;
 public final class BpfBytecode
 {
     private static final ValueLayout.OfLong LITTLE_ENDIAN_LONG =
-        ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
+        ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     private final long[] instructions;
     private final List<MapRelocation> relocations;

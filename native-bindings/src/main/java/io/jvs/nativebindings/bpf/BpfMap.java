@@ -12,9 +12,9 @@ import static io.jvs.nativebindings.bpf.BpfAttr.MapElement;
 
 /**
  * A BPF map owned by this process: created with {@code BPF_MAP_CREATE}, read and written from the control
- * path, freed by the kernel once this fd is closed and no loaded program refers to it. The methods are
- * synchronized because the {@link Syscalls} instance they share is not thread-safe; none is meant for the
- * data path.
+ * path (each call allocates its {@code bpf_attr}), freed by the kernel once this fd is closed and no loaded
+ * program refers to it. Like every class here, it makes its calls through the {@link Syscalls} instance it
+ * was given, which is not thread-safe: give it one that only the control thread uses.
  */
 public final class BpfMap implements AutoCloseable
 {

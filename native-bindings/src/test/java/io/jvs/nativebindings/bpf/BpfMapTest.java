@@ -5,6 +5,8 @@ import java.net.InetAddress;
 import io.jvs.nativebindings.NativeCallException;
 import io.jvs.nativebindings.Syscalls;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -19,10 +21,11 @@ class BpfMapTest
 
     private final Syscalls syscalls = Syscalls.create();
 
-    @Test
-    void shouldReadBackWhatIsWrittenAndForgetWhatIsDeleted()
+    @ParameterizedTest
+    @ValueSource(strings = {"panama", "jnr"})
+    void shouldReadBackWhatIsWrittenAndForgetWhatIsDeleted(final String binding)
     {
-        try (BpfMap map = BpfMap.createHash(syscalls, "jvs_test_hash", 4, 8, 16))
+        try (BpfMap map = BpfMap.createHash(Syscalls.create(binding), "jvs_test_hash", 4, 8, 16))
         {
             final byte[] key = {10, 77, 2, 2};
             final byte[] value = {1, 2, 3, 4, 5, 6, 7, 8};

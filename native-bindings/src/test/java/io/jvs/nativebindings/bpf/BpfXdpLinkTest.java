@@ -205,13 +205,22 @@ class BpfXdpLinkTest
             return line;
         }
 
+        /** Closes the child's input, which makes it close its links and exit. */
         @Override
-        public void close() throws Exception
+        public void close() throws IOException
         {
             commands.close();
-            if (!process.waitFor(30, TimeUnit.SECONDS))
+            try
+            {
+                if (!process.waitFor(30, TimeUnit.SECONDS))
+                {
+                    process.destroyForcibly();
+                }
+            }
+            catch (final InterruptedException ex)
             {
                 process.destroyForcibly();
+                Thread.currentThread().interrupt();
             }
             Files.deleteIfExists(errors);
         }
