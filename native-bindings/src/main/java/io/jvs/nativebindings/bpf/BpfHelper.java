@@ -1,0 +1,20 @@
+package io.jvs.nativebindings.bpf;
+
+/**
+ * Numbers of the kernel helper functions jvs's programs call ({@code enum bpf_func_id}).
+ */
+public final class BpfHelper
+{
+    /** {@code void *bpf_map_lookup_elem(map, key)}: the value, or NULL. */
+    public static final int MAP_LOOKUP_ELEM = 1;
+
+    /**
+     * {@code long bpf_redirect_map(map, key, flags)}: XDP_REDIRECT when the slot holds a target, else the low
+     * two bits of {@code flags} (the fallback action).
+     */
+    public static final int REDIRECT_MAP = 51;
+
+    private BpfHelper()
+    {
+    }
+}

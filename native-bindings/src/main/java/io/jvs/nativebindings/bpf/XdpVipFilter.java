@@ -1,0 +1,150 @@
+package io.jvs.nativebindings.bpf;
+
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.util.Map;
+
+import io.jvs.nativebindings.Syscalls;
+
+/**
+ * The address maps of {@link XdpPrograms#redirectJvsTraffic}: which destinations are VIPs and which
+ * sources are real servers (NAT return traffic), one HASH map per family, keyed by the address in network
+ * byte order. Adding or removing an address takes effect on the next packet, with the program attached:
+ * the maps are shared between this process and the kernel.
+ */
+public final class XdpVipFilter implements AutoCloseable
+{
+    private static final int IPV4_BYTES = 4;
+    private static final int IPV6_BYTES = 16;
+    /** The value is not read by the program; 4 bytes leave room for a VIP index later. */
+    private static final byte[] PRESENT = {1, 0, 0, 0};
+
+    private final BpfMap vipsV4;
+    private final BpfMap vipsV6;
+    private final BpfMap realServersV4;
+    private final BpfMap realServersV6;
+
+    private XdpVipFilter(final BpfMap vipsV4, final BpfMap vipsV6, final BpfMap realServersV4,
+        final BpfMap realServersV6)
+    {
+        this.vipsV4 = vipsV4;
+        this.vipsV6 = vipsV6;
+        this.realServersV4 = realServersV4;
+        this.realServersV6 = realServersV6;
+    }
+
+    /**
+     * Creates the four maps, empty.
+     *
+     * @param maxAddresses how many addresses each map holds (per family, VIPs and real servers apart).
+     */
+    public static XdpVipFilter create(final Syscalls syscalls, final int maxAddresses)
+    {
+        BpfMap vipsV4 = null;
+        BpfMap vipsV6 = null;
+        BpfMap realsV4 = null;
+        try
+        {
+            vipsV4 = BpfMap.createHash(syscalls, "jvs_vips_v4", IPV4_BYTES, PRESENT.length, maxAddresses);
+            vipsV6 = BpfMap.createHash(syscalls, "jvs_vips_v6", IPV6_BYTES, PRESENT.length, maxAddresses);
+            realsV4 = BpfMap.createHash(syscalls, "jvs_reals_v4", IPV4_BYTES, PRESENT.length, maxAddresses);
+            final BpfMap realsV6 = BpfMap.createHash(syscalls, "jvs_reals_v6", IPV6_BYTES, PRESENT.length,
+                maxAddresses);
+            return new XdpVipFilter(vipsV4, vipsV6, realsV4, realsV6);
+        }
+        catch (final RuntimeException ex)
+        {
+            closeAll(vipsV4, vipsV6, realsV4);
+            throw ex;
+        }
+    }
+
+    /**
+     * Loads {@link XdpPrograms#redirectJvsTraffic} over these maps and {@code xsks}, passing packets for a
+     * queue without a socket to the kernel.
+     */
+    public BpfProgram loadProgram(final Syscalls syscalls, final String name, final BpfMap xsks)
+    {
+        return loadProgram(syscalls, name, xsks, XdpAction.PASS);
+    }
+
+    /**
+     * @param whenNoSocket the action when the receive queue has no socket in {@code xsks}.
+     */
+    public BpfProgram loadProgram(
+        final Syscalls syscalls, final String name, final BpfMap xsks, final int whenNoSocket)
+    {
+        return BpfProgram.loadXdp(syscalls, name, XdpPrograms.redirectJvsTraffic(whenNoSocket).link(mapFds(xsks)));
+    }
+
+    /**
+     * @return the fd of every map the program names, {@code xsks} included.
+     */
+    public Map<String, Integer> mapFds(final BpfMap xsks)
+    {
+        return Map.of(XdpPrograms.XSKS, xsks.fd(), XdpPrograms.VIPS_V4, vipsV4.fd(), XdpPrograms.VIPS_V6,
+            vipsV6.fd(), XdpPrograms.REAL_SERVERS_V4, realServersV4.fd(), XdpPrograms.REAL_SERVERS_V6,
+            realServersV6.fd());
+    }
+
+    /** Packets to {@code vip} go to jvs from now on. */
+    public void addVip(final InetAddress vip)
+    {
+        mapFor(vip, vipsV4, vipsV6).put(vip.getAddress(), PRESENT);
+    }
+
+    /**
+     * @return false when {@code vip} was not a VIP.
+     */
+    public boolean removeVip(final InetAddress vip)
+    {
+        return mapFor(vip, vipsV4, vipsV6).delete(vip.getAddress());
+    }
+
+    public boolean isVip(final InetAddress address)
+    {
+        return mapFor(address, vipsV4, vipsV6).lookup(address.getAddress()).isPresent();
+    }
+
+    /** Packets from {@code realServer} (NAT replies) go to jvs from now on. */
+    public void addRealServer(final InetAddress realServer)
+    {
+        mapFor(realServer, realServersV4, realServersV6).put(realServer.getAddress(), PRESENT);
+    }
+
+    /**
+     * @return false when {@code realServer} was not listed.
+     */
+    public boolean removeRealServer(final InetAddress realServer)
+    {
+        return mapFor(realServer, realServersV4, realServersV6).delete(realServer.getAddress());
+    }
+
+    public boolean isRealServer(final InetAddress address)
+    {
+        return mapFor(address, realServersV4, realServersV6).lookup(address.getAddress()).isPresent();
+    }
+
+    private static BpfMap mapFor(final InetAddress address, final BpfMap v4, final BpfMap v6)
+    {
+        return address instanceof Inet4Address ? v4 : v6;
+    }
+
+    /** Closes the maps; a loaded program keeps its own references to them. */
+    @Override
+    public void close()
+    {
+        closeAll(vipsV4, vipsV6, realServersV4, realServersV6);
+    }
+
+    private static void closeAll(final BpfMap... maps)
+    {
+        for (final BpfMap map : maps)
+        {
+            if (map != null)
+            {
+                map.close();
+            }
+        }
+    }
+}

@@ -1,0 +1,248 @@
+package io.jvs.nativebindings.bpf;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.stream.LongStream;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import static io.jvs.nativebindings.bpf.TestFrame.ETH_P_ARP;
+import static io.jvs.nativebindings.bpf.TestFrame.TPID_8021AD;
+import static io.jvs.nativebindings.bpf.TestFrame.TPID_8021Q;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * jvs's two XDP programs, run by {@link BpfInterpreter} on hand-built frames: which packets are
+ * redirected to the queue's socket and which go to the kernel, including every truncation of each frame
+ * (a missing bounds check faults there), and seeded random frames against {@link JvsTrafficReference}.
+ */
+class BpfXdpProgramsTest
+{
+    static final String VIP_V4 = "10.77.2.2";
+    static final String REAL_V4 = "10.77.3.3";
+    static final String CLIENT_V4 = "198.51.100.7";
+    static final String BOX_V4 = "10.77.1.254";
+    static final String VIP_V6 = "2001:db8::2";
+    static final String REAL_V6 = "2001:db8:3::3";
+    static final String CLIENT_V6 = "2001:db8:99::7";
+    static final String BOX_V6 = "2001:db8::fe";
+
+    static final Map<String, Integer> FAKE_FDS = Map.of(XdpPrograms.XSKS, 11, XdpPrograms.VIPS_V4, 12,
+        XdpPrograms.VIPS_V6, 13, XdpPrograms.REAL_SERVERS_V4, 14, XdpPrograms.REAL_SERVERS_V6, 15);
+
+    static final JvsTrafficReference REFERENCE = new JvsTrafficReference(Set.of(key(VIP_V4)), Set.of(key(VIP_V6)),
+        Set.of(key(REAL_V4)), Set.of(key(REAL_V6)));
+
+    /** Queue 0 has a socket, queue 1 has none. */
+    private static BpfInterpreter interpreter(final BpfBytecode program)
+    {
+        return new BpfInterpreter(program.link(FAKE_FDS), Map.of(
+            11, BpfInterpreter.MapModel.xskMap().socket(0),
+            12, BpfInterpreter.MapModel.hash(4, 4).put(TestFrame.address(VIP_V4), new byte[4]),
+            13, BpfInterpreter.MapModel.hash(16, 4).put(TestFrame.address(VIP_V6), new byte[4]),
+            14, BpfInterpreter.MapModel.hash(4, 4).put(TestFrame.address(REAL_V4), new byte[4]),
+            15, BpfInterpreter.MapModel.hash(16, 4).put(TestFrame.address(REAL_V6), new byte[4])));
+    }
+
+    private static final BpfInterpreter JVS_TRAFFIC = interpreter(XdpPrograms.redirectJvsTraffic(XdpAction.PASS));
+
+    static Stream<Arguments> namedFrames()
+    {
+        return Stream.of(
+            Arguments.of("IPv4 to a VIP", new TestFrame().ipv4(CLIENT_V4, VIP_V4, 10), true),
+            Arguments.of("IPv4 to the box", new TestFrame().ipv4(CLIENT_V4, BOX_V4, 10), false),
+            Arguments.of("IPv4 from a real server (NAT reply)", new TestFrame().ipv4(REAL_V4, CLIENT_V4, 10), true),
+            Arguments.of("IPv4 between others", new TestFrame().ipv4(CLIENT_V4, "192.0.2.1", 0), false),
+            Arguments.of("802.1Q IPv4 to a VIP", new TestFrame().tag(TPID_8021Q).ipv4(CLIENT_V4, VIP_V4, 0), true),
+            Arguments.of("802.1ad IPv4 to a VIP", new TestFrame().tag(TPID_8021AD).ipv4(CLIENT_V4, VIP_V4, 0), true),
+            Arguments.of("QinQ IPv4 to a VIP",
+                new TestFrame().tag(TPID_8021AD).tag(TPID_8021Q).ipv4(CLIENT_V4, VIP_V4, 0), true),
+            Arguments.of("Q-in-Q 8100/8100 from a real server",
+                new TestFrame().tag(TPID_8021Q).tag(TPID_8021Q).ipv4(REAL_V4, CLIENT_V4, 0), true),
+            Arguments.of("three tags: beyond what jvs parses",
+                new TestFrame().tag(TPID_8021AD).tag(TPID_8021Q).tag(TPID_8021Q).ipv4(CLIENT_V4, VIP_V4, 0), false),
+            Arguments.of("802.1Q IPv4 to the box", new TestFrame().tag(TPID_8021Q).ipv4(CLIENT_V4, BOX_V4, 0), false),
+            Arguments.of("ARP", new TestFrame().etherType(ETH_P_ARP, 28), false),
+            Arguments.of("802.1Q ARP", new TestFrame().tag(TPID_8021Q).etherType(ETH_P_ARP, 28), false),
+            Arguments.of("IPv6 to a VIP", new TestFrame().ipv6Udp(CLIENT_V6, VIP_V6, 10), true),
+            Arguments.of("IPv6 to the box", new TestFrame().ipv6Udp(CLIENT_V6, BOX_V6, 10), false),
+            Arguments.of("IPv6 from a real server", new TestFrame().ipv6Udp(REAL_V6, CLIENT_V6, 10), true),
+            Arguments.of("QinQ IPv6 to a VIP",
+                new TestFrame().tag(TPID_8021AD).tag(TPID_8021Q).ipv6Udp(CLIENT_V6, VIP_V6, 0), true),
+            Arguments.of("IPv6 echo request to a VIP", new TestFrame().icmpv6(CLIENT_V6, VIP_V6, 128), true),
+            Arguments.of("neighbour solicitation to a VIP", new TestFrame().icmpv6(CLIENT_V6, VIP_V6, 135), false),
+            Arguments.of("neighbour advertisement from a real server",
+                new TestFrame().icmpv6(REAL_V6, BOX_V6, 136), false),
+            Arguments.of("router advertisement", new TestFrame().icmpv6("fe80::1", "ff02::1", 134), false),
+            Arguments.of("802.1Q redirect (ND type 137) to a VIP",
+                new TestFrame().tag(TPID_8021Q).icmpv6(CLIENT_V6, VIP_V6, 137), false),
+            Arguments.of("ICMPv6 type 138 to a VIP (not ND)", new TestFrame().icmpv6(CLIENT_V6, VIP_V6, 138), true),
+            Arguments.of("an IPv4 address inside an IPv6 frame is no VIP",
+                new TestFrame().ipv6Udp(CLIENT_V6, "::ffff:a4d:202", 0), false));
+    }
+
+    @Test
+    void shouldBuildProgramOneOfTheNotes()
+    {
+        final BpfBytecode program = XdpPrograms.redirectAll(XdpAction.PASS);
+
+        assertThat(BpfAssemblerTest.fields(program.link(Map.of(XdpPrograms.XSKS, BpfAssemblerTest.XSKMAP_FD))))
+            .isEqualTo(BpfAssemblerTest.PROGRAM_1);
+    }
+
+    @Test
+    void shouldRedirectEveryFrameToItsQueueSocketOrPassWhenTheQueueHasNone()
+    {
+        final BpfInterpreter redirectAll = interpreter(XdpPrograms.redirectAll(XdpAction.PASS));
+        final byte[] arp = new TestFrame().etherType(ETH_P_ARP, 28);
+
+        assertThat(redirectAll.run(arp, 0)).isEqualTo(new BpfInterpreter.Result(XdpAction.REDIRECT, 0, 5));
+        assertThat(redirectAll.run(new byte[0], 0).action()).isEqualTo(XdpAction.REDIRECT);
+        assertThat(redirectAll.run(arp, 1).action()).isEqualTo(XdpAction.PASS);
+        assertThat(redirectAll.run(arp, 1).redirectQueue()).isEqualTo(-1);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("namedFrames")
+    void shouldRedirectOnlyJvsTraffic(final String description, final byte[] frame, final boolean isJvsTraffic)
+    {
+        final BpfInterpreter.Result result = JVS_TRAFFIC.run(frame, 0);
+
+        assertThat(REFERENCE.isJvsTraffic(frame)).as("the reference agrees with the case").isEqualTo(isJvsTraffic);
+        assertThat(XdpAction.name(result.action())).isEqualTo(XdpAction.name(isJvsTraffic ? XdpAction.REDIRECT :
+            XdpAction.PASS));
+        assertThat(result.redirectQueue()).isEqualTo(isJvsTraffic ? 0 : -1);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("namedFrames")
+    void shouldPassEveryTruncationTooShortToDecideAndNeverReadPastTheEnd(
+        final String description, final byte[] frame, final boolean isJvsTraffic)
+    {
+        final List<Integer> redirectedLengths = new ArrayList<>();
+        for (int length = 0; length <= frame.length; length++)
+        {
+            final byte[] truncated = Arrays.copyOf(frame, length);
+            final int action = JVS_TRAFFIC.run(truncated, 0).action();
+            assertThat(XdpAction.name(action)).as("%d of %d bytes", length, frame.length)
+                .isEqualTo(XdpAction.name(REFERENCE.isJvsTraffic(truncated) ? XdpAction.REDIRECT : XdpAction.PASS));
+            if (action == XdpAction.REDIRECT)
+            {
+                redirectedLengths.add(length);
+            }
+        }
+        assertThat(redirectedLengths.isEmpty()).isEqualTo(!isJvsTraffic);
+        assertThat(redirectedLengths).doesNotContain(0, 13, 14);
+    }
+
+    @Test
+    void shouldFallBackWhenTheQueueHasNoSocket()
+    {
+        final byte[] toVip = new TestFrame().ipv4(CLIENT_V4, VIP_V4, 10);
+
+        assertThat(JVS_TRAFFIC.run(toVip, 1).action()).isEqualTo(XdpAction.PASS);
+        assertThat(interpreter(XdpPrograms.redirectJvsTraffic(XdpAction.DROP)).run(toVip, 1).action())
+            .isEqualTo(XdpAction.DROP);
+        assertThatThrownBy(() -> XdpPrograms.redirectJvsTraffic(XdpAction.REDIRECT))
+            .hasMessageContaining("XDP_REDIRECT");
+    }
+
+    static LongStream seeds()
+    {
+        return LongStream.rangeClosed(1, 8);
+    }
+
+    @ParameterizedTest(name = "seed {0}")
+    @MethodSource("seeds")
+    void shouldDecideLikeTheReferenceOnRandomFrames(final long seed)
+    {
+        final Random random = new Random(seed);
+        int redirected = 0;
+        int passed = 0;
+        for (int i = 0; i < 2_000; i++)
+        {
+            final byte[] frame = randomFrame(random);
+            final boolean expected = REFERENCE.isJvsTraffic(frame);
+            assertThat(JVS_TRAFFIC.run(frame, 0).action()).as("frame %s", Arrays.toString(frame))
+                .isEqualTo(expected ? XdpAction.REDIRECT : XdpAction.PASS);
+            if (expected)
+            {
+                redirected++;
+            }
+            else
+            {
+                passed++;
+            }
+        }
+        assertThat(redirected).as("frames redirected").isGreaterThan(200);
+        assertThat(passed).as("frames passed").isGreaterThan(200);
+    }
+
+    /** Tags, EtherTypes, addresses and ICMPv6 types drawn around the program's decisions; a third cut short. */
+    static byte[] randomFrame(final Random random)
+    {
+        final TestFrame builder = new TestFrame();
+        final int tags = random.nextInt(4);
+        for (int t = 0; t < tags; t++)
+        {
+            builder.tag(random.nextBoolean() ? TPID_8021Q : TPID_8021AD);
+        }
+        final String[] v4 = {VIP_V4, REAL_V4, CLIENT_V4, BOX_V4};
+        final String[] v6 = {VIP_V6, REAL_V6, CLIENT_V6, BOX_V6};
+        final int[] icmpTypes = {1, 128, 129, 132, 133, 134, 135, 136, 137, 138};
+        final byte[] frame = switch (random.nextInt(5))
+        {
+            case 0, 1 -> builder.ipv4(v4[random.nextInt(4)], v4[random.nextInt(4)], random.nextInt(40));
+            case 2 -> builder.ipv6Udp(v6[random.nextInt(4)], v6[random.nextInt(4)], random.nextInt(40));
+            case 3 -> builder.icmpv6(v6[random.nextInt(4)], v6[random.nextInt(4)], icmpTypes[random.nextInt(10)]);
+            default -> builder.etherType(random.nextBoolean() ? ETH_P_ARP : random.nextInt(0x10000), 46);
+        };
+        return random.nextInt(3) == 0 ? Arrays.copyOf(frame, random.nextInt(frame.length + 1)) : frame;
+    }
+
+    @Test
+    void shouldJumpOnlyToInstructionsOfTheProgramAndNameItsFiveMaps()
+    {
+        final BpfBytecode program = XdpPrograms.redirectJvsTraffic(XdpAction.PASS);
+
+        assertThat(program.mapNames()).containsExactlyInAnyOrder(XdpPrograms.XSKS, XdpPrograms.VIPS_V4,
+            XdpPrograms.VIPS_V6, XdpPrograms.REAL_SERVERS_V4, XdpPrograms.REAL_SERVERS_V6);
+        final Set<Integer> secondHalves = new java.util.HashSet<>();
+        for (int pc = 0; pc < program.slotCount(); pc++)
+        {
+            if (BpfInstruction.code(program.slot(pc)) == 0x18)
+            {
+                secondHalves.add(++pc);
+            }
+        }
+        for (int pc = 0; pc < program.slotCount(); pc++)
+        {
+            final int code = BpfInstruction.code(program.slot(pc));
+            final boolean isJump = (code & BpfOpcode.CLASS_MASK) == BpfOpcode.CLASS_JMP &&
+                (code & BpfOpcode.OPERATION_MASK) != BpfOpcode.JMP_CALL &&
+                (code & BpfOpcode.OPERATION_MASK) != BpfOpcode.JMP_EXIT && !secondHalves.contains(pc);
+            if (isJump)
+            {
+                final int target = pc + 1 + BpfInstruction.offset(program.slot(pc));
+                assertThat(target).as("target of the jump at %d", pc).isBetween(pc + 1, program.slotCount() - 1);
+                assertThat(secondHalves).as("target of the jump at %d", pc).doesNotContain(target);
+            }
+        }
+        assertThat(BpfInstruction.code(program.slot(program.slotCount() - 1))).as("ends with exit").isEqualTo(0x95);
+    }
+
+    static ByteBuffer key(final String address)
+    {
+        return ByteBuffer.wrap(TestFrame.address(address));
+    }
+}

@@ -1,0 +1,73 @@
+package io.jvs.nativebindings.bpf;
+
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.Set;
+
+/**
+ * What {@link XdpPrograms#redirectJvsTraffic} must decide, written as plain Java from its specification,
+ * independently of the BPF: the tests compare the two on many frames.
+ *
+ * @param vipsV4 and the other sets hold addresses in network byte order.
+ */
+record JvsTrafficReference(Set<ByteBuffer> vipsV4, Set<ByteBuffer> vipsV6, Set<ByteBuffer> realsV4,
+                           Set<ByteBuffer> realsV6)
+{
+    /**
+     * @return true when the frame is jvs's: its destination is a VIP or its source a real server.
+     */
+    boolean isJvsTraffic(final byte[] frame)
+    {
+        if (frame.length < 14)
+        {
+            return false;
+        }
+        int etherType = u16(frame, 12);
+        int network = 14;
+        for (int tag = 0; tag < 2 && (etherType == TestFrame.TPID_8021Q || etherType == TestFrame.TPID_8021AD); tag++)
+        {
+            if (frame.length < network + 4)
+            {
+                return false;
+            }
+            etherType = u16(frame, network + 2);
+            network += 4;
+        }
+        if (etherType == TestFrame.ETH_P_IPV4)
+        {
+            return frame.length >= network + 20 &&
+                (vipsV4.contains(slice(frame, network + 16, 4)) || realsV4.contains(slice(frame, network + 12, 4)));
+        }
+        if (etherType == TestFrame.ETH_P_IPV6)
+        {
+            if (frame.length < network + 40)
+            {
+                return false;
+            }
+            if ((frame[network + 6] & 0xff) == TestFrame.IPPROTO_ICMPV6)
+            {
+                if (frame.length < network + 41)
+                {
+                    return false;
+                }
+                final int type = frame[network + 40] & 0xff;
+                if (type >= 133 && type <= 137)
+                {
+                    return false;
+                }
+            }
+            return vipsV6.contains(slice(frame, network + 24, 16)) || realsV6.contains(slice(frame, network + 8, 16));
+        }
+        return false;
+    }
+
+    private static int u16(final byte[] frame, final int offset)
+    {
+        return (frame[offset] & 0xff) << 8 | frame[offset + 1] & 0xff;
+    }
+
+    private static ByteBuffer slice(final byte[] frame, final int offset, final int length)
+    {
+        return ByteBuffer.wrap(Arrays.copyOfRange(frame, offset, offset + length));
+    }
+}

@@ -1,0 +1,102 @@
+package io.jvs.nativebindings.bpf;
+
+import java.io.ByteArrayOutputStream;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Ethernet frames for running XDP programs on: optional VLAN tags, then IPv4, IPv6 or any EtherType.
+ * Checksums are left zero: the programs under test never read them.
+ */
+final class TestFrame
+{
+    static final int TPID_8021Q = 0x8100;
+    static final int TPID_8021AD = 0x88a8;
+    static final int ETH_P_IPV4 = 0x0800;
+    static final int ETH_P_IPV6 = 0x86dd;
+    static final int ETH_P_ARP = 0x0806;
+    static final int IPPROTO_UDP = 17;
+    static final int IPPROTO_ICMPV6 = 58;
+
+    private final List<Integer> tags = new ArrayList<>();
+
+    /** Adds a VLAN tag (outermost first) with this TPID. */
+    TestFrame tag(final int tpid)
+    {
+        tags.add(tpid);
+        return this;
+    }
+
+    /** IPv4 with an 8-byte UDP header and {@code payloadBytes} more. */
+    byte[] ipv4(final String source, final String destination, final int payloadBytes)
+    {
+        final ByteArrayOutputStream ip = new ByteArrayOutputStream();
+        final int totalLength = 20 + 8 + payloadBytes;
+        ip.writeBytes(new byte[] {0x45, 0, (byte)(totalLength >> 8), (byte)totalLength, 0, 1, 0x40, 0, 64,
+            IPPROTO_UDP, 0, 0});
+        ip.writeBytes(address(source));
+        ip.writeBytes(address(destination));
+        ip.writeBytes(new byte[8 + payloadBytes]);
+        return ethernet(ETH_P_IPV4, ip.toByteArray());
+    }
+
+    /** IPv6 whose payload follows the fixed header directly with next header {@code nextHeader}. */
+    byte[] ipv6(final String source, final String destination, final int nextHeader, final byte[] payload)
+    {
+        final ByteArrayOutputStream ip = new ByteArrayOutputStream();
+        ip.writeBytes(new byte[] {0x60, 0, 0, 0, (byte)(payload.length >> 8), (byte)payload.length,
+            (byte)nextHeader, (byte)255});
+        ip.writeBytes(address(source));
+        ip.writeBytes(address(destination));
+        ip.writeBytes(payload);
+        return ethernet(ETH_P_IPV6, ip.toByteArray());
+    }
+
+    /** IPv6 with a UDP header and {@code payloadBytes} more. */
+    byte[] ipv6Udp(final String source, final String destination, final int payloadBytes)
+    {
+        return ipv6(source, destination, IPPROTO_UDP, new byte[8 + payloadBytes]);
+    }
+
+    /** ICMPv6 of {@code type} (135 neighbour solicitation, 128 echo request, ...). */
+    byte[] icmpv6(final String source, final String destination, final int type)
+    {
+        final byte[] icmp = new byte[24];
+        icmp[0] = (byte)type;
+        return ipv6(source, destination, IPPROTO_ICMPV6, icmp);
+    }
+
+    /** Any EtherType with {@code payloadBytes} of zeros (an ARP request is 28 bytes). */
+    byte[] etherType(final int etherType, final int payloadBytes)
+    {
+        return ethernet(etherType, new byte[payloadBytes]);
+    }
+
+    private byte[] ethernet(final int etherType, final byte[] payload)
+    {
+        final ByteArrayOutputStream frame = new ByteArrayOutputStream();
+        frame.writeBytes(new byte[] {2, 0, 0, 0, 0, 1, 2, 0, 0, 0, 0, 2});
+        int vlan = 100;
+        for (final int tpid : tags)
+        {
+            frame.writeBytes(new byte[] {(byte)(tpid >> 8), (byte)tpid, 0, (byte)vlan++});
+        }
+        frame.writeBytes(new byte[] {(byte)(etherType >> 8), (byte)etherType});
+        frame.writeBytes(payload);
+        return frame.toByteArray();
+    }
+
+    static byte[] address(final String literal)
+    {
+        try
+        {
+            return InetAddress.getByName(literal).getAddress();
+        }
+        catch (final UnknownHostException ex)
+        {
+            throw new IllegalArgumentException(literal, ex);
+        }
+    }
+}
