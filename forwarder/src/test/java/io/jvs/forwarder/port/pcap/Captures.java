@@ -54,6 +54,19 @@ final class Captures
     }
 
     /**
+     * Asserts two lists hold the same frames, bytes and timestamps, in the same order.
+     */
+    static void assertSameFrames(final List<Frame> actual, final List<Frame> expected)
+    {
+        assertThat(actual).hasSameSizeAs(expected);
+        for (int i = 0; i < actual.size(); i++)
+        {
+            assertThat(actual.get(i).bytes()).as("frame %d", i).isEqualTo(expected.get(i).bytes());
+            assertThat(actual.get(i).timestampNs()).as("frame %d", i).isEqualTo(expected.get(i).timestampNs());
+        }
+    }
+
+    /**
      * @return every record of the file as jvs's own reader sees it; the file must end cleanly.
      */
     static List<Frame> readWithCore(final Path file)
