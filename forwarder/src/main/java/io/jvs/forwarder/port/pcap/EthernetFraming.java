@@ -107,7 +107,7 @@ public final class EthernetFraming
         {
             // The capturing host's byte order is not recorded: the family reads right one way round only.
             case DLT_NULL -> length < 4 ? NO_ETHERNET_FORM : fromFamilyEitherOrder(littleEndian32(packet));
-            case DLT_LOOP -> length < 4 ? NO_ETHERNET_FORM : fromFamily(Integer.reverseBytes(littleEndian32(packet)), 4);
+            case DLT_LOOP -> length < 4 ? NO_ETHERNET_FORM : fromFamily(bigEndian32(packet), 4);
             case DLT_RAW, DLT_RAW_OPENBSD, LINKTYPE_RAW -> length < 1 ? NO_ETHERNET_FORM : fromVersion(packet[0]);
             case DLT_IPV4 -> (long)EthernetHeader.TYPE_IPV4 << 32;
             case DLT_IPV6 -> (long)EthernetHeader.TYPE_IPV6 << 32;
@@ -170,6 +170,11 @@ public final class EthernetFraming
     private static int littleEndian32(final byte[] bytes)
     {
         return (bytes[0] & 0xFF) | (bytes[1] & 0xFF) << 8 | (bytes[2] & 0xFF) << 16 | (bytes[3] & 0xFF) << 24;
+    }
+
+    private static int bigEndian32(final byte[] bytes)
+    {
+        return Integer.reverseBytes(littleEndian32(bytes));
     }
 
     private static int bigEndian16(final byte[] bytes, final int offset)

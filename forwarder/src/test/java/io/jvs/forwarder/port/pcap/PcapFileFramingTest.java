@@ -131,6 +131,43 @@ class PcapFileFramingTest
     }
 
     @Test
+    void shouldReadTheOpenBsdLoopbackFamilyInNetworkOrderOnly() throws IOException
+    {
+        final Path file = write(LinkType.LOOP, family(2, true, 0x45), family(24, true, 0x60), family(2, false, 0x45));
+
+        try (PcapFilePort port = PcapFilePort.open(0, file, PcapFileSettings.DEFAULT.withFraming(SYNTHESIZED)))
+        {
+            final List<Frame> frames = Captures.readWithPort(port);
+
+            assertThat(frames).extracting(frame -> ByteBuffer.wrap(frame.bytes()).getShort(12) & 0xFFFF)
+                .containsExactly(0x0800, 0x86DD);
+            assertThat(frames.getFirst().bytes()).hasSize(14 + 20);
+            assertThat(port.counters().rxNotEthernet).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void shouldTakeTheProtocolOfASecondVersionCookedHeader() throws IOException
+    {
+        final byte[] ipv6 = new byte[20 + 40];
+        ipv6[0] = (byte)0x86;
+        ipv6[1] = (byte)0xDD;
+        ipv6[20] = 0x60;
+        ipv6[59] = 0x77;
+
+        final Path file = write(LinkType.LINUX_SLL2, ipv6);
+        try (PcapFilePort port = PcapFilePort.open(0, file, PcapFileSettings.DEFAULT.withFraming(SYNTHESIZED)))
+        {
+            final byte[] frame = Captures.readWithPort(port).getFirst().bytes();
+
+            assertThat(frame).hasSize(14 + 40).startsWith(HEADER);
+            assertThat(ByteBuffer.wrap(frame).getShort(12)).isEqualTo((short)0x86DD);
+            assertThat(frame[14]).isEqualTo((byte)0x60);
+            assertThat(frame[14 + 39]).isEqualTo((byte)0x77);
+        }
+    }
+
+    @Test
     void shouldSkipCookedPacketsWhoseProtocolIsNotAnEtherType() throws IOException
     {
         final byte[] arp = new byte[16 + 28];
