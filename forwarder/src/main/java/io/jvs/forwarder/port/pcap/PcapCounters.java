@@ -1,0 +1,61 @@
+package io.jvs.forwarder.port.pcap;
+
+import io.jvs.forwarder.port.PortCounters;
+
+import org.pcap4j.core.NotOpenException;
+import org.pcap4j.core.PcapHandle;
+import org.pcap4j.core.PcapNativeException;
+import org.pcap4j.core.PcapStat;
+
+/**
+ * A pcap port's counters: those of every port, plus what only pcap ports skip. For a live port,
+ * {@link #refresh()} reads libpcap's statistics (pcap_stats: on Linux, the packet socket's drop count).
+ */
+public final class PcapCounters extends PortCounters
+{
+    /** Frames skipped on receive: longer than a buffer, or cut short by the snapshot length (live). */
+    public long rxTooLong;
+    /** Frames skipped on receive: a link layer other than Ethernet with no Ethernet form. */
+    public long rxNotEthernet;
+    /** Frames not sent or written: a send or write failed (the port keeps the last error). */
+    public long txErrors;
+
+    private final PcapHandle statistics;
+
+    /**
+     * @param statistics the live handle whose statistics {@link #refresh()} reads, or null.
+     */
+    PcapCounters(final PcapHandle statistics)
+    {
+        this.statistics = statistics;
+    }
+
+    /**
+     * Reads libpcap's statistics of a live port into {@link #kernelRxDropped}: frames the kernel dropped because
+     * the capture buffer was full. Control path: this allocates and makes a system call.
+     */
+    @Override
+    public void refresh()
+    {
+        if (statistics == null || !statistics.isOpen())
+        {
+            return;
+        }
+        try
+        {
+            final PcapStat stat = statistics.getStats();
+            kernelRxDropped = stat.getNumPacketsDropped();
+        }
+        catch (final PcapNativeException | NotOpenException ex)
+        {
+            throw new PcapPortException("pcap_stats failed: " + ex.getMessage(), ex);
+        }
+    }
+
+    @Override
+    public String toString()
+    {
+        return super.toString() + " rx-too-long=" + rxTooLong + " rx-not-ethernet=" + rxNotEthernet +
+            " tx-errors=" + txErrors;
+    }
+}
