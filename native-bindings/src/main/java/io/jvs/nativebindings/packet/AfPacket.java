@@ -19,7 +19,7 @@ public final class AfPacket
     public static final int PACKET_STATISTICS = 6;
     public static final int PACKET_AUXDATA = 8;
     public static final int PACKET_VERSION = 10;
-    /** getsockopt with the version in the value: the header length the kernel uses for it (TPACKETn_HDRLEN). */
+    /** getsockopt with a TPACKET version in the value: the size of that version's frame header (sizeof). */
     public static final int PACKET_HDRLEN = 11;
     public static final int PACKET_RESERVE = 12;
     public static final int PACKET_TX_RING = 13;
