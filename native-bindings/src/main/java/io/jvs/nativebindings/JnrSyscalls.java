@@ -1,18 +1,32 @@
 package io.jvs.nativebindings;
 
 import jnr.ffi.LibraryLoader;
+import jnr.ffi.Pointer;
 import jnr.ffi.Runtime;
 
 /**
  * {@link Syscalls} through jnr-ffi, the alternative binding measured against Panama. Pointer arguments
  * are declared as {@code long} (the same register on x86-64); jnr saves errno after every call, and it
  * is read only when a call failed.
+ * <p>
+ * <b>Six integer arguments.</b> On x86-64 jnr-ffi compiles each method whose parameters are all primitives
+ * into a machine-code JNI stub (X86_64StubCompiler) that moves the arguments down two registers, past
+ * JNIEnv and the receiver, and loads the C function's 5th and 6th arguments from the caller's stack. It
+ * computes the 6th one's stack slot as {@code 8 + (4 - i) * 8}, which for {@code i = 5} is {@code [rsp + 0]}:
+ * the stub's return address. So the 6th argument of every such call is a code address (seen: {@code mmap}'s
+ * offset became 0x7f..085 and glibc refused it with EINVAL before any system call). Five arguments are right,
+ * seven are not compiled into a stub, and {@code -Djnr.ffi.x86asm.enabled=false} turns the stubs off for
+ * every method. It is jnr-ffi's bug (jnr/jnr-ffi issue 181, open; the formula is unchanged in its current
+ * source), not jffi's: every jffi version behaves the same, and the mirror has no other jnr-ffi than 2.3.7.
+ * <p>
+ * The fix here: the six-argument functions declare one {@link Pointer} parameter. jnr compiles no stub for a
+ * method with a Pointer and more than four parameters, so they take its next fast path, a bytecode call of
+ * jffi's {@code invokeLLLLLLrL} with the arguments as longs, which is right. The other methods keep the stubs.
+ * A null Pointer is address 0; any other address is wrapped once and reused while it does not change, so a
+ * port that sends to the same address, or kicks an AF_XDP ring with none, allocates nothing per call.
  */
 final class JnrSyscalls implements Syscalls
 {
-    private static final long SYS_MMAP = 9;
-    private static final long SYS_SENDTO = 44;
-    private static final long SYS_RECVFROM = 45;
     private static final long SYS_BPF = 321;
 
     /** The libc functions, bound by jnr-ffi. Public because jnr generates an implementation of it. */
@@ -26,6 +40,13 @@ final class JnrSyscalls implements Syscalls
 
         int getsockopt(int fd, int level, int option, long value, long lengthAddress);
 
+        // The Pointer parameters keep these three off jnr's broken six-argument stub (see the class comment).
+        long mmap(Pointer address, long length, int protection, int flags, int fd, long offset);
+
+        long sendto(int fd, long buffer, long length, int flags, Pointer address, int addressLength);
+
+        long recvfrom(int fd, long buffer, long length, int flags, Pointer address, long addressLengthAddress);
+
         int munmap(long address, long length);
 
         int poll(long pollfds, long count, int timeoutMs);
@@ -36,11 +57,6 @@ final class JnrSyscalls implements Syscalls
 
         long syscall(long number, long first, long second, long third);
 
-        // jnr-ffi 2.3.7's generated fast path passes six-argument calls wrongly here (mmap(0, 8192, ...) fails
-        // with EINVAL; it works with -Djnr.ffi.asm.enabled=false), so mmap, sendto and recvfrom go through
-        // syscall(2) with seven arguments, which takes the general path.
-        long syscall(long number, long first, long second, long third, long fourth, long fifth, long sixth);
-
         int if_nametoindex(String name);
 
         int close(int fd);
@@ -48,6 +64,9 @@ final class JnrSyscalls implements Syscalls
 
     private static final LibC LIBC = LibraryLoader.create(LibC.class).load("c");
     private static final Runtime RUNTIME = Runtime.getRuntime(LIBC);
+
+    private final CachedPointer sendtoAddress = new CachedPointer();
+    private final CachedPointer recvfromAddress = new CachedPointer();
 
     private static int errno()
     {
@@ -92,7 +111,8 @@ final class JnrSyscalls implements Syscalls
     public long mmap(
         final long address, final long length, final int protection, final int flags, final int fd, final long offset)
     {
-        return result(LIBC.syscall(SYS_MMAP, address, length, protection, flags, fd, offset));
+        return result(LIBC.mmap(address == 0 ? null : Pointer.wrap(RUNTIME, address), length, protection, flags, fd,
+            offset));
     }
 
     @Override
@@ -111,7 +131,7 @@ final class JnrSyscalls implements Syscalls
     public long sendto(
         final int fd, final long buffer, final long length, final int flags, final long address, final int addressLength)
     {
-        return result(LIBC.syscall(SYS_SENDTO, fd, buffer, length, flags, address, addressLength));
+        return result(LIBC.sendto(fd, buffer, length, flags, sendtoAddress.of(address), addressLength));
     }
 
     @Override
@@ -119,7 +139,7 @@ final class JnrSyscalls implements Syscalls
         final int fd, final long buffer, final long length, final int flags, final long address,
         final long addressLengthAddress)
     {
-        return result(LIBC.syscall(SYS_RECVFROM, fd, buffer, length, flags, address, addressLengthAddress));
+        return result(LIBC.recvfrom(fd, buffer, length, flags, recvfromAddress.of(address), addressLengthAddress));
     }
 
     @Override
@@ -151,5 +171,26 @@ final class JnrSyscalls implements Syscalls
     public String name()
     {
         return "jnr";
+    }
+
+    /** The last address passed as a jnr {@link Pointer}, wrapped once. */
+    private static final class CachedPointer
+    {
+        private long address;
+        private Pointer pointer;
+
+        Pointer of(final long address)
+        {
+            if (address == 0)
+            {
+                return null;
+            }
+            if (address != this.address)
+            {
+                this.pointer = Pointer.wrap(RUNTIME, address);
+                this.address = address;
+            }
+            return pointer;
+        }
     }
 }

@@ -1,12 +1,27 @@
 package io.jvs.nativebindings.testing;
 
 import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.StructLayout;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.VarHandle;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+
+import static java.lang.foreign.MemoryLayout.PathElement.groupElement;
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
 
 /**
  * Network namespaces and veth pairs for integration tests, built with iproute2 and always removed: on
@@ -18,6 +33,15 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class TestNetwork implements AutoCloseable
 {
     private static final AtomicInteger NEXT = new AtomicInteger();
+    private static final int O_RDONLY = 0;
+    private static final int O_CLOEXEC = 0x80000;
+    private static final int CLONE_NEWNET = 0x40000000;
+    private static final Linker LINKER = Linker.nativeLinker();
+    private static final StructLayout CAPTURE = Linker.Option.captureStateLayout();
+    private static final VarHandle ERRNO = CAPTURE.varHandle(groupElement("errno"));
+    private static final MethodHandle OPEN = downcall("open", ADDRESS, JAVA_INT);
+    private static final MethodHandle SETNS = downcall("setns", JAVA_INT, JAVA_INT);
+    private static final MethodHandle CLOSE = downcall("close", JAVA_INT);
 
     private final String prefix;
     private final List<String> namespaces = new ArrayList<>();
@@ -81,6 +105,87 @@ public final class TestNetwork implements AutoCloseable
         final List<String> full = new ArrayList<>(List.of("ip", "netns", "exec", namespace));
         full.addAll(Arrays.asList(command));
         return run(full.toArray(String[]::new));
+    }
+
+    /**
+     * Runs code on a new thread that first joins the namespace's network (setns(2)): the sockets it opens and
+     * the interface names it resolves are the namespace's, and a socket keeps its namespace when other
+     * threads use it later. The calling thread stays where it was; the new thread ends with the code.
+     *
+     * @param namespace a namespace made by {@link #namespace}.
+     * @param body      what to run there.
+     * @return what the body returned; what it threw (an assertion failure, say) is thrown here.
+     */
+    public static <T> T callIn(final String namespace, final Callable<T> body)
+    {
+        final FutureTask<T> task = new FutureTask<>(() ->
+        {
+            joinNetworkNamespace(namespace);
+            return body.call();
+        });
+        final Thread thread = new Thread(task, "in-" + namespace);
+        thread.start();
+        try
+        {
+            return task.get();
+        }
+        catch (final ExecutionException ex)
+        {
+            final Throwable cause = ex.getCause();
+            if (cause instanceof RuntimeException runtime)
+            {
+                throw runtime;
+            }
+            if (cause instanceof Error error)
+            {
+                throw error;
+            }
+            throw new IllegalStateException("failed in namespace " + namespace, cause);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted waiting for namespace " + namespace, ex);
+        }
+    }
+
+    private static void joinNetworkNamespace(final String namespace)
+    {
+        final String path = "/run/netns/" + namespace;
+        final int fd;
+        final int joined;
+        final int errno;
+        final int closed;
+        try (Arena arena = Arena.ofConfined())
+        {
+            final MemorySegment state = arena.allocate(CAPTURE);
+            fd = (int)OPEN.invokeExact(state, arena.allocateFrom(path), O_RDONLY | O_CLOEXEC);
+            if (fd < 0)
+            {
+                throw new IllegalStateException("open " + path + " failed: errno " + (int)ERRNO.get(state, 0L));
+            }
+            joined = (int)SETNS.invokeExact(state, fd, CLONE_NEWNET);
+            errno = (int)ERRNO.get(state, 0L);
+            closed = (int)CLOSE.invokeExact(state, fd);
+        }
+        catch (final IllegalStateException ex)
+        {
+            throw ex;
+        }
+        catch (final Throwable ex)
+        {
+            throw new AssertionError("setns downcall failed", ex);
+        }
+        if (joined != 0 || closed != 0)
+        {
+            throw new IllegalStateException("setns " + path + " failed: errno " + errno);
+        }
+    }
+
+    private static MethodHandle downcall(final String name, final MemoryLayout... arguments)
+    {
+        return LINKER.downcallHandle(LINKER.defaultLookup().find(name).orElseThrow(),
+            FunctionDescriptor.of(JAVA_INT, arguments), Linker.Option.captureCallState("errno"));
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.jvs.nativebindings.testing;
 
+import io.jvs.nativebindings.Syscalls;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -25,5 +26,22 @@ class TestNetworkTest
         }
         final String after = TestNetwork.run("ip", "netns", "list");
         assertThat(after).doesNotContain(generator).doesNotContain(forwarder);
+    }
+
+    @Test
+    void shouldRunCodeInsideANamespaceOnItsOwnThread()
+    {
+        final Syscalls syscalls = Syscalls.create("panama");
+        try (TestNetwork network = TestNetwork.create("inside"))
+        {
+            final String a = network.namespace("a");
+            final String b = network.namespace("b");
+            network.veth(a, "va", b, "vb");
+
+            final int inside = TestNetwork.callIn(a, () -> Syscalls.create("panama").ifNameToIndex("va"));
+            assertThat(inside).isPositive();
+            assertThat(syscalls.ifNameToIndex("va")).isNegative();
+            assertThat(TestNetwork.callIn(b, () -> Thread.currentThread().getName())).isEqualTo("in-" + b);
+        }
     }
 }
