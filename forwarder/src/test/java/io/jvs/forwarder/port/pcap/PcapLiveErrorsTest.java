@@ -36,7 +36,7 @@ class PcapLiveErrorsTest
     @Test
     void shouldNameAMissingInterface()
     {
-        assertThatThrownBy(() -> InNamespace.call(namespace, () -> PcapLivePort.open(0, "nosuch0")))
+        assertThatThrownBy(() -> TestNetwork.callIn(namespace, () -> PcapLivePort.open(0, "nosuch0")))
             .isInstanceOf(PcapPortException.class)
             .hasMessageStartingWith("interface nosuch0: no such interface in this network namespace (libpcap: ");
     }
@@ -47,7 +47,7 @@ class PcapLiveErrorsTest
         // A new veth pair starts down (a dummy device would too, but its module may be missing).
         network.inNamespace(namespace, "ip", "link", "add", "down0", "type", "veth", "peer", "name", "down1");
 
-        assertThatThrownBy(() -> InNamespace.call(namespace, () -> PcapLivePort.open(0, "down0")))
+        assertThatThrownBy(() -> TestNetwork.callIn(namespace, () -> PcapLivePort.open(0, "down0")))
             .isInstanceOf(PcapPortException.class)
             .hasMessageStartingWith("interface down0: the interface is down (ip link set down0 up)");
     }
@@ -57,7 +57,7 @@ class PcapLiveErrorsTest
     {
         final PcapLiveSettings bad = PcapLiveSettings.DEFAULT.withFilter("udp port http-alt-nonsense");
 
-        assertThatThrownBy(() -> InNamespace.call(namespace, () -> PcapLivePort.open(0, "lo", bad)))
+        assertThatThrownBy(() -> TestNetwork.callIn(namespace, () -> PcapLivePort.open(0, "lo", bad)))
             .isInstanceOf(PcapPortException.class)
             .hasMessageContaining("filter \"udp port http-alt-nonsense\" for interface lo: libpcap cannot use it: ")
             .hasMessageContaining("unknown port 'http-alt-nonsense'");

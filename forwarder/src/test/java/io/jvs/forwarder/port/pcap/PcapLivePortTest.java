@@ -62,8 +62,8 @@ class PcapLivePortTest
     void shouldCarryEveryFrameIntactBothWays() throws Exception
     {
         final PcapLiveSettings settings = PcapLiveSettings.DEFAULT.withFilter(ONLY_TEST_FRAMES);
-        try (PcapLivePort leftPort = InNamespace.call(left, () -> PcapLivePort.open(1, "pl0", settings));
-            PcapLivePort rightPort = InNamespace.call(right, () -> PcapLivePort.open(2, "pr0", settings)))
+        try (PcapLivePort leftPort = TestNetwork.callIn(left, () -> PcapLivePort.open(1, "pl0", settings));
+            PcapLivePort rightPort = TestNetwork.callIn(right, () -> PcapLivePort.open(2, "pr0", settings)))
         {
             final List<byte[]> toRight = frames(300, 1);
             final List<byte[]> toLeft = frames(300, 2);
@@ -92,11 +92,11 @@ class PcapLivePortTest
     void shouldNotCaptureWhatOthersSendOutOfItsInterfaceUnlessAsked() throws Exception
     {
         final PcapLiveSettings inbound = PcapLiveSettings.DEFAULT.withFilter(ONLY_TEST_FRAMES);
-        try (PcapLivePort inboundOnly = InNamespace.call(left, () -> PcapLivePort.open(1, "pl0", inbound));
-            PcapLivePort both = InNamespace.call(left, () -> PcapLivePort.open(2, "pl0",
+        try (PcapLivePort inboundOnly = TestNetwork.callIn(left, () -> PcapLivePort.open(1, "pl0", inbound));
+            PcapLivePort both = TestNetwork.callIn(left, () -> PcapLivePort.open(2, "pl0",
                 inbound.withInboundOnly(false)));
-            PcapLivePort sender = InNamespace.call(left, () -> PcapLivePort.open(3, "pl0"));
-            PcapLivePort peer = InNamespace.call(right, () -> PcapLivePort.open(4, "pr0", inbound)))
+            PcapLivePort sender = TestNetwork.callIn(left, () -> PcapLivePort.open(3, "pl0"));
+            PcapLivePort peer = TestNetwork.callIn(right, () -> PcapLivePort.open(4, "pr0", inbound)))
         {
             final List<byte[]> frames = frames(20, 3);
 
@@ -113,8 +113,8 @@ class PcapLivePortTest
     void shouldSkipAndCountAFrameLongerThanItsBuffers() throws Exception
     {
         final PcapLiveSettings small = PcapLiveSettings.DEFAULT.withFilter(ONLY_TEST_FRAMES).withBuffers(64, 512, 256);
-        try (PcapLivePort sender = InNamespace.call(left, () -> PcapLivePort.open(1, "pl0"));
-            PcapLivePort receiver = InNamespace.call(right, () -> PcapLivePort.open(2, "pr0", small)))
+        try (PcapLivePort sender = TestNetwork.callIn(left, () -> PcapLivePort.open(1, "pl0"));
+            PcapLivePort receiver = TestNetwork.callIn(right, () -> PcapLivePort.open(2, "pr0", small)))
         {
             final byte[] large = frame(400, 1);
             final byte[] fits = frame(256, 2);
@@ -132,7 +132,7 @@ class PcapLivePortTest
         final com.sun.management.ThreadMXBean threads =
             (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
         assertThat(threads.isThreadAllocatedMemoryEnabled()).as("this JVM measures allocation per thread").isTrue();
-        try (PcapLivePort sender = InNamespace.call(left, () -> PcapLivePort.open(1, "pl0"));
+        try (PcapLivePort sender = TestNetwork.callIn(left, () -> PcapLivePort.open(1, "pl0"));
             MemoryPort source = new MemoryPort(0, FrameTemplates.repeating(frame(60, 3))))
         {
             final FrameBurst burst = new FrameBurst();
