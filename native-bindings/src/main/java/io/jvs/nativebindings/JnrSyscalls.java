@@ -17,7 +17,8 @@ import jnr.ffi.Runtime;
  * offset became 0x7f..085 and glibc refused it with EINVAL before any system call). Five arguments are right,
  * seven are not compiled into a stub, and {@code -Djnr.ffi.x86asm.enabled=false} turns the stubs off for
  * every method. It is jnr-ffi's bug (jnr/jnr-ffi issue 181, open; the formula is unchanged in its current
- * source), not jffi's: every jffi version behaves the same, and the mirror has no other jnr-ffi than 2.3.7.
+ * source), in its code generator, so no jffi version can change it, and no later jnr-ffi fixes it (the local
+ * repository has 2.3.7 only).
  * <p>
  * The fix here: the six-argument functions declare one {@link Pointer} parameter. jnr compiles no stub for a
  * method with a Pointer and more than four parameters, so they take its next fast path, a bytecode call of

@@ -341,14 +341,19 @@ class SyscallsContractTest
             pollfd.set(JAVA_SHORT, PollFd.EVENTS_OFFSET, PollFd.POLLIN);
 
             dataPath(syscalls, sender, receiver, destination.address(), buffer.address(), pollfd.address(), 20_000);
-            final long before = threads.getCurrentThreadAllocatedBytes();
-            final long checksum = dataPath(syscalls, sender, receiver, destination.address(), buffer.address(),
-                pollfd.address(), 50_000);
-            final long allocated = threads.getCurrentThreadAllocatedBytes() - before;
-
-            assertThat(checksum).isEqualTo(50_000L * (PAYLOAD + 1 + PAYLOAD - EBADF - EAGAIN));
-            // 50,000 rounds of five calls: even 16 bytes per round would come to 800 KB.
-            assertThat(allocated).isLessThan(64 * 1024);
+            // Compilation in a window (an OSR, a deoptimisation) can allocate once; an allocation per call would
+            // show in every window, so the quietest of five counts.
+            long fewestBytes = Long.MAX_VALUE;
+            for (int window = 0; window < 5; window++)
+            {
+                final long before = threads.getCurrentThreadAllocatedBytes();
+                final long checksum = dataPath(syscalls, sender, receiver, destination.address(), buffer.address(),
+                    pollfd.address(), 20_000);
+                fewestBytes = Math.min(fewestBytes, threads.getCurrentThreadAllocatedBytes() - before);
+                assertThat(checksum).isEqualTo(20_000L * (PAYLOAD + 1 + PAYLOAD - EBADF - EAGAIN));
+            }
+            // 20,000 rounds of five calls: even 16 bytes per round would come to 320 KB.
+            assertThat(fewestBytes).isLessThan(16 * 1024);
         }
         finally
         {
