@@ -27,7 +27,7 @@ public final class AfPacketCounters extends PortCounters
     public long blocksReturned;
     /** Kernel: times the receive ring was full and the queue froze until a block came back (tp_freeze_q_cnt). */
     public long kernelRxFreezes;
-    /** Kernel: frames it put in the receive ring (tp_packets). */
+    /** Kernel: frames offered to the receive ring, those it dropped included (tp_packets). */
     public long kernelRxPackets;
 
     private final AfPacketPort port;

@@ -21,7 +21,8 @@ import io.jvs.nativebindings.packet.Tpacket3Hdr;
  *                          {@link #MIN_HEADROOM}.
  * @param txVersion         {@link AfPacket#TPACKET_V2} or {@link AfPacket#TPACKET_V3} for the transmit ring.
  * @param txBlockSize       bytes of a transmit block: a multiple of the page size and of the frame size.
- * @param txFrameSize       bytes of a transmit slot, its header included; a multiple of 16.
+ * @param txFrameSize       bytes of a transmit slot, its header included; a multiple of 16. A frame longer than
+ *                          {@link #txFrameCapacity()} is dropped (txTooLong): raise it for jumbo frames.
  * @param txFrameCount      transmit slots; a multiple of the slots per block.
  * @param qdiscBypass       PACKET_QDISC_BYPASS on the transmit socket: faster, but taps (tcpdump) no longer see
  *                          the frames we send.

@@ -57,7 +57,8 @@ final class PacketSocket implements AutoCloseable
                 settings.rxBlockSize() / settings.rxFrameSize() * settings.rxBlockCount());
             request.set(JAVA_INT, TpacketReq3.RETIRE_BLK_TOV_OFFSET, settings.retireTimeoutMs());
             socket.setRing(request, AfPacket.PACKET_RX_RING, TpacketReq3.SIZE,
-                (long)settings.rxBlockSize() * settings.rxBlockCount(), context);
+                (long)settings.rxBlockSize() * settings.rxBlockCount(), context + " (" + settings.rxBlockCount() +
+                " blocks of " + settings.rxBlockSize() + " bytes, frame size " + settings.rxFrameSize() + ")");
             // Without it a qdisc-path transmission of ours on this device would come back as a received frame.
             socket.setInt(scratch, AfPacket.PACKET_IGNORE_OUTGOING, 1, "PACKET_IGNORE_OUTGOING", context);
             socket.bind(scratch, Sockets.htons(AfPacket.ETH_P_ALL), ifindex, context);
@@ -102,7 +103,8 @@ final class PacketSocket implements AutoCloseable
             request.set(JAVA_INT, TpacketReq.FRAME_NR_OFFSET, settings.txFrameCount());
             final int requestSize = settings.txVersion() == AfPacket.TPACKET_V3 ? TpacketReq3.SIZE : TpacketReq.SIZE;
             socket.setRing(request, AfPacket.PACKET_TX_RING, requestSize, (long)settings.txBlockSize() * blocks,
-                context);
+                context + " (" + settings.txFrameCount() + " frames of " + settings.txFrameSize() + " bytes in blocks of " +
+                settings.txBlockSize() + ")");
             socket.bind(scratch, 0, ifindex, context);
             return socket;
         }
@@ -171,7 +173,7 @@ final class PacketSocket implements AutoCloseable
         Syscalls.check(option == AfPacket.PACKET_RX_RING ? "setsockopt PACKET_RX_RING" : "setsockopt PACKET_TX_RING",
             syscalls.setsockopt(fd, AfPacket.SOL_PACKET, option, request.address(), requestSize), context);
         ring = Syscalls.check("mmap", syscalls.mmap(0, bytes, Mmap.PROT_READ | Mmap.PROT_WRITE,
-            Mmap.MAP_SHARED | Mmap.MAP_POPULATE, fd, 0), context + " (" + bytes + " bytes)");
+            Mmap.MAP_SHARED | Mmap.MAP_POPULATE, fd, 0), context + ", " + bytes + " bytes");
         ringBytes = bytes;
     }
 

@@ -26,6 +26,10 @@ import static io.jvs.nativebindings.packet.TpacketBlockDesc.OFFSET_TO_FIRST_PKT_
  * <p>
  * A frame's handle is its block's number. Frames are lent with the bytes between the kernel's header and the
  * frame as headroom (PACKET_RESERVE plus alignment) and no tailroom (the next frame's header follows).
+ * No other port can keep a frame of the ring (none shares its memory, so none sets {@link FrameBurst#taken} on
+ * one): release takes back every frame of ours in the burst. The pipeline may move a frame's address into its
+ * headroom; it stays inside the ring, and the handle still names the block.
+ * <p>
  * Knows nothing of sockets, so it runs over a synthetic block in plain memory as well. One thread; allocates
  * nothing after construction.
  */
@@ -34,6 +38,7 @@ final class ReceiveRing
     private final long ring;
     private final int blockSize;
     private final int blockCount;
+    private final long ringBytes;
     private final int[] lent;
     private int block;
     private boolean walking;
@@ -50,6 +55,7 @@ final class ReceiveRing
         this.ring = ring;
         this.blockSize = blockSize;
         this.blockCount = blockCount;
+        this.ringBytes = (long)blockSize * blockCount;
         this.lent = new int[blockCount];
     }
 
@@ -107,8 +113,14 @@ final class ReceiveRing
     void release(final FrameBurst burst, final AfPacketCounters counters)
     {
         final long[] handles = burst.handle;
+        final long[] addresses = burst.address;
         for (int i = 0, count = burst.count; i < count; i++)
         {
+            // A burst may hold other ports' frames too; ours lie inside the ring.
+            if (Long.compareUnsigned(addresses[i] - ring, ringBytes) >= 0)
+            {
+                continue;
+            }
             final int owner = (int)handles[i];
             if (--lent[owner] == 0 && !(walking && owner == block))
             {

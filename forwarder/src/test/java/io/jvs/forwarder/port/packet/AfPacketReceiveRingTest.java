@@ -109,6 +109,22 @@ class AfPacketReceiveRingTest
     }
 
     @Test
+    void shouldLeaveOtherPortsFramesOfAMixedBurstAlone()
+    {
+        final MemorySegment elsewhere = arena.allocate(64);
+        burst.add(elsewhere.address(), 60, 60, 0, 0, 0);
+        writeBlock(0, List.of(frame(1)), 0);
+
+        assertThat(receiveRing.receive(burst, 1, FrameBurst.MAX_FRAMES, counters)).isOne();
+        assertThat(burst.count).isEqualTo(2);
+        receiveRing.release(burst, counters);
+
+        assertThat(blockStatus(0)).isEqualTo(AfPacket.TP_STATUS_KERNEL);
+        assertThat(counters.blocksReturned).isOne();
+        assertThat(receiveRing.framesLent()).isZero();
+    }
+
+    @Test
     void shouldWrapAroundTheRing()
     {
         for (int round = 0; round < 3; round++)
