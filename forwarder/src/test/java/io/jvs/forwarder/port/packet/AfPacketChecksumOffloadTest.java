@@ -33,7 +33,11 @@ class AfPacketChecksumOffloadTest
             // A neighbour entry, so no ARP: only our datagrams cross the links.
             net.network.inNamespace(net.gen, "ip", "neigh", "add", "10.77.1.2", "lladdr", "02:00:00:00:00:fa",
                 "dev", "g0", "nud", "permanent");
-            assertThat(net.network.inNamespace(net.gen, "ethtool", "-k", "g0")).contains("tx-checksumming: on");
+            final TestNetwork.Result features = TestNetwork.tryRun("ip", "netns", "exec", net.gen, "ethtool", "-k", "g0");
+            if (features.status() == 0)
+            {
+                assertThat(features.output()).as("the veth default this test relies on").contains("tx-checksumming: on");
+            }
             try (RawSocket sink = TestNetwork.callIn(net.sink, () -> new RawSocket("s0", ETH_P_IP));
                 AfPacketForwardingPair pair = TestNetwork.callIn(net.fwd,
                     () -> AfPacketForwardingPair.open(Syscalls.create(), "fA", "fB", AfPacketForwardingTest.SMALL)))
