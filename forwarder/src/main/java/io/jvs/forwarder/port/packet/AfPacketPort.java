@@ -28,10 +28,15 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
  */
 public final class AfPacketPort implements Port
 {
-    /** Which rings a port has. */
+    /** Which rings a port has: each is a socket and a mapping of its own. */
     public enum Direction
     {
-        RECEIVE, TRANSMIT, BOTH;
+        /** Only the receive ring: {@link #transmit} drops and counts everything as txRingFull. */
+        RECEIVE,
+        /** Only the transmit ring: {@link #receive} returns nothing. */
+        TRANSMIT,
+        /** Both rings, for forwarding back out of the interface frames came in by. */
+        BOTH;
 
         boolean receives()
         {
