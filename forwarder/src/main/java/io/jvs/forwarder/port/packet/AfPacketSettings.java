@@ -27,7 +27,10 @@ import io.jvs.nativebindings.packet.Tpacket3Hdr;
  * @param qdiscBypass       PACKET_QDISC_BYPASS on the transmit socket: faster, but taps (tcpdump) no longer see
  *                          the frames we send.
  * @param fanoutGroup       the PACKET_FANOUT group the receive socket joins, or {@link #NO_FANOUT}.
- * @param fanoutModeFlags   a PACKET_FANOUT_* mode or'ed with PACKET_FANOUT_FLAG_* flags.
+ * @param fanoutModeFlags   a PACKET_FANOUT_* mode or'ed with PACKET_FANOUT_FLAG_* flags. HASH keeps a flow on one
+ *                          socket, but IPv4 fragments hash on their addresses alone; FLAG_DEFRAG has the kernel
+ *                          reassemble them first (the frame then exceeds the MTU). FLAG_ROLLOVER moves frames to
+ *                          another socket when one's ring is full, giving up flow affinity for fewer drops.
  * @param receiveBurst      the most frames one receive appends, 1..{@link FrameBurst#MAX_FRAMES}.
  */
 public record AfPacketSettings(
@@ -38,7 +41,10 @@ public record AfPacketSettings(
     /** Room for the largest header the pipeline prepends (56 bytes of IPv6/UDP/GUE) and a VLAN tag, twice over. */
     public static final int MIN_HEADROOM = 128;
     public static final int NO_FANOUT = -1;
-    /** The receive ring as measured in kernel-bypass.md: 64 x 256 KiB, 2 KiB frames. */
+    /**
+     * The rings measured in kernel-bypass.md (64 x 256 KiB receive blocks, 4096 x 2 KiB transmit slots) with a 4 ms
+     * retire timeout, to bound the delay at low rates; 16 MiB + 8 MiB of ring per port.
+     */
     public static final AfPacketSettings DEFAULT = new AfPacketSettings(
         256 << 10, 64, 2048, 4, MIN_HEADROOM,
         AfPacket.TPACKET_V3, 64 << 10, 2048, 4096, true,

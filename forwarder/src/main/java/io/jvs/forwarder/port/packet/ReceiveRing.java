@@ -154,7 +154,9 @@ final class ReceiveRing
 
     private boolean openNextBlock(final AfPacketCounters counters)
     {
-        if (walking)
+        // A block with frames still lent has been walked and not yet given back: its TP_STATUS_USER is ours, not
+        // a new hand-over. A receive that went round the whole ring stops here rather than read it again.
+        if (walking || lent[block] != 0)
         {
             return false;
         }

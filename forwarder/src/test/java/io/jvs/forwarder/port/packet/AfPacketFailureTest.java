@@ -63,6 +63,39 @@ class AfPacketFailureTest
     }
 
     @Test
+    void shouldCountWhatTheKernelDropsWhileTheReceiveRingIsFull()
+    {
+        final AfPacketSettings tiny = AfPacketForwardingTest.SMALL.withRxRing(4096, 2, 1);
+        final int frames = 200;
+        try (ForwardingNetwork net = new ForwardingNetwork("afpdrop");
+            RawSocket generator = TestNetwork.callIn(net.gen, () -> new RawSocket("g0", 0));
+            AfPacketPort port = TestNetwork.callIn(net.fwd,
+                () -> AfPacketPort.open(Syscalls.create(), 0, "fA", tiny, AfPacketPort.Direction.RECEIVE)))
+        {
+            for (int i = 0; i < frames; i++)
+            {
+                generator.send(TestPackets.experimental(i, 1000));
+            }
+            final FrameBurst burst = new FrameBurst();
+            long received = 0;
+            final long deadline = System.nanoTime() + 100_000_000L;
+            while (System.nanoTime() < deadline)
+            {
+                burst.clear();
+                received += port.receive(burst, 0);
+                port.release(burst);
+            }
+            port.counters().refresh();
+
+            assertThat(received).isPositive();
+            assertThat(port.counters().kernelRxDropped).isPositive();
+            assertThat(port.counters().kernelRxPackets).as("offered: received and dropped").isEqualTo(frames);
+            assertThat(received + port.counters().kernelRxDropped).isEqualTo(frames);
+            assertThat(port.counters().kernelRxFreezes).isPositive();
+        }
+    }
+
+    @Test
     void shouldCountFramesTheFullTransmitRingCannotTakeAndRecover()
     {
         // Two slots: the third frame of a burst finds the ring full.

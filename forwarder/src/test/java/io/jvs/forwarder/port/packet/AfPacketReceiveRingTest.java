@@ -125,6 +125,24 @@ class AfPacketReceiveRingTest
     }
 
     @Test
+    void shouldNotReadABlockAgainWhenOneReceiveGoesRoundTheRingWhileItsFramesAreLent()
+    {
+        for (int block = 0; block < BLOCKS; block++)
+        {
+            writeBlock(block, List.of(frame(block)), 0);
+        }
+
+        assertThat(receiveRing.receive(burst, 1, FrameBurst.MAX_FRAMES, counters)).isEqualTo(BLOCKS);
+        assertThat(receiveRing.receive(burst, 2, FrameBurst.MAX_FRAMES, counters)).isZero();
+        assertThat(sequences()).containsExactly(0, 1, 2);
+
+        receiveRing.release(burst, counters);
+        assertThat(counters.blocksReturned).isEqualTo(BLOCKS);
+        burst.clear();
+        assertThat(receiveRing.receive(burst, 3, FrameBurst.MAX_FRAMES, counters)).isZero();
+    }
+
+    @Test
     void shouldWrapAroundTheRing()
     {
         for (int round = 0; round < 3; round++)
