@@ -1,12 +1,11 @@
 package io.jvs.forwarder.port.packet;
 
-import io.jvs.forwarder.port.Port;
 import io.jvs.nativebindings.Syscalls;
 
 /**
  * The two ports of an L2 forwarder over AF_PACKET, for {@code jvs bench l2fwd --port afpacket}: frames are
  * received on one interface and sent out of another, or out of the same one. Hand the ports to
- * {@link io.jvs.forwarder.l2.MacRewriteLoop}:
+ * {@link io.jvs.forwarder.l2.MacRewriteLoop} (both are {@link io.jvs.forwarder.port.Port}s):
  * <pre>{@code
  * try (AfPacketForwardingPair pair = AfPacketForwardingPair.open(Syscalls.create(), "fA", "fB", AfPacketSettings.DEFAULT))
  * {
@@ -61,12 +60,14 @@ public final class AfPacketForwardingPair implements AutoCloseable
         }
     }
 
-    public Port receivePort()
+    /** @return where frames come in; {@link AfPacketPort#awaitFrames} lets an idle worker sleep. */
+    public AfPacketPort receivePort()
     {
         return receivePort;
     }
 
-    public Port transmitPort()
+    /** @return where frames go out: the receive port itself when both devices are one. */
+    public AfPacketPort transmitPort()
     {
         return transmitPort;
     }

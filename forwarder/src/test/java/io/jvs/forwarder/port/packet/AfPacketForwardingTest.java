@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
+import io.jvs.core.pipeline.FrameBurst;
 import io.jvs.forwarder.l2.MacRewriteLoop;
 import io.jvs.nativebindings.Syscalls;
 import io.jvs.nativebindings.packet.AfPacket;
@@ -46,7 +47,7 @@ class AfPacketForwardingTest
 
             assertArrivedIntactAndCounted(arrived, FRAMES, pair.receiveCounters(), pair.transmitCounters());
             assertThat(pair.receiveCounters().blocksReturned).isPositive();
-            assertThat(((AfPacketPort)pair.receivePort()).framesLent()).isZero();
+            assertThat(pair.receivePort().framesLent()).isZero();
         }
     }
 
@@ -70,6 +71,28 @@ class AfPacketForwardingTest
             final List<byte[]> arrived = sendAndForward(generator, generator, pair, frames);
 
             assertArrivedIntactAndCounted(arrived, frames, pair.receiveCounters(), pair.transmitCounters());
+        }
+    }
+
+    @Test
+    void shouldWakeAnIdleWorkerWhenFramesArrive()
+    {
+        try (ForwardingNetwork net = new ForwardingNetwork("afpwake");
+            RawSocket generator = TestNetwork.callIn(net.gen, () -> new RawSocket("g0", 0));
+            AfPacketForwardingPair pair = TestNetwork.callIn(net.fwd,
+                () -> AfPacketForwardingPair.open(Syscalls.create(), "fA", "fB", SMALL)))
+        {
+            final AfPacketPort port = pair.receivePort();
+            assertThat(port.awaitFrames(20)).as("nothing sent yet").isFalse();
+
+            generator.send(TestPackets.experimental(1, 60));
+
+            // The frame's block is handed over by the retire timeout (2 ms here), which wakes the poll.
+            assertThat(port.awaitFrames(1000)).isTrue();
+            final FrameBurst burst = new FrameBurst();
+            assertThat(port.receive(burst, 0)).isOne();
+            port.release(burst);
+            assertThat(port.counters().wakeups).isEqualTo(2);
         }
     }
 
