@@ -15,6 +15,8 @@ public final class AfPacketCounters extends PortCounters
     public long checksumsCompleted;
     /** CSUMNOTREADY frames that were not TCP or UDP over IPv4/IPv6 and were passed on unchanged. */
     public long checksumsNotCompleted;
+    /** Frames whose VLAN tag the device had stripped (TP_STATUS_VLAN_VALID) and the port put back. */
+    public long vlanTagsRestored;
     /** Frames the ring held only in part (snaplen below the frame's length): dropped. */
     public long truncatedFrames;
     /** Frames longer than a transmit slot holds: dropped. */
@@ -47,7 +49,7 @@ public final class AfPacketCounters extends PortCounters
     public String toString()
     {
         return super.toString() + " checksums-completed=" + checksumsCompleted + " checksums-not-completed=" +
-            checksumsNotCompleted + " truncated=" + truncatedFrames + " tx-too-long=" + txTooLong + " tx-kick-errors=" +
+            checksumsNotCompleted + " vlan-tags-restored=" + vlanTagsRestored + " truncated=" + truncatedFrames + " tx-too-long=" + txTooLong + " tx-kick-errors=" +
             txKickErrors + " blocks-returned=" + blocksReturned + " blocks-by-timeout=" + blocksRetiredByTimeout +
             " kernel-rx-packets=" + kernelRxPackets + " kernel-rx-freezes=" + kernelRxFreezes;
     }

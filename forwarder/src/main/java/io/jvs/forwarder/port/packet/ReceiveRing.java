@@ -1,5 +1,6 @@
 package io.jvs.forwarder.port.packet;
 
+import io.jvs.core.packet.Frames;
 import io.jvs.core.pipeline.FrameBurst;
 import org.agrona.UnsafeApi;
 
@@ -7,12 +8,16 @@ import static io.jvs.nativebindings.packet.AfPacket.TP_STATUS_BLK_TMO;
 import static io.jvs.nativebindings.packet.AfPacket.TP_STATUS_CSUMNOTREADY;
 import static io.jvs.nativebindings.packet.AfPacket.TP_STATUS_KERNEL;
 import static io.jvs.nativebindings.packet.AfPacket.TP_STATUS_USER;
+import static io.jvs.nativebindings.packet.AfPacket.TP_STATUS_VLAN_TPID_VALID;
+import static io.jvs.nativebindings.packet.AfPacket.TP_STATUS_VLAN_VALID;
 import static io.jvs.nativebindings.packet.Tpacket3Hdr.HDRLEN;
 import static io.jvs.nativebindings.packet.Tpacket3Hdr.LEN_OFFSET;
 import static io.jvs.nativebindings.packet.Tpacket3Hdr.MAC_OFFSET;
 import static io.jvs.nativebindings.packet.Tpacket3Hdr.NEXT_OFFSET_OFFSET;
 import static io.jvs.nativebindings.packet.Tpacket3Hdr.SNAPLEN_OFFSET;
 import static io.jvs.nativebindings.packet.Tpacket3Hdr.STATUS_OFFSET;
+import static io.jvs.nativebindings.packet.Tpacket3Hdr.VLAN_TCI_OFFSET;
+import static io.jvs.nativebindings.packet.Tpacket3Hdr.VLAN_TPID_OFFSET;
 import static io.jvs.nativebindings.packet.TpacketBlockDesc.BLOCK_STATUS_OFFSET;
 import static io.jvs.nativebindings.packet.TpacketBlockDesc.NUM_PKTS_OFFSET;
 import static io.jvs.nativebindings.packet.TpacketBlockDesc.OFFSET_TO_FIRST_PKT_OFFSET;
@@ -25,7 +30,8 @@ import static io.jvs.nativebindings.packet.TpacketBlockDesc.OFFSET_TO_FIRST_PKT_
  * end in the middle of a block, and a block's frames may be spread over several bursts.
  * <p>
  * A frame's handle is its block's number. Frames are lent with the bytes between the kernel's header and the
- * frame as headroom (PACKET_RESERVE plus alignment) and no tailroom (the next frame's header follows).
+ * frame as headroom (PACKET_RESERVE plus alignment) and no tailroom (the next frame's header follows). Before a
+ * frame is lent, a VLAN tag the device stripped is put back and a partial checksum completed.
  * No other port can keep a frame of the ring (none shares its memory, so none sets {@link FrameBurst#taken} on
  * one): release takes back every frame of ours in the burst. The pipeline may move a frame's address into its
  * headroom; it stays inside the ring, and the handle still names the block.
@@ -35,6 +41,10 @@ import static io.jvs.nativebindings.packet.TpacketBlockDesc.OFFSET_TO_FIRST_PKT_
  */
 final class ReceiveRing
 {
+    private static final int VLAN_TAG = 4;
+    private static final int MAC_ADDRESSES = 12;
+    private static final int ETH_P_8021Q = 0x8100;
+
     private final long ring;
     private final int blockSize;
     private final int blockCount;
@@ -82,14 +92,21 @@ final class ReceiveRing
             nextHeader = header + UnsafeApi.getInt(header + NEXT_OFFSET_OFFSET);
             if (captured >= length)
             {
-                final long frame = header + macOffset;
+                long frame = header + macOffset;
+                int frameLength = length;
+                if ((status & TP_STATUS_VLAN_VALID) != 0)
+                {
+                    frame = restoreVlanTag(header, frame, status);
+                    frameLength += VLAN_TAG;
+                    counters.vlanTagsRestored++;
+                }
                 if ((status & TP_STATUS_CSUMNOTREADY) != 0)
                 {
-                    completeChecksum(frame, length, counters);
+                    completeChecksum(frame, frameLength, counters);
                 }
-                burst.add(frame, length, length, macOffset - HDRLEN, nowNs, block);
+                burst.add(frame, frameLength, frameLength, (int)(frame - header) - HDRLEN, nowNs, block);
                 lent[block]++;
-                bytes += length;
+                bytes += frameLength;
             }
             else
             {
@@ -138,6 +155,24 @@ final class ReceiveRing
             total += count;
         }
         return total;
+    }
+
+    /**
+     * The device took the frame's VLAN tag off (RX VLAN offload) and the kernel reports it beside the frame: put it
+     * back in front of the EtherType, using 4 bytes of headroom, so the frame leaves as it arrived.
+     *
+     * @return the frame's new first byte.
+     */
+    private static long restoreVlanTag(final long header, final long frame, final int status)
+    {
+        final int protocolId = (status & TP_STATUS_VLAN_TPID_VALID) != 0 ?
+            UnsafeApi.getShort(header + VLAN_TPID_OFFSET) & 0xFFFF : ETH_P_8021Q;
+        final int tagControl = UnsafeApi.getInt(header + VLAN_TCI_OFFSET) & 0xFFFF;
+        final long tagged = frame - VLAN_TAG;
+        UnsafeApi.copyMemory(frame, tagged, MAC_ADDRESSES);
+        Frames.putU16(tagged + MAC_ADDRESSES, protocolId);
+        Frames.putU16(tagged + MAC_ADDRESSES + 2, tagControl);
+        return tagged;
     }
 
     private static void completeChecksum(final long frame, final int length, final AfPacketCounters counters)

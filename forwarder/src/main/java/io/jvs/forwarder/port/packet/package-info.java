@@ -21,6 +21,9 @@
  *   may leave a TCP or UDP checksum for "hardware" to finish; the ring marks such a frame
  *   TP_STATUS_CSUMNOTREADY, and the port completes the checksum in software before the pipeline sees it
  *   ({@code checksumsCompleted}).</li>
+ *   <li><b>VLAN tags.</b> Devices with RX VLAN offload (veth included) take the 802.1Q/802.1ad tag off a frame and
+ *   the ring reports it beside the frame (TP_STATUS_VLAN_VALID); the port puts it back in the frame, in its
+ *   headroom, so frames leave tagged as they arrived ({@code vlanTagsRestored}).</li>
  *   <li><b>Several workers.</b> Workers on one interface each open a port in the same PACKET_FANOUT group with
  *   the hash mode: the kernel hashes each flow to one socket, so a flow stays on one worker.</li>
  *   <li><b>Costs.</b> Every transmitted frame is copied into the TX ring ({@code txCopied == txFrames}) and each

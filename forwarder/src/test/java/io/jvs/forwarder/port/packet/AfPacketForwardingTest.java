@@ -1,5 +1,7 @@
 package io.jvs.forwarder.port.packet;
 
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -72,6 +74,70 @@ class AfPacketForwardingTest
 
             assertArrivedIntactAndCounted(arrived, frames, pair.receiveCounters(), pair.transmitCounters());
         }
+    }
+
+    /**
+     * veth takes the 802.1Q tag off every received frame (rx-vlan-offload) and AF_PACKET reports it beside the
+     * frame: the port must put it back, or the forwarder would strip VLANs. The sink is an AF_PACKET port too,
+     * because a plain packet socket would not show the tag s0 strips in turn.
+     */
+    @Test
+    void shouldForwardVlanTaggedFramesWithTheirTag()
+    {
+        final int frames = 50;
+        try (ForwardingNetwork net = new ForwardingNetwork("afpvlan");
+            RawSocket generator = TestNetwork.callIn(net.gen, () -> new RawSocket("g0", 0));
+            AfPacketPort sink = TestNetwork.callIn(net.sink,
+                () -> AfPacketPort.open(Syscalls.create(), 2, "s0", SMALL, AfPacketPort.Direction.RECEIVE));
+            AfPacketForwardingPair pair = TestNetwork.callIn(net.fwd,
+                () -> AfPacketForwardingPair.open(Syscalls.create(), "fA", "fB", SMALL)))
+        {
+            final MacRewriteLoop loop = new MacRewriteLoop(
+                pair.receivePort(), pair.transmitPort(), TestPackets.NEW_DESTINATION, TestPackets.NEW_SOURCE);
+            for (int i = 0; i < frames; i++)
+            {
+                generator.send(tagged(i, TestPackets.experimental(i, 60 + i)));
+            }
+            final List<byte[]> arrived = new ArrayList<>();
+            final FrameBurst burst = new FrameBurst();
+            final long deadline = System.nanoTime() + DEADLINE_NS;
+            while (arrived.size() < frames && System.nanoTime() < deadline)
+            {
+                loop.poll(System.nanoTime());
+                burst.clear();
+                final int count = sink.receive(burst, 0);
+                for (int i = 0; i < count; i++)
+                {
+                    arrived.add(MemorySegment.ofAddress(burst.address[i]).reinterpret(burst.length[i])
+                        .toArray(ValueLayout.JAVA_BYTE));
+                }
+                sink.release(burst);
+            }
+
+            assertThat(arrived).hasSize(frames);
+            for (int i = 0; i < frames; i++)
+            {
+                final byte[] expected = tagged(i, TestPackets.experimental(i, 60 + i));
+                System.arraycopy(TestPackets.NEW_DESTINATION, 0, expected, 0, 6);
+                System.arraycopy(TestPackets.NEW_SOURCE, 0, expected, 6, 6);
+                assertThat(arrived.get(i)).as("frame %d", i).isEqualTo(expected);
+            }
+            assertThat(pair.receiveCounters().vlanTagsRestored).isEqualTo(frames);
+            assertThat(pair.transmitCounters().txBytes).isEqualTo(pair.receiveCounters().rxBytes);
+        }
+    }
+
+    /** The frame with an 802.1Q tag (priority 1, VLAN 100 + sequence) after its addresses. */
+    private static byte[] tagged(final int sequence, final byte[] frame)
+    {
+        final byte[] tagged = new byte[frame.length + 4];
+        System.arraycopy(frame, 0, tagged, 0, 12);
+        tagged[12] = (byte)0x81;
+        tagged[13] = 0;
+        tagged[14] = 0x20;
+        tagged[15] = (byte)(100 + sequence);
+        System.arraycopy(frame, 12, tagged, 16, frame.length - 12);
+        return tagged;
     }
 
     @Test

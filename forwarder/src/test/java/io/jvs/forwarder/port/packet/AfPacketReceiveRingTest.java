@@ -196,6 +196,29 @@ class AfPacketReceiveRingTest
         assertThat(counters.checksumsNotCompleted).isOne();
     }
 
+    @Test
+    void shouldPutBackTheVlanTagTheDeviceStripped()
+    {
+        final byte[] untagged = TestPackets.experimental(5, 60);
+        writeBlock(0, List.of(untagged, untagged), 0);
+        frameStatus(0, 0, AfPacket.TP_STATUS_USER | AfPacket.TP_STATUS_VLAN_VALID);
+        header(0, 0).set(JAVA_INT, Tpacket3Hdr.VLAN_TCI_OFFSET, 0x2042);
+        frameStatus(0, 1, AfPacket.TP_STATUS_USER | AfPacket.TP_STATUS_VLAN_VALID | AfPacket.TP_STATUS_VLAN_TPID_VALID);
+        header(0, 1).set(JAVA_INT, Tpacket3Hdr.VLAN_TCI_OFFSET, 7);
+        header(0, 1).set(JAVA_SHORT, Tpacket3Hdr.VLAN_TPID_OFFSET, (short)0x88A8);
+
+        assertThat(receiveRing.receive(burst, 1, FrameBurst.MAX_FRAMES, counters)).isEqualTo(2);
+
+        final ByteBuffer expected = ByteBuffer.allocate(64);
+        expected.put(untagged, 0, 12).putShort((short)0x8100).putShort((short)0x2042).put(untagged, 12, 48);
+        assertThat(bytes(burst.address[0], burst.length[0])).isEqualTo(expected.array());
+        assertThat(burst.headroom[0]).isEqualTo(MAC_OFFSET - Tpacket3Hdr.HDRLEN - 4);
+        expected.putShort(12, (short)0x88A8).putShort(14, (short)7);
+        assertThat(bytes(burst.address[1], burst.length[1])).isEqualTo(expected.array());
+        assertThat(counters.vlanTagsRestored).isEqualTo(2);
+        assertThat(counters.rxBytes).isEqualTo(128);
+    }
+
     private static byte[] frame(final int sequence)
     {
         return TestPackets.experimental(sequence, 60 + sequence);
