@@ -9,7 +9,9 @@ import java.util.function.BooleanSupplier;
  * Runs a {@link MacRewriteLoop} on the calling thread, busy polling, for a fixed time or until stopped, and
  * measures what the wire benchmark reports: frames forwarded, the rate, and the thread's CPU time per frame
  * (user and system: the copy-mode AF_XDP transmit and the AF_PACKET transmit run inside our system calls, so
- * system time is part of the forwarder's cost).
+ * system time is part of the forwarder's cost). A busy-polling thread burns its core whether frames come or
+ * not, so CPU time per frame means something only when the loop is saturated; the wall time of the polls that
+ * found frames, per frame, is what a frame costs at any load (the notes' "busy ns per packet").
  */
 public final class L2ForwardRun
 {
@@ -25,10 +27,11 @@ public final class L2ForwardRun
      * @param cpuNs             the polling thread's CPU time (user + system) in the window.
      * @param idlePolls         polls that found no frame.
      * @param busyPolls         polls that found at least one frame.
+     * @param busyNs            wall time spent in the polls that found frames.
      * @param allocatedBytes    heap bytes the polling thread allocated in the window.
      */
     public record Window(long received, long forwarded, long elapsedNs, long cpuNs, long idlePolls, long busyPolls,
-        long allocatedBytes)
+        long busyNs, long allocatedBytes)
     {
         public double forwardedMpps()
         {
@@ -38,6 +41,11 @@ public final class L2ForwardRun
         public double cpuNsPerFrame()
         {
             return forwarded == 0 ? Double.NaN : (double)cpuNs / forwarded;
+        }
+
+        public double busyNsPerFrame()
+        {
+            return received == 0 ? Double.NaN : (double)busyNs / received;
         }
 
         /** @return the average number of frames per poll that found some. */
@@ -69,19 +77,23 @@ public final class L2ForwardRun
         final long end = start + durationNs;
         long idlePolls = 0;
         long busyPolls = 0;
+        long busyNs = 0;
         long now = start;
         int sinceCheck = 0;
         while (true)
         {
-            if (loop.poll(now) == 0)
+            final long pollStart = now;
+            final int frames = loop.poll(now);
+            now = System.nanoTime();
+            if (frames == 0)
             {
                 idlePolls++;
             }
             else
             {
                 busyPolls++;
+                busyNs += now - pollStart;
             }
-            now = System.nanoTime();
             if (now - end >= 0)
             {
                 break;
@@ -98,7 +110,7 @@ public final class L2ForwardRun
         final long cpuNs = THREADS.getCurrentThreadCpuTime() - cpuBefore;
         final long allocated = THREADS.getCurrentThreadAllocatedBytes() - allocatedBefore;
         return new Window(loop.received() - receivedBefore, loop.forwarded() - forwardedBefore, now - start, cpuNs,
-            idlePolls, busyPolls, allocated);
+            idlePolls, busyPolls, busyNs, allocated);
     }
 
     /**
