@@ -26,6 +26,7 @@ JAR="$ROOT/tools/target/jvs.jar"
 [ -f "$JAR" ] || { echo "l2fwd-vs-peers: build first (tools/jvs --help builds)" >&2; exit 1; }
 
 cd "$BENCH_DIR"
+mkdir -p logs
 ./topo.sh up >/dev/null
 trap './topo.sh down' EXIT
 
