@@ -35,6 +35,9 @@ public final class XdpPrograms
     public static final String VIPS_V6 = "vips_v6";
     public static final String REAL_SERVERS_V4 = "reals_v4";
     public static final String REAL_SERVERS_V6 = "reals_v6";
+    /** The box's own addresses: a real server talking to the box itself (SSH, health checks) is not NAT. */
+    public static final String LOCALS_V4 = "locals_v4";
+    public static final String LOCALS_V6 = "locals_v6";
 
     // EtherTypes as a 16-bit little-endian load of the big-endian field reads them.
     private static final int ETH_P_IPV4 = 0x0008;
@@ -81,8 +84,11 @@ public final class XdpPrograms
      * <ul>
      *   <li>IPv4 or IPv6 with a destination in {@link #VIPS_V4} / {@link #VIPS_V6}: new and established
      *       connections to a virtual service;</li>
-     *   <li>IPv4 or IPv6 with a source in {@link #REAL_SERVERS_V4} / {@link #REAL_SERVERS_V6}: NAT return
-     *       traffic, which jvs rewrites back to the VIP;</li>
+     *   <li>otherwise, a destination in {@link #LOCALS_V4} / {@link #LOCALS_V6} (the box's own addresses)
+     *       goes to the kernel whatever its source: a real server's SSH session with the box, or its
+     *       answer to the box's health check, is the kernel's;</li>
+     *   <li>otherwise, a source in {@link #REAL_SERVERS_V4} / {@link #REAL_SERVERS_V6}: NAT return traffic,
+     *       which jvs rewrites back to the VIP;</li>
      * </ul>
      * untagged or behind up to two VLAN tags (802.1Q or 802.1ad, in any order). ICMPv6 neighbour discovery
      * (types 133 to 137 directly after the IPv6 header) always goes to the kernel, even to a VIP: the
@@ -138,6 +144,7 @@ public final class XdpPrograms
             .jumpIf(R4, LESS_OR_EQUAL, ND_LAST_TYPE, "pass")
             .label("ipv6_lookup");
         redirectIfAddressIn(asm, VIPS_V6, IPV6_DESTINATION);
+        passIfAddressIn(asm, LOCALS_V6, IPV6_DESTINATION);
         redirectIfAddressIn(asm, REAL_SERVERS_V6, IPV6_SOURCE);
         asm.jump("pass");
     }
@@ -147,6 +154,7 @@ public final class XdpPrograms
         asm.label("ipv4");
         boundsCheck(asm, IPV4_HEADER);
         redirectIfAddressIn(asm, VIPS_V4, IPV4_DESTINATION);
+        passIfAddressIn(asm, LOCALS_V4, IPV4_DESTINATION);
         redirectIfAddressIn(asm, REAL_SERVERS_V4, IPV4_SOURCE);
     }
 
@@ -166,6 +174,15 @@ public final class XdpPrograms
             .add64(R2, addressOffset)
             .call(BpfHelper.MAP_LOOKUP_ELEM)
             .jumpIf(R0, NOT_EQUAL, 0, "redirect");
+    }
+
+    private static void passIfAddressIn(final BpfAssembler asm, final String map, final int addressOffset)
+    {
+        asm.loadMap(R1, map)
+            .mov64(R2, R7)
+            .add64(R2, addressOffset)
+            .call(BpfHelper.MAP_LOOKUP_ELEM)
+            .jumpIf(R0, NOT_EQUAL, 0, "pass");
     }
 
     /** r2 = the queue index; returns bpf_redirect_map(&xsks, r2, whenNoSocket). */

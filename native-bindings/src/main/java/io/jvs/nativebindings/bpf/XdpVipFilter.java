@@ -7,9 +7,9 @@ import java.util.Map;
 import io.jvs.nativebindings.Syscalls;
 
 /**
- * The address maps of {@link XdpPrograms#redirectJvsTraffic}: which destinations are VIPs and which
- * sources are real servers (NAT return traffic), one HASH map per family, keyed by the address in network
- * byte order. Adding or removing an address takes effect on the next packet, with the program attached:
+ * The address maps of {@link XdpPrograms#redirectJvsTraffic}: which destinations are VIPs, which are the
+ * box's own addresses, and which sources are real servers (NAT return traffic), one HASH map per family,
+ * keyed by the address in network byte order. Adding or removing an address takes effect on the next packet, with the program attached:
  * the maps are shared between this process and the kernel.
  */
 public final class XdpVipFilter implements AutoCloseable
@@ -23,10 +23,14 @@ public final class XdpVipFilter implements AutoCloseable
     private final BpfMap vipsV6;
     private final BpfMap realServersV4;
     private final BpfMap realServersV6;
+    private final BpfMap localsV4;
+    private final BpfMap localsV6;
 
     private XdpVipFilter(final BpfMap vipsV4, final BpfMap vipsV6, final BpfMap realServersV4,
-        final BpfMap realServersV6)
+        final BpfMap realServersV6, final BpfMap localsV4, final BpfMap localsV6)
     {
+        this.localsV4 = localsV4;
+        this.localsV6 = localsV6;
         this.vipsV4 = vipsV4;
         this.vipsV6 = vipsV6;
         this.realServersV4 = realServersV4;
@@ -34,27 +38,32 @@ public final class XdpVipFilter implements AutoCloseable
     }
 
     /**
-     * Creates the four maps, empty.
+     * Creates the six maps, empty.
      *
-     * @param maxAddresses how many addresses each map holds (per family, VIPs and real servers apart).
+     * @param maxAddresses how many addresses each map holds (per family, VIPs, local addresses and real
+     *                     servers apart).
      */
     public static XdpVipFilter create(final Syscalls syscalls, final int maxAddresses)
     {
         BpfMap vipsV4 = null;
         BpfMap vipsV6 = null;
         BpfMap realsV4 = null;
+        BpfMap realsV6 = null;
+        BpfMap localsV4 = null;
         try
         {
             vipsV4 = BpfMap.createHash(syscalls, "jvs_vips_v4", IPV4_BYTES, PRESENT.length, maxAddresses);
             vipsV6 = BpfMap.createHash(syscalls, "jvs_vips_v6", IPV6_BYTES, PRESENT.length, maxAddresses);
             realsV4 = BpfMap.createHash(syscalls, "jvs_reals_v4", IPV4_BYTES, PRESENT.length, maxAddresses);
-            final BpfMap realsV6 = BpfMap.createHash(syscalls, "jvs_reals_v6", IPV6_BYTES, PRESENT.length,
+            realsV6 = BpfMap.createHash(syscalls, "jvs_reals_v6", IPV6_BYTES, PRESENT.length, maxAddresses);
+            localsV4 = BpfMap.createHash(syscalls, "jvs_locals_v4", IPV4_BYTES, PRESENT.length, maxAddresses);
+            final BpfMap localsV6 = BpfMap.createHash(syscalls, "jvs_locals_v6", IPV6_BYTES, PRESENT.length,
                 maxAddresses);
-            return new XdpVipFilter(vipsV4, vipsV6, realsV4, realsV6);
+            return new XdpVipFilter(vipsV4, vipsV6, realsV4, realsV6, localsV4, localsV6);
         }
         catch (final RuntimeException ex)
         {
-            closeAll(vipsV4, vipsV6, realsV4);
+            closeAll(vipsV4, vipsV6, realsV4, realsV6, localsV4);
             throw ex;
         }
     }
@@ -84,7 +93,7 @@ public final class XdpVipFilter implements AutoCloseable
     {
         return Map.of(XdpPrograms.XSKS, xsks.fd(), XdpPrograms.VIPS_V4, vipsV4.fd(), XdpPrograms.VIPS_V6,
             vipsV6.fd(), XdpPrograms.REAL_SERVERS_V4, realServersV4.fd(), XdpPrograms.REAL_SERVERS_V6,
-            realServersV6.fd());
+            realServersV6.fd(), XdpPrograms.LOCALS_V4, localsV4.fd(), XdpPrograms.LOCALS_V6, localsV6.fd());
     }
 
     /** Packets to {@code vip} go to jvs from now on. */
@@ -125,6 +134,28 @@ public final class XdpVipFilter implements AutoCloseable
         return mapFor(address, realServersV4, realServersV6).lookup(address.getAddress()).isPresent();
     }
 
+    /**
+     * Packets to {@code address}, one of the box's own, go to the kernel even when a real server sends them
+     * (unless it is also a VIP: a DR box holds its VIPs as local addresses, and those stay jvs's).
+     */
+    public void addLocalAddress(final InetAddress address)
+    {
+        mapFor(address, localsV4, localsV6).put(address.getAddress(), PRESENT);
+    }
+
+    /**
+     * @return false when {@code address} was not listed.
+     */
+    public boolean removeLocalAddress(final InetAddress address)
+    {
+        return mapFor(address, localsV4, localsV6).delete(address.getAddress());
+    }
+
+    public boolean isLocalAddress(final InetAddress address)
+    {
+        return mapFor(address, localsV4, localsV6).lookup(address.getAddress()).isPresent();
+    }
+
     private static BpfMap mapFor(final InetAddress address, final BpfMap v4, final BpfMap v6)
     {
         return address instanceof Inet4Address ? v4 : v6;
@@ -134,7 +165,7 @@ public final class XdpVipFilter implements AutoCloseable
     @Override
     public void close()
     {
-        closeAll(vipsV4, vipsV6, realServersV4, realServersV6);
+        closeAll(vipsV4, vipsV6, realServersV4, realServersV6, localsV4, localsV6);
     }
 
     private static void closeAll(final BpfMap... maps)

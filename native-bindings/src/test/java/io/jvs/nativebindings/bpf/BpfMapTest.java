@@ -81,7 +81,7 @@ class BpfMapTest
     }
 
     @Test
-    void shouldAddAndRemoveVipsAndRealServersOfBothFamilies() throws Exception
+    void shouldAddAndRemoveVipsRealServersAndLocalAddressesOfBothFamilies() throws Exception
     {
         try (XdpVipFilter filter = XdpVipFilter.create(syscalls, 64))
         {
@@ -107,6 +107,16 @@ class BpfMapTest
             assertThat(filter.isVip(vip4)).isTrue();
             assertThat(filter.removeRealServer(real4)).isTrue();
             assertThat(filter.isRealServer(real4)).isFalse();
+
+            final InetAddress box4 = InetAddress.getByName("10.77.1.254");
+            final InetAddress box6 = InetAddress.getByName("2001:db8::fe");
+            filter.addLocalAddress(box4);
+            filter.addLocalAddress(box6);
+            assertThat(filter.isLocalAddress(box4)).isTrue();
+            assertThat(filter.isLocalAddress(box6)).isTrue();
+            assertThat(filter.isLocalAddress(vip4)).isFalse();
+            assertThat(filter.removeLocalAddress(box6)).isTrue();
+            assertThat(filter.isLocalAddress(box6)).isFalse();
         }
     }
 }

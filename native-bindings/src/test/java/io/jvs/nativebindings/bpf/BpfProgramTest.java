@@ -59,7 +59,7 @@ class BpfProgramTest
         {
             assertThat(quiet.verifierLog()).isEmpty();
             assertThat(quiet.id()).isNotEqualTo(logged.id());
-            // Every path is walked separately (0 to 2 VLAN tags, two families): far more than the 70 slots.
+            // Every path is walked separately (0 to 2 VLAN tags, two families): far more than the program's slots.
             assertThat(processedInstructions(logged)).isGreaterThan(logged.slotCount());
         }
     }
@@ -177,6 +177,8 @@ class BpfProgramTest
             filter.addVip(InetAddress.getByName(BpfXdpProgramsTest.VIP_V6));
             filter.addRealServer(InetAddress.getByName(BpfXdpProgramsTest.REAL_V4));
             filter.addRealServer(InetAddress.getByName(BpfXdpProgramsTest.REAL_V6));
+            filter.addLocalAddress(InetAddress.getByName(BpfXdpProgramsTest.BOX_V4));
+            filter.addLocalAddress(InetAddress.getByName(BpfXdpProgramsTest.BOX_V6));
             program = filter.loadProgram(syscalls, "jvs_vips_tx", xsks, XdpAction.TX);
             final BpfBytecode code = XdpPrograms.redirectJvsTraffic(XdpAction.TX);
             interpreter = new BpfInterpreter(code.link(BpfXdpProgramsTest.FAKE_FDS), Map.of(
@@ -185,6 +187,9 @@ class BpfProgramTest
                 13, BpfInterpreter.MapModel.hash(16, 4).put(TestFrame.address(BpfXdpProgramsTest.VIP_V6), new byte[4]),
                 14, BpfInterpreter.MapModel.hash(4, 4).put(TestFrame.address(BpfXdpProgramsTest.REAL_V4), new byte[4]),
                 15, BpfInterpreter.MapModel.hash(16, 4).put(TestFrame.address(BpfXdpProgramsTest.REAL_V6),
+                    new byte[4]),
+                16, BpfInterpreter.MapModel.hash(4, 4).put(TestFrame.address(BpfXdpProgramsTest.BOX_V4), new byte[4]),
+                17, BpfInterpreter.MapModel.hash(16, 4).put(TestFrame.address(BpfXdpProgramsTest.BOX_V6),
                     new byte[4])));
         }
 

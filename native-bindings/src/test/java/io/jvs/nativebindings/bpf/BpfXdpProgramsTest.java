@@ -38,10 +38,11 @@ class BpfXdpProgramsTest
     static final String BOX_V6 = "2001:db8::fe";
 
     static final Map<String, Integer> FAKE_FDS = Map.of(XdpPrograms.XSKS, 11, XdpPrograms.VIPS_V4, 12,
-        XdpPrograms.VIPS_V6, 13, XdpPrograms.REAL_SERVERS_V4, 14, XdpPrograms.REAL_SERVERS_V6, 15);
+        XdpPrograms.VIPS_V6, 13, XdpPrograms.REAL_SERVERS_V4, 14, XdpPrograms.REAL_SERVERS_V6, 15,
+        XdpPrograms.LOCALS_V4, 16, XdpPrograms.LOCALS_V6, 17);
 
     static final JvsTrafficReference REFERENCE = new JvsTrafficReference(Set.of(key(VIP_V4)), Set.of(key(VIP_V6)),
-        Set.of(key(REAL_V4)), Set.of(key(REAL_V6)));
+        Set.of(key(REAL_V4)), Set.of(key(REAL_V6)), Set.of(key(BOX_V4)), Set.of(key(BOX_V6)));
 
     /** Queue 0 has a socket, queue 1 has none. */
     private static BpfInterpreter interpreter(final BpfBytecode program)
@@ -51,7 +52,9 @@ class BpfXdpProgramsTest
             12, BpfInterpreter.MapModel.hash(4, 4).put(TestFrame.address(VIP_V4), new byte[4]),
             13, BpfInterpreter.MapModel.hash(16, 4).put(TestFrame.address(VIP_V6), new byte[4]),
             14, BpfInterpreter.MapModel.hash(4, 4).put(TestFrame.address(REAL_V4), new byte[4]),
-            15, BpfInterpreter.MapModel.hash(16, 4).put(TestFrame.address(REAL_V6), new byte[4])));
+            15, BpfInterpreter.MapModel.hash(16, 4).put(TestFrame.address(REAL_V6), new byte[4]),
+            16, BpfInterpreter.MapModel.hash(4, 4).put(TestFrame.address(BOX_V4), new byte[4]),
+            17, BpfInterpreter.MapModel.hash(16, 4).put(TestFrame.address(BOX_V6), new byte[4])));
     }
 
     private static final BpfInterpreter JVS_TRAFFIC = interpreter(XdpPrograms.redirectJvsTraffic(XdpAction.PASS));
@@ -63,6 +66,11 @@ class BpfXdpProgramsTest
             Arguments.of("IPv4 to the box", new TestFrame().ipv4(CLIENT_V4, BOX_V4, 10), false),
             Arguments.of("IPv4 from a real server (NAT reply)", new TestFrame().ipv4(REAL_V4, CLIENT_V4, 10), true),
             Arguments.of("IPv4 between others", new TestFrame().ipv4(CLIENT_V4, "192.0.2.1", 0), false),
+            Arguments.of("IPv4 from a real server to the box (SSH, health check)",
+                new TestFrame().ipv4(REAL_V4, BOX_V4, 10), false),
+            Arguments.of("IPv4 from a real server to a VIP", new TestFrame().ipv4(REAL_V4, VIP_V4, 10), true),
+            Arguments.of("802.1Q IPv4 from a real server to the box",
+                new TestFrame().tag(TPID_8021Q).ipv4(REAL_V4, BOX_V4, 10), false),
             Arguments.of("802.1Q IPv4 to a VIP", new TestFrame().tag(TPID_8021Q).ipv4(CLIENT_V4, VIP_V4, 0), true),
             Arguments.of("802.1ad IPv4 to a VIP", new TestFrame().tag(TPID_8021AD).ipv4(CLIENT_V4, VIP_V4, 0), true),
             Arguments.of("QinQ IPv4 to a VIP",
@@ -77,6 +85,7 @@ class BpfXdpProgramsTest
             Arguments.of("IPv6 to a VIP", new TestFrame().ipv6Udp(CLIENT_V6, VIP_V6, 10), true),
             Arguments.of("IPv6 to the box", new TestFrame().ipv6Udp(CLIENT_V6, BOX_V6, 10), false),
             Arguments.of("IPv6 from a real server", new TestFrame().ipv6Udp(REAL_V6, CLIENT_V6, 10), true),
+            Arguments.of("IPv6 from a real server to the box", new TestFrame().ipv6Udp(REAL_V6, BOX_V6, 10), false),
             Arguments.of("QinQ IPv6 to a VIP",
                 new TestFrame().tag(TPID_8021AD).tag(TPID_8021Q).ipv6Udp(CLIENT_V6, VIP_V6, 0), true),
             Arguments.of("IPv6 echo request to a VIP", new TestFrame().icmpv6(CLIENT_V6, VIP_V6, 128), true),
@@ -211,12 +220,13 @@ class BpfXdpProgramsTest
     }
 
     @Test
-    void shouldJumpOnlyToInstructionsOfTheProgramAndNameItsFiveMaps()
+    void shouldJumpOnlyToInstructionsOfTheProgramAndNameItsSevenMaps()
     {
         final BpfBytecode program = XdpPrograms.redirectJvsTraffic(XdpAction.PASS);
 
         assertThat(program.mapNames()).containsExactlyInAnyOrder(XdpPrograms.XSKS, XdpPrograms.VIPS_V4,
-            XdpPrograms.VIPS_V6, XdpPrograms.REAL_SERVERS_V4, XdpPrograms.REAL_SERVERS_V6);
+            XdpPrograms.VIPS_V6, XdpPrograms.REAL_SERVERS_V4, XdpPrograms.REAL_SERVERS_V6, XdpPrograms.LOCALS_V4,
+            XdpPrograms.LOCALS_V6);
         final Set<Integer> secondHalves = new java.util.HashSet<>();
         for (int pc = 0; pc < program.slotCount(); pc++)
         {

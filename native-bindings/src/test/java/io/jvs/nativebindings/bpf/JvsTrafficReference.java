@@ -11,10 +11,11 @@ import java.util.Set;
  * @param vipsV4 and the other sets hold addresses in network byte order.
  */
 record JvsTrafficReference(Set<ByteBuffer> vipsV4, Set<ByteBuffer> vipsV6, Set<ByteBuffer> realsV4,
-                           Set<ByteBuffer> realsV6)
+                           Set<ByteBuffer> realsV6, Set<ByteBuffer> localsV4, Set<ByteBuffer> localsV6)
 {
     /**
-     * @return true when the frame is jvs's: its destination is a VIP or its source a real server.
+     * @return true when the frame is jvs's: its destination is a VIP, or it is not for the box itself and its
+     * source is a real server.
      */
     boolean isJvsTraffic(final byte[] frame)
     {
@@ -36,7 +37,8 @@ record JvsTrafficReference(Set<ByteBuffer> vipsV4, Set<ByteBuffer> vipsV6, Set<B
         if (etherType == TestFrame.ETH_P_IPV4)
         {
             return frame.length >= network + 20 &&
-                (vipsV4.contains(slice(frame, network + 16, 4)) || realsV4.contains(slice(frame, network + 12, 4)));
+                (vipsV4.contains(slice(frame, network + 16, 4)) || !localsV4.contains(slice(frame, network + 16, 4)) &&
+                    realsV4.contains(slice(frame, network + 12, 4)));
         }
         if (etherType == TestFrame.ETH_P_IPV6)
         {
@@ -56,7 +58,8 @@ record JvsTrafficReference(Set<ByteBuffer> vipsV4, Set<ByteBuffer> vipsV6, Set<B
                     return false;
                 }
             }
-            return vipsV6.contains(slice(frame, network + 24, 16)) || realsV6.contains(slice(frame, network + 8, 16));
+            return vipsV6.contains(slice(frame, network + 24, 16)) ||
+                !localsV6.contains(slice(frame, network + 24, 16)) && realsV6.contains(slice(frame, network + 8, 16));
         }
         return false;
     }

@@ -1,5 +1,6 @@
 package io.jvs.tools.simulate;
 
+import io.jvs.tools.CommandRun;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;

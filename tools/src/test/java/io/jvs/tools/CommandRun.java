@@ -1,6 +1,5 @@
-package io.jvs.tools.simulate;
+package io.jvs.tools;
 
-import io.jvs.tools.JvsMain;
 import picocli.CommandLine;
 
 import java.io.PrintWriter;
@@ -13,9 +12,9 @@ import java.io.StringWriter;
  * @param out    what it printed on standard output.
  * @param err    what it printed on standard error.
  */
-record CommandRun(int status, String out, String err)
+public record CommandRun(int status, String out, String err)
 {
-    static CommandRun of(final String... args)
+    public static CommandRun of(final String... args)
     {
         final StringWriter out = new StringWriter();
         final StringWriter err = new StringWriter();

@@ -1,0 +1,67 @@
+#!/bin/bash
+# l2fwd-vs-peers.sh - the wire benchmark of issue 4: jvs's L2 forwarding loop over AF_XDP and AF_PACKET,
+# measured in the same run as the peers of ../shared/bench (DPDK testpmd af_xdp / af_packet, XDP redirect,
+# Linux forwarding), on the same veth topology and CPU plan:
+#
+#   [bgen] g0 --veth-- l0 [blb] l1 --veth-- s0 [bsink]     CPU0: trafgen + sink NAPI; CPU1: everything in blb
+#
+# Usage (as root, from the repository root, after a build): perf/wire/l2fwd-vs-peers.sh [CASE...]
+#   cases: route xdp_mac dpdk_afxdp dpdk_afpacket jvs_afxdp_skb jvs_afxdp_drv jvs_afpacket (default: all)
+# Environment: BENCH_DIR (a writable copy of ../shared/bench, default /tmp/jvs-bench), REPS (3), DUR (10),
+#              JVS_LB_NAPI (threaded: l0/l1 NAPI kthreads pinned to CPU1, the forwarder's core; or busypoll).
+# Results: $BENCH_DIR/logs/<case>_60.log/.json (interface counters, CPU split) and, for jvs, <case>_60.jvs.log
+# (the loop's own per-second lines: Mpps, CPU ns and busy ns per frame). Prints a table at the end.
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
+SHARED_BENCH="${SHARED_BENCH:-$ROOT/../shared/bench}"
+BENCH_DIR="${BENCH_DIR:-/tmp/jvs-bench}"
+REPS="${REPS:-3}"; DUR="${DUR:-10}"; JVS_LB_NAPI="${JVS_LB_NAPI:-threaded}"
+SINK_MAC=02:b0:00:00:01:02
+CASES=("$@"); [ ${#CASES[@]} -gt 0 ] || CASES=(route xdp_mac dpdk_afxdp dpdk_afpacket jvs_afxdp_skb jvs_afxdp_drv jvs_afpacket)
+
+[ "$(id -u)" = 0 ] || { echo "l2fwd-vs-peers: run as root (namespaces, XDP, AF_PACKET)" >&2; exit 1; }
+[ -d "$BENCH_DIR" ] || cp -r "$SHARED_BENCH" "$BENCH_DIR"
+JAVA="$("$ROOT/tools/jvs" --java-home)/bin/java"
+JAR="$ROOT/tools/target/jvs.jar"
+[ -f "$JAR" ] || { echo "l2fwd-vs-peers: build first (tools/jvs --help builds)" >&2; exit 1; }
+
+cd "$BENCH_DIR"
+mkdir -p logs
+./topo.sh up >/dev/null
+trap './topo.sh down' EXIT
+
+jvs_case() {   # name port xdp-mode
+    local name=$1 port=$2 mode=$3 log="logs/${1}_60.jvs.log" pid
+    ./topo.sh lbfix
+    ip netns exec blb sysctl -qw net.ipv4.ip_forward=0
+    setsid ip netns exec blb taskset -c 1 "$JAVA" --enable-native-access=ALL-UNNAMED \
+        --add-exports java.base/jdk.internal.misc=ALL-UNNAMED -XX:+UseParallelGC -Xms256m -Xmx256m -jar "$JAR" \
+        bench l2fwd --port "$port" --rx l0 --tx l1 --dst-mac $SINK_MAC --xdp-mode "$mode" \
+        --warmup 0 --seconds 600 > "$log" 2>&1 < /dev/null &
+    pid=$!
+    sleep 4
+    if ! kill -0 $pid 2>/dev/null; then echo "jvs did not start:"; cat "$log"; return 1; fi
+    LB_NAPI=$JVS_LB_NAPI TAG="_$name" ./run_case.sh custom 60 "$REPS" "$DUR" || true
+    kill -INT -- -$pid 2>/dev/null || true
+    wait $pid 2>/dev/null || true
+    mv logs/custom_${name}_60.log logs/${name}_60.log; mv logs/custom_${name}_60.json logs/${name}_60.json
+    sed -i "s/\"label\": \"custom_$name\"/\"label\": \"$name\"/" logs/${name}_60.json
+    grep -E "^l2fwd|port:" "$log"
+}
+
+for c in "${CASES[@]}"; do
+    case $c in
+        route) ./run_case.sh route 60 "$REPS" "$DUR" ;;
+        xdp_mac) ./run_case.sh xdp_redirect_map_mac 60 "$REPS" "$DUR" ;;
+        dpdk_afxdp) LB_NAPI=busypoll ./run_case.sh dpdk_afxdp_io 60 "$REPS" "$DUR"
+                    LB_NAPI=threaded TAG=_threaded ./run_case.sh dpdk_afxdp_io 60 "$REPS" "$DUR" ;;
+        dpdk_afpacket) ./run_case.sh dpdk_afpacket_io 60 "$REPS" "$DUR" ;;
+        jvs_afxdp_skb) jvs_case jvs_afxdp_skb afxdp skb ;;
+        jvs_afxdp_drv) jvs_case jvs_afxdp_drv afxdp drv ;;
+        jvs_afpacket) jvs_case jvs_afpacket afpacket drv ;;
+        *) echo "unknown case $c" >&2; exit 2 ;;
+    esac
+done
+# hugepages and the hugetlbfs mount that the DPDK cases set up
+if mountpoint -q "$BENCH_DIR/huge"; then umount "$BENCH_DIR/huge"; echo 0 > /proc/sys/vm/nr_hugepages; fi
+python3 make_table.py

@@ -1,0 +1,256 @@
+package io.jvs.tools.bench;
+
+import io.jvs.forwarder.l2.ForwardingPair;
+import io.jvs.forwarder.l2.L2ForwardRun;
+import io.jvs.forwarder.l2.MacRewriteLoop;
+import io.jvs.forwarder.l2.MemoryForwardingPair;
+import io.jvs.nativebindings.NativeCallException;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * {@code jvs bench l2fwd}: the wire benchmark's forwarding loop. Every frame received on one interface leaves
+ * by another with both MAC addresses rewritten; no pipeline, so it measures what the ports cost.
+ */
+@Command(
+    name = "l2fwd",
+    mixinStandardHelpOptions = true,
+    description = {
+        "Forwards every frame from --rx to --tx, rewriting the destination MAC to --dst-mac and the source",
+        "to --tx's own, busy polling on this thread. Prints one line per second and a summary:",
+        "frames forwarded, Mpps, the forwarding thread's CPU ns per frame (user + system: meaningful when the",
+        "loop is saturated, since it busy polls) and busy ns per frame (wall time of the polls that found frames).",
+        "Run it pinned to a core, e.g. taskset -c 1 tools/jvs bench l2fwd --port afxdp --rx l0 --tx l1 ...;",
+        "stop early with Ctrl-C (the summary is still printed)."})
+public final class L2fwdBenchCommand implements Callable<Integer>
+{
+    private static final long SECOND_NS = 1_000_000_000L;
+
+    @Spec
+    private CommandSpec spec;
+
+    @Option(names = "--port", required = true, description = "afxdp, afpacket or memory (synthetic frames, no syscalls)")
+    private String port;
+
+    @Option(names = "--rx", description = "the interface frames come in on (not for memory)")
+    private String receiveDevice;
+
+    @Option(names = "--tx", description = "the interface they leave by (default: the --rx interface)")
+    private String transmitDevice;
+
+    @Option(names = "--dst-mac", description = "destination MAC written into every frame, e.g. 02:b0:00:00:01:02")
+    private String destinationMac;
+
+    @Option(names = "--src-mac", description = "source MAC written into every frame (default: the --tx interface's)")
+    private String sourceMac;
+
+    @Option(names = "--xdp-mode", defaultValue = "drv", description = "afxdp: skb (generic) or drv (native) XDP (default ${DEFAULT-VALUE})")
+    private String xdpMode;
+
+    @Option(names = "--seconds", defaultValue = "10", description = "how long to measure (default ${DEFAULT-VALUE})")
+    private int seconds;
+
+    @Option(names = "--warmup", defaultValue = "2", description = "seconds forwarded before measuring (default ${DEFAULT-VALUE})")
+    private int warmupSeconds;
+
+    @Override
+    public Integer call()
+    {
+        final PrintWriter out = spec.commandLine().getOut();
+        final PrintWriter err = spec.commandLine().getErr();
+        final String kind = port.toLowerCase(Locale.ROOT);
+        final String refusal = refusal(kind);
+        if (refusal != null)
+        {
+            err.println("jvs bench l2fwd: " + refusal);
+            err.flush();
+            return 2;
+        }
+        final String txDevice = transmitDevice == null ? receiveDevice : transmitDevice;
+        final byte[] destination;
+        final byte[] source;
+        try
+        {
+            destination = kind.equals("memory") && destinationMac == null ?
+                MacAddresses.parse("02:00:00:00:00:02") : MacAddresses.parse(destinationMac);
+            source = sourceMac != null ? MacAddresses.parse(sourceMac) :
+                kind.equals("memory") ? MacAddresses.parse("02:00:00:00:00:01") : deviceMac(txDevice);
+        }
+        catch (final IllegalArgumentException | IOException ex)
+        {
+            err.println("jvs bench l2fwd: " + ex.getMessage());
+            err.flush();
+            return 2;
+        }
+
+        final ForwardingPair pair;
+        try
+        {
+            pair = open(kind, txDevice);
+        }
+        catch (final NativeCallException | IllegalArgumentException | IllegalStateException ex)
+        {
+            err.println("jvs bench l2fwd: cannot open the ports: " + ex.getMessage());
+            err.flush();
+            return 1;
+        }
+        try (pair)
+        {
+            return forward(pair, destination, source, out);
+        }
+    }
+
+    private String refusal(final String kind)
+    {
+        if (!kind.equals("afxdp") && !kind.equals("afpacket") && !kind.equals("memory"))
+        {
+            return "--port must be afxdp, afpacket or memory, not " + port;
+        }
+        if (!kind.equals("memory") && (receiveDevice == null || destinationMac == null))
+        {
+            return "--port " + kind + " needs --rx and --dst-mac";
+        }
+        if (!xdpMode.equals("skb") && !xdpMode.equals("drv"))
+        {
+            return "--xdp-mode must be skb or drv, not " + xdpMode;
+        }
+        if (seconds < 1 || warmupSeconds < 0)
+        {
+            return "need --seconds >= 1 and --warmup >= 0";
+        }
+        return null;
+    }
+
+    private ForwardingPair open(final String kind, final String txDevice)
+    {
+        return switch (kind)
+        {
+            case "memory" -> new MemoryForwardingPair();
+            default -> throw new IllegalStateException("the " + kind + " port is not built into this jvs yet");
+        };
+    }
+
+    private int forward(final ForwardingPair pair, final byte[] destination, final byte[] source, final PrintWriter out)
+    {
+        out.println("jvs bench l2fwd: " + pair.describe());
+        out.flush();
+        final MacRewriteLoop loop = new MacRewriteLoop(pair.receivePort(), pair.transmitPort(), destination, source);
+        final L2ForwardRun run = new L2ForwardRun(loop);
+        final StopSignal stop = StopSignal.onShutdown();
+        try
+        {
+            run.run(warmupSeconds * SECOND_NS, stop);
+            long received = 0;
+            long forwarded = 0;
+            long elapsedNs = 0;
+            long cpuNs = 0;
+            long allocated = 0;
+            long busyPolls = 0;
+            long busyNs = 0;
+            for (int second = 1; second <= seconds && !stop.getAsBoolean(); second++)
+            {
+                final L2ForwardRun.Window window = run.run(SECOND_NS, stop);
+                received += window.received();
+                forwarded += window.forwarded();
+                elapsedNs += window.elapsedNs();
+                cpuNs += window.cpuNs();
+                allocated += window.allocatedBytes();
+                busyPolls += window.busyPolls();
+                busyNs += window.busyNs();
+                out.printf(Locale.ROOT,
+                    "  %3d s  forwarded %10d  %6.3f Mpps  %7.1f cpu-ns/frame  %7.1f busy-ns/frame  burst %5.1f%n",
+                    second, window.forwarded(), window.forwardedMpps(), window.cpuNsPerFrame(), window.busyNsPerFrame(),
+                    window.averageBurst());
+                out.flush();
+            }
+            final L2ForwardRun.Window total =
+                new L2ForwardRun.Window(received, forwarded, elapsedNs, cpuNs, 0, busyPolls, busyNs, allocated);
+            out.printf(Locale.ROOT,
+                "l2fwd %s: received=%d forwarded=%d dropped=%d seconds=%.1f Mpps=%.3f cpu-ns/frame=%.1f " +
+                "busy-ns/frame=%.1f avg-burst=%.1f allocated-bytes=%d%n",
+                port.toLowerCase(Locale.ROOT), total.received(), total.forwarded(), total.received() - total.forwarded(),
+                total.elapsedNs() / 1e9, total.forwardedMpps(), total.cpuNsPerFrame(), total.busyNsPerFrame(), total.averageBurst(),
+                total.allocatedBytes());
+            out.println("  " + L2ForwardRun.describe("rx port", pair.receivePort().counters()));
+            if (pair.transmitPort() != pair.receivePort())
+            {
+                out.println("  " + L2ForwardRun.describe("tx port", pair.transmitPort().counters()));
+            }
+            out.flush();
+            return 0;
+        }
+        finally
+        {
+            stop.finished();
+        }
+    }
+
+    private static byte[] deviceMac(final String device) throws IOException
+    {
+        final Path address = Path.of("/sys/class/net", device, "address");
+        if (!Files.exists(address))
+        {
+            throw new IOException("no interface " + device + " here (no " + address + "); give --src-mac");
+        }
+        return MacAddresses.parse(Files.readString(address).trim());
+    }
+
+    /**
+     * Set by Ctrl-C / SIGTERM so the loop ends and the summary is printed before the JVM exits.
+     */
+    private static final class StopSignal implements java.util.function.BooleanSupplier
+    {
+        private final CountDownLatch done = new CountDownLatch(1);
+        private final Thread hook = new Thread(this::awaitLoop, "l2fwd-stop");
+        private volatile boolean stopping;
+
+        static StopSignal onShutdown()
+        {
+            final StopSignal signal = new StopSignal();
+            Runtime.getRuntime().addShutdownHook(signal.hook);
+            return signal;
+        }
+
+        @Override
+        public boolean getAsBoolean()
+        {
+            return stopping;
+        }
+
+        void finished()
+        {
+            done.countDown();
+            try
+            {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            }
+            catch (final IllegalStateException ignored)
+            {
+                // The JVM is already shutting down: the hook is waiting for us, and now returns.
+            }
+        }
+
+        private void awaitLoop()
+        {
+            stopping = true;
+            try
+            {
+                done.await();
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}

@@ -1,0 +1,67 @@
+package io.jvs.tools.bench;
+
+import io.jvs.tools.CommandRun;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class L2fwdBenchCommandTest
+{
+    private static final Pattern SUMMARY = Pattern.compile(
+        "l2fwd memory: received=(\\d+) forwarded=(\\d+) dropped=0 seconds=[0-9.]+ Mpps=([0-9.]+) cpu-ns/frame=([0-9.]+)");
+
+    @Test
+    void shouldForwardSyntheticFramesAndPrintRateAndCpuTimePerFrame()
+    {
+        final CommandRun run = CommandRun.of("bench", "l2fwd", "--port", "memory", "--seconds", "1", "--warmup", "0");
+
+        assertThat(run.status()).as(run.err()).isZero();
+        final Matcher summary = SUMMARY.matcher(run.out());
+        assertThat(summary.find()).as(run.out()).isTrue();
+        assertThat(Long.parseLong(summary.group(2))).isPositive().isEqualTo(Long.parseLong(summary.group(1)));
+        assertThat(Double.parseDouble(summary.group(3))).isPositive();
+        assertThat(Double.parseDouble(summary.group(4))).isPositive();
+        assertThat(run.out()).contains("  1 s  forwarded").contains("tx port: rx=0 tx=");
+    }
+
+    @Test
+    void shouldRefuseAnUnknownPortKind()
+    {
+        final CommandRun run = CommandRun.of("bench", "l2fwd", "--port", "dpdk");
+
+        assertThat(run.status()).isEqualTo(2);
+        assertThat(run.err()).contains("--port must be afxdp, afpacket or memory, not dpdk");
+    }
+
+    @Test
+    void shouldAskForTheInterfacesAndDestinationOfAKernelPort()
+    {
+        final CommandRun run = CommandRun.of("bench", "l2fwd", "--port", "afxdp", "--rx", "l0");
+
+        assertThat(run.status()).isEqualTo(2);
+        assertThat(run.err()).contains("--port afxdp needs --rx and --dst-mac");
+    }
+
+    @Test
+    void shouldRefuseAMalformedMacAddress()
+    {
+        final CommandRun run = CommandRun.of("bench", "l2fwd", "--port", "memory", "--dst-mac", "02:b0:00:00:01");
+
+        assertThat(run.status()).isEqualTo(2);
+        assertThat(run.err()).contains("not a MAC address (six hex pairs with colons): 02:b0:00:00:01");
+    }
+
+    @Test
+    void shouldNameAMissingInterfaceWhenTheSourceMacMustComeFromIt()
+    {
+        final CommandRun run = CommandRun.of("bench", "l2fwd", "--port", "afpacket", "--rx", "jvs-no-such0",
+            "--dst-mac", "02:b0:00:00:01:02");
+
+        assertThat(run.status()).isEqualTo(2);
+        assertThat(run.err()).contains("no interface jvs-no-such0 here");
+    }
+}
