@@ -1,9 +1,11 @@
 package io.jvs.forwarder.port.packet;
 
+import io.jvs.forwarder.l2.ForwardingPair;
 import io.jvs.nativebindings.Syscalls;
 
 /**
- * The two ports of an L2 forwarder over AF_PACKET, for {@code jvs bench l2fwd --port afpacket}: frames are
+ * The two ports of an L2 forwarder over AF_PACKET, for {@code jvs bench l2fwd --port afpacket}
+ * ({@code AfPacketForwardingPair.open(Syscalls.create(), rx, tx, AfPacketSettings.DEFAULT)}): frames are
  * received on one interface and sent out of another, or out of the same one. Hand the ports to
  * {@link io.jvs.forwarder.l2.MacRewriteLoop} (both are {@link io.jvs.forwarder.port.Port}s):
  * <pre>{@code
@@ -17,7 +19,7 @@ import io.jvs.nativebindings.Syscalls;
  * with one, a single port has both and is both ports. Open it, and poll it, on one thread, in the network
  * namespace of the interfaces.
  */
-public final class AfPacketForwardingPair implements AutoCloseable
+public final class AfPacketForwardingPair implements ForwardingPair
 {
     private final AfPacketPort receivePort;
     private final AfPacketPort transmitPort;
@@ -61,12 +63,14 @@ public final class AfPacketForwardingPair implements AutoCloseable
     }
 
     /** @return where frames come in; {@link AfPacketPort#awaitFrames} lets an idle worker sleep. */
+    @Override
     public AfPacketPort receivePort()
     {
         return receivePort;
     }
 
     /** @return where frames go out: the receive port itself when both devices are one. */
+    @Override
     public AfPacketPort transmitPort()
     {
         return transmitPort;
@@ -85,6 +89,7 @@ public final class AfPacketForwardingPair implements AutoCloseable
     }
 
     /** @return both ports' rings, bypass and fanout, one line each. */
+    @Override
     public String describe()
     {
         return receivePort == transmitPort ? receivePort.describe() :
@@ -94,6 +99,7 @@ public final class AfPacketForwardingPair implements AutoCloseable
     @Override
     public void close()
     {
+        // Idempotent ports: closing one port twice (one device) is harmless.
         transmitPort.close();
         receivePort.close();
     }
