@@ -1,0 +1,296 @@
+package io.jvs.forwarder.port.packet;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+import io.jvs.core.pipeline.FrameBurst;
+import io.jvs.forwarder.port.Port;
+import io.jvs.forwarder.port.PortCounters;
+import io.jvs.nativebindings.Errno;
+import io.jvs.nativebindings.PollFd;
+import io.jvs.nativebindings.Sockets;
+import io.jvs.nativebindings.Syscalls;
+import io.jvs.nativebindings.packet.AfPacket;
+import io.jvs.nativebindings.packet.TpacketStatsV3;
+
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT;
+
+/**
+ * A port on an AF_PACKET socket pair: a TPACKET_V3 receive ring whose frames are lent to bursts in place, and a
+ * PACKET_TX_RING on a second socket into which transmitted frames are copied. See the package documentation
+ * for what AF_PACKET means for the host (the kernel still processes every frame we receive).
+ * <p>
+ * Per burst: {@link #receive} makes no system call (it reads the ring); {@link #transmit} copies into free
+ * slots and makes none; {@link #release} hands fully released blocks back with a store; {@link #flush} makes
+ * one {@code sendto(MSG_DONTWAIT)} when frames were queued (or a previous kick was refused for lack of
+ * buffer). Nothing allocates after {@link #open}. One thread polls a port; {@link #close} is idempotent.
+ */
+public final class AfPacketPort implements Port
+{
+    /** Which rings a port has: each is a socket and a mapping of its own. */
+    public enum Direction
+    {
+        /** Only the receive ring: {@link #transmit} drops and counts everything as txRingFull. */
+        RECEIVE,
+        /** Only the transmit ring: {@link #receive} returns nothing. */
+        TRANSMIT,
+        /** Both rings, for forwarding back out of the interface frames came in by. */
+        BOTH;
+
+        boolean receives()
+        {
+            return this != TRANSMIT;
+        }
+
+        boolean transmits()
+        {
+            return this != RECEIVE;
+        }
+    }
+
+    private final int index;
+    private final String name;
+    private final String device;
+    private final Syscalls syscalls;
+    private final AfPacketSettings settings;
+    private final Direction direction;
+    private final AfPacketCounters counters = new AfPacketCounters(this);
+    private final Arena arena = Arena.ofShared();
+    private final MemorySegment statistics = arena.allocate(TpacketStatsV3.LAYOUT);
+    private final MemorySegment optionLength = arena.allocate(JAVA_INT);
+    private final MemorySegment pollFd = arena.allocate(PollFd.LAYOUT);
+    private PacketSocket receiveSocket;
+    private PacketSocket transmitSocket;
+    private ReceiveRing receiveRing;
+    private TransmitRing transmitRing;
+    private int queuedSinceKick;
+    private boolean kickRefused;
+    private boolean closed;
+
+    private AfPacketPort(
+        final int index, final String device, final Syscalls syscalls, final AfPacketSettings settings,
+        final Direction direction)
+    {
+        this.index = index;
+        this.device = device;
+        this.name = "afpacket:" + device;
+        this.syscalls = syscalls;
+        this.settings = settings;
+        this.direction = direction;
+    }
+
+    /**
+     * Opens the rings on an interface of the calling thread's network namespace.
+     *
+     * @param syscalls  the system calls, used by this port only from now on (not thread-safe).
+     * @param index     the port's number.
+     * @param device    the interface, e.g. "eth0"; it must exist and be up.
+     * @param settings  ring geometry and options.
+     * @param direction which rings to open.
+     * @return the port, ready to poll.
+     * @throws AfPacketException when the interface is missing or down.
+     * @throws io.jvs.nativebindings.NativeCallException when a system call fails (EPERM names CAP_NET_RAW).
+     */
+    public static AfPacketPort open(
+        final Syscalls syscalls, final int index, final String device, final AfPacketSettings settings,
+        final Direction direction)
+    {
+        final AfPacketPort port = new AfPacketPort(index, device, syscalls, settings, direction);
+        try
+        {
+            final int ifindex = syscalls.ifNameToIndex(device);
+            if (ifindex < 0)
+            {
+                throw new AfPacketException("no interface named " + device + " in this network namespace");
+            }
+            if (direction.receives())
+            {
+                port.receiveSocket = PacketSocket.openReceive(syscalls, device, ifindex, settings);
+                port.receiveRing = new ReceiveRing(
+                    port.receiveSocket.ring(), settings.rxBlockSize(), settings.rxBlockCount());
+            }
+            if (direction.transmits())
+            {
+                port.transmitSocket = PacketSocket.openTransmit(syscalls, device, ifindex, settings);
+                port.transmitRing = new TransmitRing(
+                    port.transmitSocket.ring(), settings.txVersion(), settings.txFrameSize(), settings.txFrameCount());
+            }
+            return port;
+        }
+        catch (final RuntimeException ex)
+        {
+            port.close();
+            throw ex;
+        }
+    }
+
+    @Override
+    public int index()
+    {
+        return index;
+    }
+
+    @Override
+    public String name()
+    {
+        return name;
+    }
+
+    /** @return the interface. */
+    public String device()
+    {
+        return device;
+    }
+
+    /** @return the rings this port has, their geometry and options. */
+    public String describe()
+    {
+        return name + " " + direction + ": " + settings.describe();
+    }
+
+    @Override
+    public int receive(final FrameBurst burst, final long nowNs)
+    {
+        final ReceiveRing ring = receiveRing;
+        if (ring == null || closed)
+        {
+            return 0;
+        }
+        final int limit = Math.min(burst.count + settings.receiveBurst(), FrameBurst.MAX_FRAMES);
+        return ring.receive(burst, nowNs, limit, counters);
+    }
+
+    @Override
+    public int transmit(final FrameBurst burst, final int[] indices, final int count)
+    {
+        final TransmitRing ring = transmitRing;
+        if (ring == null || closed)
+        {
+            counters.txRingFull += count;
+            return 0;
+        }
+        int queued = 0;
+        long bytes = 0;
+        for (int i = 0; i < count; i++)
+        {
+            final int frame = indices[i];
+            final int length = burst.length[frame];
+            final int result = ring.offer(burst.address[frame], length);
+            if (result == TransmitRing.QUEUED)
+            {
+                queued++;
+                bytes += length;
+            }
+            else if (result == TransmitRing.RING_FULL)
+            {
+                counters.txRingFull++;
+            }
+            else
+            {
+                counters.txTooLong++;
+            }
+        }
+        counters.txFrames += queued;
+        counters.txCopied += queued;
+        counters.txBytes += bytes;
+        queuedSinceKick += queued;
+        return queued;
+    }
+
+    @Override
+    public void release(final FrameBurst burst)
+    {
+        if (receiveRing != null && !closed)
+        {
+            receiveRing.release(burst, counters);
+        }
+    }
+
+    @Override
+    public void flush()
+    {
+        if ((queuedSinceKick == 0 && !kickRefused) || closed)
+        {
+            return;
+        }
+        final long result = syscalls.sendto(transmitSocket.fd(), 0, 0, Sockets.MSG_DONTWAIT, 0, 0);
+        counters.wakeups++;
+        queuedSinceKick = 0;
+        // Out of socket buffer: the frames stay in the ring as SEND_REQUEST and the next flush kicks again.
+        kickRefused = result == -Errno.EAGAIN || result == -Errno.ENOBUFS;
+        if (result < 0 && !kickRefused)
+        {
+            counters.txKickErrors++;
+        }
+    }
+
+    /**
+     * Waits until the receive socket has frames, for a worker with nothing to do: one {@code poll(2)}.
+     *
+     * @param timeoutMs the longest wait.
+     * @return whether frames are ready.
+     */
+    public boolean awaitFrames(final int timeoutMs)
+    {
+        if (receiveSocket == null || closed)
+        {
+            return false;
+        }
+        pollFd.set(JAVA_INT, PollFd.FD_OFFSET, receiveSocket.fd());
+        pollFd.set(JAVA_SHORT, PollFd.EVENTS_OFFSET, PollFd.POLLIN);
+        pollFd.set(JAVA_SHORT, PollFd.REVENTS_OFFSET, (short)0);
+        counters.wakeups++;
+        return syscalls.poll(pollFd.address(), 1, timeoutMs) > 0;
+    }
+
+    @Override
+    public AfPacketCounters counters()
+    {
+        return counters;
+    }
+
+    /** Adds the receive socket's PACKET_STATISTICS (reset by each read) to the counters. */
+    void readKernelStatistics(final PortCounters into)
+    {
+        if (receiveSocket == null || closed)
+        {
+            return;
+        }
+        optionLength.set(JAVA_INT, 0, TpacketStatsV3.SIZE);
+        final int result = syscalls.getsockopt(receiveSocket.fd(), AfPacket.SOL_PACKET, AfPacket.PACKET_STATISTICS,
+            statistics.address(), optionLength.address());
+        Syscalls.check("getsockopt PACKET_STATISTICS", result, name);
+        into.kernelRxDropped += Integer.toUnsignedLong(statistics.get(JAVA_INT, TpacketStatsV3.DROPS_OFFSET));
+        if (into instanceof AfPacketCounters packet)
+        {
+            packet.kernelRxPackets += Integer.toUnsignedLong(statistics.get(JAVA_INT, TpacketStatsV3.PACKETS_OFFSET));
+            packet.kernelRxFreezes += Integer.toUnsignedLong(statistics.get(JAVA_INT, TpacketStatsV3.FREEZE_Q_CNT_OFFSET));
+        }
+    }
+
+    /** @return frames received and not yet released (for tests). */
+    int framesLent()
+    {
+        return receiveRing == null ? 0 : receiveRing.framesLent();
+    }
+
+    @Override
+    public void close()
+    {
+        if (closed)
+        {
+            return;
+        }
+        closed = true;
+        if (receiveSocket != null)
+        {
+            receiveSocket.close();
+        }
+        if (transmitSocket != null)
+        {
+            transmitSocket.close();
+        }
+        arena.close();
+    }
+}

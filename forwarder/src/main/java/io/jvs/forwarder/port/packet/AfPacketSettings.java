@@ -1,0 +1,138 @@
+package io.jvs.forwarder.port.packet;
+
+import io.jvs.core.pipeline.FrameBurst;
+import io.jvs.nativebindings.Mmap;
+import io.jvs.nativebindings.packet.AfPacket;
+import io.jvs.nativebindings.packet.Tpacket2Hdr;
+import io.jvs.nativebindings.packet.Tpacket3Hdr;
+
+/**
+ * The geometry and options of an {@link AfPacketPort}'s rings, checked when made, so a bad value fails here
+ * with its name rather than as EINVAL from setsockopt.
+ *
+ * @param rxBlockSize       bytes of a TPACKET_V3 receive block: a multiple of the page size and of the frame size.
+ * @param rxBlockCount      receive blocks. The kernel fills one at a time, so the ring is
+ *                          rxBlockSize * rxBlockCount bytes of frames in flight.
+ * @param rxFrameSize       the nominal frame size the kernel checks the geometry with (V3 packs frames tighter);
+ *                          a multiple of 16, large enough for the headers and the headroom.
+ * @param retireTimeoutMs   a block not yet full is handed over after this long: the worst delay at low rates.
+ * @param headroom          PACKET_RESERVE: bytes kept free in front of each received frame, so the pipeline can
+ *                          prepend an encapsulation (outer IPv6 40 + UDP 8 + GUE 8 + a VLAN tag) in place. At least
+ *                          {@link #MIN_HEADROOM}.
+ * @param txVersion         {@link AfPacket#TPACKET_V2} or {@link AfPacket#TPACKET_V3} for the transmit ring.
+ * @param txBlockSize       bytes of a transmit block: a multiple of the page size and of the frame size.
+ * @param txFrameSize       bytes of a transmit slot, its header included; a multiple of 16. A frame longer than
+ *                          {@link #txFrameCapacity()} is dropped (txTooLong): raise it for jumbo frames.
+ * @param txFrameCount      transmit slots; a multiple of the slots per block.
+ * @param qdiscBypass       PACKET_QDISC_BYPASS on the transmit socket: faster, but taps (tcpdump) no longer see
+ *                          the frames we send.
+ * @param fanoutGroup       the PACKET_FANOUT group the receive socket joins, or {@link #NO_FANOUT}.
+ * @param fanoutModeFlags   a PACKET_FANOUT_* mode or'ed with PACKET_FANOUT_FLAG_* flags. HASH keeps a flow on one
+ *                          socket, but IPv4 fragments hash on their addresses alone; FLAG_DEFRAG has the kernel
+ *                          reassemble them first (the frame then exceeds the MTU). FLAG_ROLLOVER moves frames to
+ *                          another socket when one's ring is full, giving up flow affinity for fewer drops.
+ * @param receiveBurst      the most frames one receive appends, 1..{@link FrameBurst#MAX_FRAMES}.
+ */
+public record AfPacketSettings(
+    int rxBlockSize, int rxBlockCount, int rxFrameSize, int retireTimeoutMs, int headroom,
+    int txVersion, int txBlockSize, int txFrameSize, int txFrameCount, boolean qdiscBypass,
+    int fanoutGroup, int fanoutModeFlags, int receiveBurst)
+{
+    /** Room for the largest header the pipeline prepends (56 bytes of IPv6/UDP/GUE) and a VLAN tag, twice over. */
+    public static final int MIN_HEADROOM = 128;
+    public static final int NO_FANOUT = -1;
+    /**
+     * The rings measured in kernel-bypass.md (64 x 256 KiB receive blocks, 4096 x 2 KiB transmit slots) with a 4 ms
+     * retire timeout, to bound the delay at low rates; 16 MiB + 8 MiB of ring per port.
+     */
+    public static final AfPacketSettings DEFAULT = new AfPacketSettings(
+        256 << 10, 64, 2048, 4, MIN_HEADROOM,
+        AfPacket.TPACKET_V3, 64 << 10, 2048, 4096, true,
+        NO_FANOUT, AfPacket.PACKET_FANOUT_HASH, 64);
+
+    public AfPacketSettings
+    {
+        require(rxBlockSize > 0 && rxBlockSize % Mmap.PAGE_SIZE == 0,
+            "receive block size " + rxBlockSize + " is not a positive multiple of the page size " + Mmap.PAGE_SIZE);
+        require(rxBlockCount > 0, "receive block count " + rxBlockCount + " is not positive");
+        require(rxFrameSize > 0 && rxFrameSize % AfPacket.TPACKET_ALIGNMENT == 0,
+            "receive frame size " + rxFrameSize + " is not a positive multiple of " + AfPacket.TPACKET_ALIGNMENT);
+        require(rxBlockSize % rxFrameSize == 0,
+            "receive block size " + rxBlockSize + " is not a multiple of the frame size " + rxFrameSize);
+        require(retireTimeoutMs >= 1 && retireTimeoutMs <= 1000,
+            "retire timeout " + retireTimeoutMs + " ms not in 1..1000");
+        require(headroom >= MIN_HEADROOM && headroom <= 1024, "headroom " + headroom + " not in " + MIN_HEADROOM +
+            "..1024");
+        require(rxFrameSize >= Tpacket3Hdr.HDRLEN + headroom + 64,
+            "receive frame size " + rxFrameSize + " leaves no room for a frame after the " + Tpacket3Hdr.HDRLEN +
+            "-byte header and " + headroom + " bytes of headroom");
+        require(txVersion == AfPacket.TPACKET_V2 || txVersion == AfPacket.TPACKET_V3,
+            "transmit ring version " + txVersion + " is neither TPACKET_V2 (1) nor TPACKET_V3 (2)");
+        require(txFrameSize > 0 && txFrameSize % AfPacket.TPACKET_ALIGNMENT == 0,
+            "transmit frame size " + txFrameSize + " is not a positive multiple of " + AfPacket.TPACKET_ALIGNMENT);
+        require(txFrameSize >= 128, "transmit frame size " + txFrameSize + " is below 128");
+        require(txBlockSize > 0 && txBlockSize % Mmap.PAGE_SIZE == 0 && txBlockSize % txFrameSize == 0,
+            "transmit block size " + txBlockSize + " is not a multiple of both the page size and the frame size " +
+            txFrameSize);
+        require(txFrameCount > 0 && txFrameCount % (txBlockSize / txFrameSize) == 0,
+            "transmit frame count " + txFrameCount + " is not a positive multiple of the " +
+            txBlockSize / txFrameSize + " frames per block");
+        require(fanoutGroup >= NO_FANOUT && fanoutGroup <= 0xFFFF, "fanout group " + fanoutGroup + " not in 0..65535");
+        require(receiveBurst >= 1 && receiveBurst <= FrameBurst.MAX_FRAMES,
+            "receive burst " + receiveBurst + " not in 1.." + FrameBurst.MAX_FRAMES);
+    }
+
+    /** @return bytes of a transmit slot left for the frame after its header. */
+    public int txFrameCapacity()
+    {
+        return txFrameSize - (txVersion == AfPacket.TPACKET_V3 ? Tpacket3Hdr.TX_DATA_OFFSET : Tpacket2Hdr.TX_DATA_OFFSET);
+    }
+
+    public AfPacketSettings withRxRing(final int blockSize, final int blockCount, final int retireMs)
+    {
+        return new AfPacketSettings(blockSize, blockCount, rxFrameSize, retireMs, headroom, txVersion, txBlockSize,
+            txFrameSize, txFrameCount, qdiscBypass, fanoutGroup, fanoutModeFlags, receiveBurst);
+    }
+
+    public AfPacketSettings withTxRing(final int version, final int blockSize, final int frameCount)
+    {
+        return new AfPacketSettings(rxBlockSize, rxBlockCount, rxFrameSize, retireTimeoutMs, headroom, version,
+            blockSize, txFrameSize, frameCount, qdiscBypass, fanoutGroup, fanoutModeFlags, receiveBurst);
+    }
+
+    public AfPacketSettings withQdiscBypass(final boolean bypass)
+    {
+        return new AfPacketSettings(rxBlockSize, rxBlockCount, rxFrameSize, retireTimeoutMs, headroom, txVersion,
+            txBlockSize, txFrameSize, txFrameCount, bypass, fanoutGroup, fanoutModeFlags, receiveBurst);
+    }
+
+    public AfPacketSettings withFanout(final int group, final int modeFlags)
+    {
+        return new AfPacketSettings(rxBlockSize, rxBlockCount, rxFrameSize, retireTimeoutMs, headroom, txVersion,
+            txBlockSize, txFrameSize, txFrameCount, qdiscBypass, group, modeFlags, receiveBurst);
+    }
+
+    public AfPacketSettings withReceiveBurst(final int frames)
+    {
+        return new AfPacketSettings(rxBlockSize, rxBlockCount, rxFrameSize, retireTimeoutMs, headroom, txVersion,
+            txBlockSize, txFrameSize, txFrameCount, qdiscBypass, fanoutGroup, fanoutModeFlags, frames);
+    }
+
+    /** @return the geometry and options, for logs and {@code describe()}. */
+    public String describe()
+    {
+        return "rx TPACKET_V3 " + rxBlockCount + " x " + (rxBlockSize >> 10) + " KiB blocks, retire " + retireTimeoutMs +
+            " ms, headroom " + headroom + "; tx TPACKET_V" + (txVersion + 1) + " " + txFrameCount + " x " + txFrameSize +
+            " B slots, qdisc bypass " + (qdiscBypass ? "on (tcpdump does not see our transmits)" : "off") +
+            (fanoutGroup == NO_FANOUT ? "; no fanout" :
+                "; fanout group " + fanoutGroup + " mode/flags 0x" + Integer.toHexString(fanoutModeFlags));
+    }
+
+    private static void require(final boolean condition, final String message)
+    {
+        if (!condition)
+        {
+            throw new IllegalArgumentException(message);
+        }
+    }
+}

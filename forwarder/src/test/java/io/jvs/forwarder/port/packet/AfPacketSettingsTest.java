@@ -1,0 +1,52 @@
+package io.jvs.forwarder.port.packet;
+
+import io.jvs.nativebindings.packet.AfPacket;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Ring geometry is checked where it is made, with a message that names the bad value.
+ */
+class AfPacketSettingsTest
+{
+    private static final AfPacketSettings D = AfPacketSettings.DEFAULT;
+
+    @Test
+    void shouldAcceptTheDefaultsAndDescribeThem()
+    {
+        assertThat(D.describe()).contains("64 x 256 KiB", "TPACKET_V3", "qdisc bypass on", "no fanout");
+        assertThat(D.txFrameCapacity()).isEqualTo(2048 - 48);
+        assertThat(D.withTxRing(AfPacket.TPACKET_V2, 4096, 2).txFrameCapacity()).isEqualTo(2048 - 32);
+        assertThat(D.withFanout(7, AfPacket.PACKET_FANOUT_HASH).describe()).contains("fanout group 7");
+    }
+
+    @Test
+    void shouldRefuseBadReceiveGeometry()
+    {
+        assertThatThrownBy(() -> D.withRxRing(100_000, 4, 4))
+            .isInstanceOf(IllegalArgumentException.class)
+            .hasMessageContaining("receive block size 100000 is not a positive multiple of the page size 4096");
+        assertThatThrownBy(() -> D.withRxRing(4096, 0, 4)).hasMessageContaining("receive block count 0");
+        assertThatThrownBy(() -> D.withRxRing(4096, 4, 0)).hasMessageContaining("retire timeout 0 ms");
+        assertThatThrownBy(() -> new AfPacketSettings(4096, 4, 2040, 4, 128, 2, 4096, 2048, 2, true, -1, 0, 64))
+            .hasMessageContaining("receive frame size 2040 is not a positive multiple of 16");
+        assertThatThrownBy(() -> new AfPacketSettings(4096, 4, 3072, 4, 128, 2, 4096, 2048, 2, true, -1, 0, 64))
+            .hasMessageContaining("receive block size 4096 is not a multiple of the frame size 3072");
+        assertThatThrownBy(() -> new AfPacketSettings(4096, 4, 2048, 4, 64, 2, 4096, 2048, 2, true, -1, 0, 64))
+            .hasMessageContaining("headroom 64 not in 128..1024");
+    }
+
+    @Test
+    void shouldRefuseBadTransmitGeometryAndOptions()
+    {
+        assertThatThrownBy(() -> D.withTxRing(0, 4096, 2)).hasMessageContaining("transmit ring version 0");
+        assertThatThrownBy(() -> D.withTxRing(2, 6144, 3))
+            .hasMessageContaining("transmit block size 6144 is not a multiple of both the page size");
+        assertThatThrownBy(() -> D.withTxRing(2, 4096, 3))
+            .hasMessageContaining("transmit frame count 3 is not a positive multiple of the 2 frames per block");
+        assertThatThrownBy(() -> D.withFanout(70_000, 0)).hasMessageContaining("fanout group 70000");
+        assertThatThrownBy(() -> D.withReceiveBurst(257)).hasMessageContaining("receive burst 257");
+    }
+}
