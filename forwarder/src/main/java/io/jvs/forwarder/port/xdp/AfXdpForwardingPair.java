@@ -56,16 +56,16 @@ public final class AfXdpForwardingPair implements AutoCloseable
         final String transmitDevice, final AfXdpSettings settings)
     {
         Umem umem = null;
-        XskSocket receiveSocket = null;
-        XskSocket transmitSocket = null;
+        XdpSocket receiveSocket = null;
+        XdpSocket transmitSocket = null;
         try
         {
             umem = Umem.map(syscalls, settings.chunkCount(), settings.chunkSize());
-            receiveSocket = XskSocket.open(syscalls, receiveDevice, umem, null, settings);
+            receiveSocket = XdpSocket.open(syscalls, receiveDevice, umem, null, settings);
             final boolean oneDevice = receiveDevice.equals(transmitDevice);
             if (!oneDevice)
             {
-                transmitSocket = XskSocket.open(syscalls, transmitDevice, umem, receiveSocket, settings);
+                transmitSocket = XdpSocket.open(syscalls, transmitDevice, umem, receiveSocket, settings);
             }
             final XdpAttachment attachment = XdpAttachment.attach(syscalls, receiveDevice, settings,
                 settings.queue() + 1);

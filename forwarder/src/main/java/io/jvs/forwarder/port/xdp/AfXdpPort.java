@@ -24,23 +24,23 @@ public final class AfXdpPort implements Port
     private final int index;
     private final Syscalls syscalls;
     private final Umem umem;
-    private final XskSocket socket;
+    private final XdpSocket socket;
     private final boolean stocksFillRing;
     private final int batchSize;
     private final int chunkMask;
     private final AfXdpCounters counters;
     private final int fd;
-    private final XskRing rx;
-    private final XskRing tx;
-    private final XskRing fill;
-    private final XskRing completion;
+    private final XdpRing rx;
+    private final XdpRing tx;
+    private final XdpRing fill;
+    private final XdpRing completion;
     private boolean closed;
 
     /**
      * @param stocksFillRing whether frames arrive here (an XDP program redirects the queue to this socket): a
      *                       transmit-only port leaves its fill ring empty rather than park chunks there.
      */
-    AfXdpPort(final int index, final Syscalls syscalls, final Umem umem, final XskSocket socket,
+    AfXdpPort(final int index, final Syscalls syscalls, final Umem umem, final XdpSocket socket,
         final boolean stocksFillRing, final int batchSize)
     {
         this.index = index;
@@ -88,7 +88,7 @@ public final class AfXdpPort implements Port
             return 0;
         }
         stockFillRing();
-        final XskRing rx = this.rx;
+        final XdpRing rx = this.rx;
         final int count = rx.peek(Math.min(batchSize, FrameBurst.MAX_FRAMES - burst.count));
         if (count == 0)
         {
@@ -124,7 +124,7 @@ public final class AfXdpPort implements Port
             counters.txRingFull += count;
             return 0;
         }
-        final XskRing tx = this.tx;
+        final XdpRing tx = this.tx;
         final Umem umem = this.umem;
         final int room = tx.reserve(count);
         final int first = tx.producerIndex();
@@ -229,7 +229,7 @@ public final class AfXdpPort implements Port
 
     private void reapCompletions()
     {
-        final XskRing completion = this.completion;
+        final XdpRing completion = this.completion;
         final int count = completion.peek(completion.size());
         if (count > 0)
         {

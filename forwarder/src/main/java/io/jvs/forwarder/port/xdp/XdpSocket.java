@@ -27,7 +27,7 @@ import io.jvs.nativebindings.xdp.XdpRingOffset;
  * Order matters: the rings are mapped before bind (the kernel maps them only while the socket is unbound),
  * and unmapped before close (a mapping holds the socket, and with it the queue, until it goes).
  */
-final class XskSocket implements AutoCloseable
+final class XdpSocket implements AutoCloseable
 {
     private static final int RING_COUNT = 4;
 
@@ -39,15 +39,15 @@ final class XskSocket implements AutoCloseable
     private final long[] mappingLengths = new long[RING_COUNT];
     private int fd;
     private int mappings;
-    private XskRing rx;
-    private XskRing tx;
-    private XskRing fill;
-    private XskRing completion;
+    private XdpRing rx;
+    private XdpRing tx;
+    private XdpRing fill;
+    private XdpRing completion;
     private boolean zeroCopy;
     private String modeNote = "";
     private int busyRetries;
 
-    private XskSocket(final Syscalls syscalls, final String device, final int ifindex, final int queue)
+    private XdpSocket(final Syscalls syscalls, final String device, final int ifindex, final int queue)
     {
         this.syscalls = syscalls;
         this.device = device;
@@ -62,7 +62,7 @@ final class XskSocket implements AutoCloseable
      * @throws AfXdpPortException  when the interface is missing or down.
      * @throws NativeCallException when the kernel refuses a step (it names the step, errno and privilege).
      */
-    static XskSocket open(final Syscalls syscalls, final String device, final Umem umem, final XskSocket owner,
+    static XdpSocket open(final Syscalls syscalls, final String device, final Umem umem, final XdpSocket owner,
         final AfXdpSettings settings)
     {
         final int ifindex = syscalls.ifNameToIndex(device);
@@ -71,7 +71,7 @@ final class XskSocket implements AutoCloseable
             throw new AfXdpPortException("there is no interface named " + device + " in this network namespace");
         }
         final String context = "AF_XDP socket on " + device + " queue " + settings.queue();
-        final XskSocket socket = new XskSocket(syscalls, device, ifindex, settings.queue());
+        final XdpSocket socket = new XdpSocket(syscalls, device, ifindex, settings.queue());
         socket.fd = (int)Syscalls.check("socket", syscalls.socket(AfXdp.AF_XDP, Sockets.SOCK_RAW | Sockets.SOCK_CLOEXEC,
             0), context);
         try (Arena arena = Arena.ofConfined())
@@ -134,25 +134,25 @@ final class XskSocket implements AutoCloseable
             settings.completionRingSize(), AfXdp.UMEM_RING_ENTRY_SIZE, context);
     }
 
-    private XskRing map(final MemorySegment offsets, final int ring, final long pageOffset, final int size,
+    private XdpRing map(final MemorySegment offsets, final int ring, final long pageOffset, final int size,
         final int entrySize, final String context)
     {
         final long producer = offsets.get(ValueLayout.JAVA_LONG, ring + XdpRingOffset.PRODUCER_OFFSET);
         final long consumer = offsets.get(ValueLayout.JAVA_LONG, ring + XdpRingOffset.CONSUMER_OFFSET);
         final long entries = offsets.get(ValueLayout.JAVA_LONG, ring + XdpRingOffset.DESC_OFFSET);
         final long flags = offsets.get(ValueLayout.JAVA_LONG, ring + XdpRingOffset.FLAGS_OFFSET);
-        final long length = XskRing.mappingLength(entries, size, entrySize);
+        final long length = XdpRing.mappingLength(entries, size, entrySize);
         final long address = Syscalls.check("mmap", syscalls.mmap(0, length, Mmap.PROT_READ | Mmap.PROT_WRITE,
             Mmap.MAP_SHARED | Mmap.MAP_POPULATE, fd, pageOffset), context + ", ring at page offset 0x" +
             Long.toHexString(pageOffset));
         mappingAddresses[mappings] = address;
         mappingLengths[mappings] = length;
         mappings++;
-        return new XskRing(MemorySegment.ofAddress(address).reinterpret(length), size, producer, consumer, flags,
+        return new XdpRing(MemorySegment.ofAddress(address).reinterpret(length), size, producer, consumer, flags,
             entries, entrySize);
     }
 
-    private void bind(final Arena arena, final XskSocket owner, final XdpBindMode mode, final String context)
+    private void bind(final Arena arena, final XdpSocket owner, final XdpBindMode mode, final String context)
     {
         if (owner != null)
         {
@@ -255,22 +255,22 @@ final class XskSocket implements AutoCloseable
         return queue;
     }
 
-    XskRing rx()
+    XdpRing rx()
     {
         return rx;
     }
 
-    XskRing tx()
+    XdpRing tx()
     {
         return tx;
     }
 
-    XskRing fill()
+    XdpRing fill()
     {
         return fill;
     }
 
-    XskRing completion()
+    XdpRing completion()
     {
         return completion;
     }

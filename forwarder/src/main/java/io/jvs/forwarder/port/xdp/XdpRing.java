@@ -19,7 +19,7 @@ import io.jvs.nativebindings.xdp.AfXdp;
  * side of the ring (net/xdp/xsk_queue.h) pairs with; both are cached, so the shared cache line is read only
  * when the cached view runs dry. Single-threaded; allocates nothing.
  */
-final class XskRing
+final class XdpRing
 {
     private static final VarHandle INDEX = ValueLayout.JAVA_INT.varHandle();
 
@@ -43,7 +43,7 @@ final class XskRing
      * @param entriesOffset  where entry 0 is.
      * @param entrySize      16 for RX/TX descriptors, 8 for fill/completion addresses.
      */
-    XskRing(final MemorySegment memory, final int size, final long producerOffset, final long consumerOffset,
+    XdpRing(final MemorySegment memory, final int size, final long producerOffset, final long consumerOffset,
         final long flagsOffset, final long entriesOffset, final int entrySize)
     {
         if (Integer.bitCount(size) != 1)
