@@ -97,11 +97,16 @@ final class XdpSocket implements AutoCloseable
         }
     }
 
+    /** An AF_XDP socket answers no interface ioctls (EOPNOTSUPP): ask through a UDP socket, which needs no privilege. */
     private void checkUp(final Arena arena)
     {
         final MemorySegment request = arena.allocate(Ifreq.LAYOUT);
         request.setString(Ifreq.NAME_OFFSET, device);
-        Syscalls.check("ioctl SIOCGIFFLAGS", syscalls.ioctl(fd, Ifreq.SIOCGIFFLAGS, request.address()), device);
+        final int udp = (int)Syscalls.check("socket", syscalls.socket(Sockets.AF_INET,
+            Sockets.SOCK_DGRAM | Sockets.SOCK_CLOEXEC, 0), "asking whether " + device + " is up");
+        final int result = syscalls.ioctl(udp, Ifreq.SIOCGIFFLAGS, request.address());
+        syscalls.close(udp);
+        Syscalls.check("ioctl SIOCGIFFLAGS", result, device);
         if ((request.get(ValueLayout.JAVA_SHORT, Ifreq.FLAGS_OFFSET) & Ifreq.IFF_UP) == 0)
         {
             throw new AfXdpPortException("interface " + device + " is down: bring it up first (ip link set " +
