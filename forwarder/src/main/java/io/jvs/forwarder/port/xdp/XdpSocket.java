@@ -180,7 +180,8 @@ final class XdpSocket implements AutoCloseable
                 }
                 else
                 {
-                    Syscalls.check("bind", result, context + " in zero-copy mode");
+                    Syscalls.check("bind", result, context + " (zero-copy if the driver offers it, else copy)" +
+                        (result == -Errno.EBUSY ? ", after retrying for 1 s" : ""));
                 }
             }
             default -> throw new IllegalStateException("unknown bind mode " + mode);
@@ -195,8 +196,7 @@ final class XdpSocket implements AutoCloseable
     private void bindRetryingBusy(final Arena arena, final short flags, final int sharedFd, final String context)
     {
         final int result = bindRetryingBusyQuietly(arena, flags, sharedFd);
-        Syscalls.check("bind", result, context + (result == -Errno.EBUSY ? ": the queue is still held by another " +
-            "AF_XDP socket after retrying for 1 s" : ""));
+        Syscalls.check("bind", result, context + (result == -Errno.EBUSY ? ", after retrying for 1 s" : ""));
     }
 
     /** The kernel releases a queue some milliseconds after its last socket closes: EBUSY until then. */
