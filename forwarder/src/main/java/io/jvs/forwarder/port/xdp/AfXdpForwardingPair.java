@@ -5,8 +5,9 @@ import io.jvs.nativebindings.Syscalls;
 import io.jvs.nativebindings.bpf.XdpVipFilter;
 
 /**
- * Two AF_XDP ports over one UMEM, for forwarding frames from one device to another without a copy in user
- * space: what {@code jvs bench l2fwd --port afxdp} opens.
+ * AF_XDP ports for forwarding frames from one device to another without a copy in user space: for each
+ * queue, a receive port and a transmit port over one UMEM of their own, polled by one worker thread. What
+ * {@code jvs bench l2fwd --port afxdp} opens:
  * <pre>{@code
  * try (AfXdpForwardingPair pair = AfXdpForwardingPair.open(Syscalls.create(), "fA", "fB",
  *         AfXdpSettings.defaults(XdpMode.SKB)))
@@ -16,36 +17,36 @@ import io.jvs.nativebindings.bpf.XdpVipFilter;
  *     while (running) loop.poll(System.nanoTime());
  * }
  * }</pre>
- * The receive device gets the XDP program (redirecting its queue to the receive socket); the transmit
- * device gets a socket sharing the UMEM, with fill and completion rings of its own and no program. When
- * both devices are the same, one socket serves both directions and both ports are the same object.
+ * The receive device gets the XDP program, which redirects each queue to its receive socket (the XSKMAP is
+ * keyed by queue id). The transmit device gets, per queue, a socket sharing that queue's UMEM, with fill
+ * and completion rings of its own and no program. When both devices are the same, one socket per queue
+ * serves both directions and the two ports are the same object.
+ * <p>
  * Opening needs CAP_NET_RAW, CAP_BPF and CAP_NET_ADMIN (and CAP_IPC_LOCK beyond RLIMIT_MEMLOCK) and happens
- * in the calling thread's network namespace; the ports may then be polled from any one thread.
+ * in the calling thread's network namespace; each queue's ports may then be polled from any one thread.
  */
 public final class AfXdpForwardingPair implements AutoCloseable
 {
     private static final System.Logger LOG = System.getLogger(AfXdpForwardingPair.class.getName());
 
     private final AfXdpSettings settings;
-    private final Umem umem;
-    private final AfXdpPort receivePort;
-    private final AfXdpPort transmitPort;
-    private final XdpAttachment attachment;
+    private final Umem[] umems;
+    private final AfXdpPort[] receivePorts;
+    private final AfXdpPort[] transmitPorts;
+    private XdpAttachment attachment;
     private boolean closed;
 
-    private AfXdpForwardingPair(final AfXdpSettings settings, final Umem umem, final AfXdpPort receivePort,
-        final AfXdpPort transmitPort, final XdpAttachment attachment)
+    private AfXdpForwardingPair(final AfXdpSettings settings)
     {
         this.settings = settings;
-        this.umem = umem;
-        this.receivePort = receivePort;
-        this.transmitPort = transmitPort;
-        this.attachment = attachment;
+        this.umems = new Umem[settings.queues()];
+        this.receivePorts = new AfXdpPort[settings.queues()];
+        this.transmitPorts = new AfXdpPort[settings.queues()];
     }
 
     /**
-     * Opens the pair: UMEM, sockets on queue {@link AfXdpSettings#queue()} of each device, XDP program on the
-     * receive device.
+     * Opens the ports of queues {@link AfXdpSettings#queue()} onwards on both devices, then attaches the XDP
+     * program to the receive device.
      *
      * @param syscalls the bindings the ports use on the data path (the polling thread's from now on).
      * @throws AfXdpPortException when a device is missing or down.
@@ -55,58 +56,88 @@ public final class AfXdpForwardingPair implements AutoCloseable
     public static AfXdpForwardingPair open(final Syscalls syscalls, final String receiveDevice,
         final String transmitDevice, final AfXdpSettings settings)
     {
-        Umem umem = null;
-        XdpSocket receiveSocket = null;
-        XdpSocket transmitSocket = null;
+        final AfXdpForwardingPair pair = new AfXdpForwardingPair(settings);
         try
         {
-            umem = Umem.map(syscalls, settings.chunkCount(), settings.chunkSize());
-            receiveSocket = XdpSocket.open(syscalls, receiveDevice, umem, null, settings);
-            final boolean oneDevice = receiveDevice.equals(transmitDevice);
-            if (!oneDevice)
+            for (int i = 0; i < settings.queues(); i++)
             {
-                transmitSocket = XdpSocket.open(syscalls, transmitDevice, umem, receiveSocket, settings);
+                pair.openQueue(syscalls, i, receiveDevice, transmitDevice);
             }
-            final XdpAttachment attachment = XdpAttachment.attach(syscalls, receiveDevice, settings,
-                settings.queue() + 1);
-            attachment.register(settings.queue(), receiveSocket.fd());
-            final AfXdpPort receivePort = new AfXdpPort(0, syscalls, umem, receiveSocket, true,
-                settings.batchSize());
-            final AfXdpPort transmitPort = oneDevice ? receivePort :
-                new AfXdpPort(1, syscalls, umem, transmitSocket, false, settings.batchSize());
-            final AfXdpForwardingPair pair = new AfXdpForwardingPair(settings, umem, receivePort, transmitPort,
-                attachment);
-            LOG.log(System.Logger.Level.INFO, pair.describe());
-            return pair;
+            pair.attachment = XdpAttachment.attach(syscalls, receiveDevice, settings,
+                settings.queue() + settings.queues());
+            for (int i = 0; i < settings.queues(); i++)
+            {
+                pair.attachment.register(settings.queue() + i, pair.receivePorts[i].socketFd());
+            }
         }
         catch (final RuntimeException ex)
         {
-            if (transmitSocket != null)
-            {
-                transmitSocket.close();
-            }
-            if (receiveSocket != null)
-            {
-                receiveSocket.close();
-            }
-            if (umem != null)
-            {
-                umem.close();
-            }
+            pair.close();
             throw ex;
+        }
+        LOG.log(System.Logger.Level.INFO, pair.describe());
+        return pair;
+    }
+
+    private void openQueue(final Syscalls syscalls, final int i, final String receiveDevice,
+        final String transmitDevice)
+    {
+        final int queue = settings.queue() + i;
+        umems[i] = Umem.map(syscalls, settings.chunkCount(), settings.chunkSize());
+        final XdpSocket receiveSocket = XdpSocket.open(syscalls, receiveDevice, queue, umems[i], null, settings);
+        receivePorts[i] = new AfXdpPort(0, syscalls, umems[i], receiveSocket, true, settings.batchSize());
+        if (receiveDevice.equals(transmitDevice))
+        {
+            transmitPorts[i] = receivePorts[i];
+        }
+        else
+        {
+            final XdpSocket transmitSocket = XdpSocket.open(syscalls, transmitDevice, queue, umems[i],
+                receiveSocket, settings);
+            transmitPorts[i] = new AfXdpPort(1, syscalls, umems[i], transmitSocket, false, settings.batchSize());
         }
     }
 
-    /** @return the port frames arrive on (port index 0). */
-    public Port receivePort()
+    /** @return how many queues, each with its own ports and UMEM. */
+    public int queues()
     {
-        return receivePort;
+        return receivePorts.length;
     }
 
-    /** @return the port frames leave by (port index 1, or the receive port itself on one device). */
+    /** @return the port frames arrive on, of the first queue (port index 0). */
+    public Port receivePort()
+    {
+        return receivePorts[0];
+    }
+
+    /** @return the port frames leave by, of the first queue (port index 1, or the receive port on one device). */
     public Port transmitPort()
     {
-        return transmitPort;
+        return transmitPorts[0];
+    }
+
+    /** @return the receive port of queue {@code queue() + i}. */
+    public Port receivePort(final int i)
+    {
+        return receivePorts[i];
+    }
+
+    /** @return the transmit port of queue {@code queue() + i}. */
+    public Port transmitPort(final int i)
+    {
+        return transmitPorts[i];
+    }
+
+    /** @return the frame memory of the first queue's ports. */
+    public Umem umem()
+    {
+        return umems[0];
+    }
+
+    /** @return the frame memory of queue {@code queue() + i}. */
+    public Umem umem(final int i)
+    {
+        return umems[i];
     }
 
     /** @return the VIP and real-server maps when steering is {@link XdpSteering#VIP_FILTER}, else null. */
@@ -115,27 +146,27 @@ public final class AfXdpForwardingPair implements AutoCloseable
         return attachment.vipFilter();
     }
 
-    /** @return the shared frame memory. */
-    public Umem umem()
-    {
-        return umem;
-    }
-
     /**
-     * @return one line for logs and benchmark reports: devices, socket mode, XDP mode, rings, UMEM.
+     * @return one line for logs and benchmark reports: devices and queues, socket mode, XDP mode, rings, UMEM.
      */
     public String describe()
     {
-        return "afxdp " + receivePort.name() + " -> " + transmitPort.name() + ", " + receivePort.mode() +
-            ", xdp " + settings.xdpMode() + " (" + settings.xdpMode().ipLinkName() + "), steering " +
-            settings.steering() + ", rings rx " + settings.rxRingSize() + " tx " + settings.txRingSize() +
-            " fill " + settings.fillRingSize() + " completion " + settings.completionRingSize() + ", umem " +
-            settings.chunkCount() + " x " + settings.chunkSize() + " B, batch " + settings.batchSize();
+        final StringBuilder ports = new StringBuilder("afxdp ");
+        for (int i = 0; i < receivePorts.length; i++)
+        {
+            ports.append(i == 0 ? "" : ", ").append(receivePorts[i].name()).append(" -> ")
+                .append(transmitPorts[i].name());
+        }
+        return ports + ", " + receivePorts[0].mode() + ", xdp " + settings.xdpMode() + " (" +
+            settings.xdpMode().ipLinkName() + "), steering " + settings.steering() + ", rings rx " +
+            settings.rxRingSize() + " tx " + settings.txRingSize() + " fill " + settings.fillRingSize() +
+            " completion " + settings.completionRingSize() + ", umem " + settings.chunkCount() + " x " +
+            settings.chunkSize() + " B per queue, batch " + settings.batchSize();
     }
 
     /**
-     * Detaches the XDP program, then unmaps each socket's rings and closes it, then unmaps the UMEM.
-     * Safe to call twice.
+     * Detaches the XDP program, then unmaps each socket's rings and closes it, then unmaps the UMEMs.
+     * Safe to call twice, and on a pair that failed half-way through opening.
      */
     @Override
     public void close()
@@ -145,9 +176,24 @@ public final class AfXdpForwardingPair implements AutoCloseable
             return;
         }
         closed = true;
-        attachment.close();
-        transmitPort.close();
-        receivePort.close();
-        umem.close();
+        if (attachment != null)
+        {
+            attachment.close();
+        }
+        for (int i = 0; i < receivePorts.length; i++)
+        {
+            if (transmitPorts[i] != null)
+            {
+                transmitPorts[i].close();
+            }
+            if (receivePorts[i] != null)
+            {
+                receivePorts[i].close();
+            }
+            if (umems[i] != null)
+            {
+                umems[i].close();
+            }
+        }
     }
 }

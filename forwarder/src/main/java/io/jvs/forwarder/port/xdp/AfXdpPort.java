@@ -217,6 +217,11 @@ public final class AfXdpPort implements Port
         return socket.busyRetries();
     }
 
+    int socketFd()
+    {
+        return fd;
+    }
+
     private void kick()
     {
         if (tx.needsWakeup())

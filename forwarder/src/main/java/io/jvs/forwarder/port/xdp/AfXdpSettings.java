@@ -17,7 +17,9 @@ import io.jvs.nativebindings.bpf.XdpMode;
  * @param bindMode       copy, zero-copy or automatic.
  * @param xdpMode        where the program runs: SKB (generic) or DRV (native).
  * @param steering       which frames the program redirects.
- * @param queue          the receive queue to bind (veth has only queue 0).
+ * @param queue          the first receive queue to bind (a veth made without numrxqueues has only queue 0).
+ * @param queues         how many queues from {@code queue} on: one socket and one UMEM each, for one
+ *                       worker thread each.
  */
 public record AfXdpSettings(
     int chunkCount,
@@ -30,7 +32,8 @@ public record AfXdpSettings(
     XdpBindMode bindMode,
     XdpMode xdpMode,
     XdpSteering steering,
-    int queue)
+    int queue,
+    int queues)
 {
     public static final int DEFAULT_RING_SIZE = 4096;
     public static final int DEFAULT_CHUNKS = 16384;
@@ -57,9 +60,9 @@ public record AfXdpSettings(
         {
             throw new IllegalArgumentException("batch size " + batchSize + " must be 1..256");
         }
-        if (queue < 0)
+        if (queue < 0 || queues < 1)
         {
-            throw new IllegalArgumentException("queue " + queue + " must not be negative");
+            throw new IllegalArgumentException("queues " + queue + ".." + (queue + queues - 1) + " are not valid");
         }
         if (bindMode == null || xdpMode == null || steering == null)
         {
@@ -73,37 +76,41 @@ public record AfXdpSettings(
     public static AfXdpSettings defaults(final XdpMode xdpMode)
     {
         return new AfXdpSettings(DEFAULT_CHUNKS, DEFAULT_CHUNK_SIZE, DEFAULT_RING_SIZE, DEFAULT_RING_SIZE,
-            DEFAULT_RING_SIZE, DEFAULT_RING_SIZE, DEFAULT_BATCH, XdpBindMode.AUTO, xdpMode, XdpSteering.ALL, 0);
+            DEFAULT_RING_SIZE, DEFAULT_RING_SIZE, DEFAULT_BATCH, XdpBindMode.AUTO, xdpMode, XdpSteering.ALL, 0, 1);
     }
 
     public AfXdpSettings withRings(final int rx, final int tx, final int fill, final int completion)
     {
         return new AfXdpSettings(chunkCount, chunkSize, rx, tx, fill, completion, batchSize, bindMode, xdpMode,
-            steering, queue);
+            steering, queue, queues);
     }
 
     public AfXdpSettings withChunks(final int count)
     {
         return new AfXdpSettings(count, chunkSize, rxRingSize, txRingSize, fillRingSize, completionRingSize,
-            batchSize, bindMode, xdpMode, steering, queue);
+            batchSize, bindMode, xdpMode, steering, queue, queues);
     }
 
     public AfXdpSettings withBindMode(final XdpBindMode mode)
     {
         return new AfXdpSettings(chunkCount, chunkSize, rxRingSize, txRingSize, fillRingSize, completionRingSize,
-            batchSize, mode, xdpMode, steering, queue);
+            batchSize, mode, xdpMode, steering, queue, queues);
     }
 
     public AfXdpSettings withSteering(final XdpSteering how)
     {
         return new AfXdpSettings(chunkCount, chunkSize, rxRingSize, txRingSize, fillRingSize, completionRingSize,
-            batchSize, bindMode, xdpMode, how, queue);
+            batchSize, bindMode, xdpMode, how, queue, queues);
     }
 
-    public AfXdpSettings withQueue(final int receiveQueue)
+    /**
+     * @param first the first queue.
+     * @param count how many queues from it.
+     */
+    public AfXdpSettings withQueues(final int first, final int count)
     {
         return new AfXdpSettings(chunkCount, chunkSize, rxRingSize, txRingSize, fillRingSize, completionRingSize,
-            batchSize, bindMode, xdpMode, steering, receiveQueue);
+            batchSize, bindMode, xdpMode, steering, first, count);
     }
 
     private static void powerOfTwo(final String ring, final int size)

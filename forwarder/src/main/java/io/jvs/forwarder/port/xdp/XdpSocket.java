@@ -62,16 +62,16 @@ final class XdpSocket implements AutoCloseable
      * @throws AfXdpPortException  when the interface is missing or down.
      * @throws NativeCallException when the kernel refuses a step (it names the step, errno and privilege).
      */
-    static XdpSocket open(final Syscalls syscalls, final String device, final Umem umem, final XdpSocket owner,
-        final AfXdpSettings settings)
+    static XdpSocket open(final Syscalls syscalls, final String device, final int queue, final Umem umem,
+        final XdpSocket owner, final AfXdpSettings settings)
     {
         final int ifindex = syscalls.ifNameToIndex(device);
         if (ifindex < 0)
         {
             throw new AfXdpPortException("there is no interface named " + device + " in this network namespace");
         }
-        final String context = "AF_XDP socket on " + device + " queue " + settings.queue();
-        final XdpSocket socket = new XdpSocket(syscalls, device, ifindex, settings.queue());
+        final String context = "AF_XDP socket on " + device + " queue " + queue;
+        final XdpSocket socket = new XdpSocket(syscalls, device, ifindex, queue);
         socket.fd = (int)Syscalls.check("socket", syscalls.socket(AfXdp.AF_XDP, Sockets.SOCK_RAW | Sockets.SOCK_CLOEXEC,
             0), context);
         try (Arena arena = Arena.ofConfined())

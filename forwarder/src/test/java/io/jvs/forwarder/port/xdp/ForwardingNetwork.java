@@ -27,14 +27,22 @@ final class ForwardingNetwork implements AutoCloseable
 
     ForwardingNetwork(final String tag)
     {
+        this(tag, 1);
+    }
+
+    /**
+     * @param queues receive and transmit queues of every veth end (a veth made without them has one real queue).
+     */
+    ForwardingNetwork(final String tag, final int queues)
+    {
         network = TestNetwork.create(tag);
         try
         {
             generator = withoutIpv6(network.namespace("gen"));
             forwarder = withoutIpv6(network.namespace("fwd"));
             sink = withoutIpv6(network.namespace("sink"));
-            network.veth(generator, GENERATOR_DEVICE, forwarder, RECEIVE_DEVICE);
-            network.veth(forwarder, TRANSMIT_DEVICE, sink, SINK_DEVICE);
+            veth(generator, GENERATOR_DEVICE, forwarder, RECEIVE_DEVICE, queues);
+            veth(forwarder, TRANSMIT_DEVICE, sink, SINK_DEVICE, queues);
             network.inNamespace(sink, "ip", "link", "set", SINK_DEVICE, "address", mac(SINK_MAC));
             network.inNamespace(forwarder, "ip", "link", "set", TRANSMIT_DEVICE, "address", mac(TRANSMIT_MAC));
             network.inNamespace(forwarder, "ip", "link", "set", RECEIVE_DEVICE, "address", mac(RECEIVE_MAC));
@@ -44,6 +52,16 @@ final class ForwardingNetwork implements AutoCloseable
             network.close();
             throw ex;
         }
+    }
+
+    private void veth(final String namespaceA, final String nameA, final String namespaceB, final String nameB,
+        final int queues)
+    {
+        final String count = Integer.toString(queues);
+        network.inNamespace(namespaceA, "ip", "link", "add", nameA, "numtxqueues", count, "numrxqueues", count,
+            "type", "veth", "peer", "name", nameB, "numtxqueues", count, "numrxqueues", count, "netns", namespaceB);
+        network.inNamespace(namespaceA, "ip", "link", "set", nameA, "up");
+        network.inNamespace(namespaceB, "ip", "link", "set", nameB, "up");
     }
 
     private String withoutIpv6(final String namespace)
