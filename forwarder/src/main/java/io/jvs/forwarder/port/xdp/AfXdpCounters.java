@@ -34,7 +34,11 @@ final class AfXdpCounters extends PortCounters
     /** Stops reading statistics: the socket is about to close. */
     synchronized void detach()
     {
-        fd = -1;
+        if (fd >= 0)
+        {
+            fd = -1;
+            arena.close();
+        }
     }
 
     @Override

@@ -13,7 +13,8 @@ import io.jvs.nativebindings.bpf.XdpVipFilter;
  *         AfXdpSettings.defaults(XdpMode.SKB)))
  * {
  *     System.out.println(pair.describe());
- *     MacRewriteLoop loop = new MacRewriteLoop(pair.receivePort(), pair.transmitPort(), dstMac, srcMac);
+ *     MacRewriteLoop loop = new MacRewriteLoop(pair.receivePort(), pair.transmitPort(), dstMac,
+ *         pair.transmitMac());
  *     while (running) loop.poll(System.nanoTime());
  * }
  * }</pre>
@@ -126,6 +127,12 @@ public final class AfXdpForwardingPair implements AutoCloseable
     public Port transmitPort(final int i)
     {
         return transmitPorts[i];
+    }
+
+    /** @return the transmit device's MAC address, the natural source address of forwarded frames. */
+    public byte[] transmitMac()
+    {
+        return transmitPorts[0].mac();
     }
 
     /** @return the frame memory of the first queue's ports. */

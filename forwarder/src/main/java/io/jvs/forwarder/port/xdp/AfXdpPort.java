@@ -205,6 +205,12 @@ public final class AfXdpPort implements Port
         return counters;
     }
 
+    /** @return the device's MAC address: the source address of frames this port sends. */
+    public byte[] mac()
+    {
+        return socket.mac();
+    }
+
     /** @return the chunks this port receives into and transmits from. */
     public Umem umem()
     {

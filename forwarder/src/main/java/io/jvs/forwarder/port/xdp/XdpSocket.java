@@ -30,6 +30,11 @@ import io.jvs.nativebindings.xdp.XdpRingOffset;
 final class XdpSocket implements AutoCloseable
 {
     private static final int RING_COUNT = 4;
+    /** ioctl: the interface's hardware address, a struct sockaddr at the union of the ifreq. */
+    private static final long SIOCGIFHWADDR = 0x8927;
+    /** The MAC in that sockaddr: after the union's start and the 2-byte sa_family. */
+    private static final int HARDWARE_ADDRESS_OFFSET = Ifreq.IFNAMSIZ + Short.BYTES;
+    private static final int MAC_LENGTH = 6;
 
     private final Syscalls syscalls;
     private final String device;
@@ -37,7 +42,8 @@ final class XdpSocket implements AutoCloseable
     private final int queue;
     private final long[] mappingAddresses = new long[RING_COUNT];
     private final long[] mappingLengths = new long[RING_COUNT];
-    private int fd;
+    private final byte[] mac = new byte[MAC_LENGTH];
+    private int fd = -1;
     private int mappings;
     private XdpRing rx;
     private XdpRing tx;
@@ -97,16 +103,24 @@ final class XdpSocket implements AutoCloseable
         }
     }
 
-    /** An AF_XDP socket answers no interface ioctls (EOPNOTSUPP): ask through a UDP socket, which needs no privilege. */
+    /**
+     * Reads the interface's flags and MAC. An AF_XDP socket answers no interface ioctls (EOPNOTSUPP): ask
+     * through a UDP socket, which needs no privilege.
+     */
     private void checkUp(final Arena arena)
     {
         final MemorySegment request = arena.allocate(Ifreq.LAYOUT);
         request.setString(Ifreq.NAME_OFFSET, device);
         final int udp = (int)Syscalls.check("socket", syscalls.socket(Sockets.AF_INET,
             Sockets.SOCK_DGRAM | Sockets.SOCK_CLOEXEC, 0), "asking whether " + device + " is up");
+        final MemorySegment hardware = arena.allocate(Ifreq.LAYOUT);
+        hardware.setString(Ifreq.NAME_OFFSET, device);
         final int result = syscalls.ioctl(udp, Ifreq.SIOCGIFFLAGS, request.address());
+        final int hardwareResult = syscalls.ioctl(udp, SIOCGIFHWADDR, hardware.address());
         syscalls.close(udp);
         Syscalls.check("ioctl SIOCGIFFLAGS", result, device);
+        Syscalls.check("ioctl SIOCGIFHWADDR", hardwareResult, device);
+        MemorySegment.copy(hardware, ValueLayout.JAVA_BYTE, HARDWARE_ADDRESS_OFFSET, mac, 0, MAC_LENGTH);
         if ((request.get(ValueLayout.JAVA_SHORT, Ifreq.FLAGS_OFFSET) & Ifreq.IFF_UP) == 0)
         {
             throw new AfXdpPortException("interface " + device + " is down: bring it up first (ip link set " +
@@ -260,6 +274,12 @@ final class XdpSocket implements AutoCloseable
         return queue;
     }
 
+    /** @return the device's MAC address, read when the socket was opened. */
+    byte[] mac()
+    {
+        return mac.clone();
+    }
+
     XdpRing rx()
     {
         return rx;
@@ -315,7 +335,7 @@ final class XdpSocket implements AutoCloseable
         tx = null;
         fill = null;
         completion = null;
-        if (fd > 0)
+        if (fd >= 0)
         {
             syscalls.close(fd);
             fd = -1;

@@ -46,6 +46,7 @@ class AfXdpForwardingTest
             assertThat(pair.describe()).contains("afxdp:fA/0 -> afxdp:fB/0").contains("copy")
                 .contains("xdp " + mode);
             assertThat(network.receiveDeviceDetails()).contains(" " + mode.ipLinkName() + " ");
+            assertThat(pair.transmitMac()).containsExactly(TRANSMIT_MAC);
 
             final MacRewriteLoop loop = new MacRewriteLoop(pair.receivePort(), pair.transmitPort(), SINK_MAC,
                 TRANSMIT_MAC);
