@@ -2,9 +2,11 @@ package io.jvs.forwarder.port.xdp;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
@@ -71,7 +73,7 @@ class AfXdpChecksumTest
         {
             try (DatagramChannel channel = DatagramChannel.open())
             {
-                channel.send(ByteBuffer.wrap("jvs AF_XDP checksum probe, 48 bytes of payload.".getBytes()),
+                channel.send(ByteBuffer.wrap("jvs AF_XDP checksum probe".getBytes(StandardCharsets.US_ASCII)),
                     new InetSocketAddress("10.77.1.2", 9999));
             }
             return null;
@@ -91,7 +93,7 @@ class AfXdpChecksumTest
         assertThat(frame[udp + 6] | frame[udp + 7]).as("the sender computed a checksum").isNotZero();
         try (Arena arena = Arena.ofConfined())
         {
-            final MemorySegment copy = arena.allocateFrom(java.lang.foreign.ValueLayout.JAVA_BYTE, frame);
+            final MemorySegment copy = arena.allocateFrom(ValueLayout.JAVA_BYTE, frame);
             return Checksums.isTransportChecksumValidV4(copy.address() + ETHERNET_HEADER + 12, 17,
                 copy.address() + udp, udpLength);
         }

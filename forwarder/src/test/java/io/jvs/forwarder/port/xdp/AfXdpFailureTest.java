@@ -2,11 +2,13 @@ package io.jvs.forwarder.port.xdp;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import io.jvs.core.pipeline.FrameBurst;
+import io.jvs.forwarder.l2.MacRewriteLoop;
 import io.jvs.forwarder.port.Port;
 import io.jvs.nativebindings.NativeCallException;
 import io.jvs.nativebindings.Syscalls;
@@ -82,7 +84,7 @@ class AfXdpFailureTest
             {
                 final byte[] frame = AfXdpForwardingTest.testFrame(i);
                 final MemorySegment memory = arena.allocate(frame.length);
-                MemorySegment.copy(frame, 0, memory, java.lang.foreign.ValueLayout.JAVA_BYTE, 0, frame.length);
+                MemorySegment.copy(frame, 0, memory, ValueLayout.JAVA_BYTE, 0, frame.length);
                 indices[i] = burst.add(memory.address(), frame.length, frame.length, 0, 0);
             }
             final Port tx = pair.transmitPort();
@@ -158,8 +160,8 @@ class AfXdpFailureTest
                  AfXdpForwardingTest.TEST_ETHER_TYPE))
         {
             assertThat(pair.transmitPort()).isSameAs(pair.receivePort());
-            final io.jvs.forwarder.l2.MacRewriteLoop loop = new io.jvs.forwarder.l2.MacRewriteLoop(
-                pair.receivePort(), pair.transmitPort(), ForwardingNetwork.SINK_MAC, ForwardingNetwork.RECEIVE_MAC);
+            final MacRewriteLoop loop = new MacRewriteLoop(pair.receivePort(), pair.transmitPort(),
+                ForwardingNetwork.SINK_MAC, ForwardingNetwork.RECEIVE_MAC);
             final List<String> expected = new ArrayList<>();
             for (int i = 0; i < 50; i++)
             {
