@@ -1,0 +1,289 @@
+package io.jvs.forwarder.port.xdp;
+
+import io.jvs.core.packet.Frames;
+import io.jvs.core.pipeline.FrameBurst;
+import io.jvs.forwarder.port.Port;
+import io.jvs.forwarder.port.PortCounters;
+import io.jvs.nativebindings.Sockets;
+import io.jvs.nativebindings.Syscalls;
+
+/**
+ * A {@link Port} on one AF_XDP socket, i.e. one (device, queue), over a {@link Umem} it may share with
+ * other ports. A frame received here is a UMEM chunk lent to the burst (its handle is the UMEM offset); a
+ * port on the same UMEM transmits it without a copy by putting that offset on its TX ring and taking the
+ * chunk, which comes back through the completion ring. Frames from other memory are copied into a free chunk.
+ * <p>
+ * System calls: receive makes none while frames arrive (copy mode never sets the fill ring's wake-up flag;
+ * when a driver does, an empty receive pokes it with recvfrom). Transmit and flush each kick the TX ring
+ * with sendto when the kernel asks (always, in copy mode); a copy-mode kick sends at most 32 frames, so two
+ * kicks per burst keep up with a batch of 64. EAGAIN from a kick means "kick again later": not an error.
+ * Allocates nothing per burst. One thread polls a port and the ports sharing its UMEM.
+ */
+public final class AfXdpPort implements Port
+{
+    private final int index;
+    private final Syscalls syscalls;
+    private final Umem umem;
+    private final XdpSocket socket;
+    private final boolean stocksFillRing;
+    private final int batchSize;
+    private final int chunkMask;
+    private final AfXdpCounters counters;
+    private final int fd;
+    private final XdpRing rx;
+    private final XdpRing tx;
+    private final XdpRing fill;
+    private final XdpRing completion;
+    private boolean closed;
+
+    /**
+     * @param stocksFillRing whether frames arrive here (an XDP program redirects the queue to this socket): a
+     *                       transmit-only port leaves its fill ring empty rather than park chunks there.
+     */
+    AfXdpPort(final int index, final Syscalls syscalls, final Umem umem, final XdpSocket socket,
+        final boolean stocksFillRing, final int batchSize)
+    {
+        this.index = index;
+        this.syscalls = syscalls;
+        this.umem = umem;
+        this.socket = socket;
+        this.stocksFillRing = stocksFillRing;
+        this.batchSize = batchSize;
+        this.chunkMask = umem.chunkSize() - 1;
+        this.fd = socket.fd();
+        this.rx = socket.rx();
+        this.tx = socket.tx();
+        this.fill = socket.fill();
+        this.completion = socket.completion();
+        this.counters = new AfXdpCounters(syscalls.name());
+        counters.attach(fd);
+        stockFillRing();
+    }
+
+    @Override
+    public int index()
+    {
+        return index;
+    }
+
+    @Override
+    public String name()
+    {
+        return "afxdp:" + socket.name();
+    }
+
+    /**
+     * @return "copy" or "zero-copy", and why when AUTO fell back.
+     */
+    public String mode()
+    {
+        return socket.mode();
+    }
+
+    @Override
+    public int receive(final FrameBurst burst, final long nowNs)
+    {
+        if (closed)
+        {
+            return 0;
+        }
+        stockFillRing();
+        final XdpRing rx = this.rx;
+        final int count = rx.peek(Math.min(batchSize, FrameBurst.MAX_FRAMES - burst.count));
+        if (count == 0)
+        {
+            if (stocksFillRing && fill.needsWakeup())
+            {
+                syscalls.recvfrom(fd, 0, 0, Sockets.MSG_DONTWAIT, 0, 0);
+                counters.wakeups++;
+            }
+            return 0;
+        }
+        final int first = rx.consumerIndex();
+        final int chunkSize = chunkMask + 1;
+        long bytes = 0;
+        for (int i = 0; i < count; i++)
+        {
+            final long offset = rx.address(first + i);
+            final int length = rx.length(first + i);
+            final int headroom = (int)(offset & chunkMask);
+            burst.add(umem.addressOf(offset), length, chunkSize - headroom, headroom, nowNs, offset);
+            bytes += length;
+        }
+        rx.release(count);
+        counters.rxFrames += count;
+        counters.rxBytes += bytes;
+        return count;
+    }
+
+    @Override
+    public int transmit(final FrameBurst burst, final int[] indices, final int count)
+    {
+        if (closed)
+        {
+            counters.txRingFull += count;
+            return 0;
+        }
+        final XdpRing tx = this.tx;
+        final Umem umem = this.umem;
+        final int room = tx.reserve(count);
+        final int first = tx.producerIndex();
+        int queued = 0;
+        long bytes = 0;
+        for (int i = 0; i < count; i++)
+        {
+            if (queued == room)
+            {
+                counters.txRingFull += count - i;
+                break;
+            }
+            final int frame = indices[i];
+            final long address = burst.address[frame];
+            final int length = burst.length[frame];
+            final long offset;
+            if (umem.contains(address) && !burst.taken[frame])
+            {
+                offset = umem.offsetOfAddress(address);
+                burst.taken[frame] = true;
+            }
+            else
+            {
+                final int chunk = length <= chunkMask + 1 ? umem.allocate() : Umem.NO_CHUNK;
+                if (chunk == Umem.NO_CHUNK)
+                {
+                    counters.txRingFull++;
+                    continue;
+                }
+                offset = umem.offsetOf(chunk);
+                Frames.copy(address, umem.addressOf(offset), length);
+                counters.txCopied++;
+            }
+            tx.putDescriptor(first + queued, offset, length);
+            queued++;
+            bytes += length;
+        }
+        if (queued > 0)
+        {
+            tx.submit(queued);
+            counters.txFrames += queued;
+            counters.txBytes += bytes;
+            kick();
+        }
+        return queued;
+    }
+
+    @Override
+    public void release(final FrameBurst burst)
+    {
+        final Umem umem = this.umem;
+        for (int i = 0, count = burst.count; i < count; i++)
+        {
+            if (!burst.taken[i])
+            {
+                umem.free(umem.chunkOf(burst.handle[i]));
+            }
+        }
+    }
+
+    @Override
+    public void flush()
+    {
+        if (closed)
+        {
+            return;
+        }
+        if (tx.unconsumed() > 0)
+        {
+            kick();
+        }
+        reapCompletions();
+    }
+
+    @Override
+    public PortCounters counters()
+    {
+        return counters;
+    }
+
+    /** @return the device's MAC address: the source address of frames this port sends. */
+    public byte[] mac()
+    {
+        return socket.mac();
+    }
+
+    /** @return the chunks this port receives into and transmits from. */
+    public Umem umem()
+    {
+        return umem;
+    }
+
+    /** @return how many binds of this port's socket met EBUSY (a queue not yet released) and were retried. */
+    public int bindBusyRetries()
+    {
+        return socket.busyRetries();
+    }
+
+    int socketFd()
+    {
+        return fd;
+    }
+
+    private void kick()
+    {
+        if (tx.needsWakeup())
+        {
+            // EAGAIN (more queued than one kick sends), EBUSY or ENOBUFS: the next kick carries on.
+            syscalls.sendto(fd, 0, 0, Sockets.MSG_DONTWAIT, 0, 0);
+            counters.wakeups++;
+        }
+    }
+
+    private void reapCompletions()
+    {
+        final XdpRing completion = this.completion;
+        final int count = completion.peek(completion.size());
+        if (count > 0)
+        {
+            final int first = completion.consumerIndex();
+            for (int i = 0; i < count; i++)
+            {
+                umem.free(umem.chunkOf(completion.address(first + i)));
+            }
+            completion.release(count);
+        }
+    }
+
+    private void stockFillRing()
+    {
+        if (!stocksFillRing)
+        {
+            return;
+        }
+        final Umem umem = this.umem;
+        final int count = fill.reserve(umem.freeCount());
+        if (count > 0)
+        {
+            final int first = fill.producerIndex();
+            for (int i = 0; i < count; i++)
+            {
+                fill.putAddress(first + i, umem.offsetOf(umem.allocate()));
+            }
+            fill.submit(count);
+        }
+    }
+
+    /**
+     * Unmaps the rings and closes the socket. The UMEM and the XDP program belong to whoever opened the port
+     * ({@link AfXdpForwardingPair}). Safe to call twice.
+     */
+    @Override
+    public void close()
+    {
+        if (!closed)
+        {
+            closed = true;
+            counters.detach();
+            socket.close();
+        }
+    }
+}
