@@ -6,7 +6,9 @@
 #   [bgen] g0 --veth-- l0 [blb] l1 --veth-- s0 [bsink]     CPU0: trafgen + sink NAPI; CPU1: everything in blb
 #
 # Usage (as root, from the repository root, after a build): perf/wire/l2fwd-vs-peers.sh [CASE...]
-#   cases: route xdp_mac dpdk_afxdp dpdk_afpacket jvs_afxdp_skb jvs_afxdp_drv jvs_afpacket (default: all)
+#   cases: route xdp_mac dpdk_afxdp dpdk_afpacket jvs_afxdp_skb jvs_afxdp_drv jvs_afpacket (default: all);
+#   the DPDK cases run twice, with the l0/l1 NAPI in kthreads on CPU1 (threaded) and with busy-poll settings
+#   (no NAPI threads: veth's receive work then runs as softirq on the sender's CPU0).
 # Environment: BENCH_DIR (a writable copy of ../shared/bench, default /tmp/jvs-bench), REPS (3), DUR (10),
 #              JVS_LB_NAPI (threaded: l0/l1 NAPI kthreads pinned to CPU1, the forwarder's core; or busypoll).
 # Results: $BENCH_DIR/logs/<case>_60.log/.json (interface counters, CPU split) and, for jvs, <case>_60.jvs.log
@@ -42,11 +44,17 @@ jvs_case() {   # name port xdp-mode
     sleep 4
     if ! kill -0 $pid 2>/dev/null; then echo "jvs did not start:"; cat "$log"; return 1; fi
     LB_NAPI=$JVS_LB_NAPI TAG="_$name" ./run_case.sh custom 60 "$REPS" "$DUR" || true
-    kill -INT -- -$pid 2>/dev/null || true
+    kill -TERM $pid 2>/dev/null || true   # not INT: a background job of a script ignores SIGINT, and so does the JVM then
     wait $pid 2>/dev/null || true
     mv logs/custom_${name}_60.log logs/${name}_60.log; mv logs/custom_${name}_60.json logs/${name}_60.json
     sed -i "s/\"label\": \"custom_$name\"/\"label\": \"$name\"/" logs/${name}_60.json
-    grep -E "^l2fwd|port:" "$log"
+    grep -E "^l2fwd|port:" "$log" || true
+    # The loop's own view of the seconds the generator was sending (>= 0.05 Mpps): medians per second.
+    awk '$2 == "s" && $5 >= 0.05 { n++; mpps[n] = $5; cpu[n] = $7; busy[n] = $9 }
+         function median(a, n,   i, j, t) { for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++)
+             if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t } return a[int((n + 1) / 2)] }
+         END { if (n) printf "JVS %s: %d busy seconds, median %.3f Mpps, %.0f cpu-ns/frame, %.0f busy-ns/frame\n",
+               name, n, median(mpps, n), median(cpu, n), median(busy, n) }' name="$name" "$log" | tee -a "$log"
 }
 
 for c in "${CASES[@]}"; do
@@ -55,10 +63,11 @@ for c in "${CASES[@]}"; do
         xdp_mac) ./run_case.sh xdp_redirect_map_mac 60 "$REPS" "$DUR" ;;
         dpdk_afxdp) LB_NAPI=busypoll ./run_case.sh dpdk_afxdp_io 60 "$REPS" "$DUR"
                     LB_NAPI=threaded TAG=_threaded ./run_case.sh dpdk_afxdp_io 60 "$REPS" "$DUR" ;;
-        dpdk_afpacket) ./run_case.sh dpdk_afpacket_io 60 "$REPS" "$DUR" ;;
-        jvs_afxdp_skb) jvs_case jvs_afxdp_skb afxdp skb ;;
-        jvs_afxdp_drv) jvs_case jvs_afxdp_drv afxdp drv ;;
-        jvs_afpacket) jvs_case jvs_afpacket afpacket drv ;;
+        dpdk_afpacket) ./run_case.sh dpdk_afpacket_io 60 "$REPS" "$DUR"
+                       LB_NAPI=busypoll TAG=_busypoll ./run_case.sh dpdk_afpacket_io 60 "$REPS" "$DUR" ;;
+        jvs_afxdp_skb) jvs_case jvs_afxdp_skb_$JVS_LB_NAPI afxdp skb ;;
+        jvs_afxdp_drv) jvs_case jvs_afxdp_drv_$JVS_LB_NAPI afxdp drv ;;
+        jvs_afpacket) jvs_case jvs_afpacket_$JVS_LB_NAPI afpacket drv ;;
         *) echo "unknown case $c" >&2; exit 2 ;;
     esac
 done

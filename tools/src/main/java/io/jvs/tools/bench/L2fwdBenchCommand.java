@@ -4,7 +4,13 @@ import io.jvs.forwarder.l2.ForwardingPair;
 import io.jvs.forwarder.l2.L2ForwardRun;
 import io.jvs.forwarder.l2.MacRewriteLoop;
 import io.jvs.forwarder.l2.MemoryForwardingPair;
+import io.jvs.forwarder.port.packet.AfPacketForwardingPair;
+import io.jvs.forwarder.port.packet.AfPacketSettings;
+import io.jvs.forwarder.port.xdp.AfXdpForwardingPair;
+import io.jvs.forwarder.port.xdp.AfXdpSettings;
+import io.jvs.nativebindings.bpf.XdpMode;
 import io.jvs.nativebindings.NativeCallException;
+import io.jvs.nativebindings.Syscalls;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -136,7 +142,11 @@ public final class L2fwdBenchCommand implements Callable<Integer>
         return switch (kind)
         {
             case "memory" -> new MemoryForwardingPair();
-            default -> throw new IllegalStateException("the " + kind + " port is not built into this jvs yet");
+            case "afpacket" -> AfPacketForwardingPair.open(Syscalls.create(), receiveDevice, txDevice,
+                AfPacketSettings.DEFAULT);
+            case "afxdp" -> AfXdpForwardingPair.open(Syscalls.create(), receiveDevice, txDevice,
+                AfXdpSettings.defaults(xdpMode.equals("skb") ? XdpMode.SKB : XdpMode.DRV));
+            default -> throw new IllegalArgumentException("unknown port " + kind);
         };
     }
 

@@ -1,5 +1,6 @@
 package io.jvs.forwarder.port.xdp;
 
+import io.jvs.forwarder.l2.ForwardingPair;
 import io.jvs.forwarder.port.Port;
 import io.jvs.nativebindings.Syscalls;
 import io.jvs.nativebindings.bpf.XdpVipFilter;
@@ -26,7 +27,7 @@ import io.jvs.nativebindings.bpf.XdpVipFilter;
  * Opening needs CAP_NET_RAW, CAP_BPF and CAP_NET_ADMIN (and CAP_IPC_LOCK beyond RLIMIT_MEMLOCK) and happens
  * in the calling thread's network namespace; each queue's ports may then be polled from any one thread.
  */
-public final class AfXdpForwardingPair implements AutoCloseable
+public final class AfXdpForwardingPair implements ForwardingPair
 {
     private static final System.Logger LOG = System.getLogger(AfXdpForwardingPair.class.getName());
 
@@ -156,6 +157,7 @@ public final class AfXdpForwardingPair implements AutoCloseable
     /**
      * @return one line for logs and benchmark reports: devices and queues, socket mode, XDP mode, rings, UMEM.
      */
+    @Override
     public String describe()
     {
         final StringBuilder ports = new StringBuilder("afxdp ");
