@@ -6,7 +6,7 @@
 #   [bgen] g0 --veth-- l0 [blb] l1 --veth-- s0 [bsink]     CPU0: trafgen + sink NAPI; CPU1: everything in blb
 #
 # Usage (as root, from the repository root, after a build): perf/wire/l2fwd-vs-peers.sh [CASE...]
-#   cases: route xdp_mac dpdk_afxdp dpdk_afpacket jvs_afxdp_skb jvs_afxdp_drv jvs_afpacket (default: all);
+#   cases: route xdp dpdk_afxdp dpdk_afpacket jvs_afxdp_skb jvs_afxdp_drv jvs_afpacket (default: all);
 #   the DPDK cases run twice, with the l0/l1 NAPI in kthreads on CPU1 (threaded) and with busy-poll settings
 #   (no NAPI threads: veth's receive work then runs as softirq on the sender's CPU0).
 # Environment: BENCH_DIR (a writable copy of ../shared/bench, default /tmp/jvs-bench), REPS (3), DUR (10),
@@ -19,7 +19,7 @@ SHARED_BENCH="${SHARED_BENCH:-$ROOT/../shared/bench}"
 BENCH_DIR="${BENCH_DIR:-/tmp/jvs-bench}"
 REPS="${REPS:-3}"; DUR="${DUR:-10}"; JVS_LB_NAPI="${JVS_LB_NAPI:-threaded}"
 SINK_MAC=02:b0:00:00:01:02
-CASES=("$@"); [ ${#CASES[@]} -gt 0 ] || CASES=(route xdp_mac dpdk_afxdp dpdk_afpacket jvs_afxdp_skb jvs_afxdp_drv jvs_afpacket)
+CASES=("$@"); [ ${#CASES[@]} -gt 0 ] || CASES=(route xdp dpdk_afxdp dpdk_afpacket jvs_afxdp_skb jvs_afxdp_drv jvs_afpacket)
 
 [ "$(id -u)" = 0 ] || { echo "l2fwd-vs-peers: run as root (namespaces, XDP, AF_PACKET)" >&2; exit 1; }
 [ -d "$BENCH_DIR" ] || cp -r "$SHARED_BENCH" "$BENCH_DIR"
@@ -33,12 +33,14 @@ mkdir -p logs
 trap './topo.sh down' EXIT
 
 jvs_case() {   # name port xdp-mode
-    local name=$1 port=$2 mode=$3 log="logs/${1}_60.jvs.log" pid
+    local name=$1 port=$2 mode=$3 log="logs/${1}_60.jvs.log" pid busy=()
+    # Preferred busy polling, as DPDK's af_xdp driver does it, where the NAPI settings expect it.
+    [ "$JVS_LB_NAPI" = busypoll ] && [ "$port" = afxdp ] && busy=(--busy-poll)
     ./topo.sh lbfix
     ip netns exec blb sysctl -qw net.ipv4.ip_forward=0
     setsid ip netns exec blb taskset -c 1 "$JAVA" --enable-native-access=ALL-UNNAMED \
         --add-exports java.base/jdk.internal.misc=ALL-UNNAMED -XX:+UseParallelGC -Xms256m -Xmx256m -jar "$JAR" \
-        bench l2fwd --port "$port" --rx l0 --tx l1 --dst-mac $SINK_MAC --xdp-mode "$mode" \
+        bench l2fwd --port "$port" --rx l0 --tx l1 --dst-mac $SINK_MAC --xdp-mode "$mode" "${busy[@]}" \
         --warmup 0 --seconds 600 > "$log" 2>&1 < /dev/null &
     pid=$!
     sleep 4
@@ -60,7 +62,7 @@ jvs_case() {   # name port xdp-mode
 for c in "${CASES[@]}"; do
     case $c in
         route) ./run_case.sh route 60 "$REPS" "$DUR" ;;
-        xdp_mac) ./run_case.sh xdp_redirect_map_mac 60 "$REPS" "$DUR" ;;
+        xdp) ./run_case.sh xdp_redirect_map 60 "$REPS" "$DUR" ;;
         dpdk_afxdp) LB_NAPI=busypoll ./run_case.sh dpdk_afxdp_io 60 "$REPS" "$DUR"
                     LB_NAPI=threaded TAG=_threaded ./run_case.sh dpdk_afxdp_io 60 "$REPS" "$DUR" ;;
         dpdk_afpacket) ./run_case.sh dpdk_afpacket_io 60 "$REPS" "$DUR"

@@ -63,6 +63,11 @@ public final class L2fwdBenchCommand implements Callable<Integer>
     @Option(names = "--xdp-mode", defaultValue = "drv", description = "afxdp: skb (generic) or drv (native) XDP (default ${DEFAULT-VALUE})")
     private String xdpMode;
 
+    @Option(names = "--busy-poll", description = {"afxdp: preferred busy polling (SO_PREFER_BUSY_POLL, budget 64): the",
+        "receive queue's NAPI runs on this thread's core, driven by a recvfrom when the RX ring is empty.",
+        "Set the device's napi_defer_hard_irqs and gro_flush_timeout too, or the kernel runs it as well."})
+    private boolean busyPoll;
+
     @Option(names = "--seconds", defaultValue = "10", description = "how long to measure (default ${DEFAULT-VALUE})")
     private int seconds;
 
@@ -145,7 +150,8 @@ public final class L2fwdBenchCommand implements Callable<Integer>
             case "afpacket" -> AfPacketForwardingPair.open(Syscalls.create(), receiveDevice, txDevice,
                 AfPacketSettings.DEFAULT);
             case "afxdp" -> AfXdpForwardingPair.open(Syscalls.create(), receiveDevice, txDevice,
-                AfXdpSettings.defaults(xdpMode.equals("skb") ? XdpMode.SKB : XdpMode.DRV));
+                AfXdpSettings.defaults(xdpMode.equals("skb") ? XdpMode.SKB : XdpMode.DRV)
+                    .withBusyPoll(busyPoll ? AfXdpSettings.DEFAULT_BATCH : 0));
             default -> throw new IllegalArgumentException("unknown port " + kind);
         };
     }
@@ -178,9 +184,10 @@ public final class L2fwdBenchCommand implements Callable<Integer>
                 busyPolls += window.busyPolls();
                 busyNs += window.busyNs();
                 out.printf(Locale.ROOT,
-                    "  %3d s  forwarded %10d  %6.3f Mpps  %7.1f cpu-ns/frame  %7.1f busy-ns/frame  burst %5.1f%n",
+                    "  %3d s  forwarded %10d  %6.3f Mpps  %7.1f cpu-ns/frame  %7.1f busy-ns/frame  burst %5.1f  " +
+                    "allocated %d B%n",
                     second, window.forwarded(), window.forwardedMpps(), window.cpuNsPerFrame(), window.busyNsPerFrame(),
-                    window.averageBurst());
+                    window.averageBurst(), window.allocatedBytes());
                 out.flush();
             }
             final L2ForwardRun.Window total =

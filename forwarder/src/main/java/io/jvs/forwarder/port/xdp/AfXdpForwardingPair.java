@@ -87,7 +87,8 @@ public final class AfXdpForwardingPair implements ForwardingPair
         final int queue = settings.queue() + i;
         umems[i] = Umem.map(syscalls, settings.chunkCount(), settings.chunkSize());
         final XdpSocket receiveSocket = XdpSocket.open(syscalls, receiveDevice, queue, umems[i], null, settings);
-        receivePorts[i] = new AfXdpPort(0, syscalls, umems[i], receiveSocket, true, settings.batchSize());
+        receivePorts[i] = new AfXdpPort(0, syscalls, umems[i], receiveSocket, true, settings.batchSize(),
+            settings.busyPollBudget() > 0);
         if (receiveDevice.equals(transmitDevice))
         {
             transmitPorts[i] = receivePorts[i];
@@ -96,7 +97,8 @@ public final class AfXdpForwardingPair implements ForwardingPair
         {
             final XdpSocket transmitSocket = XdpSocket.open(syscalls, transmitDevice, queue, umems[i],
                 receiveSocket, settings);
-            transmitPorts[i] = new AfXdpPort(1, syscalls, umems[i], transmitSocket, false, settings.batchSize());
+            transmitPorts[i] = new AfXdpPort(1, syscalls, umems[i], transmitSocket, false,
+                settings.batchSize(), false);
         }
     }
 
@@ -170,7 +172,9 @@ public final class AfXdpForwardingPair implements ForwardingPair
             settings.xdpMode().ipLinkName() + "), steering " + settings.steering() + ", rings rx " +
             settings.rxRingSize() + " tx " + settings.txRingSize() + " fill " + settings.fillRingSize() +
             " completion " + settings.completionRingSize() + ", umem " + settings.chunkCount() + " x " +
-            settings.chunkSize() + " B per queue, batch " + settings.batchSize();
+            settings.chunkSize() + " B per queue, batch " + settings.batchSize() +
+            (settings.busyPollBudget() > 0 ? ", preferred busy polling (budget " + settings.busyPollBudget() + ")" :
+            "");
     }
 
     /**

@@ -27,6 +27,7 @@ public final class AfXdpPort implements Port
     private final XdpSocket socket;
     private final boolean stocksFillRing;
     private final int batchSize;
+    private final boolean busyPolls;
     private final int chunkMask;
     private final AfXdpCounters counters;
     private final int fd;
@@ -41,8 +42,9 @@ public final class AfXdpPort implements Port
      *                       transmit-only port leaves its fill ring empty rather than park chunks there.
      */
     AfXdpPort(final int index, final Syscalls syscalls, final Umem umem, final XdpSocket socket,
-        final boolean stocksFillRing, final int batchSize)
+        final boolean stocksFillRing, final int batchSize, final boolean busyPolls)
     {
+        this.busyPolls = busyPolls && stocksFillRing;
         this.index = index;
         this.syscalls = syscalls;
         this.umem = umem;
@@ -89,10 +91,18 @@ public final class AfXdpPort implements Port
         }
         stockFillRing();
         final XdpRing rx = this.rx;
-        final int count = rx.peek(Math.min(batchSize, FrameBurst.MAX_FRAMES - burst.count));
+        final int wanted = Math.min(batchSize, FrameBurst.MAX_FRAMES - burst.count);
+        int count = rx.peek(wanted);
+        if (count == 0 && busyPolls)
+        {
+            // Preferred busy polling: the kernel waits for us to run the queue's NAPI, here, on our core.
+            syscalls.recvfrom(fd, 0, 0, Sockets.MSG_DONTWAIT, 0, 0);
+            counters.wakeups++;
+            count = rx.peek(wanted);
+        }
         if (count == 0)
         {
-            if (stocksFillRing && fill.needsWakeup())
+            if (!busyPolls && stocksFillRing && fill.needsWakeup())
             {
                 syscalls.recvfrom(fd, 0, 0, Sockets.MSG_DONTWAIT, 0, 0);
                 counters.wakeups++;

@@ -20,6 +20,11 @@ import io.jvs.nativebindings.bpf.XdpMode;
  * @param queue          the first receive queue to bind (a veth made without numrxqueues has only queue 0).
  * @param queues         how many queues from {@code queue} on: one socket and one UMEM each, for one
  *                       worker thread each.
+ * @param busyPollBudget 0, or preferred busy polling with this NAPI budget: the kernel then leaves the
+ *                       receive queue's NAPI to the worker, which drives it from its own core with a
+ *                       non-blocking recvfrom whenever the RX ring is empty (SO_PREFER_BUSY_POLL; pair it
+ *                       with the device's napi_defer_hard_irqs and gro_flush_timeout, as DPDK's af_xdp
+ *                       driver is used).
  */
 public record AfXdpSettings(
     int chunkCount,
@@ -33,7 +38,8 @@ public record AfXdpSettings(
     XdpMode xdpMode,
     XdpSteering steering,
     int queue,
-    int queues)
+    int queues,
+    int busyPollBudget)
 {
     public static final int DEFAULT_RING_SIZE = 4096;
     public static final int DEFAULT_CHUNKS = 16384;
@@ -64,6 +70,10 @@ public record AfXdpSettings(
         {
             throw new IllegalArgumentException("queues " + queue + ".." + (queue + queues - 1) + " are not valid");
         }
+        if (busyPollBudget < 0 || busyPollBudget > 65535)
+        {
+            throw new IllegalArgumentException("busy poll budget " + busyPollBudget + " must be 0..65535");
+        }
         if (bindMode == null || xdpMode == null || steering == null)
         {
             throw new IllegalArgumentException("bind mode, XDP mode and steering are required");
@@ -76,31 +86,31 @@ public record AfXdpSettings(
     public static AfXdpSettings defaults(final XdpMode xdpMode)
     {
         return new AfXdpSettings(DEFAULT_CHUNKS, DEFAULT_CHUNK_SIZE, DEFAULT_RING_SIZE, DEFAULT_RING_SIZE,
-            DEFAULT_RING_SIZE, DEFAULT_RING_SIZE, DEFAULT_BATCH, XdpBindMode.AUTO, xdpMode, XdpSteering.ALL, 0, 1);
+            DEFAULT_RING_SIZE, DEFAULT_RING_SIZE, DEFAULT_BATCH, XdpBindMode.AUTO, xdpMode, XdpSteering.ALL, 0, 1, 0);
     }
 
     public AfXdpSettings withRings(final int rx, final int tx, final int fill, final int completion)
     {
         return new AfXdpSettings(chunkCount, chunkSize, rx, tx, fill, completion, batchSize, bindMode, xdpMode,
-            steering, queue, queues);
+            steering, queue, queues, busyPollBudget);
     }
 
     public AfXdpSettings withChunks(final int count)
     {
         return new AfXdpSettings(count, chunkSize, rxRingSize, txRingSize, fillRingSize, completionRingSize,
-            batchSize, bindMode, xdpMode, steering, queue, queues);
+            batchSize, bindMode, xdpMode, steering, queue, queues, busyPollBudget);
     }
 
     public AfXdpSettings withBindMode(final XdpBindMode mode)
     {
         return new AfXdpSettings(chunkCount, chunkSize, rxRingSize, txRingSize, fillRingSize, completionRingSize,
-            batchSize, mode, xdpMode, steering, queue, queues);
+            batchSize, mode, xdpMode, steering, queue, queues, busyPollBudget);
     }
 
     public AfXdpSettings withSteering(final XdpSteering how)
     {
         return new AfXdpSettings(chunkCount, chunkSize, rxRingSize, txRingSize, fillRingSize, completionRingSize,
-            batchSize, bindMode, xdpMode, how, queue, queues);
+            batchSize, bindMode, xdpMode, how, queue, queues, busyPollBudget);
     }
 
     /**
@@ -110,7 +120,16 @@ public record AfXdpSettings(
     public AfXdpSettings withQueues(final int first, final int count)
     {
         return new AfXdpSettings(chunkCount, chunkSize, rxRingSize, txRingSize, fillRingSize, completionRingSize,
-            batchSize, bindMode, xdpMode, steering, first, count);
+            batchSize, bindMode, xdpMode, steering, first, count, busyPollBudget);
+    }
+
+    /**
+     * @param budget frames per busy poll (the batch size is a good choice), or 0 to leave NAPI to the kernel.
+     */
+    public AfXdpSettings withBusyPoll(final int budget)
+    {
+        return new AfXdpSettings(chunkCount, chunkSize, rxRingSize, txRingSize, fillRingSize, completionRingSize,
+            batchSize, bindMode, xdpMode, steering, queue, queues, budget);
     }
 
     private static void powerOfTwo(final String ring, final int size)

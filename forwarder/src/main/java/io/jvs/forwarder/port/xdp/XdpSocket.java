@@ -35,6 +35,7 @@ final class XdpSocket implements AutoCloseable
     /** The MAC in that sockaddr: after the union's start and the 2-byte sa_family. */
     private static final int HARDWARE_ADDRESS_OFFSET = Ifreq.IFNAMSIZ + Short.BYTES;
     private static final int MAC_LENGTH = 6;
+    private static final int BUSY_POLL_MICROSECONDS = 20;
 
     private final Syscalls syscalls;
     private final String device;
@@ -94,6 +95,10 @@ final class XdpSocket implements AutoCloseable
             socket.mapRings(arena, settings, context);
             socket.bind(arena, owner, settings.bindMode(), context);
             socket.zeroCopy = socket.readZeroCopy(arena, context);
+            if (settings.busyPollBudget() > 0)
+            {
+                socket.preferBusyPolling(arena, settings.busyPollBudget(), context);
+            }
             return socket;
         }
         catch (final RuntimeException ex)
@@ -126,6 +131,21 @@ final class XdpSocket implements AutoCloseable
             throw new AfXdpPortException("interface " + device + " is down: bring it up first (ip link set " +
                 device + " up)");
         }
+    }
+
+    /** The 20 µs busy-poll time is DPDK af_xdp's: long enough for a burst, short enough not to stall TX. */
+    private void preferBusyPolling(final Arena arena, final int budget, final String context)
+    {
+        final MemorySegment value = arena.allocate(ValueLayout.JAVA_INT);
+        value.set(ValueLayout.JAVA_INT, 0, 1);
+        Syscalls.check("setsockopt SO_PREFER_BUSY_POLL", syscalls.setsockopt(fd, Sockets.SOL_SOCKET,
+            Sockets.SO_PREFER_BUSY_POLL, value.address(), Integer.BYTES), context);
+        value.set(ValueLayout.JAVA_INT, 0, BUSY_POLL_MICROSECONDS);
+        Syscalls.check("setsockopt SO_BUSY_POLL", syscalls.setsockopt(fd, Sockets.SOL_SOCKET,
+            Sockets.SO_BUSY_POLL, value.address(), Integer.BYTES), context);
+        value.set(ValueLayout.JAVA_INT, 0, budget);
+        Syscalls.check("setsockopt SO_BUSY_POLL_BUDGET", syscalls.setsockopt(fd, Sockets.SOL_SOCKET,
+            Sockets.SO_BUSY_POLL_BUDGET, value.address(), Integer.BYTES), context);
     }
 
     private void setRingSize(final Arena arena, final int option, final int size, final String context)

@@ -37,8 +37,27 @@ class AfXdpForwardingTest
     @EnumSource(XdpMode.class)
     void shouldForwardEveryFrameIntactWithOnlyItsAddressesRewritten(final XdpMode mode)
     {
+        forwardEveryFrame(AfXdpSettings.defaults(mode), false);
+    }
+
+    /**
+     * With the device's interrupts deferred (napi_defer_hard_irqs, gro_flush_timeout) and SO_PREFER_BUSY_POLL,
+     * the worker's recvfrom drives the queue: it still gets every frame, and it calls recvfrom whenever its RX
+     * ring is empty (a veth schedules its NAPI from the sender's transmit as well, so frames also arrive
+     * without those calls).
+     */
+    @ParameterizedTest
+    @EnumSource(XdpMode.class)
+    void shouldForwardEveryFrameWithPreferredBusyPolling(final XdpMode mode)
+    {
+        forwardEveryFrame(AfXdpSettings.defaults(mode).withBusyPoll(AfXdpSettings.DEFAULT_BATCH), true);
+    }
+
+    private static void forwardEveryFrame(final AfXdpSettings settings, final boolean busyPoll)
+    {
+        final XdpMode mode = settings.xdpMode();
         try (ForwardingNetwork network = new ForwardingNetwork("afxf");
-             AfXdpForwardingPair pair = openIn(network.forwarder, AfXdpSettings.defaults(mode));
+             AfXdpForwardingPair pair = openIn(network.forwarder, settings);
              RawSocket generator = RawSocket.open(network.generator, ForwardingNetwork.GENERATOR_DEVICE,
                  TEST_ETHER_TYPE);
              RawSocket sink = RawSocket.open(network.sink, ForwardingNetwork.SINK_DEVICE, TEST_ETHER_TYPE))
@@ -47,6 +66,12 @@ class AfXdpForwardingTest
                 .contains("xdp " + mode);
             assertThat(network.receiveDeviceDetails()).contains(" " + mode.ipLinkName() + " ");
             assertThat(pair.transmitMac()).containsExactly(TRANSMIT_MAC);
+            if (busyPoll)
+            {
+                network.network.inNamespace(network.forwarder, "sh", "-c",
+                    "echo 2 > /sys/class/net/fA/napi_defer_hard_irqs; echo 200000 > /sys/class/net/fA/gro_flush_timeout");
+                assertThat(pair.describe()).contains("preferred busy polling (budget 64)");
+            }
 
             final MacRewriteLoop loop = new MacRewriteLoop(pair.receivePort(), pair.transmitPort(), SINK_MAC,
                 TRANSMIT_MAC);
@@ -75,6 +100,13 @@ class AfXdpForwardingTest
             assertThat(rx.kernelInvalid).isZero();
             assertThat(loop.forwarded()).isEqualTo(FRAMES);
             assertThat(pair.umem().refusedFrees()).as("no chunk given back twice").isZero();
+            final long wakeupsBefore = rx.wakeups;
+            for (int i = 0; i < 3; i++)
+            {
+                assertThat(loop.poll(System.nanoTime())).isZero();
+            }
+            assertThat(rx.wakeups - wakeupsBefore).as("recvfrom calls on an empty RX ring: busy polls only")
+                .isEqualTo(busyPoll ? 3 : 0);
         }
     }
 
