@@ -38,6 +38,14 @@ jvs_case() {   # name port xdp-mode
     [ "$JVS_LB_NAPI" = busypoll ] && [ "$port" = afxdp ] && busy=(--busy-poll)
     ./topo.sh lbfix
     ip netns exec blb sysctl -qw net.ipv4.ip_forward=0
+    if [ "${DROP_ORIGINALS:-0}" = 1 ] && [ "$port" = afpacket ]; then
+        # Drop the kernel's originals at the netdev ingress hook, after AF_PACKET's taps have copied them.
+        ip netns exec blb nft -f - <<'NFT'
+table netdev jvs_originals {
+  chain l0_ingress { type filter hook ingress device l0 priority 0; policy drop; }
+}
+NFT
+    fi
     setsid ip netns exec blb taskset -c 1 "$JAVA" --enable-native-access=ALL-UNNAMED \
         --add-exports java.base/jdk.internal.misc=ALL-UNNAMED -XX:+UseParallelGC -Xms256m -Xmx256m -jar "$JAR" \
         bench l2fwd --port "$port" --rx l0 --tx l1 --dst-mac $SINK_MAC --xdp-mode "$mode" "${busy[@]}" \
