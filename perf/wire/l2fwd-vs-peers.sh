@@ -10,7 +10,9 @@
 #   the DPDK cases run twice, with the l0/l1 NAPI in kthreads on CPU1 (threaded) and with busy-poll settings
 #   (no NAPI threads: veth's receive work then runs as softirq on the sender's CPU0).
 # Environment: BENCH_DIR (a writable copy of ../shared/bench, default /tmp/jvs-bench), REPS (3), DUR (10),
-#              JVS_LB_NAPI (threaded: l0/l1 NAPI kthreads pinned to CPU1, the forwarder's core; or busypoll).
+#              JVS_LB_NAPI (threaded: l0/l1 NAPI kthreads pinned to CPU1, the forwarder's core; or busypoll),
+#              GEN (trafgen, the default; or jvs: `tools/jvs bench txgen` over AF_XDP, which offers more from
+#              one core, swapped in for trafgen by a shim around the bench's measure.py; logs get "_genjvs").
 # Results: $BENCH_DIR/logs/<case>_60.log/.json (interface counters, CPU split) and, for jvs, <case>_60.jvs.log
 # (the loop's own per-second lines: Mpps, CPU ns and busy ns per frame). Prints a table at the end.
 set -euo pipefail
@@ -29,11 +31,33 @@ JAR="$ROOT/tools/target/jvs.jar"
 
 cd "$BENCH_DIR"
 mkdir -p logs
+GEN="${GEN:-trafgen}"; S=""
+[ -f measure_trafgen.py ] || cp measure.py measure_trafgen.py
+if [ "$GEN" = jvs ]; then
+    S=_genjvs
+    # The bench's measure.py starts trafgen; this shim starts jvs's generator in its place, same CPU and namespace.
+    cat > measure.py <<'PY'
+import os, subprocess, sys
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import measure_trafgen as m
+real_popen = subprocess.Popen
+def popen(args, *a, **kw):
+    if isinstance(args, list) and "trafgen" in args:
+        device = args[args.index("-o") + 1]
+        args = args[:args.index("trafgen")] + os.environ["JVS_GEN_CMD"].split() + ["--tx", device]
+    return real_popen(args, *a, **kw)
+m.subprocess.Popen = popen
+m.main()
+PY
+    export JVS_GEN_CMD="$JAVA --enable-native-access=ALL-UNNAMED --add-exports java.base/jdk.internal.misc=ALL-UNNAMED -jar $JAR bench txgen --port afxdp --dst-mac 02:b0:00:00:00:02 --dst-ip 10.0.0.100 --seconds 3600"
+else
+    cp measure_trafgen.py measure.py
+fi
 ./topo.sh up >/dev/null
 trap './topo.sh down' EXIT
 
 jvs_case() {   # name port xdp-mode
-    local name=$1 port=$2 mode=$3 log="logs/${1}_60.jvs.log" pid busy=()
+    local name=$1$S port=$2 mode=$3 log="logs/${1}${S}_60.jvs.log" pid busy=()
     # Preferred busy polling, as DPDK's af_xdp driver does it, where the NAPI settings expect it.
     [ "$JVS_LB_NAPI" = busypoll ] && [ "$port" = afxdp ] && busy=(--busy-poll)
     ./topo.sh lbfix
@@ -69,12 +93,12 @@ NFT
 
 for c in "${CASES[@]}"; do
     case $c in
-        route) ./run_case.sh route 60 "$REPS" "$DUR" ;;
-        xdp) ./run_case.sh xdp_redirect_map 60 "$REPS" "$DUR" ;;
-        dpdk_afxdp) LB_NAPI=busypoll ./run_case.sh dpdk_afxdp_io 60 "$REPS" "$DUR"
-                    LB_NAPI=threaded TAG=_threaded ./run_case.sh dpdk_afxdp_io 60 "$REPS" "$DUR" ;;
-        dpdk_afpacket) ./run_case.sh dpdk_afpacket_io 60 "$REPS" "$DUR"
-                       LB_NAPI=busypoll TAG=_busypoll ./run_case.sh dpdk_afpacket_io 60 "$REPS" "$DUR" ;;
+        route) TAG=$S ./run_case.sh route 60 "$REPS" "$DUR" ;;
+        xdp) TAG=$S ./run_case.sh xdp_redirect_map 60 "$REPS" "$DUR" ;;
+        dpdk_afxdp) LB_NAPI=busypoll TAG=$S ./run_case.sh dpdk_afxdp_io 60 "$REPS" "$DUR"
+                    LB_NAPI=threaded TAG=_threaded$S ./run_case.sh dpdk_afxdp_io 60 "$REPS" "$DUR" ;;
+        dpdk_afpacket) TAG=$S ./run_case.sh dpdk_afpacket_io 60 "$REPS" "$DUR"
+                       LB_NAPI=busypoll TAG=_busypoll$S ./run_case.sh dpdk_afpacket_io 60 "$REPS" "$DUR" ;;
         jvs_afxdp_skb) jvs_case jvs_afxdp_skb_$JVS_LB_NAPI afxdp skb ;;
         jvs_afxdp_drv) jvs_case jvs_afxdp_drv_$JVS_LB_NAPI afxdp drv ;;
         jvs_afpacket) jvs_case jvs_afpacket_$JVS_LB_NAPI afpacket drv ;;

@@ -9,7 +9,7 @@ import picocli.CommandLine.Command;
     name = "bench",
     mixinStandardHelpOptions = true,
     description = "Measures packets per second and latency (JMH figures: java -jar perf/target/benchmarks.jar).",
-    subcommands = {PipelineBenchCommand.class, L2fwdBenchCommand.class})
+    subcommands = {PipelineBenchCommand.class, L2fwdBenchCommand.class, TxgenBenchCommand.class})
 public final class BenchCommand implements Runnable
 {
     @picocli.CommandLine.Spec

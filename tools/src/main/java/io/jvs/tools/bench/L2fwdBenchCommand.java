@@ -18,11 +18,8 @@ import picocli.CommandLine.Model.CommandSpec;
 
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.Locale;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 
 /**
  * {@code jvs bench l2fwd}: the wire benchmark's forwarding loop. Every frame received on one interface leaves
@@ -95,7 +92,7 @@ public final class L2fwdBenchCommand implements Callable<Integer>
             destination = kind.equals("memory") && destinationMac == null ?
                 MacAddresses.parse("02:00:00:00:00:02") : MacAddresses.parse(destinationMac);
             source = sourceMac != null ? MacAddresses.parse(sourceMac) :
-                kind.equals("memory") ? MacAddresses.parse("02:00:00:00:00:01") : deviceMac(txDevice);
+                kind.equals("memory") ? MacAddresses.parse("02:00:00:00:00:01") : MacAddresses.ofDevice(txDevice);
         }
         catch (final IllegalArgumentException | IOException ex)
         {
@@ -209,65 +206,6 @@ public final class L2fwdBenchCommand implements Callable<Integer>
         finally
         {
             stop.finished();
-        }
-    }
-
-    private static byte[] deviceMac(final String device) throws IOException
-    {
-        final Path address = Path.of("/sys/class/net", device, "address");
-        if (!Files.exists(address))
-        {
-            throw new IOException("no interface " + device + " here (no " + address + "); give --src-mac");
-        }
-        return MacAddresses.parse(Files.readString(address).trim());
-    }
-
-    /**
-     * Set by Ctrl-C / SIGTERM so the loop ends and the summary is printed before the JVM exits.
-     */
-    private static final class StopSignal implements java.util.function.BooleanSupplier
-    {
-        private final CountDownLatch done = new CountDownLatch(1);
-        private final Thread hook = new Thread(this::awaitLoop, "l2fwd-stop");
-        private volatile boolean stopping;
-
-        static StopSignal onShutdown()
-        {
-            final StopSignal signal = new StopSignal();
-            Runtime.getRuntime().addShutdownHook(signal.hook);
-            return signal;
-        }
-
-        @Override
-        public boolean getAsBoolean()
-        {
-            return stopping;
-        }
-
-        void finished()
-        {
-            done.countDown();
-            try
-            {
-                Runtime.getRuntime().removeShutdownHook(hook);
-            }
-            catch (final IllegalStateException ignored)
-            {
-                // The JVM is already shutting down: the hook is waiting for us, and now returns.
-            }
-        }
-
-        private void awaitLoop()
-        {
-            stopping = true;
-            try
-            {
-                done.await();
-            }
-            catch (final InterruptedException ex)
-            {
-                Thread.currentThread().interrupt();
-            }
         }
     }
 }

@@ -1,5 +1,9 @@
 package io.jvs.tools.bench;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
 /**
  * Ethernet addresses as operators write them: six hex pairs separated by colons.
  */
@@ -30,5 +34,19 @@ final class MacAddresses
             mac[i] = (byte)Integer.parseInt(parts[i], 16);
         }
         return mac;
+    }
+
+    /**
+     * @return the MAC address of an interface of this network namespace (from sysfs).
+     * @throws IOException naming the interface when there is no such interface.
+     */
+    static byte[] ofDevice(final String device) throws IOException
+    {
+        final Path address = Path.of("/sys/class/net", device, "address");
+        if (!Files.exists(address))
+        {
+            throw new IOException("no interface " + device + " here (no " + address + "); give --src-mac");
+        }
+        return parse(Files.readString(address).trim());
     }
 }
