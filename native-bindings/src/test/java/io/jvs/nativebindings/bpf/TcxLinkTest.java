@@ -1,11 +1,14 @@
 package io.jvs.nativebindings.bpf;
 
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
 import java.net.DatagramPacket;
 import java.net.DatagramSocket;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
 import io.jvs.nativebindings.NativeCallException;
@@ -20,8 +23,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The drop-all program on a veth's tcx ingress, in a test namespace: a UDP socket behind the device stops
- * receiving while the link is open and receives again once it is closed, and the hook is empty again. Needs
- * root, as CI has.
+ * receiving while the link is open and receives again once it is closed, and the hook is empty again, also
+ * when the process holding the link ({@link TcxAttachChild}) is killed. Needs root, as CI has.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class TcxLinkTest
@@ -66,6 +69,53 @@ class TcxLinkTest
                 return null;
             });
         }
+    }
+
+    @Test
+    void shouldDetachWhenTheHoldingProcessIsKilled() throws Exception
+    {
+        try (TestNetwork network = TestNetwork.create("tcxk"))
+        {
+            final String namespace = network.namespace("f");
+            network.veth(network.namespace("g"), "g0", namespace, DEVICE);
+            // The same JDK and class path as this test JVM (surefire puts the full test class path there).
+            final String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+            final Process child = new ProcessBuilder("ip", "netns", "exec", namespace, java,
+                "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
+                TcxAttachChild.class.getName(), DEVICE)
+                .redirectError(ProcessBuilder.Redirect.INHERIT)
+                .start();
+            try
+            {
+                final String line = new BufferedReader(new InputStreamReader(child.getInputStream(),
+                    StandardCharsets.US_ASCII)).readLine();
+                assertThat(line).as("child's first line").startsWith("attached ");
+                final int programId = Integer.parseInt(line.substring("attached ".length()));
+                assertThat(attached(namespace)).containsExactly(programId);
+
+                child.destroyForcibly();
+                assertThat(child.waitFor(30, TimeUnit.SECONDS)).isTrue();
+                assertThat(child.exitValue()).as("killed by SIGKILL").isEqualTo(128 + 9);
+
+                // The kernel releases the link's fd as the process exits; allow it a moment to finish.
+                final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+                while (attached(namespace).length > 0 && System.nanoTime() < deadline)
+                {
+                    Thread.sleep(20);
+                }
+                assertThat(attached(namespace)).isEmpty();
+            }
+            finally
+            {
+                child.destroyForcibly();
+            }
+        }
+    }
+
+    private static int[] attached(final String namespace)
+    {
+        return TestNetwork.callIn(namespace,
+            () -> TcxLink.attachedProgramIds(Syscalls.create(), DEVICE, TcxDirection.INGRESS));
     }
 
     @Test
