@@ -12,20 +12,25 @@ import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 
 import io.jvs.core.pipeline.FrameBurst;
+import io.jvs.nativebindings.NativeCallException;
 import io.jvs.nativebindings.Syscalls;
+import io.jvs.nativebindings.bpf.TcPrograms;
 import io.jvs.nativebindings.bpf.TcxDirection;
 import io.jvs.nativebindings.bpf.TcxLink;
+import io.jvs.nativebindings.testing.TestCapabilities;
 import io.jvs.nativebindings.testing.TestNetwork;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Stealing frames: a UDP datagram from gen to fwd's address on fA reaches the receive port either way, and a UDP
- * socket listening in fwd only when the port does not steal. Closing the port removes its tcx link. Needs root,
- * as CI has.
+ * socket listening in fwd only when the port does not steal. Closing the port removes its tcx link; without the
+ * capability to load the program the port does not open. Needs root, as CI has.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class AfPacketStealTest
@@ -66,6 +71,25 @@ class AfPacketStealTest
                 port.close();
             }
             assertThat(attachedToFa(net)).as("no tcx program left on fA after close").isEmpty();
+        }
+    }
+
+    @Test
+    void shouldNameTheCapabilityAndLeaveNothingAttachedWhenStealingIsNotPermitted()
+    {
+        try (ForwardingNetwork net = new ForwardingNetwork("afpstealp"))
+        {
+            TestNetwork.callIn(net.fwd, () -> TestCapabilities.callWithout(
+                new int[] {TestCapabilities.CAP_BPF, TestCapabilities.CAP_SYS_ADMIN}, () ->
+                {
+                    assertThatThrownBy(() -> AfPacketPort.open(Syscalls.create(), 0, "fA",
+                        AfPacketForwardingTest.SMALL.withStealing(true), AfPacketPort.Direction.RECEIVE))
+                        .isInstanceOf(NativeCallException.class)
+                        .hasMessageContaining("EPERM").hasMessageContaining("CAP_BPF")
+                        .hasMessageContaining(TcPrograms.DROP_ALL_NAME);
+                    return null;
+                }));
+            assertThat(attachedToFa(net)).isEmpty();
         }
     }
 
