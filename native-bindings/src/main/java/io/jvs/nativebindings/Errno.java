@@ -141,7 +141,7 @@ public final class Errno
         {
             case EPERM, EACCES ->
                 call.startsWith("socket") ? "opening AF_PACKET and AF_XDP sockets needs CAP_NET_RAW" :
-                call.startsWith("bpf") ? "bpf(2) needs CAP_BPF (loading) and CAP_NET_ADMIN (attaching XDP); " +
+                call.startsWith("bpf") ? "bpf(2) needs CAP_BPF (loading) and CAP_NET_ADMIN (attaching XDP and tcx); " +
                     "EACCES from a program load is the verifier's refusal: load it again with a log" :
                 errno == EPERM ? CAPABILITIES : "";
             case ENOBUFS -> call.contains("UMEM") || call.startsWith("setsockopt") ?

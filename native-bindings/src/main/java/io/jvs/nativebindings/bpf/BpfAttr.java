@@ -140,8 +140,32 @@ public final class BpfAttr
         public static final int TARGET_IFINDEX = 4;
         public static final int ATTACH_TYPE = 8;
         public static final int FLAGS = 12;
+        /**
+         * tcx links only: the program or link to insert before or after ({@code relative_fd} or
+         * {@code relative_id}, chosen by flags), and the revision the attach expects; zero for neither.
+         */
+        public static final int TCX_RELATIVE_FD = 16;
+        public static final int TCX_EXPECTED_REVISION = 20;
 
         private LinkCreate()
+        {
+        }
+    }
+
+    /** {@code BPF_PROG_QUERY}: the programs attached to a hook; {@code prog_cnt} is in/out (capacity, count). */
+    public static final class ProgramQuery
+    {
+        public static final int COMMAND = 16;
+        public static final int TARGET_IFINDEX = 0;
+        public static final int ATTACH_TYPE = 4;
+        public static final int QUERY_FLAGS = 8;
+        public static final int ATTACH_FLAGS = 12;
+        public static final int PROG_IDS = 16;
+        public static final int PROG_COUNT = 24;
+        public static final int LINK_IDS = 40;
+        public static final int REVISION = 56;
+
+        private ProgramQuery()
         {
         }
     }

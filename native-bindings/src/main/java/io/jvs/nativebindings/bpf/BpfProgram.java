@@ -23,6 +23,8 @@ public final class BpfProgram implements AutoCloseable
 {
     /** {@code BPF_PROG_TYPE_XDP}. */
     public static final int TYPE_XDP = 6;
+    /** {@code BPF_PROG_TYPE_SCHED_CLS}: tc classifiers, the type tcx runs. */
+    public static final int TYPE_SCHED_CLS = 3;
     /** {@code BPF_XDP}, the attach type of XDP links. */
     public static final int ATTACH_TYPE_XDP = 37;
     /** The log level that makes the verifier print each instruction it checks (level 0: no log). */

@@ -49,8 +49,24 @@ class BpfAttrTest
         assertThat(new int[] {BpfAttr.LinkCreate.COMMAND, BpfAttr.LinkCreate.PROG_FD,
             BpfAttr.LinkCreate.TARGET_IFINDEX, BpfAttr.LinkCreate.ATTACH_TYPE, BpfAttr.LinkCreate.FLAGS})
             .containsExactly(28, 0, 4, 8, 12);
+        assertThat(new int[] {BpfAttr.LinkCreate.TCX_RELATIVE_FD, BpfAttr.LinkCreate.TCX_EXPECTED_REVISION})
+            .containsExactly(16, 20);
         assertThat(XdpMode.SKB.flag()).isEqualTo(2);
         assertThat(XdpMode.DRV.flag()).isEqualTo(4);
+    }
+
+    @Test
+    void shouldUseTheTcxNumbersOfTheUapiHeader()
+    {
+        assertThat(BpfProgram.TYPE_SCHED_CLS).isEqualTo(3);
+        assertThat(new int[] {TcxDirection.INGRESS.attachType(), TcxDirection.EGRESS.attachType()})
+            .containsExactly(46, 47);
+        assertThat(new int[] {TcPrograms.NEXT, TcPrograms.PASS, TcPrograms.DROP}).containsExactly(-1, 0, 2);
+        assertThat(new int[] {BpfAttr.ProgramQuery.COMMAND, BpfAttr.ProgramQuery.TARGET_IFINDEX,
+            BpfAttr.ProgramQuery.ATTACH_TYPE, BpfAttr.ProgramQuery.QUERY_FLAGS, BpfAttr.ProgramQuery.ATTACH_FLAGS,
+            BpfAttr.ProgramQuery.PROG_IDS, BpfAttr.ProgramQuery.PROG_COUNT, BpfAttr.ProgramQuery.LINK_IDS,
+            BpfAttr.ProgramQuery.REVISION})
+            .containsExactly(16, 0, 4, 8, 12, 16, 24, 40, 56);
     }
 
     @Test

@@ -65,6 +65,11 @@ public final class L2fwdBenchCommand implements Callable<Integer>
         "Set the device's napi_defer_hard_irqs and gro_flush_timeout too, or the kernel runs it as well."})
     private boolean busyPoll;
 
+    @Option(names = "--steal", description = {"afpacket: drop the kernel's originals of the received frames at --rx's",
+        "tcx ingress, after the AF_PACKET socket has its copy (a BPF link, gone when jvs exits). The kernel then",
+        "sees nothing --rx receives, ARP and SSH included: only on an interface dedicated to the benchmark."})
+    private boolean steal;
+
     @Option(names = "--seconds", defaultValue = "10", description = "how long to measure (default ${DEFAULT-VALUE})")
     private int seconds;
 
@@ -132,6 +137,10 @@ public final class L2fwdBenchCommand implements Callable<Integer>
         {
             return "--xdp-mode must be skb or drv, not " + xdpMode;
         }
+        if (steal && !kind.equals("afpacket"))
+        {
+            return "--steal is for --port afpacket only (AF_XDP takes the frames itself)";
+        }
         if (seconds < 1 || warmupSeconds < 0)
         {
             return "need --seconds >= 1 and --warmup >= 0";
@@ -145,7 +154,7 @@ public final class L2fwdBenchCommand implements Callable<Integer>
         {
             case "memory" -> new MemoryForwardingPair();
             case "afpacket" -> AfPacketForwardingPair.open(Syscalls.create(), receiveDevice, txDevice,
-                AfPacketSettings.DEFAULT);
+                AfPacketSettings.DEFAULT.withStealing(steal));
             case "afxdp" -> AfXdpForwardingPair.open(Syscalls.create(), receiveDevice, txDevice,
                 AfXdpSettings.defaults(xdpMode.equals("skb") ? XdpMode.SKB : XdpMode.DRV)
                     .withBusyPoll(busyPoll ? AfXdpSettings.DEFAULT_BATCH : 0));

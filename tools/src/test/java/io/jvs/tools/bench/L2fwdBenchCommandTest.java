@@ -47,6 +47,17 @@ class L2fwdBenchCommandTest
     }
 
     @Test
+    void shouldStealOnlyForAfPacket()
+    {
+        final CommandRun run = CommandRun.of("bench", "l2fwd", "--port", "afxdp", "--rx", "l0", "--dst-mac",
+            "02:b0:00:00:01:02", "--steal");
+
+        assertThat(run.status()).isEqualTo(2);
+        assertThat(run.err()).contains("--steal is for --port afpacket only");
+        assertThat(CommandRun.of("bench", "l2fwd", "--help").out()).contains("--steal");
+    }
+
+    @Test
     void shouldRefuseAMalformedMacAddress()
     {
         final CommandRun run = CommandRun.of("bench", "l2fwd", "--port", "memory", "--dst-mac", "02:b0:00:00:01");

@@ -10,6 +10,10 @@ import io.jvs.nativebindings.Errno;
 import io.jvs.nativebindings.PollFd;
 import io.jvs.nativebindings.Sockets;
 import io.jvs.nativebindings.Syscalls;
+import io.jvs.nativebindings.bpf.BpfProgram;
+import io.jvs.nativebindings.bpf.TcPrograms;
+import io.jvs.nativebindings.bpf.TcxDirection;
+import io.jvs.nativebindings.bpf.TcxLink;
 import io.jvs.nativebindings.packet.AfPacket;
 import io.jvs.nativebindings.packet.TpacketStatsV3;
 
@@ -25,6 +29,10 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
  * slots and makes none; {@link #release} hands fully released blocks back with a store; {@link #flush} makes
  * one {@code sendto(MSG_DONTWAIT)} when frames were queued (or a previous kick was refused for lack of
  * buffer). Nothing allocates after {@link #open}. One thread polls a port; {@link #close} is idempotent.
+ * <p>
+ * With {@link AfPacketSettings#stealFrames()} a receiving port also owns a tcx ingress link on its device that
+ * drops every frame after the socket's copy (see the package documentation), attached once the socket is bound
+ * and detached first on close.
  */
 public final class AfPacketPort implements Port
 {
@@ -64,6 +72,7 @@ public final class AfPacketPort implements Port
     private PacketSocket transmitSocket;
     private ReceiveRing receiveRing;
     private TransmitRing transmitRing;
+    private TcxLink stealLink;
     private int queuedSinceKick;
     private boolean kickRefused;
     private boolean closed;
@@ -109,6 +118,10 @@ public final class AfPacketPort implements Port
                 port.receiveSocket = PacketSocket.openReceive(syscalls, device, ifindex, settings);
                 port.receiveRing = new ReceiveRing(
                     port.receiveSocket.ring(), settings.rxBlockSize(), settings.rxBlockCount());
+                if (settings.stealFrames())
+                {
+                    port.stealLink = stealFrames(syscalls, device);
+                }
             }
             if (direction.transmits())
             {
@@ -122,6 +135,15 @@ public final class AfPacketPort implements Port
         {
             port.close();
             throw ex;
+        }
+    }
+
+    /** After the bind: no frame is dropped before the socket can have its copy. The link holds the program. */
+    private static TcxLink stealFrames(final Syscalls syscalls, final String device)
+    {
+        try (BpfProgram dropAll = TcPrograms.loadDropAll(syscalls))
+        {
+            return TcxLink.attach(syscalls, dropAll, device, TcxDirection.INGRESS);
         }
     }
 
@@ -146,7 +168,8 @@ public final class AfPacketPort implements Port
     /** @return the rings this port has, their geometry and options. */
     public String describe()
     {
-        return name + " " + direction + ": " + settings.describe();
+        return name + " " + direction + ": " + settings.describe() +
+            (stealLink != null ? "; steals frames (tcx ingress drop)" : "");
     }
 
     @Override
@@ -283,6 +306,11 @@ public final class AfPacketPort implements Port
             return;
         }
         closed = true;
+        // The originals go back to the kernel before the socket stops copying them: no window where nobody sees them.
+        if (stealLink != null)
+        {
+            stealLink.close();
+        }
         if (receiveSocket != null)
         {
             receiveSocket.close();

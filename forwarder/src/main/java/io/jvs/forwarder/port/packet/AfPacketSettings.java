@@ -32,11 +32,17 @@ import io.jvs.nativebindings.packet.Tpacket3Hdr;
  *                          reassemble them first (the frame then exceeds the MTU). FLAG_ROLLOVER moves frames to
  *                          another socket when one's ring is full, giving up flow affinity for fewer drops.
  * @param receiveBurst      the most frames one receive appends, 1..{@link FrameBurst#MAX_FRAMES}.
+ * @param stealFrames       the receiving port attaches a drop-all program at its device's tcx ingress (through a
+ *                          BPF link, gone with the port or the process), which runs after the AF_PACKET socket
+ *                          has its copy: the kernel's stack no longer processes the originals, which saves it
+ *                          their cost on the receiving CPU. Everything else the device receives is dropped too:
+ *                          ARP, SSH, routing protocols are then jvs's problem, so use it only on an interface
+ *                          dedicated to jvs. Needs Linux 6.6 and CAP_BPF with CAP_NET_ADMIN. Off by default.
  */
 public record AfPacketSettings(
     int rxBlockSize, int rxBlockCount, int rxFrameSize, int retireTimeoutMs, int headroom,
     int txVersion, int txBlockSize, int txFrameSize, int txFrameCount, boolean qdiscBypass,
-    int fanoutGroup, int fanoutModeFlags, int receiveBurst)
+    int fanoutGroup, int fanoutModeFlags, int receiveBurst, boolean stealFrames)
 {
     /** Room for the largest header the pipeline prepends (56 bytes of IPv6/UDP/GUE) and a VLAN tag, twice over. */
     public static final int MIN_HEADROOM = 128;
@@ -48,7 +54,7 @@ public record AfPacketSettings(
     public static final AfPacketSettings DEFAULT = new AfPacketSettings(
         256 << 10, 64, 2048, 4, MIN_HEADROOM,
         AfPacket.TPACKET_V3, 64 << 10, 2048, 4096, true,
-        NO_FANOUT, AfPacket.PACKET_FANOUT_HASH, 64);
+        NO_FANOUT, AfPacket.PACKET_FANOUT_HASH, 64, false);
 
     public AfPacketSettings
     {
@@ -91,34 +97,43 @@ public record AfPacketSettings(
     public AfPacketSettings withRxRing(final int blockSize, final int blockCount, final int retireMs)
     {
         return new AfPacketSettings(blockSize, blockCount, rxFrameSize, retireMs, headroom, txVersion, txBlockSize,
-            txFrameSize, txFrameCount, qdiscBypass, fanoutGroup, fanoutModeFlags, receiveBurst);
+            txFrameSize, txFrameCount, qdiscBypass, fanoutGroup, fanoutModeFlags, receiveBurst, stealFrames);
     }
 
     public AfPacketSettings withTxRing(final int version, final int blockSize, final int frameCount)
     {
         return new AfPacketSettings(rxBlockSize, rxBlockCount, rxFrameSize, retireTimeoutMs, headroom, version,
-            blockSize, txFrameSize, frameCount, qdiscBypass, fanoutGroup, fanoutModeFlags, receiveBurst);
+            blockSize, txFrameSize, frameCount, qdiscBypass, fanoutGroup, fanoutModeFlags, receiveBurst, stealFrames);
     }
 
     public AfPacketSettings withQdiscBypass(final boolean bypass)
     {
         return new AfPacketSettings(rxBlockSize, rxBlockCount, rxFrameSize, retireTimeoutMs, headroom, txVersion,
-            txBlockSize, txFrameSize, txFrameCount, bypass, fanoutGroup, fanoutModeFlags, receiveBurst);
+            txBlockSize, txFrameSize, txFrameCount, bypass, fanoutGroup, fanoutModeFlags, receiveBurst, stealFrames);
     }
 
     public AfPacketSettings withFanout(final int group, final int modeFlags)
     {
         return new AfPacketSettings(rxBlockSize, rxBlockCount, rxFrameSize, retireTimeoutMs, headroom, txVersion,
-            txBlockSize, txFrameSize, txFrameCount, qdiscBypass, group, modeFlags, receiveBurst);
+            txBlockSize, txFrameSize, txFrameCount, qdiscBypass, group, modeFlags, receiveBurst, stealFrames);
     }
 
     public AfPacketSettings withReceiveBurst(final int frames)
     {
         return new AfPacketSettings(rxBlockSize, rxBlockCount, rxFrameSize, retireTimeoutMs, headroom, txVersion,
-            txBlockSize, txFrameSize, txFrameCount, qdiscBypass, fanoutGroup, fanoutModeFlags, frames);
+            txBlockSize, txFrameSize, txFrameCount, qdiscBypass, fanoutGroup, fanoutModeFlags, frames, stealFrames);
     }
 
-    /** @return the geometry and options, for logs and {@code describe()}. */
+    /**
+     * @param steal whether the receiving port drops the kernel's originals at tcx ingress (see {@link #stealFrames}).
+     */
+    public AfPacketSettings withStealing(final boolean steal)
+    {
+        return new AfPacketSettings(rxBlockSize, rxBlockCount, rxFrameSize, retireTimeoutMs, headroom, txVersion,
+            txBlockSize, txFrameSize, txFrameCount, qdiscBypass, fanoutGroup, fanoutModeFlags, receiveBurst, steal);
+    }
+
+    /** @return the geometry and options, for logs and {@code describe()}; a stealing port says so itself. */
     public String describe()
     {
         return "rx TPACKET_V3 " + rxBlockCount + " x " + (rxBlockSize >> 10) + " KiB blocks, retire " + retireTimeoutMs +

@@ -20,6 +20,9 @@ class AfPacketSettingsTest
         assertThat(D.txFrameCapacity()).isEqualTo(2048 - 48);
         assertThat(D.withTxRing(AfPacket.TPACKET_V2, 4096, 2).txFrameCapacity()).isEqualTo(2048 - 32);
         assertThat(D.withFanout(7, AfPacket.PACKET_FANOUT_HASH).describe()).contains("fanout group 7");
+        assertThat(D.stealFrames()).isFalse();
+        assertThat(D.withStealing(true).stealFrames()).isTrue();
+        assertThat(D.withStealing(true).withReceiveBurst(8).withFanout(7, 0).stealFrames()).isTrue();
     }
 
     @Test
@@ -30,11 +33,11 @@ class AfPacketSettingsTest
             .hasMessageContaining("receive block size 100000 is not a positive multiple of the page size 4096");
         assertThatThrownBy(() -> D.withRxRing(4096, 0, 4)).hasMessageContaining("receive block count 0");
         assertThatThrownBy(() -> D.withRxRing(4096, 4, 0)).hasMessageContaining("retire timeout 0 ms");
-        assertThatThrownBy(() -> new AfPacketSettings(4096, 4, 2040, 4, 128, 2, 4096, 2048, 2, true, -1, 0, 64))
+        assertThatThrownBy(() -> new AfPacketSettings(4096, 4, 2040, 4, 128, 2, 4096, 2048, 2, true, -1, 0, 64, false))
             .hasMessageContaining("receive frame size 2040 is not a positive multiple of 16");
-        assertThatThrownBy(() -> new AfPacketSettings(4096, 4, 3072, 4, 128, 2, 4096, 2048, 2, true, -1, 0, 64))
+        assertThatThrownBy(() -> new AfPacketSettings(4096, 4, 3072, 4, 128, 2, 4096, 2048, 2, true, -1, 0, 64, false))
             .hasMessageContaining("receive block size 4096 is not a multiple of the frame size 3072");
-        assertThatThrownBy(() -> new AfPacketSettings(4096, 4, 2048, 4, 64, 2, 4096, 2048, 2, true, -1, 0, 64))
+        assertThatThrownBy(() -> new AfPacketSettings(4096, 4, 2048, 4, 64, 2, 4096, 2048, 2, true, -1, 0, 64, false))
             .hasMessageContaining("headroom 64 not in 128..1024");
     }
 
