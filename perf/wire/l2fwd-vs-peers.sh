@@ -6,7 +6,8 @@
 #   [bgen] g0 --veth-- l0 [blb] l1 --veth-- s0 [bsink]     CPU0: trafgen + sink NAPI; CPU1: everything in blb
 #
 # Usage (as root, from the repository root, after a build): perf/wire/l2fwd-vs-peers.sh [CASE...]
-#   cases: route xdp dpdk_afxdp dpdk_afpacket jvs_afxdp_skb jvs_afxdp_drv jvs_afpacket (default: all);
+#   cases: route xdp dpdk_afxdp dpdk_afpacket jvs_afxdp_skb jvs_afxdp_drv jvs_afpacket jvs_afpacket_steal
+#   (default: all);
 #   the DPDK cases run twice, with the l0/l1 NAPI in kthreads on CPU1 (threaded) and with busy-poll settings
 #   (no NAPI threads: veth's receive work then runs as softirq on the sender's CPU0).
 # Environment: BENCH_DIR (a writable copy of ../shared/bench, default /tmp/jvs-bench), REPS (3), DUR (10),
@@ -21,7 +22,8 @@ SHARED_BENCH="${SHARED_BENCH:-$ROOT/../shared/bench}"
 BENCH_DIR="${BENCH_DIR:-/tmp/jvs-bench}"
 REPS="${REPS:-3}"; DUR="${DUR:-10}"; JVS_LB_NAPI="${JVS_LB_NAPI:-threaded}"
 SINK_MAC=02:b0:00:00:01:02
-CASES=("$@"); [ ${#CASES[@]} -gt 0 ] || CASES=(route xdp dpdk_afxdp dpdk_afpacket jvs_afxdp_skb jvs_afxdp_drv jvs_afpacket)
+CASES=("$@"); [ ${#CASES[@]} -gt 0 ] || CASES=(route xdp dpdk_afxdp dpdk_afpacket jvs_afxdp_skb jvs_afxdp_drv jvs_afpacket
+    jvs_afpacket_steal)
 
 [ "$(id -u)" = 0 ] || { echo "l2fwd-vs-peers: run as root (namespaces, XDP, AF_PACKET)" >&2; exit 1; }
 [ -d "$BENCH_DIR" ] || cp -r "$SHARED_BENCH" "$BENCH_DIR"
@@ -60,16 +62,10 @@ jvs_case() {   # name port xdp-mode
     local name=$1$S port=$2 mode=$3 log="logs/${1}${S}_60.jvs.log" pid busy=()
     # Preferred busy polling, as DPDK's af_xdp driver does it, where the NAPI settings expect it.
     [ "$JVS_LB_NAPI" = busypoll ] && [ "$port" = afxdp ] && busy=(--busy-poll)
+    # jvs_afpacket_steal: the port's tcx program drops the kernel's originals after the taps copied them.
+    [ "$4" = steal ] && busy+=(--steal)
     ./topo.sh lbfix
     ip netns exec blb sysctl -qw net.ipv4.ip_forward=0
-    if [ "${DROP_ORIGINALS:-0}" = 1 ] && [ "$port" = afpacket ]; then
-        # Drop the kernel's originals at the netdev ingress hook, after AF_PACKET's taps have copied them.
-        ip netns exec blb nft -f - <<'NFT'
-table netdev jvs_originals {
-  chain l0_ingress { type filter hook ingress device l0 priority 0; policy drop; }
-}
-NFT
-    fi
     setsid ip netns exec blb taskset -c 1 "$JAVA" --enable-native-access=ALL-UNNAMED \
         --add-exports java.base/jdk.internal.misc=ALL-UNNAMED -XX:+UseParallelGC -Xms256m -Xmx256m -jar "$JAR" \
         bench l2fwd --port "$port" --rx l0 --tx l1 --dst-mac $SINK_MAC --xdp-mode "$mode" "${busy[@]}" \
@@ -102,6 +98,7 @@ for c in "${CASES[@]}"; do
         jvs_afxdp_skb) jvs_case jvs_afxdp_skb_$JVS_LB_NAPI afxdp skb ;;
         jvs_afxdp_drv) jvs_case jvs_afxdp_drv_$JVS_LB_NAPI afxdp drv ;;
         jvs_afpacket) jvs_case jvs_afpacket_$JVS_LB_NAPI afpacket drv ;;
+        jvs_afpacket_steal) jvs_case jvs_afpacket_steal_$JVS_LB_NAPI afpacket drv steal ;;
         *) echo "unknown case $c" >&2; exit 2 ;;
     esac
 done
