@@ -63,7 +63,7 @@ jvs_case() {   # name port xdp-mode
     # Preferred busy polling, as DPDK's af_xdp driver does it, where the NAPI settings expect it.
     [ "$JVS_LB_NAPI" = busypoll ] && [ "$port" = afxdp ] && busy=(--busy-poll)
     # jvs_afpacket_steal: the port's tcx program drops the kernel's originals after the taps copied them.
-    [ "$4" = steal ] && busy+=(--steal)
+    [ "${4:-}" = steal ] && busy+=(--steal)
     ./topo.sh lbfix
     ip netns exec blb sysctl -qw net.ipv4.ip_forward=0
     setsid ip netns exec blb taskset -c 1 "$JAVA" --enable-native-access=ALL-UNNAMED \
