@@ -67,7 +67,7 @@ jvs_case() {   # name port xdp-mode
     ./topo.sh lbfix
     ip netns exec blb sysctl -qw net.ipv4.ip_forward=0
     setsid ip netns exec blb taskset -c 1 "$JAVA" --enable-native-access=ALL-UNNAMED \
-        --add-exports java.base/jdk.internal.misc=ALL-UNNAMED -XX:+UseParallelGC -Xms256m -Xmx256m -jar "$JAR" \
+        --add-exports java.base/jdk.internal.misc=ALL-UNNAMED -XX:+UseParallelGC -Xms256m -Xmx256m ${JVS_JVM_OPTS:-} -jar "$JAR" \
         bench l2fwd --port "$port" --rx l0 --tx l1 --dst-mac $SINK_MAC --xdp-mode "$mode" "${busy[@]}" \
         --warmup 0 --seconds 600 > "$log" 2>&1 < /dev/null &
     pid=$!
