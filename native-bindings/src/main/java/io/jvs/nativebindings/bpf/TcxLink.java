@@ -17,7 +17,7 @@ import static io.jvs.nativebindings.bpf.BpfAttr.ProgramQuery;
  * is killed. tcx needs no clsact qdisc and no tc classifier modules. A hook holds several programs; this one
  * is appended after those already there (no relative program, no expected revision).
  */
-public final class TcxLink implements AutoCloseable
+public final class TcxLink extends BpfLink
 {
     private static final int ENOENT = 2;
     private static final int ENODEV = 19;
@@ -25,19 +25,12 @@ public final class TcxLink implements AutoCloseable
     private static final int QUERY_CAPACITY = 64;
     private static final int EINVAL = 22;
 
-    private final Syscalls syscalls;
-    private final String device;
-    private final int ifindex;
     private final TcxDirection direction;
-    private int fd;
 
     private TcxLink(
         final Syscalls syscalls, final int fd, final String device, final int ifindex, final TcxDirection direction)
     {
-        this.syscalls = syscalls;
-        this.fd = fd;
-        this.device = device;
-        this.ifindex = ifindex;
+        super(syscalls, fd, device, ifindex);
         this.direction = direction;
     }
 
@@ -116,40 +109,14 @@ public final class TcxLink implements AutoCloseable
         }
     }
 
-    public String device()
-    {
-        return device;
-    }
-
-    public int ifindex()
-    {
-        return ifindex;
-    }
-
     public TcxDirection direction()
     {
         return direction;
     }
 
-    public synchronized boolean isOpen()
-    {
-        return fd >= 0;
-    }
-
-    /** Detaches the program. */
-    @Override
-    public synchronized void close()
-    {
-        if (fd >= 0)
-        {
-            syscalls.close(fd);
-            fd = -1;
-        }
-    }
-
     @Override
     public String toString()
     {
-        return "tcx " + direction.hookName() + " link on " + device + " (ifindex " + ifindex + ")";
+        return "tcx " + direction.hookName() + " link on " + device() + " (ifindex " + ifindex() + ")";
     }
 }

@@ -15,7 +15,7 @@ import static io.jvs.nativebindings.bpf.BpfAttr.LinkCreate;
  * when the process exits or is killed, so a crashed jvs never leaves a device steering packets to nobody.
  * A device holds one XDP link at a time.
  */
-public final class XdpLink implements AutoCloseable
+public final class XdpLink extends BpfLink
 {
     private static final int ENODEV = 19;
     private static final int EBUSY = 16;
@@ -24,18 +24,11 @@ public final class XdpLink implements AutoCloseable
     private static final int ERANGE = 34;
     private static final int EOPNOTSUPP = 95;
 
-    private final Syscalls syscalls;
-    private final String device;
-    private final int ifindex;
     private final XdpMode mode;
-    private int fd;
 
     private XdpLink(final Syscalls syscalls, final int fd, final String device, final int ifindex, final XdpMode mode)
     {
-        this.syscalls = syscalls;
-        this.fd = fd;
-        this.device = device;
-        this.ifindex = ifindex;
+        super(syscalls, fd, device, ifindex);
         this.mode = mode;
     }
 
@@ -100,40 +93,14 @@ public final class XdpLink implements AutoCloseable
         };
     }
 
-    public String device()
-    {
-        return device;
-    }
-
-    public int ifindex()
-    {
-        return ifindex;
-    }
-
     public XdpMode mode()
     {
         return mode;
     }
 
-    public synchronized boolean isOpen()
-    {
-        return fd >= 0;
-    }
-
-    /** Detaches the program. */
-    @Override
-    public synchronized void close()
-    {
-        if (fd >= 0)
-        {
-            syscalls.close(fd);
-            fd = -1;
-        }
-    }
-
     @Override
     public String toString()
     {
-        return "XDP link on " + device + " (ifindex " + ifindex + ", " + mode + " mode)";
+        return "XDP link on " + device() + " (ifindex " + ifindex() + ", " + mode + " mode)";
     }
 }

@@ -78,29 +78,7 @@ class AfXdpQueuesTest
     /** An IPv4 UDP frame of flow {@code i % FLOWS} (its source port), numbered in its payload. */
     private static byte[] udpFrame(final int i)
     {
-        final byte[] frame = new byte[80];
-        System.arraycopy(ForwardingNetwork.RECEIVE_MAC, 0, frame, 0, 6);
-        frame[6] = 0x02;
-        frame[11] = 0x01;
-        frame[12] = 0x08;
-        frame[14] = 0x45;
-        frame[17] = (byte)(frame.length - 14);
-        frame[22] = 64;
-        frame[23] = 17;
-        frame[26] = 10;
-        frame[27] = 77;
-        frame[28] = 1;
-        frame[29] = 1;
-        frame[30] = 10;
-        frame[31] = 77;
-        frame[32] = 2;
-        frame[33] = 2;
-        final int sourcePort = 20000 + i % FLOWS;
-        frame[34] = (byte)(sourcePort >>> 8);
-        frame[35] = (byte)sourcePort;
-        frame[36] = 0x27;
-        frame[37] = 0x0F;
-        frame[39] = (byte)(frame.length - 34);
+        final byte[] frame = ForwardingNetwork.udpFrame(80, 2, 20000 + i % FLOWS, 9999);
         frame[42] = (byte)(i >>> 8);
         frame[43] = (byte)i;
         return frame;

@@ -95,25 +95,6 @@ class AfXdpSteeringTest
     /** IPv4 UDP from 10.77.1.1 to 10.77.2.{@code lastByte}, numbered {@code i}. */
     private static byte[] ipv4Frame(final int lastByte, final int i)
     {
-        final byte[] frame = new byte[64];
-        System.arraycopy(ForwardingNetwork.RECEIVE_MAC, 0, frame, 0, 6);
-        frame[6] = 0x02;
-        frame[12] = 0x08;
-        frame[14] = 0x45;
-        frame[17] = (byte)(frame.length - 14);
-        frame[22] = 64;
-        frame[23] = 17;
-        frame[26] = 10;
-        frame[27] = 77;
-        frame[28] = 1;
-        frame[29] = 1;
-        frame[30] = 10;
-        frame[31] = 77;
-        frame[32] = 2;
-        frame[33] = (byte)lastByte;
-        frame[35] = (byte)i;
-        frame[37] = 9;
-        frame[39] = (byte)(frame.length - 34);
-        return frame;
+        return ForwardingNetwork.udpFrame(64, lastByte, i & 0xFF, 9);
     }
 }

@@ -92,4 +92,31 @@ final class ForwardingNetwork implements AutoCloseable
     {
         network.close();
     }
+
+    /**
+     * An IPv4 UDP frame to the receive device's MAC, from 10.77.1.1 to 10.77.2.{@code destinationLastByte}.
+     *
+     * @param length the frame's length, 64 and up.
+     */
+    static byte[] udpFrame(final int length, final int destinationLastByte, final int sourcePort,
+        final int destinationPort)
+    {
+        final byte[] frame = new byte[length];
+        System.arraycopy(RECEIVE_MAC, 0, frame, 0, 6);
+        frame[6] = 0x02;
+        frame[11] = 0x01;
+        frame[12] = 0x08;
+        frame[14] = 0x45;
+        frame[17] = (byte)(length - 14);
+        frame[22] = 64;
+        frame[23] = 17;
+        final byte[] addresses = {10, 77, 1, 1, 10, 77, 2, (byte)destinationLastByte};
+        System.arraycopy(addresses, 0, frame, 26, addresses.length);
+        frame[34] = (byte)(sourcePort >>> 8);
+        frame[35] = (byte)sourcePort;
+        frame[36] = (byte)(destinationPort >>> 8);
+        frame[37] = (byte)destinationPort;
+        frame[39] = (byte)(length - 34);
+        return frame;
+    }
 }
