@@ -59,7 +59,7 @@ fi
 trap './topo.sh down' EXIT
 
 jvs_case() {   # name port xdp-mode
-    local name=$1$S port=$2 mode=$3 log="logs/${1}${S}_60.jvs.log" pid busy=()
+    local name=$1${JVS_IDLE:+_$JVS_IDLE}$S port=$2 mode=$3 log="logs/${1}${JVS_IDLE:+_$JVS_IDLE}${S}_60.jvs.log" pid busy=()
     # Preferred busy polling, as DPDK's af_xdp driver does it, where the NAPI settings expect it.
     [ "$JVS_LB_NAPI" = busypoll ] && [ "$port" = afxdp ] && busy=(--busy-poll)
     # jvs_afpacket_steal: the port's tcx program drops the kernel's originals after the taps copied them.
@@ -68,7 +68,7 @@ jvs_case() {   # name port xdp-mode
     ip netns exec blb sysctl -qw net.ipv4.ip_forward=0
     setsid ip netns exec blb taskset -c 1 "$JAVA" --enable-native-access=ALL-UNNAMED \
         --add-exports java.base/jdk.internal.misc=ALL-UNNAMED -XX:+UseParallelGC -Xms256m -Xmx256m ${JVS_JVM_OPTS:-} -jar "$JAR" \
-        bench l2fwd --port "$port" --rx l0 --tx l1 --dst-mac $SINK_MAC --xdp-mode "$mode" "${busy[@]}" \
+        bench l2fwd --port "$port" --rx l0 --tx l1 --dst-mac $SINK_MAC --xdp-mode "$mode" "${busy[@]}" --idle "${JVS_IDLE:-spin}" \
         --warmup 0 --seconds 600 > "$log" 2>&1 < /dev/null &
     pid=$!
     sleep 4

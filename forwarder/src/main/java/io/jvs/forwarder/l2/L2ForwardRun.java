@@ -2,6 +2,8 @@ package io.jvs.forwarder.l2;
 
 import io.jvs.forwarder.port.PortCounters;
 
+import org.agrona.concurrent.IdleStrategy;
+
 import java.lang.management.ManagementFactory;
 import java.util.function.BooleanSupplier;
 
@@ -56,10 +58,17 @@ public final class L2ForwardRun
     }
 
     private final MacRewriteLoop loop;
+    private final IdleStrategy idleStrategy;
 
-    public L2ForwardRun(final MacRewriteLoop loop)
+    /**
+     * @param idleStrategy what the thread does after a poll that found nothing: spin (the lowest latency, and
+     *                     the whole core), or yield or back off, which leaves the core to whoever shares it; on
+     *                     a veth the kernel's receive work (NAPI) may be that neighbour.
+     */
+    public L2ForwardRun(final MacRewriteLoop loop, final IdleStrategy idleStrategy)
     {
         this.loop = loop;
+        this.idleStrategy = idleStrategy;
     }
 
     /**
@@ -84,6 +93,7 @@ public final class L2ForwardRun
         {
             final long pollStart = now;
             final int frames = loop.poll(now);
+            idleStrategy.idle(frames);
             now = System.nanoTime();
             if (frames == 0)
             {

@@ -11,6 +11,10 @@ import io.jvs.forwarder.port.xdp.AfXdpSettings;
 import io.jvs.nativebindings.bpf.XdpMode;
 import io.jvs.nativebindings.NativeCallException;
 import io.jvs.nativebindings.Syscalls;
+import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.BusySpinIdleStrategy;
+import org.agrona.concurrent.IdleStrategy;
+import org.agrona.concurrent.YieldingIdleStrategy;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -69,6 +73,10 @@ public final class L2fwdBenchCommand implements Callable<Integer>
         "tcx ingress, after the AF_PACKET socket has its copy (a BPF link, gone when jvs exits). The kernel then",
         "sees nothing --rx receives, ARP and SSH included: only on an interface dedicated to the benchmark."})
     private boolean steal;
+
+    @Option(names = "--idle", defaultValue = "spin", description = {"after a poll that found nothing: spin, yield or",
+        "backoff (spin, then yield, then park up to 1 ms) (default ${DEFAULT-VALUE})"})
+    private String idle;
 
     @Option(names = "--seconds", defaultValue = "10", description = "how long to measure (default ${DEFAULT-VALUE})")
     private int seconds;
@@ -141,11 +149,25 @@ public final class L2fwdBenchCommand implements Callable<Integer>
         {
             return "--steal is for --port afpacket only (AF_XDP takes the frames itself)";
         }
+        if (!idle.equals("spin") && !idle.equals("yield") && !idle.equals("backoff"))
+        {
+            return "--idle must be spin, yield or backoff, not " + idle;
+        }
         if (seconds < 1 || warmupSeconds < 0)
         {
             return "need --seconds >= 1 and --warmup >= 0";
         }
         return null;
+    }
+
+    private IdleStrategy idleStrategy()
+    {
+        return switch (idle)
+        {
+            case "yield" -> new YieldingIdleStrategy();
+            case "backoff" -> new BackoffIdleStrategy(100, 10, 1_000, 1_000_000);
+            default -> new BusySpinIdleStrategy();
+        };
     }
 
     private ForwardingPair open(final String kind, final String txDevice)
@@ -167,7 +189,7 @@ public final class L2fwdBenchCommand implements Callable<Integer>
         out.println("jvs bench l2fwd: " + pair.describe());
         out.flush();
         final MacRewriteLoop loop = new MacRewriteLoop(pair.receivePort(), pair.transmitPort(), destination, source);
-        final L2ForwardRun run = new L2ForwardRun(loop);
+        final L2ForwardRun run = new L2ForwardRun(loop, idleStrategy());
         final StopSignal stop = StopSignal.onShutdown();
         try
         {
