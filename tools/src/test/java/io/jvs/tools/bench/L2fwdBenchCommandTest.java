@@ -29,6 +29,25 @@ class L2fwdBenchCommandTest
     }
 
     @Test
+    void shouldForwardWithAYieldingIdleStrategy()
+    {
+        final CommandRun run = CommandRun.of("bench", "l2fwd", "--port", "memory", "--seconds", "1", "--warmup", "0",
+            "--idle", "yield");
+
+        assertThat(run.status()).as(run.err()).isZero();
+        assertThat(SUMMARY.matcher(run.out()).find()).as(run.out()).isTrue();
+    }
+
+    @Test
+    void shouldRefuseAnUnknownIdleStrategy()
+    {
+        final CommandRun run = CommandRun.of("bench", "l2fwd", "--port", "memory", "--idle", "sleep");
+
+        assertThat(run.status()).isEqualTo(2);
+        assertThat(run.err()).contains("--idle must be spin, yield or backoff, not sleep");
+    }
+
+    @Test
     void shouldRefuseAnUnknownPortKind()
     {
         final CommandRun run = CommandRun.of("bench", "l2fwd", "--port", "dpdk");
