@@ -26,6 +26,13 @@ CASES=("$@"); [ ${#CASES[@]} -gt 0 ] || CASES=(route xdp dpdk_afxdp dpdk_afpacke
     jvs_afpacket_steal)
 
 [ "$(id -u)" = 0 ] || { echo "l2fwd-vs-peers: run as root (namespaces, XDP, AF_PACKET)" >&2; exit 1; }
+# The peers' tools are not test dependencies, so .ci/run does not install them.
+missing=()
+for tool in trafgen:netsniff-ng dpdk-testpmd:"dpdk-dev librte-net-af-xdp23 librte-net-af-packet23" \
+    clang:"clang libbpf-dev" bpftool:bpftool python3:python3 ethtool:ethtool; do
+    command -v "${tool%%:*}" >/dev/null || missing+=("${tool#*:}")
+done
+[ ${#missing[@]} -eq 0 ] || { echo "l2fwd-vs-peers: apt-get install ${missing[*]}" >&2; exit 1; }
 [ -d "$BENCH_DIR" ] || cp -r "$SHARED_BENCH" "$BENCH_DIR"
 JAVA="$("$ROOT/tools/jvs" --java-home)/bin/java"
 JAR="$ROOT/tools/target/jvs.jar"
