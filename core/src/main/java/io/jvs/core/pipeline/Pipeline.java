@@ -40,6 +40,8 @@ public final class Pipeline
 {
     /** Latencies above this (one minute) are recorded as this. */
     public static final long MAX_LATENCY_NS = 60_000_000_000L;
+    /** {@link #openedServer}: the frame opened no connection and did not try to. */
+    public static final int OPENED_NONE = 0;
 
     private final DataPlanePublisher publisher;
     private final PacketParser parser;
@@ -48,6 +50,7 @@ public final class Pipeline
     private final int[] pending = new int[FrameBurst.MAX_FRAMES];
     private final int[] serviceOf = new int[FrameBurst.MAX_FRAMES];
     private final int[] homes = new int[FrameBurst.MAX_FRAMES];
+    private final int[] opened = new int[FrameBurst.MAX_FRAMES];
     private final ConnectionTable v4;
     private final ConnectionTable v6;
     private final FragmentTable fragments = new FragmentTable(1024);
@@ -143,6 +146,46 @@ public final class Pipeline
         return latency;
     }
 
+    /**
+     * What frame {@code i} of the last burst did to the connection table, for tools that log every
+     * scheduling decision (replay's decisions file); the daemon never asks.
+     *
+     * @return the server slot of the connection it opened (or of its one-packet schedule), {@link #OPENED_NONE}
+     *         if it did not try to, or a negative value if it would have opened one but could not
+     *         ({@link #refusal} says why).
+     */
+    public int openedServer(final int i)
+    {
+        return opened[i];
+    }
+
+    /**
+     * @return why frame {@code i} of the last burst could not open a connection ({@link #openedServer} negative),
+     *         or null.
+     */
+    public DropReason refusal(final int i)
+    {
+        return opened[i] < 0 ? DropReason.of(-1 - opened[i]) : null;
+    }
+
+    /**
+     * @return the service slot that frame {@code i} of the last burst was classified to, or
+     *         {@link ServiceClassifier#NONE} (replies to clients are classified by their connection, not here).
+     */
+    public int serviceOf(final int i)
+    {
+        return serviceOf[i];
+    }
+
+    /**
+     * @return the last burst's parsed headers, as the frames were received (rewrites do not change them);
+     *         valid until the next {@link #process}.
+     */
+    public ParsedBurst parsed()
+    {
+        return parsed;
+    }
+
     public ConnectionTable connectionsV4()
     {
         return v4;
@@ -188,6 +231,7 @@ public final class Pipeline
             pending[i] = verdict;
             serviceOf[i] = ServiceClassifier.NONE;
             homes[i] = -1;
+            opened[i] = OPENED_NONE;
             if (verdict == 0 && p.hasPorts[i])
             {
                 final boolean isV6 = p.kind[i] == KIND_IPV6;
@@ -386,6 +430,7 @@ public final class Pipeline
         if (p.ttl[i] <= 1)
         {
             // Answered before anything is created: a packet that cannot be forwarded opens no connection.
+            opened[i] = refused(DropReason.TTL_EXPIRED);
             return dropAndAnswer(DropReason.TTL_EXPIRED, burst, i, p, current,
                 isV6 ? L4Headers.ICMPV6_TIME_EXCEEDED : L4Headers.ICMP_TIME_EXCEEDED, 0, 0, false);
         }
@@ -425,6 +470,7 @@ public final class Pipeline
         final int serverSlot = server == null ? 0 : server.forwardingSlot();
         if (serverSlot == 0 || current.servers[serverSlot] != server)
         {
+            opened[i] = refused(DropReason.NO_SERVER);
             return dropAndAnswer(DropReason.NO_SERVER, burst, i, p, current,
                 isV6 ? L4Headers.ICMPV6_DESTINATION_UNREACHABLE : L4Headers.ICMP_DESTINATION_UNREACHABLE,
                 isV6 ? L4Headers.ICMPV6_CODE_PORT_UNREACHABLE : L4Headers.ICMP_CODE_PORT_UNREACHABLE, 0, true);
@@ -436,6 +482,7 @@ public final class Pipeline
         }
         if (serviceSettings.onePacket())
         {
+            opened[i] = serverSlot;
             counters.connections++;
             counters.serverConnections[serverSlot]++;
             counters.serviceConnections[service]++;
@@ -449,9 +496,11 @@ public final class Pipeline
             p.destinationHigh[i], p.destinationLow[i], p.destinationPort[i], nowTick);
         if (slot == ConnectionTable.FULL)
         {
+            opened[i] = refused(DropReason.CONNECTION_TABLE_FULL);
             return Verdict.drop(DropReason.CONNECTION_TABLE_FULL);
         }
         table.server(slot, serverSlot);
+        opened[i] = serverSlot;
         if (template != TemplateTable.NOT_FOUND &&
             templates.attach(template, nowNs, serviceSettings.persistenceSeconds() * 1_000_000_000L))
         {
@@ -468,6 +517,11 @@ public final class Pipeline
             settings);
         rememberFirstFragment(p, i, serverSlot);
         return forward(burst, i, p, current, serverSlot, service, p.destinationPort[i]);
+    }
+
+    private static int refused(final DropReason reason)
+    {
+        return -1 - reason.ordinal();
     }
 
     /**

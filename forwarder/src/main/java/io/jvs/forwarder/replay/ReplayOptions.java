@@ -1,0 +1,54 @@
+package io.jvs.forwarder.replay;
+
+import java.nio.file.Path;
+
+/**
+ * What to replay and where the results go.
+ *
+ * @param rules       ipvsadm rules ({@code ipvsadm -S} format).
+ * @param config      the box's ports, next hops, switches and timeouts ({@link ReplayConfig}), or null for
+ *                    the defaults.
+ * @param input       a pcap or pcapng capture.
+ * @param filter      a tcpdump filter expression: only matching records are replayed; null for all.
+ * @param output      where forwarded frames are written, or null.
+ * @param all         write passed and dropped frames too, each marked with its verdict (pcapng comments).
+ * @param decisions   where one CSV line per new connection goes, or null.
+ * @param workers     pipelines the frames are spread over (as the daemon's workers), 1 and up.
+ * @param connections each worker's IPv4 connection table capacity (IPv6 gets a quarter).
+ */
+public record ReplayOptions(
+    Path rules, Path config, Path input, String filter, Path output, boolean all, Path decisions, int workers,
+    int connections)
+{
+    /** The default connection table capacity per worker. */
+    public static final int DEFAULT_CONNECTIONS = 1 << 20;
+
+    public ReplayOptions
+    {
+        if (rules == null || input == null)
+        {
+            throw new IllegalArgumentException("a replay needs rules and an input capture");
+        }
+        if (workers < 1 || workers > 64)
+        {
+            throw new IllegalArgumentException("workers must be 1..64, not " + workers);
+        }
+        if (connections < 1024)
+        {
+            throw new IllegalArgumentException("connection table capacity must be at least 1024, not " + connections);
+        }
+        if (all && output != null && output.getFileName().toString().endsWith(".pcap"))
+        {
+            throw new IllegalArgumentException("--all marks each frame with a pcapng comment: name the output " +
+                "*.pcapng, not " + output.getFileName());
+        }
+    }
+
+    /**
+     * @return options with one worker, the default table size, no config, filter, decisions or --all.
+     */
+    public static ReplayOptions of(final Path rules, final Path input, final Path output)
+    {
+        return new ReplayOptions(rules, null, input, null, output, false, null, 1, DEFAULT_CONNECTIONS);
+    }
+}

@@ -1,0 +1,172 @@
+package io.jvs.forwarder.replay;
+
+import io.jvs.core.net.IpAddress;
+import io.jvs.core.packet.DropReason;
+import io.jvs.core.packet.Ipv4Header;
+import io.jvs.core.packet.ParsedBurst;
+import io.jvs.core.packet.Verdict;
+import io.jvs.core.pcap.CaptureFormat;
+import io.jvs.core.pcap.LinkType;
+import io.jvs.core.pcap.PcapWriter;
+import io.jvs.core.pcap.PcapngWriter;
+import io.jvs.core.pcap.TimestampPrecision;
+import io.jvs.core.pipeline.DataPlane;
+import io.jvs.core.pipeline.Pipeline;
+import io.jvs.core.service.RealServer;
+
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Where a replay's frames and decisions go: forwarded frames to a pcap in capture order with their
+ * capture timestamps (or, with {@code --all}, every frame to a pcapng, each with its verdict as a comment
+ * and forwarded ones marked outbound), and one CSV line per new connection.
+ */
+final class ReplayOutput implements AutoCloseable
+{
+    /** The decisions file's first line. */
+    static final String DECISIONS_HEADER = "time,protocol,client,virtual,server,reason";
+
+    private final ReplayOptions options;
+    private final DataPlane plane;
+    private final Map<Integer, byte[]> comments = new HashMap<>();
+    private PcapWriter pcap;
+    private PcapngWriter pcapng;
+    private BufferedWriter decisions;
+    private long written;
+    private long decisionLines;
+
+    ReplayOutput(final ReplayOptions options, final DataPlane plane, final Pipeline[] pipelines)
+    {
+        this.options = options;
+        this.plane = plane;
+    }
+
+    /**
+     * Creates the output files; a classic pcap keeps the capture's timestamp precision.
+     */
+    void open(final CaptureFormat inputFormat) throws IOException
+    {
+        if (options.output() != null)
+        {
+            if (options.all())
+            {
+                pcapng = PcapngWriter.open(options.output(), LinkType.ETHERNET, PcapWriter.DEFAULT_SNAP_LENGTH);
+            }
+            else
+            {
+                pcap = PcapWriter.open(options.output(), inputFormat == CaptureFormat.PCAP_MICROSECONDS ?
+                    TimestampPrecision.MICROSECONDS : TimestampPrecision.NANOSECONDS, LinkType.ETHERNET,
+                    PcapWriter.DEFAULT_SNAP_LENGTH);
+            }
+        }
+        if (options.decisions() != null)
+        {
+            decisions = Files.newBufferedWriter(options.decisions(), StandardCharsets.UTF_8);
+            decisions.write(DECISIONS_HEADER);
+            decisions.write('\n');
+        }
+    }
+
+    /**
+     * One frame after the pipeline: written if forwarded (or always with --all), and logged if it opened
+     * (or could not open) a connection.
+     */
+    void frame(
+        final long timestampNs, final long address, final int length, final long originalLength, final int verdict,
+        final Pipeline pipeline, final int i) throws IOException
+    {
+        final boolean transmitted = Verdict.kind(verdict) == Verdict.TRANSMIT;
+        if (pcap != null && transmitted)
+        {
+            pcap.write(timestampNs, address, length, originalLength);
+            written++;
+        }
+        else if (pcapng != null)
+        {
+            pcapng.write(timestampNs, address, length, originalLength, comment(verdict),
+                transmitted ? PcapngWriter.DIRECTION_OUTBOUND : PcapngWriter.DIRECTION_INBOUND);
+            written++;
+        }
+        if (decisions != null)
+        {
+            final int opened = pipeline.openedServer(i);
+            if (opened != Pipeline.OPENED_NONE)
+            {
+                decision(timestampNs, pipeline.parsed(), i, opened, pipeline.refusal(i));
+            }
+        }
+    }
+
+    private byte[] comment(final int verdict)
+    {
+        return comments.computeIfAbsent(verdict, v -> ("jvs: " + Verdict.toString(v)).getBytes(StandardCharsets.UTF_8));
+    }
+
+    private void decision(final long timestampNs, final ParsedBurst p, final int i, final int opened, final DropReason refusal)
+        throws IOException
+    {
+        final boolean v6 = p.kind[i] == ParsedBurst.KIND_IPV6;
+        final IpAddress client = v6 ? IpAddress.ofV6(p.sourceHigh[i], p.sourceLow[i]) : IpAddress.ofV4(p.sourceV4(i));
+        final IpAddress virtual = v6 ? IpAddress.ofV6(p.destinationHigh[i], p.destinationLow[i]) :
+            IpAddress.ofV4(p.destinationV4(i));
+        final StringBuilder line = new StringBuilder(128);
+        line.append(Instant.ofEpochSecond(0, timestampNs)).append(',')
+            .append(protocolName(p.protocol[i])).append(',')
+            .append(endpoint(client, p.sourcePort[i])).append(',')
+            .append(endpoint(virtual, p.destinationPort[i])).append(',');
+        final RealServer server = opened > 0 ? plane.server(opened) : null;
+        if (server != null)
+        {
+            line.append(endpoint(server.address(), server.port())).append(',');
+        }
+        else
+        {
+            line.append("none,").append(refusal == null ? "unknown" : refusal.label());
+        }
+        decisions.write(line.append('\n').toString());
+        decisionLines++;
+    }
+
+    private static String endpoint(final IpAddress address, final int port)
+    {
+        return (address.isV6() ? address.toBracketedString() : address.toString()) + ":" + port;
+    }
+
+    private static String protocolName(final int protocol)
+    {
+        return switch (protocol)
+        {
+            case Ipv4Header.PROTOCOL_TCP -> "tcp";
+            case Ipv4Header.PROTOCOL_UDP -> "udp";
+            case 132 -> "sctp";
+            default -> Integer.toString(protocol);
+        };
+    }
+
+    long written()
+    {
+        return written;
+    }
+
+    long decisionLines()
+    {
+        return decisionLines;
+    }
+
+    @Override
+    public void close() throws IOException
+    {
+        try (PcapWriter a = pcap; PcapngWriter b = pcapng; BufferedWriter c = decisions)
+        {
+            pcap = null;
+            pcapng = null;
+            decisions = null;
+        }
+    }
+}
