@@ -6,7 +6,7 @@ import org.HdrHistogram.Histogram;
  * Panel three: the latency percentile curve as HdrHistogram's plotter draws it, percentiles spread on a
  * log scale of 1 / (1 - p) so each "nine" (90 %, 99 %, 99.9 %...) gets the same width and the tail, where
  * a balancer's trouble shows, is not squeezed into the right edge. A table beside it gives the figures
- * people quote: p50, p90, p99, p99.9, max and the sample count.
+ * people quote: p50, p90, p99, p99.9, max and the sample count, each in the unit that suits it.
  * <p>
  * The curve is sampled at evenly spaced points of that log scale up to the last percentile the count
  * can tell apart (1 - 1/count, at most 99.999 %), then steps up to the maximum.
@@ -101,11 +101,11 @@ final class LatencyPanel
     private void drawTable(final SvgBuilder svg)
     {
         final String[][] rows = {
-            {"p50", unit.format(histogram.getValueAtPercentile(50))},
-            {"p90", unit.format(histogram.getValueAtPercentile(90))},
-            {"p99", unit.format(histogram.getValueAtPercentile(99))},
-            {"p99.9", unit.format(histogram.getValueAtPercentile(99.9))},
-            {"max", unit.format(histogram.getMaxValue())},
+            {"p50", cell(histogram.getValueAtPercentile(50))},
+            {"p90", cell(histogram.getValueAtPercentile(90))},
+            {"p99", cell(histogram.getValueAtPercentile(99))},
+            {"p99.9", cell(histogram.getValueAtPercentile(99.9))},
+            {"max", cell(histogram.getMaxValue())},
             {"count", Long.toString(histogram.getTotalCount())},
         };
         double y = PLOT_TOP + 10;
@@ -115,6 +115,12 @@ final class LatencyPanel
                 .text("cell", TABLE_LEFT + 150, y, "end", row[1]);
             y += TABLE_ROW;
         }
+    }
+
+    /** Each figure in its own unit: "2.00 µs" reads better than the axis's "0.00 ms". */
+    private static String cell(final long valueNs)
+    {
+        return LatencyUnit.forMaximum(valueNs).format(valueNs);
     }
 
     /** The x of a number of nines: 0 for 0 %, 1 for 90 %, 2 for 99 %... */

@@ -20,7 +20,7 @@ final class SeriesPanel
 
     private static final double LEGEND_LEFT = PLOT_LEFT + PLOT_WIDTH + 24;
     private static final double LEGEND_ROW = 16;
-    private static final int LEGEND_CHARS = 30;
+    private static final int LEGEND_CHARS = 40;
     private static final double AXIS_ROOM = 44;
     private static final double NANOS_PER_SECOND = 1e9;
 
@@ -135,8 +135,9 @@ final class SeriesPanel
         return PLOT_TOP + PLOT_HEIGHT * (1 - Math.clamp(value / connections.max(), 0.0, 1.0));
     }
 
+    /** Cut at the front: the server, at the end of the name, is what tells the lines apart. */
     private static String fit(final String name)
     {
-        return name.length() <= LEGEND_CHARS ? name : name.substring(0, LEGEND_CHARS - 1) + "…";
+        return name.length() <= LEGEND_CHARS ? name : "…" + name.substring(name.length() - LEGEND_CHARS + 1);
     }
 }

@@ -123,7 +123,7 @@ public final class SvgReport
         .heading { font-size: 15px; font-weight: bold; fill: #222222; }
         .service { font-size: 13px; font-weight: bold; fill: #333333; }
         .label, .tick, .legend, .cell { fill: #333333; }
-        .tick { font-size: 11px; }
+        .tick, .legend { font-size: 11px; }
         .note { fill: #888888; font-style: italic; }
         .axis { stroke: #444444; stroke-width: 1; }
         .grid { stroke: #dddddd; stroke-width: 1; }
