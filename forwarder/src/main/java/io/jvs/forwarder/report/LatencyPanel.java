@@ -14,7 +14,7 @@ import org.HdrHistogram.Histogram;
 final class LatencyPanel
 {
     static final double PLOT_LEFT = 80;
-    static final double PLOT_TOP = 40;
+    static final double PLOT_TOP = 50;
     static final double PLOT_WIDTH = 560;
     static final double PLOT_HEIGHT = 220;
 
@@ -74,7 +74,7 @@ final class LatencyPanel
         svg.line("axis", PLOT_LEFT, PLOT_TOP, PLOT_LEFT, bottom)
             .line("axis", PLOT_LEFT, bottom, PLOT_LEFT + PLOT_WIDTH, bottom)
             .text("label", PLOT_LEFT + PLOT_WIDTH / 2, bottom + 34, "middle", "percentile")
-            .text("label", PLOT_LEFT, PLOT_TOP - 8, "middle", "latency (" + unit.symbol() + ")");
+            .text("label", PLOT_LEFT, PLOT_TOP - 12, "middle", "latency (" + unit.symbol() + ")");
     }
 
     private void drawCurve(final SvgBuilder svg, final Ticks latency)

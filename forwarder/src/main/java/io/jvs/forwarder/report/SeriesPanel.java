@@ -14,7 +14,7 @@ import java.util.List;
 final class SeriesPanel
 {
     static final double PLOT_LEFT = 70;
-    static final double PLOT_TOP = 40;
+    static final double PLOT_TOP = 50;
     static final double PLOT_WIDTH = 620;
     static final double PLOT_HEIGHT = 220;
 
@@ -111,7 +111,7 @@ final class SeriesPanel
         svg.line("axis", PLOT_LEFT, PLOT_TOP, PLOT_LEFT, bottom)
             .line("axis", PLOT_LEFT, bottom, PLOT_LEFT + PLOT_WIDTH, bottom)
             .text("label", PLOT_LEFT + PLOT_WIDTH / 2, bottom + 34, "middle", "time since the first sample (s)")
-            .text("label", PLOT_LEFT, PLOT_TOP - 8, "middle", "connections");
+            .text("label", PLOT_LEFT, PLOT_TOP - 12, "middle", "connections");
     }
 
     private void drawLine(final SvgBuilder svg, final ConnectionSeries one, final String name, final String colour)

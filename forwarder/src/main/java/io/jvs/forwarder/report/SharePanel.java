@@ -100,7 +100,7 @@ final class SharePanel
             weights += Math.max(0, server.weight());
         }
         svg.text("service", 20, top + 16, "start",
-            fit(service) + "  (" + connections + " connections, weights sum to " + weights + ")");
+            fit(service) + " (" + connections + " connections, weights sum to " + weights + ")");
         double y = top + SERVICE_ROW;
         for (final ServerShare server : servers)
         {
@@ -113,9 +113,9 @@ final class SharePanel
                 .rect("weight", BAR_LEFT, y + 3 + SHARE_BAR, BAR_FULL * expected / 100, WEIGHT_BAR, outlined(colour),
                     name + ": weight " + server.weight() + ", " + percentText(expected) + " expected")
                 .text("numbers", NUMBERS_LEFT, y + 12, "start",
-                    Math.max(0, server.connections()) + " conn  " + percentText(share))
-                .text("numbers", NUMBERS_LEFT, y + 25, "start", "weight " + server.weight() + "  " +
-                    percentText(expected) + "   " + Math.max(0, server.packets()) + " pkts  " + bytes(server.bytes()));
+                    Math.max(0, server.connections()) + " conn · " + percentText(share))
+                .text("numbers", NUMBERS_LEFT, y + 25, "start", "weight " + server.weight() + " · " +
+                    percentText(expected) + " · " + Math.max(0, server.packets()) + " pkts · " + bytes(server.bytes()));
             y += SERVER_ROW;
         }
         return y;

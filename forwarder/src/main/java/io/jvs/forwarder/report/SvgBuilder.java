@@ -7,6 +7,8 @@ import java.util.Locale;
  * whatever the default locale: the names in a report come from user rules, and a report must read the
  * same (and parse) on every machine.
  * <p>
+ * SVG collapses runs of spaces in text, so the panels separate figures with " · " instead.
+ * <p>
  * Coordinates are written with at most two decimals, trailing zeros dropped, which keeps long polylines
  * small without visible loss. Not thread-safe.
  */

@@ -50,14 +50,14 @@ class SvgReportTest
 
         assertThat(dom.texts("label")).contains("web-a", "web-b", "web-c", "tls-d", "tls-e", "tls-f");
         assertThat(dom.texts("service")).containsExactly(
-            WEB + "  (400 connections, weights sum to 4)", TLS + "  (800 connections, weights sum to 4)");
+            WEB + " (400 connections, weights sum to 4)", TLS + " (800 connections, weights sum to 4)");
         assertThat(dom.texts("numbers")).containsExactly(
-            "100 conn  25.0 %", "weight 1  25.0 %   1000 pkts  1.5 KiB",
-            "100 conn  25.0 %", "weight 1  25.0 %   1000 pkts  1.5 KiB",
-            "200 conn  50.0 %", "weight 2  50.0 %   2000 pkts  3.0 MiB",
-            "600 conn  75.0 %", "weight 3  75.0 %   6000 pkts  0 B",
-            "0 conn  0.0 %", "weight 1  25.0 %   0 pkts  0 B",
-            "200 conn  25.0 %", "weight 0  0.0 %   2000 pkts  900 B");
+            "100 conn · 25.0 %", "weight 1 · 25.0 % · 1000 pkts · 1.5 KiB",
+            "100 conn · 25.0 %", "weight 1 · 25.0 % · 1000 pkts · 1.5 KiB",
+            "200 conn · 50.0 %", "weight 2 · 50.0 % · 2000 pkts · 3.0 MiB",
+            "600 conn · 75.0 %", "weight 3 · 75.0 % · 6000 pkts · 0 B",
+            "0 conn · 0.0 %", "weight 1 · 25.0 % · 0 pkts · 0 B",
+            "200 conn · 25.0 %", "weight 0 · 0.0 % · 2000 pkts · 900 B");
     }
 
     @Test
@@ -90,7 +90,7 @@ class SvgReportTest
         assertThat(dom.texts("label")).contains("idle-a", "idle-b");
         assertThat(dom.elements("rect", "share")).hasSize(2).allSatisfy(
             bar -> assertThat(SvgDom.number(bar, "width")).isZero());
-        assertThat(dom.texts("numbers")).contains("0 conn  0.0 %", "weight 0  0.0 %   0 pkts  0 B");
+        assertThat(dom.texts("numbers")).contains("0 conn · 0.0 %", "weight 0 · 0.0 % · 0 pkts · 0 B");
     }
 
     @Test
