@@ -286,7 +286,7 @@ public final class ReplayReport
                     sum(c -> c.serverBytes(serverSlot)), connections == 0 ? 0 : 100.0 * serverConnections / connections,
                     weights == 0 ? 0 : 100.0 * server.weight() / weights, serverSlot));
             }
-            lines.add(new ServiceLine(service.key().toRuleString(), service.settings().scheduler(),
+            lines.add(new ServiceLine(service.key().toString(), service.settings().scheduler(),
                 sum(c -> c.serviceConnections(serviceSlot)), sum(c -> c.servicePackets(serviceSlot)),
                 sum(c -> c.serviceBytes(serviceSlot)), serverLines));
         }
