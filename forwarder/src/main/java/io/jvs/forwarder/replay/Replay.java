@@ -225,7 +225,9 @@ public final class Replay
         final int worker = dispatch.workerOf(frame, length);
         final FrameBurst burst = bursts[worker];
         windowWorker[entry] = worker;
-        windowIndex[entry] = burst.add(frame, length, capacity, HEADROOM, now);
+        final int index = burst.add(frame, length, capacity, HEADROOM, now);
+        burst.firewallMark[index] = options.firewallMark();
+        windowIndex[entry] = index;
     }
 
     private long largeSlot(final int entry)

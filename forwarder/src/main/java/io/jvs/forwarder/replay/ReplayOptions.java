@@ -15,10 +15,12 @@ import java.nio.file.Path;
  * @param decisions   where one CSV line per new connection goes, or null.
  * @param workers     pipelines the frames are spread over (as the daemon's workers), 1 and up.
  * @param connections each worker's IPv4 connection table capacity (IPv6 gets a quarter).
+ * @param firewallMark a mark given to every frame, as an iptables MARK rule matching everything on the box
+ *                    would (for {@code -f} services), or 0 for none.
  */
 public record ReplayOptions(
     Path rules, Path config, Path input, String filter, Path output, boolean all, Path decisions, int workers,
-    int connections)
+    int connections, int firewallMark)
 {
     /** The default connection table capacity per worker. */
     public static final int DEFAULT_CONNECTIONS = 1 << 20;
@@ -49,6 +51,14 @@ public record ReplayOptions(
      */
     public static ReplayOptions of(final Path rules, final Path input, final Path output)
     {
-        return new ReplayOptions(rules, null, input, null, output, false, null, 1, DEFAULT_CONNECTIONS);
+        return new ReplayOptions(rules, null, input, null, output, false, null, 1, DEFAULT_CONNECTIONS, 0);
+    }
+
+    /**
+     * @return these options with every frame marked.
+     */
+    public ReplayOptions withFirewallMark(final int mark)
+    {
+        return new ReplayOptions(rules, config, input, filter, output, all, decisions, workers, connections, mark);
     }
 }

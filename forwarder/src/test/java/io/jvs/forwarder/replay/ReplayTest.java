@@ -45,7 +45,7 @@ class ReplayTest
         final int workers)
     {
         return new ReplayOptions(rules, null, in, null, out, false, decisions, workers,
-            ReplayOptions.DEFAULT_CONNECTIONS / 64);
+            ReplayOptions.DEFAULT_CONNECTIONS / 64, 0);
     }
 
     @Test
@@ -111,7 +111,7 @@ class ReplayTest
             trace.udp(T0, "100.64.0.9", 3333, "10.0.0.100", 53);
         }
         final Path out = dir.resolve("out.pcap");
-        final ReplayReport report = replay(new ReplayOptions(rules, config, in, null, out, false, null, 1, 4096));
+        final ReplayReport report = replay(new ReplayOptions(rules, config, in, null, out, false, null, 1, 4096, 0));
         assertThat(report.forwarded()).isEqualTo(1);
         final Packet packet = readWithPcap4j(out).get(0);
         assertThat(packet.get(EthernetPacket.class).getHeader().getDstAddr().toString()).isEqualTo("02:00:00:00:07:07");
@@ -155,7 +155,7 @@ class ReplayTest
             trace.raw(T0 + 11 * SECOND, new byte[] {2, 0, 0, 0, 0, 0x10, 2, 0, 0, 0, 0, (byte)0xFE, 8, 0, 0x45, 0}, 60);
         }
         final Path out = dir.resolve("all.pcapng");
-        final ReplayReport report = replay(new ReplayOptions(rules, null, in, null, out, true, null, 1, 4096));
+        final ReplayReport report = replay(new ReplayOptions(rules, null, in, null, out, true, null, 1, 4096, 0));
         assertThat(report.outOfOrder()).isEqualTo(1);
         assertThat(report.snapTruncated()).isEqualTo(1);
         assertThat(report.forwarded()).isEqualTo(2);
@@ -240,7 +240,7 @@ class ReplayTest
             trace.udp(T0 + 2, "100.64.0.2", 1000, "10.0.0.100", 53);
         }
         final ReplayReport report = replay(new ReplayOptions(rules, null, in, "udp and dst port 53", null, false, null,
-            1, 4096));
+            1, 4096, 0));
         assertThat(report.records()).isEqualTo(3);
         assertThat(report.filteredOut()).isEqualTo(1);
         assertThat(report.framesIn()).isEqualTo(2);

@@ -83,6 +83,10 @@ public final class ReplayCommand implements Callable<Integer>
         description = "connection table capacity per worker (default ${DEFAULT-VALUE})")
     private int connections;
 
+    @Option(names = "--fwmark", defaultValue = "0", paramLabel = "MARK", description = "mark every frame, as an " +
+        "iptables MARK rule matching everything would (for -f services)")
+    private int firewallMark;
+
     @Option(names = "--quiet", description = "print nothing but errors")
     private boolean quiet;
 
@@ -95,7 +99,7 @@ public final class ReplayCommand implements Callable<Integer>
         final Replay replay;
         try
         {
-            options = new ReplayOptions(rules, config, input, filter, output, all, decisions, workers, connections);
+            options = new ReplayOptions(rules, config, input, filter, output, all, decisions, workers, connections, firewallMark);
             if (!Files.isReadable(input))
             {
                 throw new NoSuchFileException(input.toString(), null, "cannot be read");
