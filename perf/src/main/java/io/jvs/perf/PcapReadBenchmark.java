@@ -50,6 +50,8 @@ import java.util.concurrent.TimeUnit;
  *   and hand off a frame;</li>
  *   <li>{@code iterateAndTouch}: the same, plus two 8-byte loads from each frame (its MAC addresses and
  *   EtherType), so every record's cache lines really come in.</li>
+ *   <li>{@code pcap4jRawPackets}: the alternative replay could have used, libpcap through pcap4j
+ *   ({@code pcap_next_ex} and a byte[] copy of each record), touching the same two words.</li>
  * </ul>
  * <pre>
  *   java -jar perf/target/benchmarks.jar PcapReadBenchmark -prof gc
@@ -176,6 +178,34 @@ public class PcapReadBenchmark
                 channel.write(buffer);
             }
         }
+    }
+
+    /**
+     * libpcap's reader through pcap4j (JNA): one native call and one byte[] per record.
+     */
+    @Benchmark
+    @OperationsPerInvocation(OPERATIONS)
+    public long pcap4jRawPackets() throws Exception
+    {
+        long sum = 0;
+        long count = 0;
+        for (int pass = 0; pass < passes; pass++)
+        {
+            try (org.pcap4j.core.PcapHandle handle = org.pcap4j.core.Pcaps.openOffline(path.toString(),
+                org.pcap4j.core.PcapHandle.TimestampPrecision.NANO))
+            {
+                for (byte[] raw = handle.getNextRawPacket(); raw != null; raw = handle.getNextRawPacket())
+                {
+                    sum += raw.length + raw[0] + raw[8];
+                    count++;
+                }
+            }
+        }
+        if (count != OPERATIONS)
+        {
+            throw new IllegalStateException("pcap4j read " + count + " records, not " + OPERATIONS);
+        }
+        return sum;
     }
 
     /**

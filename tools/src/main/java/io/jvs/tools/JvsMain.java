@@ -1,6 +1,7 @@
 package io.jvs.tools;
 
 import io.jvs.tools.bench.BenchCommand;
+import io.jvs.tools.demo.DemoCommand;
 import io.jvs.tools.replay.ReplayCommand;
 import io.jvs.tools.simulate.SimulateCommand;
 import picocli.CommandLine;
@@ -14,7 +15,7 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     version = "jvs 0.1.0",
     description = "jvs (Java Virtual Server): an LVS-style layer-4 load balancer.",
-    subcommands = {SimulateCommand.class, ReplayCommand.class, BenchCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {DemoCommand.class, SimulateCommand.class, ReplayCommand.class, BenchCommand.class, CommandLine.HelpCommand.class})
 public final class JvsMain implements Runnable
 {
     @CommandLine.Spec
