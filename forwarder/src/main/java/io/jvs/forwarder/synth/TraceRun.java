@@ -192,15 +192,14 @@ final class TraceRun
         {
             // Mostly requests of a few hundred bytes, some uploads up to a full segment.
             final int payload = random.chance(0.7) ? random.between(40, 600) : random.between(600, factory.mss());
-            length = factory.tcp(frame, port, sequence, acknowledgement, PSH_ACK, payload);
+            final int acknowledged = acknowledge(slot, sent > 2);
+            length = factory.tcp(frame, port, sequence, acknowledged, PSH_ACK, payload);
             flows.sequence[slot] = sequence + payload;
-            // The service answers before the next segment: what the client acknowledges grows by its reply.
-            flows.acknowledgement[slot] = acknowledgement + random.nextInt(64_000);
         }
         else
         {
-            length = factory.tcp(frame, port, sequence, acknowledgement, flows.variant[slot] == 1 ? RST_ACK : FIN_ACK,
-                0);
+            length = factory.tcp(frame, port, sequence, acknowledge(slot, true),
+                flows.variant[slot] == 1 ? RST_ACK : FIN_ACK, 0);
         }
         emit(length);
         counters.tcpPackets++;
@@ -209,6 +208,23 @@ final class TraceRun
         {
             clients.release(client, port);
         }
+    }
+
+    /**
+     * The service answers each request before the client's next segment, so what the client acknowledges
+     * grows by that reply; between segments the table holds what the client last acknowledged, where the
+     * service's next reply starts (what an ICMP error quotes).
+     *
+     * @param replied whether a reply came since the client's last segment.
+     * @return the acknowledgement number to send.
+     */
+    private int acknowledge(final int slot, final boolean replied)
+    {
+        if (replied)
+        {
+            flows.acknowledgement[slot] += random.nextInt(64_000);
+        }
+        return flows.acknowledgement[slot];
     }
 
     private void sendUdp(final int slot) throws IOException
