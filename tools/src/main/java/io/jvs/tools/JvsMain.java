@@ -2,6 +2,7 @@ package io.jvs.tools;
 
 import io.jvs.tools.bench.BenchCommand;
 import io.jvs.tools.simulate.SimulateCommand;
+import io.jvs.tools.synth.SynthCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -13,7 +14,7 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     version = "jvs 0.1.0",
     description = "jvs (Java Virtual Server): an LVS-style layer-4 load balancer.",
-    subcommands = {SimulateCommand.class, BenchCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {SimulateCommand.class, SynthCommand.class, BenchCommand.class, CommandLine.HelpCommand.class})
 public final class JvsMain implements Runnable
 {
     @CommandLine.Spec

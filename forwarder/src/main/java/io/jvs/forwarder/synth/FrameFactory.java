@@ -125,7 +125,8 @@ final class FrameFactory
         final int payloadLength)
     {
         final long tcp = frame + ipHeader(frame, Ipv4Header.PROTOCOL_TCP, Ipv4Header.FLAG_DONT_FRAGMENT);
-        final int headerLength = HeaderWriter.tcp(tcp, clientPort, servicePort, sequence, acknowledgement, flags, mss());
+        final int headerLength =
+            HeaderWriter.tcp(tcp, clientPort, servicePort, sequence, acknowledgement, flags, mss());
         Frames.copy(pattern + (sequence & 0x3FF), tcp + headerLength, payloadLength);
         final int segmentLength = headerLength + payloadLength;
         finishIpHeader(frame, segmentLength, clientPort);
