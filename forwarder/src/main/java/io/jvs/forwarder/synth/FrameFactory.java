@@ -32,6 +32,13 @@ final class FrameFactory
     /** Bytes of memory the factory needs: the payload text and room to assemble one large datagram. */
     static final int MEMORY_LENGTH = PATTERN_LENGTH + 4096;
 
+    private static final int DNS_HEADER_LENGTH = 12;
+    private static final int DNS_RECURSION_DESIRED = 0x0100;
+    private static final int DNS_TYPE_A = 1;
+    private static final int DNS_TYPE_AAAA = 28;
+    private static final int DNS_CLASS_IN = 1;
+    /** The rest of the name, as DNS writes it: length-prefixed labels and the root's empty one. */
+    private static final byte[] DNS_DOMAIN = "\7example\3com\0".getBytes(StandardCharsets.US_ASCII);
     private static final int ICMP_QUOTE_V4 = Ipv4Header.MIN_LENGTH + 8;
     private static final int ICMP_QUOTE_V6 = Ipv6Header.LENGTH + 8;
     private static final String PAYLOAD_TEXT = "GET /catalogue/item-%04d.html HTTP/1.1\r\nHost: www.example.com\r\n" +
@@ -143,9 +150,44 @@ final class FrameFactory
     int udp(final long frame, final int clientPort, final int payloadLength)
     {
         final long udp = frame + ipHeader(frame, Ipv4Header.PROTOCOL_UDP, 0);
+        Frames.copy(pattern + (clientPort & 0x3FF), udp + L4Headers.UDP_LENGTH, payloadLength);
+        return finishUdp(frame, udp, clientPort, payloadLength);
+    }
+
+    /**
+     * A DNS query from the client, one datagram: a recursive query for an A record (AAAA from IPv6
+     * clients) of {@code <label>.example.com}, so that tools decoding port 53 show a query.
+     *
+     * @param queryId     the DNS id, 0..65535.
+     * @param labelLength the first label's length, 1..63 (the datagram's payload is 30 bytes more).
+     * @return the frame's length, padded to Ethernet's minimum.
+     */
+    int dnsQuery(final long frame, final int clientPort, final int queryId, final int labelLength)
+    {
+        final long udp = frame + ipHeader(frame, Ipv4Header.PROTOCOL_UDP, 0);
+        final long dns = udp + L4Headers.UDP_LENGTH;
+        Frames.putU16(dns, queryId);
+        Frames.putU16(dns + 2, DNS_RECURSION_DESIRED);
+        Frames.putI64(dns + 4, 1L << 48);
+        long at = dns + DNS_HEADER_LENGTH;
+        Frames.putU8(at++, labelLength);
+        for (int i = 0; i < labelLength; i++)
+        {
+            Frames.putU8(at++, 'a' + (queryId + i * 7) % 26);
+        }
+        for (final byte letter : DNS_DOMAIN)
+        {
+            Frames.putU8(at++, letter);
+        }
+        Frames.putU16(at, v6 ? DNS_TYPE_AAAA : DNS_TYPE_A);
+        Frames.putU16(at + 2, DNS_CLASS_IN);
+        return finishUdp(frame, udp, clientPort, (int)(at + 4 - dns));
+    }
+
+    private int finishUdp(final long frame, final long udp, final int clientPort, final int payloadLength)
+    {
         final int segmentLength = L4Headers.UDP_LENGTH + payloadLength;
         HeaderWriter.udp(udp, clientPort, servicePort, segmentLength);
-        Frames.copy(pattern + (clientPort & 0x3FF), udp + L4Headers.UDP_LENGTH, payloadLength);
         finishIpHeader(frame, segmentLength, clientPort);
         HeaderWriter.transportChecksum(frame + l3Offset, v6, Ipv4Header.PROTOCOL_UDP, udp, segmentLength);
         return HeaderWriter.pad(frame, l4Offset + segmentLength);

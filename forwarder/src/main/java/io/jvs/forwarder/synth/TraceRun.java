@@ -249,8 +249,7 @@ final class TraceRun
         }
         else
         {
-            // A DNS query's size.
-            emit(factory.udp(frame, port, random.between(17, 120)));
+            emit(factory.dnsQuery(frame, port, random.nextInt(0x10000), random.between(1, 63)));
             counters.wellFormed(v6, vlanId);
         }
         counters.udpPackets += frames;

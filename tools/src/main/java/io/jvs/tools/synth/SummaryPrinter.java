@@ -25,7 +25,8 @@ final class SummaryPrinter
     {
         final double traceSeconds = (summary.lastTimestampNs() - summary.firstTimestampNs()) / 1e9;
         out.printf(Locale.ROOT,
-            "jvs synth: wrote %d packets to %s in %.2f s (%.2f Mpps); %.3f s of traffic at %d pps%n", summary.packets(), file, seconds, summary.packets() / seconds / 1e6, traceSeconds, settings.ratePps());
+            "jvs synth: wrote %d packets to %s in %.2f s (%.2f Mpps); %.3f s of traffic at %d pps%n",
+            summary.packets(), file, seconds, summary.packets() / seconds / 1e6, traceSeconds, settings.ratePps());
         out.printf(Locale.ROOT, "  tcp %d packets, %d connections (%d reset), per service %s%n",
             summary.tcpPackets(), summary.tcpConnections(), summary.resetConnections(),
             summary.tcpConnectionsPerService());
