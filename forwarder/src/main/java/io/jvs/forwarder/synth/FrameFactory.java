@@ -7,11 +7,13 @@ import io.jvs.core.packet.Ipv6Header;
 import io.jvs.core.packet.L4Headers;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Locale;
 
 /**
- * Builds the frames of one client and service into off-heap memory: TCP segments and UDP datagrams from the
- * client to the virtual address, fragments of large datagrams, and the ICMP errors a router on the client's
- * path sends to the virtual address about a reply of the service's.
+ * Builds the frames of one client and service into off-heap memory: TCP segments, DNS queries and other UDP
+ * datagrams from the client to the virtual address, fragments of large datagrams ({@link FragmentWriter}),
+ * and the ICMP errors a router on the client's path sends about a reply of the service's
+ * ({@link IcmpErrorWriter}).
  * <p>
  * Set the endpoint ({@link #endpoint}) and then write frames for it; each method returns the frame's length
  * and leaves the offsets of its headers in {@link #l3Offset()} and {@link #l4Offset()}. Payload bytes are
@@ -21,16 +23,9 @@ final class FrameFactory
 {
     static final int MSS_V4 = 1460;
     static final int MSS_V6 = 1440;
-    /** The UDP payload of a large datagram: too big for one 1500-byte packet, so it travels in fragments. */
-    static final int LARGE_DATAGRAM_PAYLOAD = 3000;
-    /** The IP payload of each fragment but the last, multiples of 8 that fill a 1500-byte packet. */
-    static final int FRAGMENT_PAYLOAD_V4 = 1480;
-    static final int FRAGMENT_PAYLOAD_V6 = 1448;
-    /** The length of the reply an ICMP error reports as too big. */
-    static final int TOO_BIG_LENGTH = 1500;
     static final int PATTERN_LENGTH = 8192;
     /** Bytes of memory the factory needs: the payload text and room to assemble one large datagram. */
-    static final int MEMORY_LENGTH = PATTERN_LENGTH + 4096;
+    static final int MEMORY_LENGTH = PATTERN_LENGTH + FragmentWriter.MEMORY_LENGTH;
 
     private static final int DNS_HEADER_LENGTH = 12;
     private static final int DNS_RECURSION_DESIRED = 0x0100;
@@ -39,25 +34,22 @@ final class FrameFactory
     private static final int DNS_CLASS_IN = 1;
     /** The rest of the name, as DNS writes it: length-prefixed labels and the root's empty one. */
     private static final byte[] DNS_DOMAIN = "\7example\3com\0".getBytes(StandardCharsets.US_ASCII);
-    private static final int ICMP_QUOTE_V4 = Ipv4Header.MIN_LENGTH + 8;
-    private static final int ICMP_QUOTE_V6 = Ipv6Header.LENGTH + 8;
     private static final String PAYLOAD_TEXT = "GET /catalogue/item-%04d.html HTTP/1.1\r\nHost: www.example.com\r\n" +
         "User-Agent: jvs-synth/1.0\r\nAccept: text/html,*/*\r\nCookie: session=%08x\r\n\r\n";
 
     private final long pattern;
-    private final long datagram;
-    private boolean v6;
-    private int vlanId;
-    private int clientV4;
-    private long clientLow;
-    private int vipV4;
-    private long vipLow;
-    private int servicePort;
+    private final FragmentWriter fragments;
+    // The endpoint, as endpoint() set it; FragmentWriter and IcmpErrorWriter read it too.
+    boolean v6;
+    int vlanId;
+    int clientV4;
+    long clientLow;
+    int vipV4;
+    long vipLow;
+    int servicePort;
     private int identification;
-    private int fragmentIdentification;
     private int l3Offset;
     private int l4Offset;
-    private int datagramLength;
 
     /**
      * @param memory {@link #MEMORY_LENGTH} bytes off-heap, for the factory's own use.
@@ -66,13 +58,12 @@ final class FrameFactory
     FrameFactory(final long memory, final long seed)
     {
         this.pattern = memory;
-        this.datagram = memory + PATTERN_LENGTH;
+        this.fragments = new FragmentWriter(memory + PATTERN_LENGTH, seed);
         this.identification = (int)SplitMix64.mix(seed) & 0xFFFF;
-        this.fragmentIdentification = (int)SplitMix64.mix(~seed);
         int at = 0;
         for (int line = 0; at < PATTERN_LENGTH; line++)
         {
-            final byte[] text = String.format(PAYLOAD_TEXT, line, (int)SplitMix64.mix(seed + line))
+            final byte[] text = String.format(Locale.ROOT, PAYLOAD_TEXT, line, (int)SplitMix64.mix(seed + line))
                 .getBytes(StandardCharsets.US_ASCII);
             for (int i = 0; i < text.length && at < PATTERN_LENGTH; i++, at++)
             {
@@ -194,146 +185,53 @@ final class FrameFactory
     }
 
     /**
-     * @return the fragments a datagram of {@link #LARGE_DATAGRAM_PAYLOAD} bytes takes over IPv4 or IPv6.
-     */
-    static int largeDatagramFragments(final boolean v6)
-    {
-        final int piece = v6 ? FRAGMENT_PAYLOAD_V6 : FRAGMENT_PAYLOAD_V4;
-        return (L4Headers.UDP_LENGTH + LARGE_DATAGRAM_PAYLOAD + piece - 1) / piece;
-    }
-
-    /**
-     * Assembles a large datagram, checksum and all, for {@link #fragment} to cut up: the checksum covers the
-     * whole datagram, so it is computed before the first fragment is written.
+     * @see FragmentWriter#prepare
      */
     void prepareLargeDatagram(final int clientPort)
     {
-        final int ipLength = v6 ? Ipv6Header.LENGTH : Ipv4Header.MIN_LENGTH;
-        final long udp = datagram + ipLength;
-        datagramLength = L4Headers.UDP_LENGTH + LARGE_DATAGRAM_PAYLOAD;
-        if (v6)
-        {
-            HeaderWriter.ipv6(datagram, datagramLength, Ipv4Header.PROTOCOL_UDP, 0, AddressPlan.CLIENT_PREFIX_V6.high(),
-                clientLow, AddressPlan.FIRST_VIP_V6.high(), vipLow);
-        }
-        else
-        {
-            HeaderWriter.ipv4(datagram, ipLength + datagramLength, 0, 0, HeaderWriter.TTL, Ipv4Header.PROTOCOL_UDP,
-                clientV4, vipV4);
-        }
-        HeaderWriter.udp(udp, clientPort, servicePort, datagramLength);
-        Frames.copy(pattern + (clientPort & 0x3FF), udp + L4Headers.UDP_LENGTH, LARGE_DATAGRAM_PAYLOAD);
-        HeaderWriter.transportChecksum(datagram, v6, Ipv4Header.PROTOCOL_UDP, udp, datagramLength);
-        identification = (identification + 1) & 0xFFFF;
-        fragmentIdentification++;
+        fragments.prepare(this, clientPort);
     }
 
     /**
-     * One fragment of the datagram {@link #prepareLargeDatagram} assembled.
-     *
-     * @param index 0..{@link #largeDatagramFragments} - 1.
-     * @return the frame's length.
+     * @see FragmentWriter#fragment
      */
     int fragment(final long frame, final int index, final int clientPort)
     {
-        final int piece = v6 ? FRAGMENT_PAYLOAD_V6 : FRAGMENT_PAYLOAD_V4;
-        final int offset = index * piece;
-        final int length = Math.min(piece, datagramLength - offset);
-        final boolean more = offset + length < datagramLength;
-        final long payload;
-        if (v6)
-        {
-            l3Offset = HeaderWriter.ethernet(frame, vlanId, EthernetHeader.TYPE_IPV6);
-            final long ip = frame + l3Offset;
-            HeaderWriter.ipv6(ip, Ipv6Header.FRAGMENT_HEADER_LENGTH + length, Ipv6Header.NEXT_FRAGMENT,
-                flowLabel(clientPort), AddressPlan.CLIENT_PREFIX_V6.high(), clientLow, AddressPlan.FIRST_VIP_V6.high(),
-                vipLow);
-            final long fragmentHeader = ip + Ipv6Header.LENGTH;
-            Frames.putU8(fragmentHeader, Ipv4Header.PROTOCOL_UDP);
-            Frames.putU8(fragmentHeader + 1, 0);
-            Frames.putU16(fragmentHeader + 2, offset | (more ? Ipv6Header.FRAGMENT_MORE : 0));
-            Frames.putI32(fragmentHeader + 4, fragmentIdentification);
-            payload = fragmentHeader + Ipv6Header.FRAGMENT_HEADER_LENGTH;
-            l4Offset = l3Offset + Ipv6Header.LENGTH + Ipv6Header.FRAGMENT_HEADER_LENGTH;
-            Frames.copy(datagram + Ipv6Header.LENGTH + offset, payload, length);
-        }
-        else
-        {
-            l3Offset = HeaderWriter.ethernet(frame, vlanId, EthernetHeader.TYPE_IPV4);
-            final long ip = frame + l3Offset;
-            HeaderWriter.ipv4(ip, Ipv4Header.MIN_LENGTH + length, identification,
-                (offset >>> 3) | (more ? Ipv4Header.FLAG_MORE_FRAGMENTS : 0), HeaderWriter.TTL,
-                Ipv4Header.PROTOCOL_UDP, clientV4, vipV4);
-            payload = ip + Ipv4Header.MIN_LENGTH;
-            l4Offset = l3Offset + Ipv4Header.MIN_LENGTH;
-            Frames.copy(datagram + Ipv4Header.MIN_LENGTH + offset, payload, length);
-        }
-        return HeaderWriter.pad(frame, l4Offset + length);
+        return fragments.fragment(this, frame, index, clientPort);
     }
 
     /**
-     * What a router on the client's path sends the virtual address when the service's reply on this
-     * connection is too big for the next link: ICMP fragmentation-needed (type 3 code 4) or ICMPv6
-     * packet-too-big, quoting the reply's IP header and first 8 bytes (its ports and sequence number).
-     *
-     * @param clientPort     the connection's client port.
-     * @param serverSequence the reply's sequence number.
-     * @param mtu            the next-hop MTU reported.
-     * @return the frame's length.
+     * Copies payload bytes: the fixed text from the given point on.
+     */
+    void payload(final long to, final int from, final int length)
+    {
+        Frames.copy(pattern + from, to, length);
+    }
+
+    /**
+     * @see IcmpErrorWriter#tooBig
      */
     int icmpTooBig(final long frame, final int clientPort, final int serverSequence, final int mtu)
     {
-        final long ip;
-        final long icmp;
-        final long quote;
-        final int icmpLength;
-        if (v6)
-        {
-            icmpLength = L4Headers.ICMP_HEADER_LENGTH + ICMP_QUOTE_V6;
-            l3Offset = HeaderWriter.ethernet(frame, vlanId, EthernetHeader.TYPE_IPV6);
-            ip = frame + l3Offset;
-            HeaderWriter.ipv6(ip, icmpLength, Ipv4Header.PROTOCOL_ICMPV6, 0, AddressPlan.PATH_ROUTER_V6.high(),
-                AddressPlan.PATH_ROUTER_V6.low(), AddressPlan.FIRST_VIP_V6.high(), vipLow);
-            l4Offset = l3Offset + Ipv6Header.LENGTH;
-            icmp = frame + l4Offset;
-            Frames.putU8(icmp, L4Headers.ICMPV6_PACKET_TOO_BIG);
-            Frames.putU8(icmp + 1, 0);
-            Frames.putI32(icmp + L4Headers.ICMP_REST_OFFSET, mtu);
-            quote = icmp + L4Headers.ICMP_HEADER_LENGTH;
-            HeaderWriter.ipv6(quote, TOO_BIG_LENGTH - Ipv6Header.LENGTH, Ipv4Header.PROTOCOL_TCP, flowLabel(clientPort),
-                AddressPlan.FIRST_VIP_V6.high(), vipLow, AddressPlan.CLIENT_PREFIX_V6.high(), clientLow);
-            writeQuotedTcp(quote + Ipv6Header.LENGTH, clientPort, serverSequence);
-        }
-        else
-        {
-            icmpLength = L4Headers.ICMP_HEADER_LENGTH + ICMP_QUOTE_V4;
-            l3Offset = HeaderWriter.ethernet(frame, vlanId, EthernetHeader.TYPE_IPV4);
-            ip = frame + l3Offset;
-            identification = (identification + 1) & 0xFFFF;
-            HeaderWriter.ipv4(ip, Ipv4Header.MIN_LENGTH + icmpLength, identification, 0, HeaderWriter.TTL,
-                Ipv4Header.PROTOCOL_ICMP, AddressPlan.PATH_ROUTER_V4.v4(), vipV4);
-            l4Offset = l3Offset + Ipv4Header.MIN_LENGTH;
-            icmp = frame + l4Offset;
-            Frames.putU8(icmp, L4Headers.ICMP_DESTINATION_UNREACHABLE);
-            Frames.putU8(icmp + 1, L4Headers.ICMP_CODE_FRAGMENTATION_NEEDED);
-            Frames.putU16(icmp + L4Headers.ICMP_REST_OFFSET, 0);
-            Frames.putU16(icmp + L4Headers.ICMP_REST_OFFSET + 2, mtu);
-            quote = icmp + L4Headers.ICMP_HEADER_LENGTH;
-            // The reply as the router received it: one hop from the balancer, DF set (that is why it is reported).
-            HeaderWriter.ipv4(quote, TOO_BIG_LENGTH, serverSequence & 0xFFFF, Ipv4Header.FLAG_DONT_FRAGMENT,
-                HeaderWriter.TTL - 1, Ipv4Header.PROTOCOL_TCP, vipV4, clientV4);
-            writeQuotedTcp(quote + Ipv4Header.MIN_LENGTH, clientPort, serverSequence);
-        }
-        HeaderWriter.transportChecksum(ip, v6, v6 ? Ipv4Header.PROTOCOL_ICMPV6 : Ipv4Header.PROTOCOL_ICMP, icmp,
-            icmpLength);
-        return HeaderWriter.pad(frame, l4Offset + icmpLength);
+        return IcmpErrorWriter.tooBig(this, frame, clientPort, serverSequence, mtu);
     }
 
-    private void writeQuotedTcp(final long tcp, final int clientPort, final int serverSequence)
+    /**
+     * Records where the frame just written has its headers.
+     */
+    void offsets(final int l3, final int l4)
     {
-        Frames.putU16(tcp, servicePort);
-        Frames.putU16(tcp + 2, clientPort);
-        Frames.putI32(tcp + 4, serverSequence);
+        l3Offset = l3;
+        l4Offset = l4;
+    }
+
+    /**
+     * @return the next IPv4 identification, as a host's one counter hands them out.
+     */
+    int nextIdentification()
+    {
+        identification = (identification + 1) & 0xFFFF;
+        return identification;
     }
 
     /**
@@ -380,7 +278,7 @@ final class FrameFactory
     /**
      * @return the flow label the client's stack gives a connection: fixed per client port, as Linux hashes it.
      */
-    private static int flowLabel(final int clientPort)
+    static int flowLabel(final int clientPort)
     {
         return (int)SplitMix64.mix(clientPort) & 0xF_FFFF;
     }

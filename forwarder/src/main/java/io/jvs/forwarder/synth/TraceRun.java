@@ -121,7 +121,7 @@ final class TraceRun
         if (udp)
         {
             final int datagrams = random.between(1, MOST_DATAGRAMS);
-            final int fragments = FrameFactory.largeDatagramFragments(clients.isV6(client));
+            final int fragments = FragmentWriter.count(clients.isV6(client));
             int large = 0;
             int frames = 0;
             for (int datagram = 0; datagram < datagrams; datagram++)
@@ -238,7 +238,7 @@ final class TraceRun
         int frames = 1;
         if ((flows.variant[slot] & 1 << datagram) != 0)
         {
-            frames = FrameFactory.largeDatagramFragments(v6);
+            frames = FragmentWriter.count(v6);
             factory.prepareLargeDatagram(port);
             for (int fragment = 0; fragment < frames; fragment++)
             {

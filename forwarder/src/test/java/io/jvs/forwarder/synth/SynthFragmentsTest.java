@@ -44,7 +44,7 @@ class SynthFragmentsTest
             {
                 continue;
             }
-            final int count = FrameFactory.largeDatagramFragments(first.isV6());
+            final int count = FragmentWriter.count(first.isV6());
             final ByteArrayOutputStream datagram = new ByteArrayOutputStream();
             for (int fragment = 0; fragment < count; fragment++)
             {
@@ -57,7 +57,7 @@ class SynthFragmentsTest
                 datagram.write(piece.bytes(), piece.l4Offset(), piece.l4Length());
             }
             final byte[] bytes = datagram.toByteArray();
-            assertThat(bytes).hasSize(8 + FrameFactory.LARGE_DATAGRAM_PAYLOAD);
+            assertThat(bytes).hasSize(8 + FragmentWriter.LARGE_DATAGRAM_PAYLOAD);
             final int addressLength = first.isV6() ? 32 : 8;
             final int addressOffset = first.l3Offset() + (first.isV6() ? 8 : 12);
             Frames.write(java.util.Arrays.copyOfRange(first.bytes(), addressOffset, addressOffset + addressLength),
