@@ -177,7 +177,6 @@ final class TraceRun
         factory.endpoint(client, flows.service[slot], v6, vlanId, AddressPlan.TCP_PORT);
         final int sent = flows.sent[slot];
         final int sequence = flows.sequence[slot];
-        final int acknowledgement = flows.acknowledgement[slot];
         final int length;
         if (sent == 0)
         {
@@ -186,7 +185,7 @@ final class TraceRun
         }
         else if (sent == 1)
         {
-            length = factory.tcp(frame, port, sequence, acknowledgement, L4Headers.TCP_ACK, 0);
+            length = factory.tcp(frame, port, sequence, acknowledge(slot, false), L4Headers.TCP_ACK, 0);
         }
         else if (sent < 2 + flows.units[slot])
         {
