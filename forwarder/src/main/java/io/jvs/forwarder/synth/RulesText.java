@@ -4,7 +4,8 @@ import io.jvs.core.net.IpAddress;
 
 /**
  * The ipvsadm rules, in {@code ipvsadm -S -n} form, of the services a synthetic trace is addressed to: what
- * {@code ipvsadm -R} or core's RulesFile reads to set up a balancer that can forward the trace.
+ * {@code ipvsadm -R} or core's RulesFile reads to set up a balancer that can forward the trace. No comment
+ * line: core skips them, but ipvsadm -R would refuse one.
  */
 final class RulesText
 {
@@ -15,8 +16,6 @@ final class RulesText
     static String of(final SynthSettings settings)
     {
         final StringBuilder text = new StringBuilder(256 * settings.services());
-        text.append("# jvs synth: ").append(settings.services()).append(" dual-stack services of ")
-            .append(settings.serversPerService()).append(" real servers, seed ").append(settings.seed()).append('\n');
         for (int service = 0; service < settings.services(); service++)
         {
             for (final boolean v6 : new boolean[] {false, true})

@@ -60,9 +60,9 @@ public final class TraceSynthesizer
     }
 
     /**
-     * @return the rules, one ipvsadm command a line as {@code ipvsadm -S -n} writes them (with a comment line
-     * first): for each service an IPv4 and an IPv6 TCP virtual service on port 80 with its real servers, then
-     * the UDP port 53 services on the first service's addresses, with the first service's servers.
+     * @return the rules, one ipvsadm command a line as {@code ipvsadm -S -n} writes them: for each service an
+     * IPv4 and an IPv6 TCP virtual service on port 80 with its real servers, then the UDP port 53 services on
+     * the first service's addresses, with the first service's servers.
      */
     public static String rules(final SynthSettings settings)
     {
