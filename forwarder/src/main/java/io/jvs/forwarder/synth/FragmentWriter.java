@@ -47,8 +47,9 @@ final class FragmentWriter
     }
 
     /**
-     * Assembles a large datagram, checksum and all, for {@link #fragment} to cut up, for the endpoint's client and service: the checksum covers the
-     * whole datagram, so it is computed before the first fragment is written.
+     * Assembles a large datagram from the endpoint's client to its service, checksum and all, for
+     * {@link #fragment} to cut up: the checksum covers the whole datagram, so it is computed before the first
+     * fragment is written.
      */
     void prepare(final FrameFactory endpoint, final int clientPort)
     {
@@ -92,8 +93,8 @@ final class FragmentWriter
             l3Offset = HeaderWriter.ethernet(frame, endpoint.vlanId, EthernetHeader.TYPE_IPV6);
             final long ip = frame + l3Offset;
             HeaderWriter.ipv6(ip, Ipv6Header.FRAGMENT_HEADER_LENGTH + length, Ipv6Header.NEXT_FRAGMENT,
-                FrameFactory.flowLabel(clientPort), AddressPlan.CLIENT_PREFIX_V6.high(), endpoint.clientLow, AddressPlan.FIRST_VIP_V6.high(),
-                endpoint.vipLow);
+                FrameFactory.flowLabel(clientPort), AddressPlan.CLIENT_PREFIX_V6.high(), endpoint.clientLow,
+                AddressPlan.FIRST_VIP_V6.high(), endpoint.vipLow);
             final long fragmentHeader = ip + Ipv6Header.LENGTH;
             Frames.putU8(fragmentHeader, Ipv4Header.PROTOCOL_UDP);
             Frames.putU8(fragmentHeader + 1, 0);

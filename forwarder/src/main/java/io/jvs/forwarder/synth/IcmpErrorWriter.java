@@ -34,7 +34,8 @@ final class IcmpErrorWriter
      * @param mtu            the next-hop MTU reported.
      * @return the frame's length.
      */
-    static int tooBig(final FrameFactory endpoint, final long frame, final int clientPort, final int serverSequence, final int mtu)
+    static int tooBig(final FrameFactory endpoint, final long frame, final int clientPort, final int serverSequence,
+        final int mtu)
     {
         final long ip;
         final long icmp;
@@ -55,8 +56,9 @@ final class IcmpErrorWriter
             Frames.putU8(icmp + 1, 0);
             Frames.putI32(icmp + L4Headers.ICMP_REST_OFFSET, mtu);
             quote = icmp + L4Headers.ICMP_HEADER_LENGTH;
-            HeaderWriter.ipv6(quote, TOO_BIG_LENGTH - Ipv6Header.LENGTH, Ipv4Header.PROTOCOL_TCP, FrameFactory.flowLabel(clientPort),
-                AddressPlan.FIRST_VIP_V6.high(), endpoint.vipLow, AddressPlan.CLIENT_PREFIX_V6.high(), endpoint.clientLow);
+            HeaderWriter.ipv6(quote, TOO_BIG_LENGTH - Ipv6Header.LENGTH, Ipv4Header.PROTOCOL_TCP,
+                FrameFactory.flowLabel(clientPort), AddressPlan.FIRST_VIP_V6.high(), endpoint.vipLow,
+                AddressPlan.CLIENT_PREFIX_V6.high(), endpoint.clientLow);
             writeQuotedTcp(endpoint, quote + Ipv6Header.LENGTH, clientPort, serverSequence);
         }
         else
@@ -64,8 +66,8 @@ final class IcmpErrorWriter
             icmpLength = L4Headers.ICMP_HEADER_LENGTH + ICMP_QUOTE_V4;
             l3Offset = HeaderWriter.ethernet(frame, endpoint.vlanId, EthernetHeader.TYPE_IPV4);
             ip = frame + l3Offset;
-                        HeaderWriter.ipv4(ip, Ipv4Header.MIN_LENGTH + icmpLength, endpoint.nextIdentification(), 0, HeaderWriter.TTL,
-                Ipv4Header.PROTOCOL_ICMP, AddressPlan.PATH_ROUTER_V4.v4(), endpoint.vipV4);
+            HeaderWriter.ipv4(ip, Ipv4Header.MIN_LENGTH + icmpLength, endpoint.nextIdentification(), 0,
+                HeaderWriter.TTL, Ipv4Header.PROTOCOL_ICMP, AddressPlan.PATH_ROUTER_V4.v4(), endpoint.vipV4);
             l4Offset = l3Offset + Ipv4Header.MIN_LENGTH;
             icmp = frame + l4Offset;
             Frames.putU8(icmp, L4Headers.ICMP_DESTINATION_UNREACHABLE);
@@ -78,13 +80,14 @@ final class IcmpErrorWriter
                 HeaderWriter.TTL - 1, Ipv4Header.PROTOCOL_TCP, endpoint.vipV4, endpoint.clientV4);
             writeQuotedTcp(endpoint, quote + Ipv4Header.MIN_LENGTH, clientPort, serverSequence);
         }
-        HeaderWriter.transportChecksum(ip, endpoint.v6, endpoint.v6 ? Ipv4Header.PROTOCOL_ICMPV6 : Ipv4Header.PROTOCOL_ICMP, icmp,
-            icmpLength);
+        final int protocol = endpoint.v6 ? Ipv4Header.PROTOCOL_ICMPV6 : Ipv4Header.PROTOCOL_ICMP;
+        HeaderWriter.transportChecksum(ip, endpoint.v6, protocol, icmp, icmpLength);
         endpoint.offsets(l3Offset, l4Offset);
         return HeaderWriter.pad(frame, l4Offset + icmpLength);
     }
 
-    private static void writeQuotedTcp(final FrameFactory endpoint, final long tcp, final int clientPort, final int serverSequence)
+    private static void writeQuotedTcp(final FrameFactory endpoint, final long tcp, final int clientPort,
+        final int serverSequence)
     {
         Frames.putU16(tcp, endpoint.servicePort);
         Frames.putU16(tcp + 2, clientPort);
