@@ -4,6 +4,7 @@ import io.jvs.tools.bench.BenchCommand;
 import io.jvs.tools.demo.DemoCommand;
 import io.jvs.tools.replay.ReplayCommand;
 import io.jvs.tools.simulate.SimulateCommand;
+import io.jvs.tools.synth.SynthCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -15,7 +16,8 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     version = "jvs 0.1.0",
     description = "jvs (Java Virtual Server): an LVS-style layer-4 load balancer.",
-    subcommands = {DemoCommand.class, SimulateCommand.class, ReplayCommand.class, BenchCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {DemoCommand.class, SimulateCommand.class, ReplayCommand.class, SynthCommand.class,
+        BenchCommand.class, CommandLine.HelpCommand.class})
 public final class JvsMain implements Runnable
 {
     @CommandLine.Spec
