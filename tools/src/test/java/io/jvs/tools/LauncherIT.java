@@ -83,10 +83,16 @@ class LauncherIT
     @Test
     void shouldRunTheDemo() throws Exception
     {
-        final Run run = launch("demo");
+        final Path dir = directory.resolve("demo");
+        final Run run = launch("demo", "--dir", dir.toString(), "--packets", "20000");
+        assertThat(run.err()).isEmpty();
         assertThat(run.status()).isZero();
-        assertThat(run.err()).contains("the forwarder does not exist yet");
-        assertThat(run.out()).contains("203.0.113.1:40001 10.0.0.100:80 -> 192.168.1.1:8080")
-            .contains("TCP 10.0.0.100:80 wrr");
+        assertThat(run.out()).contains("frames in 20000 = forwarded ")
+            .contains("TCP 10.0.0.100:80 wlc")
+            .contains("-> 192.168.10.4:80")
+            .contains(dir.resolve("report.svg").toString());
+        assertThat(dir.resolve("report.svg")).isNotEmptyFile();
+        assertThat(dir.resolve("forwarded.pcap")).isNotEmptyFile();
+        assertThat(dir.resolve("report.json")).content().contains("\"frames\": {\"in\": 20000");
     }
 }

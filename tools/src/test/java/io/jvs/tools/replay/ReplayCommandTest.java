@@ -1,0 +1,110 @@
+package io.jvs.tools.replay;
+
+import io.jvs.forwarder.synth.SynthSettings;
+import io.jvs.forwarder.synth.TraceSynthesizer;
+import io.jvs.tools.CommandRun;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import javax.xml.parsers.DocumentBuilderFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@code jvs replay} as a command: what it refuses before writing anything, and a whole run's files.
+ */
+class ReplayCommandTest
+{
+    @TempDir
+    Path dir;
+
+    private Path trace;
+    private Path rules;
+
+    @BeforeEach
+    void synthesise() throws Exception
+    {
+        final SynthSettings settings = SynthSettings.builder().packets(5000).services(1).serversPerService(3)
+            .clients(200).seed(3).scheduler("wrr").build();
+        trace = dir.resolve("trace.pcap");
+        TraceSynthesizer.synthesize(settings, trace);
+        rules = Files.writeString(dir.resolve("farm.rules"), TraceSynthesizer.rules(settings));
+    }
+
+    @Test
+    void shouldWriteTheForwardedFramesTheReportsAndTheDecisions() throws Exception
+    {
+        final Path out = dir.resolve("out.pcap");
+        final Path json = dir.resolve("report.json");
+        final Path svg = dir.resolve("report.svg");
+        final Path decisions = dir.resolve("decisions.csv");
+        final CommandRun run = CommandRun.of("replay", "--rules", rules.toString(), "--in", trace.toString(),
+            "--out", out.toString(), "--report", json.toString(), "--svg", svg.toString(), "--decisions",
+            decisions.toString(), "--workers", "2");
+        assertThat(run.err()).isEmpty();
+        assertThat(run.status()).isZero();
+        assertThat(run.out()).contains("frames in 5000 = forwarded ").contains("TCP 10.0.0.100:80 wrr")
+            .contains("-> 192.168.10.3:80").contains("pipeline time per frame: p50 ").contains("rate: 5000 frames in")
+            .contains("wrote the report to " + json).contains("wrote the pictures to " + svg);
+        assertThat(Files.readString(json)).contains("\"in\": 5000").contains("\"workers\": 2")
+            .contains("\"server\": \"192.168.10.1:80\", \"method\": \"Masq\", \"weight\": 1");
+        assertThat(Files.size(out)).isGreaterThan(100_000);
+        assertThat(Files.readAllLines(decisions).get(1)).startsWith("2026-01-01T00:00:");
+        final var document = DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(svg.toFile());
+        assertThat(document.getDocumentElement().getTagName()).isEqualTo("svg");
+        assertThat(Files.readString(svg)).contains("192.168.10.2:80");
+    }
+
+    @Test
+    void shouldRefuseABadRuleWithItsLineAndWriteNothing() throws Exception
+    {
+        final Path bad = Files.write(dir.resolve("bad.rules"), List.of("-A -t 10.0.0.100:80 -s wrr",
+            "-a -t 10.0.0.100:80 -r 192.168.1.1:80 -w 70000"));
+        final Path out = dir.resolve("out.pcap");
+        final CommandRun run = CommandRun.of("replay", "--rules", bad.toString(), "--in", trace.toString(), "--out",
+            out.toString());
+        assertThat(run.status()).isEqualTo(2);
+        assertThat(run.err()).contains(bad + ":2: illegal weight specified").contains("nothing was replayed");
+        assertThat(out).doesNotExist();
+    }
+
+    @Test
+    void shouldRefuseABadConfigurationLine() throws Exception
+    {
+        final Path config = Files.write(dir.resolve("box.conf"), List.of("port 0 mac 02:00:00:00:00:10",
+            "set sloppy_tcp perhaps"));
+        final CommandRun run = CommandRun.of("replay", "--rules", rules.toString(), "--config", config.toString(),
+            "--in", trace.toString());
+        assertThat(run.status()).isEqualTo(2);
+        assertThat(run.err()).contains(config + ":2: set sloppy_tcp: the value is 0 or 1, not perhaps");
+    }
+
+    @Test
+    void shouldRefuseAMissingOrBrokenCaptureABadFilterAndAllIntoPcap() throws Exception
+    {
+        final CommandRun missing = CommandRun.of("replay", "--rules", rules.toString(), "--in",
+            dir.resolve("nope.pcap").toString());
+        assertThat(missing.status()).isEqualTo(2);
+        assertThat(missing.err()).contains("nope.pcap");
+
+        final Path text = Files.writeString(dir.resolve("notes.pcap"), "not a capture at all, just some words");
+        final CommandRun broken = CommandRun.of("replay", "--rules", rules.toString(), "--in", text.toString());
+        assertThat(broken.status()).isEqualTo(2);
+        assertThat(broken.err()).contains("notes.pcap").contains("nothing was replayed");
+
+        final CommandRun filter = CommandRun.of("replay", "--rules", rules.toString(), "--in", trace.toString(),
+            "--filter", "tcp and and port 80");
+        assertThat(filter.status()).isEqualTo(2);
+        assertThat(filter.err()).contains("filter \"tcp and and port 80\"");
+
+        final CommandRun all = CommandRun.of("replay", "--rules", rules.toString(), "--in", trace.toString(),
+            "--all", "--out", dir.resolve("all.pcap").toString());
+        assertThat(all.status()).isEqualTo(2);
+        assertThat(all.err()).contains("name the output *.pcapng");
+        assertThat(dir.resolve("all.pcap")).doesNotExist();
+    }
+}
