@@ -106,6 +106,9 @@ public final class Replay
             pipelines[w] = new Pipeline(publisher, w, options.connections(), Math.max(1024, options.connections() / 4),
                 builder.maxServices(), builder.maxServers(), config.settings().icmpRepliesPerSecond(),
                 OffHeapAllocator.DIRECT, templates);
+            // The capture's clock runs far faster than a wire's: sweeps would otherwise dominate.
+            pipelines[w].connectionsV4().skipIdleBlocks();
+            pipelines[w].connectionsV6().skipIdleBlocks();
             bursts[w] = new FrameBurst();
         }
         final Set<IpAddress> virtualAddresses = new LinkedHashSet<>();

@@ -1,0 +1,81 @@
+package io.jvs.core.conn;
+
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.SplittableRandom;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The sweep skips blocks whose entries are all due later: whatever the inserts, timer changes (earlier as
+ * well as later), removals and sweep budgets, a full pass must still remove every entry that was due, and
+ * nothing else. Seeded random runs against a plain map of what each connection's timer says. (The plain
+ * sweep, which looks at every slot, is the one {@code ConnectionTableTest} and the pipeline tests use.)
+ */
+class ConnectionTableSweepTest
+{
+    private static final int UDP = 17;
+
+    @ParameterizedTest(name = "seed {0}, capacity {1}, v6 {2}")
+    @CsvSource({"1, 64, false", "2, 1000, false", "3, 5000, false", "4, 1000, true", "5, 20000, false",
+        "6, 3000, true", "7, 100, false", "8, 40000, false"})
+    void shouldRemoveExactlyTheDueEntriesWhateverTheBlocksSkipped(final long seed, final int capacity,
+        final boolean v6)
+    {
+        final SplittableRandom random = new SplittableRandom(seed);
+        final Map<Long, Integer> expiries = new HashMap<>();
+        final long[] removedClient = {-1};
+        final ConnectionTable table = new ConnectionTable(v6, capacity, (t, slot, evicted) ->
+        {
+            assertThat(evicted).isFalse();
+            removedClient[0] = t.clientLow(slot);
+            final Integer expiry = expiries.remove(t.clientLow(slot));
+            assertThat(expiry).as("a connection the table knew").isNotNull();
+        });
+        table.skipIdleBlocks();
+        int now = 1_000_000 + random.nextInt(1 << 20);
+        for (int round = 0; round < 60; round++)
+        {
+            // New connections, up to three quarters full.
+            final int inserts = random.nextInt(capacity / 4 + 1);
+            for (int i = 0; i < inserts && expiries.size() < capacity * 3 / 4; i++)
+            {
+                final long client = random.nextLong(v6 ? 1L << 40 : 1L << 32);
+                if (expiries.containsKey(client) || table.lookupForward(UDP, 0, client, 53, 0, 1, 53) >= 0)
+                {
+                    continue;
+                }
+                final int slot = table.insert(UDP, 0, client, 53, 0, 1, 53, now);
+                assertThat(slot).isNotNegative();
+                final int expiry = now + 1 + random.nextInt(3000);
+                table.expiresTick(slot, expiry);
+                expiries.put(client, expiry);
+            }
+            // Timers re-armed, some earlier than before (a state with a shorter timeout).
+            for (final Long client : expiries.keySet().stream().filter(c -> random.nextInt(4) == 0).toList())
+            {
+                final int slot = table.lookupForward(UDP, 0, client, 53, 0, 1, 53);
+                assertThat(slot).isNotNegative();
+                final int expiry = now + 1 + random.nextInt(random.nextBoolean() ? 50 : 3000);
+                table.expiresTick(slot, expiry);
+                expiries.put(client, expiry);
+            }
+            now += random.nextInt(1500);
+            // Part of a pass with an odd budget, then the rest of a pass and one more: every slot seen.
+            final int budget = 1 + random.nextInt(table.slots());
+            table.sweep(now, budget);
+            table.sweep(now, table.slots());
+            table.sweep(now, table.slots());
+            for (final Map.Entry<Long, Integer> entry : expiries.entrySet())
+            {
+                assertThat(entry.getValue() - now).as("left in the table though due").isPositive();
+                assertThat(table.lookupForward(UDP, 0, entry.getKey(), 53, 0, 1, 53)).isNotNegative();
+            }
+            assertThat(table.size()).isEqualTo(expiries.size());
+        }
+        assertThat(removedClient[0]).as("some entries expired").isNotEqualTo(-1);
+    }
+}
