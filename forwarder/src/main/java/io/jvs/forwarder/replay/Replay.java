@@ -59,7 +59,6 @@ public final class Replay
 
     private final ReplayOptions options;
     private final ReplayConfig config;
-    private final ServiceTable table;
     private final DataPlane plane;
     private final Pipeline[] pipelines;
     private final FrameBurst[] bursts;
@@ -90,7 +89,7 @@ public final class Replay
     {
         this.options = options;
         this.config = options.config() == null ? ReplayConfig.defaults() : ReplayConfig.load(options.config());
-        this.table = new ServiceTable(new SchedulerSettings(SchedulerFlags.NONE, options.workers(),
+        final ServiceTable table = new ServiceTable(new SchedulerSettings(SchedulerFlags.NONE, options.workers(),
             SchedulerSettings.DEFAULT_EXPIRATION_NS, SchedulerSettings.DEFAULT_EXPIRATION_NS));
         RulesFile.load(options.rules(), table);
         final Topology topology = withServerNeighbours(config.topology(), table);
@@ -127,7 +126,7 @@ public final class Replay
         this.small = ByteBuffer.allocateDirect(BURST * (HEADROOM + SMALL_CAPACITY));
         this.smallBase = Frames.addressOf(small);
         this.report = new ReplayReport(options, config, plane, pipelines);
-        this.output = new ReplayOutput(options, plane, pipelines);
+        this.output = new ReplayOutput(options, plane);
     }
 
     /** Every real server the configuration does not place gets a neighbour entry on port 0 at a derived MAC. */

@@ -41,7 +41,7 @@ final class ReplayOutput implements AutoCloseable
     private long written;
     private long decisionLines;
 
-    ReplayOutput(final ReplayOptions options, final DataPlane plane, final Pipeline[] pipelines)
+    ReplayOutput(final ReplayOptions options, final DataPlane plane)
     {
         this.options = options;
         this.plane = plane;

@@ -13,7 +13,6 @@ import org.HdrHistogram.Histogram;
 
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -345,10 +344,5 @@ public final class ReplayReport
     static String percent(final double value)
     {
         return String.format(java.util.Locale.ROOT, "%.1f", value);
-    }
-
-    static long[] copy(final long[] values)
-    {
-        return Arrays.copyOf(values, values.length);
     }
 }
