@@ -5,6 +5,8 @@ import io.jvs.core.pcap.PcapReader;
 import io.jvs.core.pcap.TimestampPrecision;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.pcap4j.core.PcapHandle;
 import org.pcap4j.core.Pcaps;
 import org.pcap4j.packet.EthernetPacket;
@@ -225,6 +227,39 @@ class ReplayTest
             assertThat(outputs[0].length).isGreaterThan(24 + 16 + 54);
             assertThat(readMagic(dir.resolve("out-" + workers + "-0.pcap"))).as("microseconds in, microseconds out")
                 .isEqualTo(0xA1B2C3D4);
+        }
+    }
+
+    @ParameterizedTest(name = "{0} workers")
+    @ValueSource(ints = {1, 2, 5})
+    void shouldSendNatRepliesBackAsFromTheVirtualServiceWhateverTheWorkerCount(final int workers) throws Exception
+    {
+        final Path rules = rules("-A -t 10.0.0.100:80 -s rr", "-a -t 10.0.0.100:80 -r 192.168.10.1:8080 -m");
+        final Path in = dir.resolve("in.pcap");
+        try (TestTrace trace = new TestTrace(in))
+        {
+            for (int client = 1; client <= 20; client++)
+            {
+                trace.tcp(T0 + client * 1000L, "100.64.0." + client, 5000 + client, "10.0.0.100", 80, TestTrace.SYN);
+            }
+            for (int client = 1; client <= 20; client++)
+            {
+                // The server's SYN-ACK, from its own address and port: jvs must make it come from the VIP.
+                trace.tcp(T0 + SECOND + client * 1000L, "192.168.10.1", 8080, "100.64.0." + client, 5000 + client,
+                    TestTrace.SYN | TestTrace.ACK);
+            }
+        }
+        final Path out = dir.resolve("out.pcap");
+        final ReplayReport report = replay(options(rules, in, out, null, workers));
+        assertThat(report.forwarded()).as("20 SYNs and 20 replies").isEqualTo(40);
+        final List<Packet> packets = readWithPcap4j(out);
+        for (final Packet packet : packets.subList(20, 40))
+        {
+            final IpV4Packet ip = packet.get(IpV4Packet.class);
+            assertThat(ip.getHeader().getSrcAddr().getHostAddress()).isEqualTo("10.0.0.100");
+            assertThat(packet.get(TcpPacket.class).getHeader().getSrcPort().valueAsInt()).isEqualTo(80);
+            assertThat(packet.get(TcpPacket.class).hasValidChecksum(ip.getHeader().getSrcAddr(),
+                ip.getHeader().getDstAddr(), false)).isTrue();
         }
     }
 
