@@ -27,22 +27,27 @@ import java.util.concurrent.Callable;
     name = "replay",
     mixinStandardHelpOptions = true,
     description = {
-        "Runs every frame of a pcap or pcapng capture through jvs's data path (the daemon's parser,",
-        "connection tables, schedulers and NAT/DR/tunnel rewriting) on a clock taken from the capture,",
-        "writes the forwarded frames, and reports frames in/forwarded/passed/dropped by reason, each",
-        "service's and real server's connections, packets, bytes and share against its weight, the",
-        "pipeline's time per frame and the replay rate. The same capture and rules give the same output."},
+        "Runs every frame of a pcap or pcapng capture through jvs's data path (the",
+        "daemon's parser, connection tables, schedulers, NAT/DR/tunnel rewriting) on",
+        "a clock taken from the capture, writes the forwarded frames, and reports",
+        "frames in/forwarded/passed/dropped by reason, each service's and real",
+        "server's connections, packets, bytes and share against its weight, the",
+        "pipeline's time per frame and the replay rate. The same capture and rules",
+        "give the same output."},
     footer = {
         "",
-        "RULES holds ipvsadm commands as `ipvsadm -S -n` prints them. CONFIG (optional) names the box's",
-        "ports and next hops and sets switches and timeouts, one statement a line:",
+        "RULES holds ipvsadm commands as `ipvsadm -S -n` prints them. CONFIG names",
+        "the box's ports and next hops, switches and timeouts, a statement a line:",
         "  port 0 mac 02:00:00:00:00:10 mtu 1500 ipv4 192.0.2.1 ipv6 2001:db8::1",
-        "  gateway mac 02:00:00:00:00:fe           neighbour 192.168.10.1 mac 02:00:00:00:01:01",
-        "  set sloppy_tcp 1                          timeout tcp 900 tcpfin 120 udp 300",
-        "Without it: that port, that gateway, real servers at MACs 02:6a:<address>, the kernel's defaults.",
-        "Linux cooked captures (tcpdump -i any), raw IP and loopback captures are replayed as Ethernet;",
-        "frames the capturing host sent itself are skipped. Exit status: 0 done, 2 bad rules, config,",
-        "options or capture (nothing written), 1 an I/O error while replaying."})
+        "  gateway mac 02:00:00:00:00:fe",
+        "  neighbour 192.168.10.1 mac 02:00:00:00:01:01",
+        "  set sloppy_tcp 1",
+        "  timeout tcp 900 tcpfin 120 udp 300",
+        "Without it: that port and gateway, real servers at MACs 02:6a:<address>,",
+        "the kernel's defaults. Linux cooked (tcpdump -i any), raw IP and loopback",
+        "captures are replayed as Ethernet; frames the capturing host sent itself",
+        "are skipped. Exit status: 0 done; 2 bad rules, config, options or capture",
+        "(nothing written); 1 an I/O error while replaying."})
 public final class ReplayCommand implements Callable<Integer>
 {
     @Spec
