@@ -134,7 +134,11 @@ public final class ReplayCommand implements Callable<Integer>
         }
         catch (final IllegalArgumentException ex)
         {
-            return refuse(err, ex.getMessage());
+            // A filter libpcap cannot compile for a link type first met part-way through the capture.
+            err.println("jvs replay: " + ex.getMessage());
+            err.println("jvs replay: stopped part-way; the output files are incomplete");
+            err.flush();
+            return 2;
         }
         catch (final IOException ex)
         {

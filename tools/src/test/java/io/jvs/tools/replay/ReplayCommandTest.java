@@ -107,4 +107,22 @@ class ReplayCommandTest
         assertThat(all.err()).contains("name the output *.pcapng");
         assertThat(dir.resolve("all.pcap")).doesNotExist();
     }
+
+    @Test
+    void shouldSayTheOutputIsIncompleteWhenTheFilterFitsNoLinkTypeMetLater() throws Exception
+    {
+        // The expression compiles for Ethernet (checked first) but not for Linux cooked captures.
+        final Path cooked = dir.resolve("cooked.pcap");
+        final java.nio.ByteBuffer buffer = java.nio.ByteBuffer.allocateDirect(64);
+        try (io.jvs.core.pcap.PcapWriter writer = io.jvs.core.pcap.PcapWriter.open(cooked,
+            io.jvs.core.pcap.TimestampPrecision.MICROSECONDS, io.jvs.core.pcap.LinkType.LINUX_SLL, 65535))
+        {
+            writer.write(1_000_000_000L, io.jvs.core.packet.Frames.addressOf(buffer), 40);
+        }
+        final CommandRun run = CommandRun.of("replay", "--rules", rules.toString(), "--in", cooked.toString(),
+            "--filter", "ether host 02:00:00:00:00:10", "--out", dir.resolve("out.pcap").toString());
+        assertThat(run.status()).isEqualTo(2);
+        assertThat(run.err()).contains("filter \"ether host 02:00:00:00:00:10\" for link type LINUX_SLL")
+            .contains("output files are incomplete").doesNotContain("nothing was replayed");
+    }
 }
