@@ -7,6 +7,7 @@
 #
 # Usage (as root, from the repository root, after a build): perf/wire/l2fwd-vs-peers.sh [CASE...]
 #   cases: route xdp dpdk_afxdp dpdk_afpacket jvs_afxdp_skb jvs_afxdp_drv jvs_afpacket jvs_afpacket_steal
+#   jvs_afpacket_steal_paged
 #   (default: all);
 #   the DPDK cases run twice, with the l0/l1 NAPI in kthreads on CPU1 (threaded) and with busy-poll settings
 #   (no NAPI threads: veth's receive work then runs as softirq on the sender's CPU0).
@@ -71,6 +72,8 @@ jvs_case() {   # name port xdp-mode
     [ "$JVS_LB_NAPI" = busypoll ] && [ "$port" = afxdp ] && busy=(--busy-poll)
     # jvs_afpacket_steal: the port's tcx program drops the kernel's originals after the taps copied them.
     [ "${4:-}" = steal ] && busy+=(--steal)
+    # jvs_afpacket_steal_paged: the kernel's default paged TX skbs instead of jvs's linear ones, for comparison.
+    [ "${5:-}" = paged ] && busy+=(--paged-tx)
     ./topo.sh lbfix
     ip netns exec blb sysctl -qw net.ipv4.ip_forward=0
     setsid ip netns exec blb taskset -c 1 "$JAVA" --enable-native-access=ALL-UNNAMED \
@@ -106,6 +109,7 @@ for c in "${CASES[@]}"; do
         jvs_afxdp_drv) jvs_case jvs_afxdp_drv_$JVS_LB_NAPI afxdp drv ;;
         jvs_afpacket) jvs_case jvs_afpacket_$JVS_LB_NAPI afpacket drv ;;
         jvs_afpacket_steal) jvs_case jvs_afpacket_steal_$JVS_LB_NAPI afpacket drv steal ;;
+        jvs_afpacket_steal_paged) jvs_case jvs_afpacket_steal_paged_$JVS_LB_NAPI afpacket drv steal paged ;;
         *) echo "unknown case $c" >&2; exit 2 ;;
     esac
 done

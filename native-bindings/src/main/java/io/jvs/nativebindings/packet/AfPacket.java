@@ -25,11 +25,22 @@ public final class AfPacket
     public static final int PACKET_TX_RING = 13;
     /** TX ring: skip frames of wrong format instead of stopping at them. */
     public static final int PACKET_LOSS = 14;
+    /**
+     * Frames carry a struct virtio_net_hdr ({@link #VIRTIO_NET_HDR_SIZE} bytes) in front. On a TX ring its
+     * {@code hdr_len} tells the kernel how many bytes to copy into the skb's linear area; without it only the
+     * Ethernet header is copied and the rest is attached as fragments of the ring's pages.
+     */
+    public static final int PACKET_VNET_HDR = 15;
     public static final int PACKET_FANOUT = 18;
     /** TX straight to the driver: faster, but taps (tcpdump) no longer see our frames. */
     public static final int PACKET_QDISC_BYPASS = 20;
     /** RX does not see the frames this host transmits. */
     public static final int PACKET_IGNORE_OUTGOING = 23;
+
+    /** sizeof(struct virtio_net_hdr): flags, gso_type (u8), hdr_len, gso_size, csum_start, csum_offset (u16). */
+    public static final int VIRTIO_NET_HDR_SIZE = 10;
+    /** Offset of {@code hdr_len} in struct virtio_net_hdr (little endian). */
+    public static final int VIRTIO_NET_HDR_LEN_OFFSET = 2;
 
     public static final int TPACKET_V1 = 0;
     public static final int TPACKET_V2 = 1;

@@ -74,8 +74,14 @@ public final class L2fwdBenchCommand implements Callable<Integer>
         "sees nothing --rx receives, ARP and SSH included: only on an interface dedicated to the benchmark."})
     private boolean steal;
 
-    @Option(names = "--idle", defaultValue = "spin", description = {"after a poll that found nothing: spin, yield or",
-        "backoff (spin, then yield, then park up to 1 ms) (default ${DEFAULT-VALUE})"})
+    @Option(names = "--paged-tx", description = {"afpacket: let the kernel hang each sent frame on its skb as a page of",
+        "the TX ring (its default) instead of copying it into the skb's buffer (jvs's default, PACKET_VNET_HDR);",
+        "for comparison: devices that loop skbs back into the stack, veth among them, then copy every frame again."})
+    private boolean pagedTransmit;
+
+    @Option(names = "--idle", defaultValue = "spin", description = {"after a poll that found nothing: spin, yield,",
+        "backoff (spin, then yield, then park up to 1 ms) or wait (afpacket: sleep in poll(2) until the kernel",
+        "hands over a receive block; gives a shared core to the kernel's receive work) (default ${DEFAULT-VALUE})"})
     private String idle;
 
     @Option(names = "--seconds", defaultValue = "10", description = "how long to measure (default ${DEFAULT-VALUE})")
@@ -149,9 +155,17 @@ public final class L2fwdBenchCommand implements Callable<Integer>
         {
             return "--steal is for --port afpacket only (AF_XDP takes the frames itself)";
         }
-        if (!idle.equals("spin") && !idle.equals("yield") && !idle.equals("backoff"))
+        if (pagedTransmit && !kind.equals("afpacket"))
         {
-            return "--idle must be spin, yield or backoff, not " + idle;
+            return "--paged-tx is for --port afpacket only";
+        }
+        if (!idle.equals("spin") && !idle.equals("yield") && !idle.equals("backoff") && !idle.equals("wait"))
+        {
+            return "--idle must be spin, yield, backoff or wait, not " + idle;
+        }
+        if (idle.equals("wait") && !kind.equals("afpacket"))
+        {
+            return "--idle wait is for --port afpacket only";
         }
         if (seconds < 1 || warmupSeconds < 0)
         {
@@ -160,10 +174,11 @@ public final class L2fwdBenchCommand implements Callable<Integer>
         return null;
     }
 
-    private IdleStrategy idleStrategy()
+    private IdleStrategy idleStrategy(final ForwardingPair pair)
     {
         return switch (idle)
         {
+            case "wait" -> new AwaitFramesIdleStrategy(((AfPacketForwardingPair)pair).receivePort());
             case "yield" -> new YieldingIdleStrategy();
             case "backoff" -> new BackoffIdleStrategy(100, 10, 1_000, 1_000_000);
             default -> new BusySpinIdleStrategy();
@@ -176,7 +191,7 @@ public final class L2fwdBenchCommand implements Callable<Integer>
         {
             case "memory" -> new MemoryForwardingPair();
             case "afpacket" -> AfPacketForwardingPair.open(Syscalls.create(), receiveDevice, txDevice,
-                AfPacketSettings.DEFAULT.withStealing(steal));
+                AfPacketSettings.DEFAULT.withStealing(steal).withLinearTransmit(!pagedTransmit));
             case "afxdp" -> AfXdpForwardingPair.open(Syscalls.create(), receiveDevice, txDevice,
                 AfXdpSettings.defaults(xdpMode.equals("skb") ? XdpMode.SKB : XdpMode.DRV)
                     .withBusyPoll(busyPoll ? AfXdpSettings.DEFAULT_BATCH : 0));
@@ -189,7 +204,7 @@ public final class L2fwdBenchCommand implements Callable<Integer>
         out.println("jvs bench l2fwd: " + pair.describe());
         out.flush();
         final MacRewriteLoop loop = new MacRewriteLoop(pair.receivePort(), pair.transmitPort(), destination, source);
-        final L2ForwardRun run = new L2ForwardRun(loop, idleStrategy());
+        final L2ForwardRun run = new L2ForwardRun(loop, idleStrategy(pair));
         final StopSignal stop = StopSignal.onShutdown();
         try
         {

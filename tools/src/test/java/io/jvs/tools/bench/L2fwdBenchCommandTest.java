@@ -44,7 +44,21 @@ class L2fwdBenchCommandTest
         final CommandRun run = CommandRun.of("bench", "l2fwd", "--port", "memory", "--idle", "sleep");
 
         assertThat(run.status()).isEqualTo(2);
-        assertThat(run.err()).contains("--idle must be spin, yield or backoff, not sleep");
+        assertThat(run.err()).contains("--idle must be spin, yield, backoff or wait, not sleep");
+    }
+
+    @Test
+    void shouldWaitInPollAndSendPagedOnlyOverAfPacket()
+    {
+        final CommandRun waiting = CommandRun.of("bench", "l2fwd", "--port", "memory", "--idle", "wait");
+        final CommandRun paged = CommandRun.of("bench", "l2fwd", "--port", "afxdp", "--rx", "l0", "--dst-mac",
+            "02:b0:00:00:01:02", "--paged-tx");
+
+        assertThat(waiting.status()).isEqualTo(2);
+        assertThat(waiting.err()).contains("--idle wait is for --port afpacket only");
+        assertThat(paged.status()).isEqualTo(2);
+        assertThat(paged.err()).contains("--paged-tx is for --port afpacket only");
+        assertThat(CommandRun.of("bench", "l2fwd", "--help").out()).contains("--paged-tx", "wait (afpacket");
     }
 
     @Test

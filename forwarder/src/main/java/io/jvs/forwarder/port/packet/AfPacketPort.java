@@ -127,7 +127,8 @@ public final class AfPacketPort implements Port
             {
                 port.transmitSocket = PacketSocket.openTransmit(syscalls, device, ifindex, settings);
                 port.transmitRing = new TransmitRing(
-                    port.transmitSocket.ring(), settings.txVersion(), settings.txFrameSize(), settings.txFrameCount());
+                    port.transmitSocket.ring(), settings.txVersion(), settings.txFrameSize(), settings.txFrameCount(),
+                    settings.linearTransmit());
             }
             return port;
         }

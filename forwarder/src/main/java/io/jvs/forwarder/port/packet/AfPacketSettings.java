@@ -38,11 +38,18 @@ import io.jvs.nativebindings.packet.Tpacket3Hdr;
  *                          their cost on the receiving CPU. Everything else the device receives is dropped too:
  *                          ARP, SSH, routing protocols are then jvs's problem, so use it only on an interface
  *                          dedicated to jvs. Needs Linux 6.6 and CAP_BPF with CAP_NET_ADMIN. Off by default.
+ * @param linearTransmit    the transmit socket takes a virtio_net_hdr in front of each frame (PACKET_VNET_HDR) whose
+ *                          hdr_len is the whole frame, so the kernel copies the frame into the skb's own buffer.
+ *                          Without it the kernel copies only the Ethernet header and hangs the rest of the ring slot
+ *                          on the skb as a page fragment marked zero-copy, which any device that loops the skb
+ *                          back into the stack (veth, bridges to local sockets) must then copy into a freshly
+ *                          allocated page: 1666 against 1320 ns of forwarder CPU per 60-byte frame over veth
+ *                          (perf/RESULTS.md). On by default; costs 10 bytes of each slot.
  */
 public record AfPacketSettings(
     int rxBlockSize, int rxBlockCount, int rxFrameSize, int retireTimeoutMs, int headroom,
     int txVersion, int txBlockSize, int txFrameSize, int txFrameCount, boolean qdiscBypass,
-    int fanoutGroup, int fanoutModeFlags, int receiveBurst, boolean stealFrames)
+    int fanoutGroup, int fanoutModeFlags, int receiveBurst, boolean stealFrames, boolean linearTransmit)
 {
     /** Room for the largest header the pipeline prepends (56 bytes of IPv6/UDP/GUE) and a VLAN tag, twice over. */
     public static final int MIN_HEADROOM = 128;
@@ -54,7 +61,7 @@ public record AfPacketSettings(
     public static final AfPacketSettings DEFAULT = new AfPacketSettings(
         256 << 10, 64, 2048, 4, MIN_HEADROOM,
         AfPacket.TPACKET_V3, 64 << 10, 2048, 4096, true,
-        NO_FANOUT, AfPacket.PACKET_FANOUT_HASH, 64, false);
+        NO_FANOUT, AfPacket.PACKET_FANOUT_HASH, 64, false, true);
 
     public AfPacketSettings
     {
@@ -91,46 +98,61 @@ public record AfPacketSettings(
     /** @return bytes of a transmit slot left for the frame after its header. */
     public int txFrameCapacity()
     {
-        return txFrameSize - (txVersion == AfPacket.TPACKET_V3 ? Tpacket3Hdr.TX_DATA_OFFSET : Tpacket2Hdr.TX_DATA_OFFSET);
+        return txFrameSize - (txVersion == AfPacket.TPACKET_V3 ? Tpacket3Hdr.TX_DATA_OFFSET : Tpacket2Hdr.TX_DATA_OFFSET) -
+            (linearTransmit ? AfPacket.VIRTIO_NET_HDR_SIZE : 0);
     }
 
     public AfPacketSettings withRxRing(final int blockSize, final int blockCount, final int retireMs)
     {
         return new AfPacketSettings(blockSize, blockCount, rxFrameSize, retireMs, headroom, txVersion, txBlockSize,
-            txFrameSize, txFrameCount, qdiscBypass, fanoutGroup, fanoutModeFlags, receiveBurst, stealFrames);
+            txFrameSize, txFrameCount, qdiscBypass, fanoutGroup, fanoutModeFlags, receiveBurst,
+            stealFrames, linearTransmit);
     }
 
     public AfPacketSettings withTxRing(final int version, final int blockSize, final int frameCount)
     {
         return new AfPacketSettings(rxBlockSize, rxBlockCount, rxFrameSize, retireTimeoutMs, headroom, version,
-            blockSize, txFrameSize, frameCount, qdiscBypass, fanoutGroup, fanoutModeFlags, receiveBurst, stealFrames);
+            blockSize, txFrameSize, frameCount, qdiscBypass, fanoutGroup, fanoutModeFlags, receiveBurst,
+            stealFrames, linearTransmit);
     }
 
     public AfPacketSettings withQdiscBypass(final boolean bypass)
     {
         return new AfPacketSettings(rxBlockSize, rxBlockCount, rxFrameSize, retireTimeoutMs, headroom, txVersion,
-            txBlockSize, txFrameSize, txFrameCount, bypass, fanoutGroup, fanoutModeFlags, receiveBurst, stealFrames);
+            txBlockSize, txFrameSize, txFrameCount, bypass, fanoutGroup, fanoutModeFlags, receiveBurst,
+            stealFrames, linearTransmit);
     }
 
     public AfPacketSettings withFanout(final int group, final int modeFlags)
     {
         return new AfPacketSettings(rxBlockSize, rxBlockCount, rxFrameSize, retireTimeoutMs, headroom, txVersion,
-            txBlockSize, txFrameSize, txFrameCount, qdiscBypass, group, modeFlags, receiveBurst, stealFrames);
+            txBlockSize, txFrameSize, txFrameCount, qdiscBypass, group, modeFlags, receiveBurst,
+            stealFrames, linearTransmit);
     }
 
     public AfPacketSettings withReceiveBurst(final int frames)
     {
         return new AfPacketSettings(rxBlockSize, rxBlockCount, rxFrameSize, retireTimeoutMs, headroom, txVersion,
-            txBlockSize, txFrameSize, txFrameCount, qdiscBypass, fanoutGroup, fanoutModeFlags, frames, stealFrames);
+            txBlockSize, txFrameSize, txFrameCount, qdiscBypass, fanoutGroup, fanoutModeFlags, frames,
+            stealFrames, linearTransmit);
     }
 
     /**
      * @param steal whether the receiving port drops the kernel's originals at tcx ingress (see {@link #stealFrames}).
      */
+    /** @param linear whether transmitted frames go into the skb's linear buffer (see {@link #linearTransmit}). */
+    public AfPacketSettings withLinearTransmit(final boolean linear)
+    {
+        return new AfPacketSettings(rxBlockSize, rxBlockCount, rxFrameSize, retireTimeoutMs, headroom, txVersion,
+            txBlockSize, txFrameSize, txFrameCount, qdiscBypass, fanoutGroup, fanoutModeFlags, receiveBurst, stealFrames,
+            linear);
+    }
+
     public AfPacketSettings withStealing(final boolean steal)
     {
         return new AfPacketSettings(rxBlockSize, rxBlockCount, rxFrameSize, retireTimeoutMs, headroom, txVersion,
-            txBlockSize, txFrameSize, txFrameCount, qdiscBypass, fanoutGroup, fanoutModeFlags, receiveBurst, steal);
+            txBlockSize, txFrameSize, txFrameCount, qdiscBypass, fanoutGroup, fanoutModeFlags, receiveBurst,
+            steal, linearTransmit);
     }
 
     /** @return the geometry and options, for logs and {@code describe()}; a stealing port says so itself. */
@@ -138,7 +160,8 @@ public record AfPacketSettings(
     {
         return "rx TPACKET_V3 " + rxBlockCount + " x " + (rxBlockSize >> 10) + " KiB blocks, retire " + retireTimeoutMs +
             " ms, headroom " + headroom + "; tx TPACKET_V" + (txVersion + 1) + " " + txFrameCount + " x " + txFrameSize +
-            " B slots, qdisc bypass " + (qdiscBypass ? "on (tcpdump does not see our transmits)" : "off") +
+            " B slots" + (linearTransmit ? " (linear)" : "") + ", qdisc bypass " +
+            (qdiscBypass ? "on (tcpdump does not see our transmits)" : "off") +
             (fanoutGroup == NO_FANOUT ? "; no fanout" :
                 "; fanout group " + fanoutGroup + " mode/flags 0x" + Integer.toHexString(fanoutModeFlags));
     }

@@ -90,6 +90,10 @@ final class PacketSocket implements AutoCloseable
             final String context = "AF_PACKET transmit ring on " + device;
             socket.setInt(scratch, AfPacket.PACKET_VERSION, settings.txVersion(), "PACKET_VERSION", context);
             socket.setInt(scratch, AfPacket.PACKET_LOSS, 1, "PACKET_LOSS", context);
+            if (settings.linearTransmit())
+            {
+                socket.setInt(scratch, AfPacket.PACKET_VNET_HDR, 1, "PACKET_VNET_HDR", context);
+            }
             if (settings.qdiscBypass())
             {
                 socket.setInt(scratch, AfPacket.PACKET_QDISC_BYPASS, 1, "PACKET_QDISC_BYPASS", context);

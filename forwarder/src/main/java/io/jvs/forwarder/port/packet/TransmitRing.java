@@ -31,6 +31,7 @@ final class TransmitRing
     private final int lengthOffset;
     private final boolean version3;
     private final int capacity;
+    private final int vnetHeader;
     private int cursor;
 
     /**
@@ -39,8 +40,10 @@ final class TransmitRing
      * @param version   {@link AfPacket#TPACKET_V2} or {@link AfPacket#TPACKET_V3}.
      * @param slotSize  bytes per slot.
      * @param slotCount slots.
+     * @param linear    whether the socket has PACKET_VNET_HDR: each frame then follows a virtio_net_hdr whose
+     *                  hdr_len (the whole frame) makes the kernel copy it into the skb's linear buffer.
      */
-    TransmitRing(final long ring, final int version, final int slotSize, final int slotCount)
+    TransmitRing(final long ring, final int version, final int slotSize, final int slotCount, final boolean linear)
     {
         this.ring = ring;
         this.slotSize = slotSize;
@@ -49,7 +52,8 @@ final class TransmitRing
         this.dataOffset = version3 ? Tpacket3Hdr.TX_DATA_OFFSET : Tpacket2Hdr.TX_DATA_OFFSET;
         this.statusOffset = version3 ? Tpacket3Hdr.STATUS_OFFSET : Tpacket2Hdr.STATUS_OFFSET;
         this.lengthOffset = version3 ? Tpacket3Hdr.LEN_OFFSET : Tpacket2Hdr.LEN_OFFSET;
-        this.capacity = slotSize - dataOffset;
+        this.vnetHeader = linear ? AfPacket.VIRTIO_NET_HDR_SIZE : 0;
+        this.capacity = slotSize - dataOffset - vnetHeader;
     }
 
     /**
@@ -68,8 +72,15 @@ final class TransmitRing
         {
             return RING_FULL;
         }
-        UnsafeApi.copyMemory(frame, slot + dataOffset, length);
-        UnsafeApi.putInt(slot + lengthOffset, length);
+        if (vnetHeader != 0)
+        {
+            // flags 0, gso_type NONE, hdr_len = length, no GSO, no checksum offload; native order is what the
+            // kernel reads for packet sockets (legacy virtio byte order)
+            UnsafeApi.putLong(slot + dataOffset, (long)length << 16);
+            UnsafeApi.putShort(slot + dataOffset + 8, (short)0);
+        }
+        UnsafeApi.copyMemory(frame, slot + dataOffset + vnetHeader, length);
+        UnsafeApi.putInt(slot + lengthOffset, length + vnetHeader);
         if (version3)
         {
             // The kernel refuses a V3 TX frame with a next offset (EINVAL): frames are one per slot.
@@ -95,6 +106,6 @@ final class TransmitRing
     /** @return the address of a slot's frame bytes (for tests). */
     long frameAddress(final int slotIndex)
     {
-        return ring + (long)slotIndex * slotSize + dataOffset;
+        return ring + (long)slotIndex * slotSize + dataOffset + vnetHeader;
     }
 }

@@ -37,7 +37,16 @@
  *   <li><b>Several workers.</b> Workers on one interface each open a port in the same PACKET_FANOUT group with
  *   the hash mode: the kernel hashes each flow to one socket, so a flow stays on one worker.</li>
  *   <li><b>Costs.</b> Every transmitted frame is copied into the TX ring ({@code txCopied == txFrames}) and each
- *   burst that queued frames costs one {@code sendto}. Received frames are used in place in the ring. Forwarding
+ *   burst that queued frames costs one {@code sendto}. Received frames are used in place in the ring.
+ *   <br><b>Linear transmit</b> (the default, {@code AfPacketSettings.withLinearTransmit}): the transmit socket
+ *   has PACKET_VNET_HDR and each slot starts with a virtio_net_hdr whose {@code hdr_len} is the whole frame, so
+ *   {@code tpacket_snd} copies the frame into the skb's own buffer. Without it the kernel copies only the
+ *   Ethernet header and hangs the rest of the slot on the skb as a page fragment marked zero-copy; a device
+ *   that hands the skb back to the stack (veth, or a bridge to a local socket) must then allocate a page and
+ *   copy the frame again ({@code skb_copy_ubufs}, seen in {@code perf} on the forwarding core), and the page is
+ *   freed later on the sender's CPU. On the 2-vCPU VM's wire benchmark this raised AF_PACKET forwarding from
+ *   0.41 to 0.62 Mpps (perf/RESULTS.md). A NIC would DMA the fragment in place, so there the copy costs a little
+ *   for large frames; {@code withLinearTransmit(false)} restores the kernel's default. Forwarding
  *   60-byte frames between veths on a 2-vCPU VM ({@code ForwardingRateProbe} in the tests), this port reached
  *   0.62 Mpps with the forwarder thread on its core 99% of the time at about 1600 ns of CPU per frame, most of it
  *   in the kernel's transmit path (the generator, at 0.62 Mpps, was at its limit too); hand-written C measured

@@ -13,6 +13,7 @@ import io.jvs.nativebindings.packet.AfPacket;
 import io.jvs.nativebindings.testing.TestNetwork;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -32,11 +33,12 @@ class AfPacketForwardingTest
     private static final int CHUNK = 100;
     private static final long DEADLINE_NS = 10_000_000_000L;
 
-    @ParameterizedTest(name = "TX ring TPACKET_V{0}")
-    @ValueSource(ints = {2, 3})
-    void shouldForwardEveryFrameIntactWithItsAddressesRewritten(final int txVersionNumber)
+    @ParameterizedTest(name = "TX ring TPACKET_V{0}, linear {1}")
+    @CsvSource({"2, true", "3, true", "2, false", "3, false"})
+    void shouldForwardEveryFrameIntactWithItsAddressesRewritten(final int txVersionNumber, final boolean linear)
     {
-        final AfPacketSettings settings = SMALL.withTxRing(txVersionNumber - 1, 64 << 10, 1024);
+        final AfPacketSettings settings = SMALL.withTxRing(txVersionNumber - 1, 64 << 10, 1024)
+            .withLinearTransmit(linear);
         try (ForwardingNetwork net = new ForwardingNetwork("afpfwd");
             RawSocket generator = TestNetwork.callIn(net.gen, () -> new RawSocket("g0", 0));
             RawSocket sink = TestNetwork.callIn(net.sink, () -> new RawSocket("s0", TestPackets.ETH_P_EXPERIMENTAL));

@@ -17,8 +17,15 @@ class AfPacketSettingsTest
     void shouldAcceptTheDefaultsAndDescribeThem()
     {
         assertThat(D.describe()).contains("64 x 256 KiB", "TPACKET_V3", "qdisc bypass on", "no fanout");
-        assertThat(D.txFrameCapacity()).isEqualTo(2048 - 48);
-        assertThat(D.withTxRing(AfPacket.TPACKET_V2, 4096, 2).txFrameCapacity()).isEqualTo(2048 - 32);
+        assertThat(D.describe()).contains("(linear)");
+        assertThat(D.linearTransmit()).isTrue();
+        assertThat(D.txFrameCapacity()).isEqualTo(2048 - 48 - 10);
+        assertThat(D.withLinearTransmit(false).txFrameCapacity()).isEqualTo(2048 - 48);
+        assertThat(D.withLinearTransmit(false).describe()).doesNotContain("linear");
+        assertThat(D.withTxRing(AfPacket.TPACKET_V2, 4096, 2).withLinearTransmit(false).txFrameCapacity())
+            .isEqualTo(2048 - 32);
+        assertThat(D.withStealing(true).withFanout(7, 0).withLinearTransmit(false).withStealing(false).linearTransmit())
+            .isFalse();
         assertThat(D.withFanout(7, AfPacket.PACKET_FANOUT_HASH).describe()).contains("fanout group 7");
         assertThat(D.stealFrames()).isFalse();
         assertThat(D.withStealing(true).stealFrames()).isTrue();
@@ -33,11 +40,11 @@ class AfPacketSettingsTest
             .hasMessageContaining("receive block size 100000 is not a positive multiple of the page size 4096");
         assertThatThrownBy(() -> D.withRxRing(4096, 0, 4)).hasMessageContaining("receive block count 0");
         assertThatThrownBy(() -> D.withRxRing(4096, 4, 0)).hasMessageContaining("retire timeout 0 ms");
-        assertThatThrownBy(() -> new AfPacketSettings(4096, 4, 2040, 4, 128, 2, 4096, 2048, 2, true, -1, 0, 64, false))
+        assertThatThrownBy(() -> new AfPacketSettings(4096, 4, 2040, 4, 128, 2, 4096, 2048, 2, true, -1, 0, 64, false, true))
             .hasMessageContaining("receive frame size 2040 is not a positive multiple of 16");
-        assertThatThrownBy(() -> new AfPacketSettings(4096, 4, 3072, 4, 128, 2, 4096, 2048, 2, true, -1, 0, 64, false))
+        assertThatThrownBy(() -> new AfPacketSettings(4096, 4, 3072, 4, 128, 2, 4096, 2048, 2, true, -1, 0, 64, false, true))
             .hasMessageContaining("receive block size 4096 is not a multiple of the frame size 3072");
-        assertThatThrownBy(() -> new AfPacketSettings(4096, 4, 2048, 4, 64, 2, 4096, 2048, 2, true, -1, 0, 64, false))
+        assertThatThrownBy(() -> new AfPacketSettings(4096, 4, 2048, 4, 64, 2, 4096, 2048, 2, true, -1, 0, 64, false, true))
             .hasMessageContaining("headroom 64 not in 128..1024");
     }
 

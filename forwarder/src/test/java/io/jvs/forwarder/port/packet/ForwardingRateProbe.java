@@ -19,7 +19,8 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
  * {@link MacRewriteLoop} on this thread. Prints the forwarded rate, the forwarder's CPU per frame and what it
  * allocated while measuring. Run as root with the test classpath:
  * {@code java --enable-native-access=ALL-UNNAMED --add-exports java.base/jdk.internal.misc=ALL-UNNAMED -cp ...
- * io.jvs.forwarder.port.packet.ForwardingRateProbe [seconds] [tx version 1|2] [receive burst]}.
+ * io.jvs.forwarder.port.packet.ForwardingRateProbe [seconds] [tx version 1|2] [receive burst] [linear|paged]}
+ * (the last for the forwarder's transmit ring; the generator's is always linear).
  */
 public final class ForwardingRateProbe
 {
@@ -32,13 +33,15 @@ public final class ForwardingRateProbe
         final int seconds = args.length > 0 ? Integer.parseInt(args[0]) : 2;
         final int txVersion = args.length > 1 ? Integer.parseInt(args[1]) : AfPacket.TPACKET_V3;
         final int receiveBurst = args.length > 2 ? Integer.parseInt(args[2]) : AfPacketSettings.DEFAULT.receiveBurst();
-        final AfPacketSettings settings = AfPacketSettings.DEFAULT.withTxRing(txVersion, 64 << 10, 4096)
+        final boolean linear = args.length <= 3 || !"paged".equals(args[3]);
+        final AfPacketSettings generatorSettings = AfPacketSettings.DEFAULT.withTxRing(txVersion, 64 << 10, 4096)
             .withReceiveBurst(receiveBurst);
+        final AfPacketSettings settings = generatorSettings.withLinearTransmit(linear);
         try (ForwardingNetwork net = new ForwardingNetwork("afprate");
             AfPacketForwardingPair pair = TestNetwork.callIn(net.fwd,
                 () -> AfPacketForwardingPair.open(Syscalls.create(), "fA", "fB", settings));
             AfPacketPort generator = TestNetwork.callIn(net.gen,
-                () -> AfPacketPort.open(Syscalls.create(), 9, "g0", settings, AfPacketPort.Direction.TRANSMIT)))
+                () -> AfPacketPort.open(Syscalls.create(), 9, "g0", generatorSettings, AfPacketPort.Direction.TRANSMIT)))
         {
             System.out.println(pair.describe());
             final AtomicBoolean running = new AtomicBoolean(true);
