@@ -144,6 +144,18 @@ final class JnrSyscalls implements Syscalls
     }
 
     @Override
+    public long kickTransmit(final int fd)
+    {
+        return result(LIBC.sendto(fd, 0, 0, Sockets.MSG_DONTWAIT, null, 0));
+    }
+
+    @Override
+    public long kickReceive(final int fd)
+    {
+        return result(LIBC.recvfrom(fd, 0, 0, Sockets.MSG_DONTWAIT, null, 0));
+    }
+
+    @Override
     public int ioctl(final int fd, final long request, final long argument)
     {
         return result(LIBC.ioctl(fd, request, argument));

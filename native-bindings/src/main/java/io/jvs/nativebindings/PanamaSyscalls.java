@@ -38,6 +38,15 @@ final class PanamaSyscalls implements Syscalls
     private static final MethodHandle POLL = downcall("poll", JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT);
     private static final MethodHandle SENDTO =
         downcall("sendto", JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT);
+    // The data-path kicks: no errno capture, so no segment per call (see Syscalls.kickTransmit).
+    private static final MethodHandle SENDTO_NO_CAPTURE = LINKER.downcallHandle(symbol("sendto"),
+        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT));
+    private static final MethodHandle RECVFROM_NO_CAPTURE = LINKER.downcallHandle(symbol("recvfrom"),
+        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG));
+    private static final MethodHandle ERRNO_LOCATION =
+        LINKER.downcallHandle(symbol("__errno_location"), FunctionDescriptor.of(JAVA_LONG));
+    /** Reads errno at the address __errno_location gives, with no segment made per read. */
+    private static final MemorySegment ALL_MEMORY = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
     private static final MethodHandle RECVFROM =
         downcall("recvfrom", JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG);
     // ioctl(int, unsigned long, ...) and syscall(long, ...) are variadic: every variadic argument is passed
@@ -199,6 +208,39 @@ final class PanamaSyscalls implements Syscalls
         {
             throw linkageFailure("recvfrom", ex);
         }
+    }
+
+    @Override
+    public long kickTransmit(final int fd)
+    {
+        try
+        {
+            final long result = (long)SENDTO_NO_CAPTURE.invokeExact(fd, 0L, 0L, Sockets.MSG_DONTWAIT, 0L, 0);
+            return result == -1 ? -errnoAfterTheFact() : result;
+        }
+        catch (final Throwable ex)
+        {
+            throw linkageFailure("sendto", ex);
+        }
+    }
+
+    @Override
+    public long kickReceive(final int fd)
+    {
+        try
+        {
+            final long result = (long)RECVFROM_NO_CAPTURE.invokeExact(fd, 0L, 0L, Sockets.MSG_DONTWAIT, 0L, 0L);
+            return result == -1 ? -errnoAfterTheFact() : result;
+        }
+        catch (final Throwable ex)
+        {
+            throw linkageFailure("recvfrom", ex);
+        }
+    }
+
+    private static int errnoAfterTheFact() throws Throwable
+    {
+        return ALL_MEMORY.get(JAVA_INT, (long)ERRNO_LOCATION.invokeExact());
     }
 
     @Override

@@ -47,6 +47,26 @@ public interface Syscalls
     /** {@code recvfrom(2)}; {@code address} and {@code addressLengthAddress} may be 0. */
     long recvfrom(int fd, long buffer, long length, int flags, long address, long addressLengthAddress);
 
+    /**
+     * {@code sendto(fd, NULL, 0, MSG_DONTWAIT, NULL, 0)}: the transmit kick of an AF_XDP socket or a PACKET_TX_RING,
+     * made on the data path once per burst. Unlike the other calls it does not capture errno: Panama's capture
+     * slices a segment on every call, which allocates whenever the JIT does not inline the whole downcall into
+     * its caller (seen intermittently in the wire benchmark, ~300 bytes per kick). On failure it returns -errno
+     * as read right after the call; the JVM may rarely have changed errno in between (a safepoint), so use the
+     * value to count failures, not to decide what to do.
+     *
+     * @return the bytes sent (0 for a kick), or -errno.
+     */
+    long kickTransmit(int fd);
+
+    /**
+     * {@code recvfrom(fd, NULL, 0, MSG_DONTWAIT, NULL, 0)}: the receive-side wake-up of an AF_XDP socket (its fill
+     * ring needs the driver, or busy polling drives NAPI). No errno capture, as {@link #kickTransmit}.
+     *
+     * @return the kernel's result, or -errno (best effort).
+     */
+    long kickReceive(int fd);
+
     /** {@code ioctl(2)} with a pointer argument. */
     int ioctl(int fd, long request, long argument);
 

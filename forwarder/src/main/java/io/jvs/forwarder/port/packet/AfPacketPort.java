@@ -8,7 +8,6 @@ import io.jvs.forwarder.port.Port;
 import io.jvs.forwarder.port.PortCounters;
 import io.jvs.nativebindings.Errno;
 import io.jvs.nativebindings.PollFd;
-import io.jvs.nativebindings.Sockets;
 import io.jvs.nativebindings.Syscalls;
 import io.jvs.nativebindings.bpf.BpfProgram;
 import io.jvs.nativebindings.bpf.TcPrograms;
@@ -238,12 +237,14 @@ public final class AfPacketPort implements Port
         {
             return;
         }
-        final long result = syscalls.sendto(transmitSocket.fd(), 0, 0, Sockets.MSG_DONTWAIT, 0, 0);
+        final long result = syscalls.kickTransmit(transmitSocket.fd());
         counters.wakeups++;
         queuedSinceKick = 0;
-        // Out of socket buffer: the frames stay in the ring as SEND_REQUEST and the next flush kicks again.
-        kickRefused = result == -Errno.EAGAIN || result == -Errno.ENOBUFS;
-        if (result < 0 && !kickRefused)
+        // Refused, mostly for want of socket buffer (EAGAIN, ENOBUFS): the frames stay in the ring as SEND_REQUEST
+        // and the next flush kicks again. Whatever the reason, since the kick's errno is a hint (it is read without
+        // capture); an error that persists costs one sendto per poll until it clears, and is counted.
+        kickRefused = result < 0;
+        if (result < 0 && result != -Errno.EAGAIN && result != -Errno.ENOBUFS)
         {
             counters.txKickErrors++;
         }

@@ -4,7 +4,6 @@ import io.jvs.core.packet.Frames;
 import io.jvs.core.pipeline.FrameBurst;
 import io.jvs.forwarder.port.Port;
 import io.jvs.forwarder.port.PortCounters;
-import io.jvs.nativebindings.Sockets;
 import io.jvs.nativebindings.Syscalls;
 
 /**
@@ -96,7 +95,7 @@ public final class AfXdpPort implements Port
         if (count == 0 && busyPolls)
         {
             // Preferred busy polling: the kernel waits for us to run the queue's NAPI, here, on our core.
-            syscalls.recvfrom(fd, 0, 0, Sockets.MSG_DONTWAIT, 0, 0);
+            syscalls.kickReceive(fd);
             counters.wakeups++;
             count = rx.peek(wanted);
         }
@@ -104,7 +103,7 @@ public final class AfXdpPort implements Port
         {
             if (!busyPolls && stocksFillRing && fill.needsWakeup())
             {
-                syscalls.recvfrom(fd, 0, 0, Sockets.MSG_DONTWAIT, 0, 0);
+                syscalls.kickReceive(fd);
                 counters.wakeups++;
             }
             return 0;
@@ -243,7 +242,7 @@ public final class AfXdpPort implements Port
         if (tx.needsWakeup())
         {
             // EAGAIN (more queued than one kick sends), EBUSY or ENOBUFS: the next kick carries on.
-            syscalls.sendto(fd, 0, 0, Sockets.MSG_DONTWAIT, 0, 0);
+            syscalls.kickTransmit(fd);
             counters.wakeups++;
         }
     }

@@ -1,0 +1,85 @@
+package io.jvs.nativebindings;
+
+import java.lang.management.ManagementFactory;
+
+import org.junit.jupiter.api.Test;
+
+import static io.jvs.nativebindings.Errno.EAGAIN;
+import static io.jvs.nativebindings.Errno.EBADF;
+import static io.jvs.nativebindings.Errno.EDESTADDRREQ;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * The data-path kicks ({@link Syscalls#kickTransmit}, {@link Syscalls#kickReceive}) allocate nothing even when the
+ * JIT does not inline Panama's errno-capture check, which a capturing downcall then pays for with a segment per
+ * call. Runs in its own surefire execution whose JVM forbids that inlining (native-bindings/pom.xml); the
+ * capturing {@code sendto} is measured beside the kicks to show the worst case is really in force.
+ */
+class KickWorstCaseAllocationTest
+{
+    private static final int CALLS = 50_000;
+
+    @Test
+    void shouldKickWithoutAllocatingWhereACapturingCallAllocates()
+    {
+        assumeTrue(ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
+            .anyMatch(argument -> argument.contains("SharedUtils::checkCaptureSegment")),
+            "needs the JVM of the kick-worst-case-allocation execution");
+        final Syscalls syscalls = Syscalls.create("panama");
+        final com.sun.management.ThreadMXBean threads =
+            (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
+        final int fd = syscalls.socket(Sockets.AF_INET, Sockets.SOCK_DGRAM | Sockets.SOCK_CLOEXEC, 0);
+        assertThat(fd).isGreaterThan(2);
+        try
+        {
+            assertThat(syscalls.kickTransmit(fd)).isEqualTo(-EDESTADDRREQ);
+            assertThat(syscalls.kickReceive(fd)).isEqualTo(-EAGAIN);
+            assertThat(syscalls.kickTransmit(-1)).isEqualTo(-EBADF);
+
+            long fewestKickBytes = Long.MAX_VALUE;
+            long fewestCaptureBytes = Long.MAX_VALUE;
+            for (int window = 0; window < 6; window++)
+            {
+                final long start = threads.getCurrentThreadAllocatedBytes();
+                long sum = kicks(syscalls, fd);
+                final long kicked = threads.getCurrentThreadAllocatedBytes();
+                sum += capturingSends(syscalls, fd);
+                final long captured = threads.getCurrentThreadAllocatedBytes();
+                assertThat(sum).isEqualTo(-(long)CALLS * (EDESTADDRREQ + EAGAIN + EDESTADDRREQ));
+                fewestKickBytes = Math.min(fewestKickBytes, kicked - start);
+                fewestCaptureBytes = Math.min(fewestCaptureBytes, captured - kicked);
+            }
+
+            assertThat(fewestCaptureBytes).as("bytes a capturing sendto allocates here, per call")
+                .isGreaterThanOrEqualTo(16L * CALLS);
+            // One compilation event in a window can allocate a little; a segment per kick would be 1.6 MB.
+            assertThat(fewestKickBytes).as("bytes %d kicks allocate", 2 * CALLS).isLessThan(16 * 1024);
+        }
+        finally
+        {
+            syscalls.close(fd);
+        }
+    }
+
+    private static long kicks(final Syscalls syscalls, final int fd)
+    {
+        long sum = 0;
+        for (int i = 0; i < CALLS; i++)
+        {
+            sum += syscalls.kickTransmit(fd);
+            sum += syscalls.kickReceive(fd);
+        }
+        return sum;
+    }
+
+    private static long capturingSends(final Syscalls syscalls, final int fd)
+    {
+        long sum = 0;
+        for (int i = 0; i < CALLS; i++)
+        {
+            sum += syscalls.sendto(fd, 0, 0, Sockets.MSG_DONTWAIT, 0, 0);
+        }
+        return sum;
+    }
+}
