@@ -12,6 +12,7 @@
 #   the DPDK cases run twice, with the l0/l1 NAPI in kthreads on CPU1 (threaded) and with busy-poll settings
 #   (no NAPI threads: veth's receive work then runs as softirq on the sender's CPU0).
 # Environment: BENCH_DIR (a writable copy of ../shared/bench, default /tmp/jvs-bench), REPS (3), DUR (10),
+#              JVS_L2FWD_OPTS (more bench l2fwd options, e.g. --rx-block-kib 64),
 #              JVS_LB_NAPI (threaded: l0/l1 NAPI kthreads pinned to CPU1, the forwarder's core; or busypoll),
 #              GEN (trafgen, the default; or jvs: `tools/jvs bench txgen` over AF_XDP, which offers more from
 #              one core, swapped in for trafgen by a shim around the bench's measure.py; logs get "_genjvs").
@@ -78,7 +79,7 @@ jvs_case() {   # name port xdp-mode
     ip netns exec blb sysctl -qw net.ipv4.ip_forward=0
     setsid ip netns exec blb taskset -c 1 "$JAVA" --enable-native-access=ALL-UNNAMED \
         --add-exports java.base/jdk.internal.misc=ALL-UNNAMED -XX:+UseParallelGC -Xms256m -Xmx256m ${JVS_JVM_OPTS:-} -jar "$JAR" \
-        bench l2fwd --port "$port" --rx l0 --tx l1 --dst-mac $SINK_MAC --xdp-mode "$mode" "${busy[@]}" --idle "${JVS_IDLE:-spin}" \
+        bench l2fwd --port "$port" --rx l0 --tx l1 --dst-mac $SINK_MAC --xdp-mode "$mode" "${busy[@]}" --idle "${JVS_IDLE:-spin}" ${JVS_L2FWD_OPTS:-} \
         --warmup 0 --seconds 600 > "$log" 2>&1 < /dev/null &
     pid=$!
     sleep 4

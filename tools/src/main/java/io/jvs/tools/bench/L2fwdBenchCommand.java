@@ -79,6 +79,10 @@ public final class L2fwdBenchCommand implements Callable<Integer>
         "for comparison: devices that loop skbs back into the stack, veth among them, then copy every frame again."})
     private boolean pagedTransmit;
 
+    @Option(names = "--rx-block-kib", defaultValue = "256", description = {"afpacket: receive block size in KiB (the ring",
+        "stays 16 MiB); smaller blocks reach the loop sooner, which matters with --idle wait (default ${DEFAULT-VALUE})"})
+    private int rxBlockKib;
+
     @Option(names = "--idle", defaultValue = "spin", description = {"after a poll that found nothing: spin, yield,",
         "backoff (spin, then yield, then park up to 1 ms) or wait (afpacket: sleep in poll(2) until the kernel",
         "hands over a receive block; gives a shared core to the kernel's receive work) (default ${DEFAULT-VALUE})"})
@@ -155,6 +159,10 @@ public final class L2fwdBenchCommand implements Callable<Integer>
         {
             return "--steal is for --port afpacket only (AF_XDP takes the frames itself)";
         }
+        if (rxBlockKib < 4 || rxBlockKib > 16384 || Integer.bitCount(rxBlockKib) != 1)
+        {
+            return "--rx-block-kib must be a power of two from 4 to 16384, not " + rxBlockKib;
+        }
         if (pagedTransmit && !kind.equals("afpacket"))
         {
             return "--paged-tx is for --port afpacket only";
@@ -191,7 +199,8 @@ public final class L2fwdBenchCommand implements Callable<Integer>
         {
             case "memory" -> new MemoryForwardingPair();
             case "afpacket" -> AfPacketForwardingPair.open(Syscalls.create(), receiveDevice, txDevice,
-                AfPacketSettings.DEFAULT.withStealing(steal).withLinearTransmit(!pagedTransmit));
+                AfPacketSettings.DEFAULT.withStealing(steal).withLinearTransmit(!pagedTransmit)
+                    .withRxRing(rxBlockKib << 10, (16 << 10) / rxBlockKib, AfPacketSettings.DEFAULT.retireTimeoutMs()));
             case "afxdp" -> AfXdpForwardingPair.open(Syscalls.create(), receiveDevice, txDevice,
                 AfXdpSettings.defaults(xdpMode.equals("skb") ? XdpMode.SKB : XdpMode.DRV)
                     .withBusyPoll(busyPoll ? AfXdpSettings.DEFAULT_BATCH : 0));

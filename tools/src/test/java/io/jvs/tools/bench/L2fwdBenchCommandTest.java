@@ -59,6 +59,9 @@ class L2fwdBenchCommandTest
         assertThat(paged.status()).isEqualTo(2);
         assertThat(paged.err()).contains("--paged-tx is for --port afpacket only");
         assertThat(CommandRun.of("bench", "l2fwd", "--help").out()).contains("--paged-tx", "wait (afpacket");
+        final CommandRun oddBlock = CommandRun.of("bench", "l2fwd", "--port", "memory", "--rx-block-kib", "48");
+        assertThat(oddBlock.status()).isEqualTo(2);
+        assertThat(oddBlock.err()).contains("--rx-block-kib must be a power of two from 4 to 16384, not 48");
     }
 
     @Test
