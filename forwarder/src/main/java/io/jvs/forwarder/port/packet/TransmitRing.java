@@ -74,10 +74,13 @@ final class TransmitRing
         }
         if (vnetHeader != 0)
         {
-            // flags 0, gso_type NONE, hdr_len = length, no GSO, no checksum offload; native order is what the
-            // kernel reads for packet sockets (legacy virtio byte order)
-            UnsafeApi.putLong(slot + dataOffset, (long)length << 16);
-            UnsafeApi.putShort(slot + dataOffset + 8, (short)0);
+            // flags 0 and gso_type NONE, hdr_len = length, then no GSO and no checksum offload. The u16 fields are
+            // in native order: packet sockets use the legacy virtio byte order, which is the host's.
+            final long header = slot + dataOffset;
+            UnsafeApi.putShort(header, (short)0);
+            UnsafeApi.putShort(header + AfPacket.VIRTIO_NET_HDR_LEN_OFFSET, (short)length);
+            UnsafeApi.putInt(header + 4, 0);
+            UnsafeApi.putShort(header + 8, (short)0);
         }
         UnsafeApi.copyMemory(frame, slot + dataOffset + vnetHeader, length);
         UnsafeApi.putInt(slot + lengthOffset, length + vnetHeader);

@@ -44,9 +44,10 @@
  *   Ethernet header and hangs the rest of the slot on the skb as a page fragment marked zero-copy; a device
  *   that hands the skb back to the stack (veth, or a bridge to a local socket) must then allocate a page and
  *   copy the frame again ({@code skb_copy_ubufs}, seen in {@code perf} on the forwarding core), and the page is
- *   freed later on the sender's CPU. On the 2-vCPU VM's wire benchmark this raised AF_PACKET forwarding from
- *   0.41 to 0.62 Mpps (perf/RESULTS.md). A NIC would DMA the fragment in place, so there the copy costs a little
- *   for large frames; {@code withLinearTransmit(false)} restores the kernel's default. Forwarding
+ *   freed later on the sender's CPU. On the 2-vCPU VM's wire benchmark linear transmit forwarded 0.60 against
+ *   0.48 Mpps and 0.45 against 0.34 in the same runs (perf/RESULTS.md, "Fourth run"). A NIC would DMA the
+ *   fragment in place, so there the copy costs a little for large frames; {@code withLinearTransmit(false)}
+ *   restores the kernel's default. Forwarding
  *   60-byte frames between veths on a 2-vCPU VM ({@code ForwardingRateProbe} in the tests), this port reached
  *   0.62 Mpps with the forwarder thread on its core 99% of the time at about 1600 ns of CPU per frame, most of it
  *   in the kernel's transmit path (the generator, at 0.62 Mpps, was at its limit too); hand-written C measured
