@@ -156,6 +156,12 @@ final class JnrSyscalls implements Syscalls
     }
 
     @Override
+    public int pollIdle(final long pollfds, final int count, final int timeoutMs)
+    {
+        return poll(pollfds, count, timeoutMs);
+    }
+
+    @Override
     public int ioctl(final int fd, final long request, final long argument)
     {
         return result(LIBC.ioctl(fd, request, argument));

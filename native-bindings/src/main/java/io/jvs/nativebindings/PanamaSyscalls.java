@@ -43,6 +43,8 @@ final class PanamaSyscalls implements Syscalls
         FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT));
     private static final MethodHandle RECVFROM_NO_CAPTURE = LINKER.downcallHandle(symbol("recvfrom"),
         FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG));
+    private static final MethodHandle POLL_NO_CAPTURE =
+        LINKER.downcallHandle(symbol("poll"), FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT));
     private static final MethodHandle ERRNO_LOCATION =
         LINKER.downcallHandle(symbol("__errno_location"), FunctionDescriptor.of(JAVA_LONG));
     /** Reads errno at the address __errno_location gives, with no segment made per read. */
@@ -235,6 +237,20 @@ final class PanamaSyscalls implements Syscalls
         catch (final Throwable ex)
         {
             throw linkageFailure("recvfrom", ex);
+        }
+    }
+
+    @Override
+    public int pollIdle(final long pollfds, final int count, final int timeoutMs)
+    {
+        try
+        {
+            final int result = (int)POLL_NO_CAPTURE.invokeExact(pollfds, (long)count, timeoutMs);
+            return result == -1 ? -errnoAfterTheFact() : result;
+        }
+        catch (final Throwable ex)
+        {
+            throw linkageFailure("poll", ex);
         }
     }
 

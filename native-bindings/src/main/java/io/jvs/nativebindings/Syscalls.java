@@ -67,6 +67,14 @@ public interface Syscalls
      */
     long kickReceive(int fd);
 
+    /**
+     * {@code poll(2)} for a worker with nothing to do, on the data path's thread: no errno capture, as
+     * {@link #kickTransmit}, so it never allocates.
+     *
+     * @return the ready descriptors, 0 on timeout, or -errno (best effort).
+     */
+    int pollIdle(long pollfds, int count, int timeoutMs);
+
     /** {@code ioctl(2)} with a pointer argument. */
     int ioctl(int fd, long request, long argument);
 

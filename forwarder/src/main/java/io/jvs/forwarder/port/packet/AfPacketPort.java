@@ -266,7 +266,7 @@ public final class AfPacketPort implements Port
         pollFd.set(JAVA_SHORT, PollFd.EVENTS_OFFSET, PollFd.POLLIN);
         pollFd.set(JAVA_SHORT, PollFd.REVENTS_OFFSET, (short)0);
         counters.wakeups++;
-        return syscalls.poll(pollFd.address(), 1, timeoutMs) > 0;
+        return syscalls.pollIdle(pollFd.address(), 1, timeoutMs) > 0;
     }
 
     @Override
