@@ -49,11 +49,11 @@
  *   fragment in place, so there the copy costs a little for large frames; {@code withLinearTransmit(false)}
  *   restores the kernel's default. Forwarding
  *   60-byte frames between veths on a 2-vCPU VM ({@code ForwardingRateProbe} in the tests), this port reached
- *   0.62 Mpps with the forwarder thread on its core 99% of the time at about 1600 ns of CPU per frame, most of it
- *   in the kernel's transmit path (the generator, at 0.62 Mpps, was at its limit too); hand-written C measured
- *   0.62-0.65 Mpps at 1570-1620 ns (perf/RESULTS.md, "AF_PACKET forwarding rate probe"). V3 and V2 transmit
- *   rings cost the same within noise there (one earlier run under other load had V3 2% cheaper); V3 is the
- *   default.</li>
+ *   0.62 Mpps with paged transmit at about 1600 ns of forwarder CPU per frame, most of it in the kernel's
+ *   transmit path, and 0.75 Mpps at 1310-1360 ns once generator and forwarder both sent linear (2026-11-30;
+ *   the generator was at its limit both times); hand-written C, transmitting paged, measured 0.62-0.65 Mpps at
+ *   1570-1620 ns (perf/RESULTS.md, "AF_PACKET forwarding rate probe"). V3 and V2 transmit rings cost the same
+ *   within noise there (one earlier run under other load had V3 2% cheaper); V3 is the default.</li>
  * </ul>
  */
 package io.jvs.forwarder.port.packet;
