@@ -13,7 +13,6 @@ import static io.jvs.nativebindings.Errno.EFAULT;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The data-path kicks ({@link Syscalls#kickTransmit}, {@link Syscalls#kickReceive}) and the idle worker's
@@ -29,9 +28,10 @@ class KickWorstCaseAllocationTest
     @Test
     void shouldKickWithoutAllocatingWhereACapturingCallAllocates()
     {
-        assumeTrue(ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
-            .anyMatch(argument -> argument.contains("SharedUtils::checkCaptureSegment")),
-            "needs the JVM of the kick-worst-case-allocation execution");
+        // In the kick-worst-case-allocation execution's JVM; run anywhere else (an IDE, -Dtest) it still checks
+        // the kicks, only not that the worst case is in force.
+        final boolean worstCase = ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
+            .anyMatch(argument -> argument.contains("SharedUtils::checkCaptureSegment"));
         final Syscalls syscalls = Syscalls.create("panama");
         final com.sun.management.ThreadMXBean threads =
             (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
@@ -63,8 +63,11 @@ class KickWorstCaseAllocationTest
                 fewestCaptureBytes = Math.min(fewestCaptureBytes, captured - kicked);
             }
 
-            assertThat(fewestCaptureBytes).as("bytes a capturing sendto allocates here, per call")
-                .isGreaterThanOrEqualTo(16L * CALLS);
+            if (worstCase)
+            {
+                assertThat(fewestCaptureBytes).as("bytes %d capturing sendto calls allocate here", CALLS)
+                    .isGreaterThanOrEqualTo(16L * CALLS);
+            }
             // One compilation event in a window can allocate a little; a segment per kick would be 1.6 MB.
             assertThat(fewestKickBytes).as("bytes %d kicks and idle polls allocate", 3 * CALLS).isLessThan(16 * 1024);
         }
