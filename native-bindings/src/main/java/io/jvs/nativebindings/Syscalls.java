@@ -51,9 +51,9 @@ public interface Syscalls
      * {@code sendto(fd, NULL, 0, MSG_DONTWAIT, NULL, 0)}: the transmit kick of an AF_XDP socket or a PACKET_TX_RING,
      * made on the data path once per burst. Unlike the other calls it does not capture errno: Panama's capture
      * slices a segment on every call, which allocates whenever the JIT does not inline the whole downcall into
-     * its caller (seen intermittently in the wire benchmark, ~300 bytes per kick). On failure it returns -errno
-     * as read right after the call; the JVM may rarely have changed errno in between (a safepoint), so use the
-     * value to count failures, not to decide what to do.
+     * its caller (at least 16 bytes per call then, KickWorstCaseAllocationTest; 2.4-3.2 MB/s in some wire benchmark
+     * runs, perf/RESULTS.md). On failure it returns -errno as read right after the call; the JVM may rarely have
+     * changed errno in between (a safepoint), so use the value to count failures, not to decide what to do.
      *
      * @return the bytes sent (0 for a kick), or -errno.
      */
