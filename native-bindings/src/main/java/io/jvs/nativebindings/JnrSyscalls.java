@@ -61,6 +61,15 @@ final class JnrSyscalls implements Syscalls
         int if_nametoindex(String name);
 
         int close(int fd);
+
+        // Variadic in C (the mode); passed as a plain int, which glibc reads only with O_CREAT.
+        int open(String path, int flags, int mode);
+
+        long read(int fd, long buffer, long length);
+
+        long write(int fd, long buffer, long length);
+
+        int eventfd(int initialValue, int flags);
     }
 
     private static final LibC LIBC = LibraryLoader.create(LibC.class).load("c");
@@ -159,6 +168,36 @@ final class JnrSyscalls implements Syscalls
     public int pollIdle(final long pollfds, final int count, final int timeoutMs)
     {
         return poll(pollfds, count, timeoutMs);
+    }
+
+    @Override
+    public int open(final String path, final int flags)
+    {
+        return result(LIBC.open(path, flags, 0));
+    }
+
+    @Override
+    public long read(final int fd, final long buffer, final long length)
+    {
+        return result(LIBC.read(fd, buffer, length));
+    }
+
+    @Override
+    public long write(final int fd, final long buffer, final long length)
+    {
+        return result(LIBC.write(fd, buffer, length));
+    }
+
+    @Override
+    public long writeFrame(final int fd, final long buffer, final long length)
+    {
+        return write(fd, buffer, length);
+    }
+
+    @Override
+    public int eventfd(final int initialValue, final int flags)
+    {
+        return result(LIBC.eventfd(initialValue, flags));
     }
 
     @Override

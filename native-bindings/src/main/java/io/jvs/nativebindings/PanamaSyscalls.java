@@ -58,6 +58,12 @@ final class PanamaSyscalls implements Syscalls
         variadic("syscall", 1, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG);
     private static final MethodHandle IF_NAMETOINDEX = downcall("if_nametoindex", JAVA_INT, JAVA_LONG);
     private static final MethodHandle CLOSE = downcall("close", JAVA_INT, JAVA_INT);
+    private static final MethodHandle OPEN = variadic("open", 2, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_INT);
+    private static final MethodHandle READ = downcall("read", JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG);
+    private static final MethodHandle WRITE = downcall("write", JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG);
+    private static final MethodHandle WRITE_NO_CAPTURE =
+        LINKER.downcallHandle(symbol("write"), FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG));
+    private static final MethodHandle EVENTFD = downcall("eventfd", JAVA_INT, JAVA_INT, JAVA_INT);
 
     private final MemorySegment state = Arena.ofAuto().allocate(CAPTURE);
 
@@ -296,6 +302,72 @@ final class PanamaSyscalls implements Syscalls
         catch (final Throwable ex)
         {
             throw linkageFailure("close", ex);
+        }
+    }
+
+    @Override
+    public int open(final String path, final int flags)
+    {
+        try (Arena arena = Arena.ofConfined())
+        {
+            return failed((int)OPEN.invokeExact(state, arena.allocateFrom(path).address(), flags, 0));
+        }
+        catch (final Throwable ex)
+        {
+            throw linkageFailure("open", ex);
+        }
+    }
+
+    @Override
+    public long read(final int fd, final long buffer, final long length)
+    {
+        try
+        {
+            return failedLong((long)READ.invokeExact(state, fd, buffer, length));
+        }
+        catch (final Throwable ex)
+        {
+            throw linkageFailure("read", ex);
+        }
+    }
+
+    @Override
+    public long write(final int fd, final long buffer, final long length)
+    {
+        try
+        {
+            return failedLong((long)WRITE.invokeExact(state, fd, buffer, length));
+        }
+        catch (final Throwable ex)
+        {
+            throw linkageFailure("write", ex);
+        }
+    }
+
+    @Override
+    public long writeFrame(final int fd, final long buffer, final long length)
+    {
+        try
+        {
+            final long result = (long)WRITE_NO_CAPTURE.invokeExact(fd, buffer, length);
+            return result == -1 ? -errnoAfterTheFact() : result;
+        }
+        catch (final Throwable ex)
+        {
+            throw linkageFailure("write", ex);
+        }
+    }
+
+    @Override
+    public int eventfd(final int initialValue, final int flags)
+    {
+        try
+        {
+            return failed((int)EVENTFD.invokeExact(state, initialValue, flags));
+        }
+        catch (final Throwable ex)
+        {
+            throw linkageFailure("eventfd", ex);
         }
     }
 

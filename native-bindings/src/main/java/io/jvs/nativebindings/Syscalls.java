@@ -75,6 +75,38 @@ public interface Syscalls
      */
     int pollIdle(long pollfds, int count, int timeoutMs);
 
+    /**
+     * {@code open(2)} of a path, e.g. {@code /dev/net/tun}.
+     *
+     * @param flags {@code O_*} flags ({@link #O_RDWR}, {@link #O_NONBLOCK}, {@link #O_CLOEXEC}).
+     * @return a file descriptor, or {@code -errno}.
+     */
+    int open(String path, int flags);
+
+    /** {@code read(2)} of at most {@code length} bytes into {@code buffer}: the bytes read, or {@code -errno}. */
+    long read(int fd, long buffer, long length);
+
+    /** {@code write(2)} of {@code length} bytes at {@code buffer}: the bytes written, or {@code -errno}. */
+    long write(int fd, long buffer, long length);
+
+    /**
+     * {@code write(2)} on the data path (a frame handed to the host through a TAP, an eventfd wake-up): no errno
+     * capture, as {@link #kickTransmit}, so it never allocates.
+     *
+     * @return the bytes written, or -errno (best effort).
+     */
+    long writeFrame(int fd, long buffer, long length);
+
+    /** {@code eventfd(2)}: a descriptor whose 8-byte counter a write adds to and a read takes, or {@code -errno}. */
+    int eventfd(int initialValue, int flags);
+
+    /** {@code O_RDWR} for {@link #open}. */
+    int O_RDWR = 2;
+    /** {@code O_NONBLOCK}, for {@link #open} (and {@code EFD_NONBLOCK}, the same bit, for {@link #eventfd}). */
+    int O_NONBLOCK = 0x800;
+    /** {@code O_CLOEXEC} (and {@code EFD_CLOEXEC}). */
+    int O_CLOEXEC = 0x80000;
+
     /** {@code ioctl(2)} with a pointer argument. */
     int ioctl(int fd, long request, long argument);
 

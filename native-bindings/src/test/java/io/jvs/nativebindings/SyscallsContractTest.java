@@ -84,6 +84,46 @@ class SyscallsContractTest
 
     @ParameterizedTest
     @ValueSource(strings = {"panama", "jnr"})
+    void shouldOpenReadAndWriteFilesAndCountWithAnEventFd(final String binding)
+    {
+        final Syscalls syscalls = Syscalls.create(binding);
+        assertThat(syscalls.open("/nonexistent/jvs", Syscalls.O_RDWR)).isEqualTo(-Errno.ENOENT);
+
+        final MemorySegment buffer = arena.allocate(16);
+        final int zero = syscalls.open("/dev/zero", Syscalls.O_RDWR | Syscalls.O_CLOEXEC);
+        assertThat(zero).isGreaterThan(2);
+        buffer.fill((byte)7);
+        assertThat(syscalls.read(zero, buffer.address(), 16)).isEqualTo(16);
+        assertThat(buffer.toArray(ValueLayout.JAVA_BYTE)).containsOnly((byte)0);
+        assertThat(syscalls.write(zero, buffer.address(), 16)).isEqualTo(16);
+        assertThat(syscalls.writeFrame(zero, buffer.address(), 5)).isEqualTo(5);
+        assertThat(syscalls.close(zero)).isZero();
+        assertThat(syscalls.read(zero, buffer.address(), 16)).isEqualTo(-EBADF);
+        assertThat(syscalls.write(zero, buffer.address(), 16)).isEqualTo(-EBADF);
+        assertThat(syscalls.writeFrame(zero, buffer.address(), 16)).isEqualTo(-EBADF);
+
+        final int event = syscalls.eventfd(0, Syscalls.O_NONBLOCK | Syscalls.O_CLOEXEC);
+        assertThat(event).isGreaterThan(2);
+        try
+        {
+            assertThat(syscalls.read(event, buffer.address(), 8)).isEqualTo(-Errno.EAGAIN);
+            buffer.set(ValueLayout.JAVA_LONG, 0, 3);
+            assertThat(syscalls.writeFrame(event, buffer.address(), 8)).isEqualTo(8);
+            assertThat(syscalls.write(event, buffer.address(), 8)).isEqualTo(8);
+            buffer.set(ValueLayout.JAVA_LONG, 0, 0);
+            assertThat(syscalls.read(event, buffer.address(), 8)).isEqualTo(8);
+            assertThat(buffer.get(ValueLayout.JAVA_LONG, 0)).isEqualTo(6);
+            assertThat(syscalls.write(event, buffer.address(), 4)).isEqualTo(-EINVAL);
+        }
+        finally
+        {
+            syscalls.close(event);
+        }
+        assertThat(syscalls.eventfd(0, 0x40)).isEqualTo(-EINVAL);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"panama", "jnr"})
     void shouldBindOnceAndRefuseShortAddressesAndBadDescriptors(final String binding)
     {
         final Syscalls syscalls = Syscalls.create(binding);
