@@ -2,23 +2,36 @@ package io.jvs.tools;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The launcher as an operator runs it, against the jar this build packaged (JVS_SKIP_BUILD=1, so it
- * does not start a build of its own from inside this one).
+ * does not start a build of its own from inside this one). Its package check reads a list the test writes
+ * (JVS_SYSTEM_PACKAGES), never the real one, so no test installs anything; where a test needs apt-get or
+ * Maven, stand-ins on PATH record how they were called.
  */
 class LauncherIT
 {
+    /**
+     * A package no distribution has, with a command nothing provides.
+     */
+    private static final String ABSENT = "jvs-test-absent-package";
+    private static final String ABSENT_COMMAND = "jvs-test-absent-command";
+
     @TempDir
     Path directory;
 
@@ -26,18 +39,74 @@ class LauncherIT
     {
     }
 
-    private static Run launch(final String... args) throws IOException, InterruptedException
+    private Run launch(final String... args) throws IOException, InterruptedException
+    {
+        return launch(Map.of(), args);
+    }
+
+    /**
+     * Runs the launcher with JVS_SYSTEM_PACKAGES naming a list of packages every Debian system has (one
+     * found by its command, one that only dpkg knows), unless the environment given says otherwise.
+     */
+    private Run launch(final Map<String, String> environment, final String... args)
+        throws IOException, InterruptedException
     {
         final List<String> command = new ArrayList<>();
         command.add(System.getProperty("jvs.launcher"));
         command.addAll(List.of(args));
         final ProcessBuilder builder = new ProcessBuilder(command);
         builder.environment().put("JVS_SKIP_BUILD", "1");
+        builder.environment().put("JVS_SYSTEM_PACKAGES",
+            packageList("default", "bash bash   # found on PATH", "coreutils   # dpkg says installed").toString());
+        builder.environment().putAll(environment);
         final Process process = builder.start();
         final byte[] out = process.getInputStream().readAllBytes();
         final byte[] err = process.getErrorStream().readAllBytes();
         assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
         return new Run(process.exitValue(), new String(out, StandardCharsets.UTF_8), new String(err, StandardCharsets.UTF_8));
+    }
+
+    private Path packageList(final String name, final String... lines) throws IOException
+    {
+        final List<String> content = new ArrayList<>();
+        content.add("# a package list written by LauncherIT");
+        content.addAll(List.of(lines));
+        return Files.write(directory.resolve(name + ".packages"), content);
+    }
+
+    /**
+     * A directory to put first on PATH, holding stand-ins for apt-get, sudo and mvn that append their
+     * arguments, one call a line, to NAME.calls beside it. apt-get install also creates, in the directory,
+     * the command of the absent package, as a real install would put it on PATH.
+     */
+    private Path standIns() throws IOException
+    {
+        final Path bin = Files.createDirectories(directory.resolve("bin"));
+        for (final String name : List.of("apt-get", "sudo", "mvn"))
+        {
+            final String calls = directory.resolve(name + ".calls").toString();
+            final Path made = bin.resolve(ABSENT_COMMAND);
+            final String install = "apt-get".equals(name) ?
+                "case \" $* \" in *' install '*) : >'" + made + "'; chmod +x '" + made + "';; esac\n" : "";
+            final Path script = Files.writeString(bin.resolve(name),
+                "#!/bin/sh\nprintf '%s\\n' \"$*\" >>'" + calls + "'\n" + install + "exit 0\n");
+            Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rwxr-xr-x"));
+        }
+        return bin;
+    }
+
+    private Map<String, String> withStandIns(final Path list) throws IOException
+    {
+        final Map<String, String> environment = new HashMap<>();
+        environment.put("PATH", standIns() + ":" + System.getenv("PATH"));
+        environment.put("JVS_SYSTEM_PACKAGES", list.toString());
+        return environment;
+    }
+
+    private List<String> calls(final String name) throws IOException
+    {
+        final Path calls = directory.resolve(name + ".calls");
+        return Files.exists(calls) ? Files.readAllLines(calls) : List.of();
     }
 
     @Test
@@ -94,5 +163,127 @@ class LauncherIT
         assertThat(dir.resolve("report.svg")).isNotEmptyFile();
         assertThat(dir.resolve("forwarded.pcap")).isNotEmptyFile();
         assertThat(dir.resolve("report.json")).content().contains("\"frames\": {\"in\": 20000");
+    }
+
+    @Test
+    void shouldRefuseAnUnknownSubcommandInOneLine() throws Exception
+    {
+        final Run run = launch("nosuch", "--help");
+
+        assertThat(run.status()).isEqualTo(2);
+        assertThat(run.out()).isEmpty();
+        assertThat(run.err()).isEqualTo("jvs: unknown subcommand 'nosuch'; try 'tools/jvs --help'\n");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"run", "ctl", "stat"})
+    void shouldSayAnUnfinishedSubcommandIsNotWrittenYet(final String name) throws Exception
+    {
+        final Run run = launch(name, "--help");
+
+        assertThat(run.status()).isEqualTo(2);
+        assertThat(run.out()).isEmpty();
+        assertThat(run.err()).isEqualTo(
+            "jvs: " + name + " is not written yet (the forwarder daemon is coming); try 'tools/jvs --help'\n");
+    }
+
+    /**
+     * The launcher refuses unknown subcommands itself, before any build: its list must hold every subcommand
+     * of the jar, or that one becomes unreachable.
+     */
+    @Test
+    void shouldHandEverySubcommandOfTheJarToTheJar() throws Exception
+    {
+        for (final String name : JvsMain.commandLine().getSubcommands().keySet())
+        {
+            if (!"help".equals(name))
+            {
+                final Run run = launch(name, "--help");
+                assertThat(run.status()).as(name + ": " + run.err()).isZero();
+                assertThat(run.out()).startsWith("Usage: jvs " + name + " ");
+            }
+        }
+    }
+
+    @Test
+    void shouldPrintTheAptGetCommandAndRunNoMavenWhenAPackageIsMissingAndItIsNotRoot() throws Exception
+    {
+        final Path list = packageList("absent", "bash bash", ABSENT + " " + ABSENT_COMMAND + "  # nowhere",
+            "coreutils");
+        final Map<String, String> environment = withStandIns(list);
+        environment.put("JVS_SETUP_AS_USER", "1");
+
+        final Run run = launch(environment, "test", "-pl", "core");
+
+        assertThat(run.status()).isEqualTo(2);
+        assertThat(run.out()).isEmpty();
+        assertThat(run.err()).isEqualTo(
+            "jvs: missing Debian packages (" + list + "): " + ABSENT + "; install them as root with:\n" +
+            "  sudo apt-get update && sudo apt-get install -y --no-install-recommends " + ABSENT + "\n");
+        assertThat(calls("mvn")).isEmpty();
+        assertThat(calls("apt-get")).isEmpty();
+        assertThat(calls("sudo")).isEmpty();
+    }
+
+    /**
+     * As root (CI is), the missing package is installed with one apt-get update and one install, and the
+     * tests then start: the Maven stand-in is called with the arguments given.
+     */
+    @Test
+    void shouldInstallWhatIsMissingAsRootThenRunMaven() throws Exception
+    {
+        final Path list = packageList("absent", "bash bash", ABSENT + " " + ABSENT_COMMAND);
+
+        final Run run = launch(withStandIns(list), "test", "-pl", "core");
+
+        assertThat(run.status()).as(run.err()).isZero();
+        assertThat(run.err()).startsWith("jvs: installing Debian packages (" + list + "): " + ABSENT + "\n");
+        assertThat(calls("apt-get")).containsExactly(
+            "-q -o DPkg::Lock::Timeout=60 -o Acquire::Retries=3 update",
+            "-q -o DPkg::Lock::Timeout=60 -o Acquire::Retries=3 install -y --no-install-recommends " + ABSENT);
+        assertThat(calls("sudo")).isEmpty();
+        assertThat(calls("mvn")).singleElement().asString().startsWith("-B ").endsWith(" verify -pl core");
+    }
+
+    @Test
+    void shouldCallNoAptGetWhenNothingIsMissing() throws Exception
+    {
+        final Path list = packageList("present", "bash bash", "coreutils");
+
+        final Run run = launch(withStandIns(list), "setup");
+
+        assertThat(run.status()).isZero();
+        assertThat(run.out()).isEmpty();
+        assertThat(run.err()).isEqualTo("jvs: all 2 Debian packages in " + list + " are present\n");
+        assertThat(calls("apt-get")).isEmpty();
+        assertThat(calls("sudo")).isEmpty();
+    }
+
+    @Test
+    void shouldRefuseABadPackageListNamingItsLine() throws Exception
+    {
+        final Path list = packageList("bad", "bash bash", "Not A Package");
+
+        final Run run = launch(withStandIns(list), "test");
+
+        assertThat(run.status()).isEqualTo(1);
+        assertThat(run.err()).isEqualTo("jvs: " + list + ":3: expected PACKAGE [COMMAND], got: Not A Package\n");
+        assertThat(calls("mvn")).isEmpty();
+        assertThat(calls("apt-get")).isEmpty();
+    }
+
+    @Test
+    void shouldListEveryPackageOfCiInTheRealList() throws Exception
+    {
+        final Path real = Path.of(System.getProperty("jvs.launcher")).resolveSibling("system-packages");
+        final List<String> packages = Files.readAllLines(real).stream()
+            .map(line -> line.replaceAll("#.*", "").trim())
+            .filter(line -> !line.isEmpty())
+            .map(line -> line.split(" +")[0])
+            .toList();
+
+        assertThat(packages).contains("maven", "ca-certificates", "libpcap0.8", "libpcap-dev", "iproute2", "ethtool",
+            "tcpdump", "procps", "socat", "iperf3", "nftables", "ipvsadm", "keepalived", "netsniff-ng", "gcc",
+            "bpftool").doesNotHaveDuplicates();
     }
 }

@@ -8,7 +8,9 @@ import picocli.CommandLine.Command;
 @Command(
     name = "bench",
     mixinStandardHelpOptions = true,
-    description = "Measures packets per second and latency (JMH figures: java -jar perf/target/benchmarks.jar).",
+    description = {
+        "Measures packets per second and latency of the data path.",
+        "For the JMH figures: java -jar perf/target/benchmarks.jar."},
     subcommands = {PipelineBenchCommand.class, L2fwdBenchCommand.class, TxgenBenchCommand.class})
 public final class BenchCommand implements Runnable
 {

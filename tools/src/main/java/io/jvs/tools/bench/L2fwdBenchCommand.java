@@ -33,12 +33,15 @@ import java.util.concurrent.Callable;
     name = "l2fwd",
     mixinStandardHelpOptions = true,
     description = {
-        "Forwards every frame from --rx to --tx, rewriting the destination MAC to --dst-mac and the source",
-        "to --tx's own, busy polling on this thread. Prints one line per second and a summary:",
-        "frames forwarded, Mpps, the forwarding thread's CPU ns per frame (user + system: meaningful when the",
-        "loop is saturated, since it busy polls) and busy ns per frame (wall time of the polls that found frames).",
-        "Run it pinned to a core, e.g. taskset -c 1 tools/jvs bench l2fwd --port afxdp --rx l0 --tx l1 ...;",
-        "stop early with Ctrl-C (the summary is still printed)."})
+        "Forwards frames from --rx to --tx and measures the rate.",
+        "Every frame goes out with the destination MAC rewritten to --dst-mac and the",
+        "source to --tx's own, busy polling on this thread. Prints one line per second",
+        "and a summary: frames forwarded, Mpps, the forwarding thread's CPU ns per",
+        "frame (user + system: meaningful when the loop is saturated, since it busy",
+        "polls) and busy ns per frame (wall time of the polls that found frames).",
+        "Run it pinned to a core, e.g.",
+        "  taskset -c 1 tools/jvs bench l2fwd --port afxdp --rx l0 --tx l1 ...",
+        "and stop it early with Ctrl-C (the summary is still printed)."})
 public final class L2fwdBenchCommand implements Callable<Integer>
 {
     private static final long SECOND_NS = 1_000_000_000L;

@@ -19,9 +19,11 @@ import java.util.concurrent.Callable;
     name = "pipeline",
     mixinStandardHelpOptions = true,
     description = {
-        "Runs the packet pipeline on this thread over synthetic 64-byte TCP frames written into memory",
-        "(no NIC, no syscalls) and prints one line: pipeline mode=... scheduler=... flows=... Mpps=...",
-        "ns/packet=... B/op=... The frames are written anew for every burst, as a NIC would."})
+        "Measures the packet pipeline on this thread, from memory.",
+        "Runs the pipeline over synthetic 64-byte TCP frames written into memory (no",
+        "NIC, no syscalls) and prints one line: pipeline mode=... scheduler=...",
+        "flows=... Mpps=... ns/packet=... B/op=... The frames are written anew for",
+        "every burst, as a NIC would."})
 public final class PipelineBenchCommand implements Callable<Integer>
 {
     @Spec

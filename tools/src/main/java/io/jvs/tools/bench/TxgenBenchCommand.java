@@ -32,9 +32,11 @@ import java.util.concurrent.Callable;
     name = "txgen",
     mixinStandardHelpOptions = true,
     description = {
-        "Sends 60-byte UDP/IPv4 frames (64 on the wire) out of --tx, source 172.16.[0-63].[1-251] port",
-        "0x4000-0x400f (16064 flows, as ../shared/bench/mkpkt.sh), in bursts, busy on this thread, and prints",
-        "the frames queued per second. Pin it to a core. Only send into namespaces you made."})
+        "Sends 64-byte UDP frames out of --tx and prints the rate.",
+        "The frames: 60-byte UDP/IPv4 (64 on the wire), source 172.16.[0-63].[1-251]",
+        "port 0x4000-0x400f (16064 flows, as ../shared/bench/mkpkt.sh), sent in",
+        "bursts, busy on this thread; it prints the frames queued per second. Pin it",
+        "to a core. Only send into namespaces you made."})
 public final class TxgenBenchCommand implements Callable<Integer>
 {
     private static final long SECOND_NS = 1_000_000_000L;

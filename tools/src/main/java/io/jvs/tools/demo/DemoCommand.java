@@ -31,10 +31,11 @@ import java.util.concurrent.Callable;
     name = "demo",
     mixinStandardHelpOptions = true,
     description = {
-        "Synthesises a trace (clients opening TCP connections and UDP flows to two",
-        "dual-stack services, with VLAN tags, fragments, ICMP errors and malformed",
-        "frames), replays it through jvs's data path and prints the report; the",
-        "trace, rules, forwarded frames, JSON and SVG reports stay in --dir."})
+        "Synthesises a farm trace, replays it and prints the report.",
+        "The trace: clients opening TCP connections and UDP flows to two dual-stack",
+        "services, with VLAN tags, fragments, ICMP errors and malformed frames. It",
+        "goes through jvs's data path; the trace, rules, forwarded frames, JSON and",
+        "SVG reports stay in --dir."})
 public final class DemoCommand implements Callable<Integer>
 {
     @Spec

@@ -26,9 +26,10 @@ import java.util.concurrent.Callable;
     name = "simulate",
     mixinStandardHelpOptions = true,
     description = {
-        "Shows which real server each new connection would get, before you deploy a configuration.",
-        "Every scheduled flow stays open on its server (TCP active, UDP inactive), so least-connection",
-        "schedulers see the load grow; one worker; time does not advance."},
+        "Shows which real server each new connection would get.",
+        "Run it before deploying a configuration. Every scheduled flow stays open on",
+        "its server (TCP active, UDP inactive), so least-connection schedulers see",
+        "the load grow; one worker; time does not advance."},
     footer = {
         "",
         "RULES holds ipvsadm commands as `ipvsadm -S -n` prints them, e.g.",
