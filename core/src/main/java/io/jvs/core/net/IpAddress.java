@@ -87,6 +87,47 @@ public final class IpAddress implements Comparable<IpAddress>
         return ofV6(toLong(bytes, 0, 8), toLong(bytes, 8, 8));
     }
 
+    /**
+     * @param address an IPv4 or IPv6 address (IPv4-mapped IPv6 addresses come as IPv4 from the JDK).
+     * @return the same address.
+     */
+    public static IpAddress of(final InetAddress address)
+    {
+        final byte[] bytes = address.getAddress();
+        return bytes.length == 4 ? ofV4((int)toLong(bytes, 0, 4)) : ofV6(toLong(bytes, 0, 8), toLong(bytes, 8, 8));
+    }
+
+    /**
+     * @return the address as the JDK's type, for the socket and netlink APIs.
+     */
+    public InetAddress toInetAddress()
+    {
+        final byte[] bytes = new byte[v6 ? 16 : 4];
+        if (v6)
+        {
+            for (int i = 0; i < 8; i++)
+            {
+                bytes[i] = (byte)(high >>> (56 - 8 * i));
+                bytes[8 + i] = (byte)(low >>> (56 - 8 * i));
+            }
+        }
+        else
+        {
+            for (int i = 0; i < 4; i++)
+            {
+                bytes[i] = (byte)(low >>> (24 - 8 * i));
+            }
+        }
+        try
+        {
+            return InetAddress.getByAddress(bytes);
+        }
+        catch (final java.net.UnknownHostException ex)
+        {
+            throw new IllegalStateException("an address of " + bytes.length + " bytes", ex);
+        }
+    }
+
     private static int parseDottedQuad(final String literal, final String original)
     {
         final String[] parts = literal.split("\\.", -1);

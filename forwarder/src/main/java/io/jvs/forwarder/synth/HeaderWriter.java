@@ -11,17 +11,17 @@ import io.jvs.core.packet.L4Headers;
  * Writes the headers of synthetic frames at off-heap addresses, every field and checksum set: the
  * building blocks of {@link FrameFactory}. Nothing here allocates or checks bounds.
  */
-final class HeaderWriter
+public final class HeaderWriter
 {
     /** Every packet leaves its sender with this TTL or hop limit. */
-    static final int TTL = 64;
+    public static final int TTL = 64;
     static final int TCP_WINDOW = 64_240;
     /** PSH, which core's L4Headers does not name: the pipeline never looks at it. */
     static final int TCP_PUSH = 0x08;
     /** The TCP header of a SYN: 20 bytes and the MSS option. */
     static final int TCP_SYN_LENGTH = 24;
     /** Ethernet's minimum frame without the FCS, as a capture shows it. */
-    static final int MIN_FRAME_LENGTH = 60;
+    public static final int MIN_FRAME_LENGTH = 60;
 
     private HeaderWriter()
     {
@@ -31,10 +31,19 @@ final class HeaderWriter
      * @param vlanId 0..4095 for one 802.1Q tag, -1 for none.
      * @return the offset of the layer-3 header: 14, or 18 when tagged.
      */
-    static int ethernet(final long frame, final int vlanId, final int etherType)
+    public static int ethernet(final long frame, final int vlanId, final int etherType)
     {
-        EthernetHeader.destination(frame, AddressPlan.BALANCER_MAC);
-        EthernetHeader.source(frame, AddressPlan.ROUTER_MAC);
+        return ethernet(frame, AddressPlan.BALANCER_MAC, AddressPlan.ROUTER_MAC, vlanId, etherType);
+    }
+
+    /**
+     * As {@link #ethernet(long, int, int)}, between the given MACs.
+     */
+    public static int ethernet(final long frame, final long destination, final long source, final int vlanId,
+        final int etherType)
+    {
+        EthernetHeader.destination(frame, destination);
+        EthernetHeader.source(frame, source);
         if (vlanId < 0)
         {
             Frames.putU16(frame + EthernetHeader.TYPE_OFFSET, etherType);
@@ -51,7 +60,7 @@ final class HeaderWriter
      *
      * @param fragmentWord the flags and fragment offset word (DF 0x4000, MF 0x2000, offset in 8-byte units).
      */
-    static void ipv4(final long ip, final int totalLength, final int identification, final int fragmentWord,
+    public static void ipv4(final long ip, final int totalLength, final int identification, final int fragmentWord,
         final int ttl, final int protocol, final int source, final int destination)
     {
         Frames.putU16(ip, 0x4500);
@@ -69,7 +78,7 @@ final class HeaderWriter
     /**
      * A 40-byte IPv6 header, addresses as big-endian halves.
      */
-    static void ipv6(final long ip, final int payloadLength, final int nextHeader, final int flowLabel,
+    public static void ipv6(final long ip, final int payloadLength, final int nextHeader, final int flowLabel,
         final long sourceHigh, final long sourceLow, final long destinationHigh, final long destinationLow)
     {
         Frames.putI32(ip, 0x6000_0000 | (flowLabel & 0xF_FFFF));
@@ -85,7 +94,7 @@ final class HeaderWriter
      *
      * @return the header's length, 20 or {@value #TCP_SYN_LENGTH}.
      */
-    static int tcp(final long tcp, final int sourcePort, final int destinationPort, final int sequence,
+    public static int tcp(final long tcp, final int sourcePort, final int destinationPort, final int sequence,
         final int acknowledgement, final int flags, final int mss)
     {
         final boolean syn = (flags & L4Headers.TCP_SYN) != 0;
@@ -108,7 +117,7 @@ final class HeaderWriter
         return length;
     }
 
-    static void udp(final long udp, final int sourcePort, final int destinationPort, final int length)
+    public static void udp(final long udp, final int sourcePort, final int destinationPort, final int length)
     {
         Frames.putU16(udp, sourcePort);
         Frames.putU16(udp + 2, destinationPort);
@@ -121,7 +130,7 @@ final class HeaderWriter
      *
      * @param length the segment's length, header and payload.
      */
-    static void transportChecksum(final long ip, final boolean v6, final int protocol, final long segment,
+    public static void transportChecksum(final long ip, final boolean v6, final int protocol, final long segment,
         final int length)
     {
         final int field = protocol == Ipv4Header.PROTOCOL_TCP ? L4Headers.TCP_CHECKSUM_OFFSET :
@@ -138,7 +147,7 @@ final class HeaderWriter
      *
      * @return the padded length.
      */
-    static int pad(final long frame, final int length)
+    public static int pad(final long frame, final int length)
     {
         for (int at = length; at < MIN_FRAME_LENGTH; at++)
         {

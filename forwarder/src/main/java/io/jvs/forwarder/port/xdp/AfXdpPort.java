@@ -237,6 +237,12 @@ public final class AfXdpPort implements Port
         return fd;
     }
 
+    /** @return the socket, for poll(2): it is readable when the RX ring holds frames. */
+    public int receiveFd()
+    {
+        return fd;
+    }
+
     private void kick()
     {
         if (tx.needsWakeup())

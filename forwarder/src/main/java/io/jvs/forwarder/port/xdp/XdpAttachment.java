@@ -40,6 +40,16 @@ final class XdpAttachment implements AutoCloseable
     static XdpAttachment attach(final Syscalls syscalls, final String device, final AfXdpSettings settings,
         final int queues)
     {
+        return attach(syscalls, device, settings, queues, null);
+    }
+
+    /**
+     * As {@link #attach(Syscalls, String, AfXdpSettings, int)}, with VIP_FILTER steering over maps the caller owns
+     * and shares between devices (and with other programs), or null to make this attachment's own.
+     */
+    static XdpAttachment attach(final Syscalls syscalls, final String device, final AfXdpSettings settings,
+        final int queues, final XdpVipFilter sharedFilter)
+    {
         BpfMap sockets = null;
         XdpVipFilter vipFilter = null;
         BpfProgram program = null;
@@ -48,8 +58,12 @@ final class XdpAttachment implements AutoCloseable
             sockets = BpfMap.createXskMap(syscalls, "jvs_xsks", queues);
             if (settings.steering() == XdpSteering.VIP_FILTER)
             {
-                vipFilter = XdpVipFilter.create(syscalls, 1024);
+                vipFilter = sharedFilter != null ? sharedFilter : XdpVipFilter.create(syscalls, 1024);
                 program = vipFilter.loadProgram(syscalls, "jvs_xsk_vips", sockets);
+                if (sharedFilter != null)
+                {
+                    vipFilter = null;
+                }
             }
             else
             {
@@ -74,7 +88,7 @@ final class XdpAttachment implements AutoCloseable
         sockets.put(queue, socketFd);
     }
 
-    /** @return the VIP and real-server maps, or null when every frame is redirected. */
+    /** @return the VIP and real-server maps this attachment owns, or null (every frame redirected, or shared maps). */
     XdpVipFilter vipFilter()
     {
         return vipFilter;

@@ -1,0 +1,64 @@
+package io.jvs.forwarder.daemon;
+
+import org.agrona.concurrent.AtomicBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
+
+/**
+ * What a worker counts beyond its pipeline's verdicts: the hand-off between workers, the host path, sleeps.
+ * Each worker owns a block of {@link #BLOCK} bytes in one buffer, laid out by the stable ids below, written
+ * by that worker with plain stores and read by the conductor (status, the coming counters file) with volatile
+ * loads, so a reader may lag a burst but never sees a torn value.
+ */
+final class DaemonCounters
+{
+    /** Frames this worker received for another worker's client and handed over. */
+    static final int HANDED_OFF = 0;
+    /** Frames it could not hand over: the owner's ring was full, or the frame longer than a slot. */
+    static final int HANDOFF_DROPPED = 1;
+    /** Frames other workers handed to this one. */
+    static final int HANDOFF_RECEIVED = 2;
+    /** Frames given to the host through its TAP (the pipeline's pass verdict on a frame the host never saw). */
+    static final int HOST_PASSED = 3;
+    /** Frames the TAP refused. */
+    static final int HOST_REFUSED = 4;
+    /** Transmit verdicts naming a port this worker does not have. */
+    static final int NO_SUCH_PORT = 5;
+    /** Bursts processed. */
+    static final int BURSTS = 6;
+    /** Times the worker slept in poll(2). */
+    static final int SLEEPS = 7;
+    /** Next hops without a MAC reported to the conductor. */
+    static final int NEIGHBOUR_MISSES = 8;
+    static final int COUNT = 9;
+
+    /** Bytes per worker: 16 longs, two cache lines, so workers never share a line. */
+    static final int BLOCK = 128;
+
+    private static final String[] LABELS = {
+        "handed-off", "handoff-dropped", "handoff-received", "host-passed", "host-refused", "no-such-port",
+        "bursts", "sleeps", "neighbour-misses"};
+
+    private final AtomicBuffer buffer;
+
+    DaemonCounters(final int workers)
+    {
+        this.buffer = new UnsafeBuffer(new byte[workers * BLOCK]);
+    }
+
+    /** The worker's own increment: a plain load and store. */
+    void add(final int worker, final int id, final long delta)
+    {
+        final int index = worker * BLOCK + id * Long.BYTES;
+        buffer.putLong(index, buffer.getLong(index) + delta);
+    }
+
+    long get(final int worker, final int id)
+    {
+        return buffer.getLongVolatile(worker * BLOCK + id * Long.BYTES);
+    }
+
+    static String label(final int id)
+    {
+        return LABELS[id];
+    }
+}

@@ -1,0 +1,109 @@
+package io.jvs.forwarder.daemon;
+
+import io.jvs.core.service.RealServer;
+import io.jvs.core.service.ServiceKey;
+import io.jvs.core.service.ServiceTable;
+import io.jvs.core.service.VirtualService;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Applies a reloaded configuration's services to the running table as the smallest set of ipvsadm operations
+ * (never delete and re-add: keepalived and DPVS both lost traffic that way): a service or server that is in
+ * both keeps its object, so its counters, scheduler cursor, lblc/lblcr tables, connections and persistence
+ * templates survive; a changed scheduler or flags is an edit ({@code -E}), a changed weight, method or
+ * threshold an edit ({@code -e}) that applies to new connections; what is gone is deleted, its connections
+ * following {@code expire_nodest_conn}; what is new is added.
+ * <p>
+ * Run it only with a desired table that was built successfully from the new configuration (every rule
+ * accepted), so the operations here meet no refusal; order: deletions of servers and services first, then
+ * edits, then additions, servers in their file order.
+ */
+final class ServiceDiff
+{
+    private final List<String> changes = new ArrayList<>();
+
+    private ServiceDiff()
+    {
+    }
+
+    /**
+     * @param live    the running table, changed in place.
+     * @param desired the new configuration's table (not changed).
+     * @return one line per operation applied, ipvsadm-style, for the log (empty when nothing changed).
+     */
+    static List<String> apply(final ServiceTable live, final ServiceTable desired)
+    {
+        final ServiceDiff diff = new ServiceDiff();
+        diff.run(live, desired);
+        return diff.changes;
+    }
+
+    private void run(final ServiceTable live, final ServiceTable desired)
+    {
+        for (final VirtualService service : List.copyOf(live.services()))
+        {
+            if (desired.find(service.key()) == null)
+            {
+                live.deleteService(service.key());
+                changes.add("-D " + service.key());
+            }
+        }
+        for (final VirtualService wanted : desired.services())
+        {
+            final ServiceKey key = wanted.key();
+            final VirtualService running = live.find(key);
+            if (running == null)
+            {
+                live.addService(key, wanted.settings());
+                changes.add("-A " + key + " -s " + wanted.settings().scheduler());
+                addServers(live, key, wanted.servers());
+                continue;
+            }
+            for (final RealServer server : running.servers().clone())
+            {
+                if (wanted.find(server.address(), server.port()) == null)
+                {
+                    live.deleteServer(key, server.address(), server.port());
+                    changes.add("-d " + key + " -r " + server);
+                }
+            }
+            if (!running.settings().equals(wanted.settings()))
+            {
+                live.editService(key, wanted.settings());
+                changes.add("-E " + key + " -s " + wanted.settings().scheduler());
+            }
+            final List<RealServer> added = new ArrayList<>();
+            for (final RealServer server : wanted.servers())
+            {
+                final RealServer current = running.find(server.address(), server.port());
+                if (current == null)
+                {
+                    added.add(server);
+                }
+                else if (current.weight() != server.weight() || current.forwardMethod() != server.forwardMethod() ||
+                    current.upperThreshold() != server.upperThreshold() ||
+                    current.lowerThreshold() != server.lowerThreshold())
+                {
+                    live.editServer(key, server.address(), server.port(), server.forwardMethod(), server.weight(),
+                        server.upperThreshold(), server.lowerThreshold());
+                    changes.add("-e " + key + " -r " + server + " -w " + server.weight());
+                }
+            }
+            addServers(live, key, added.toArray(RealServer[]::new));
+        }
+    }
+
+    /** @param servers in list order (newest first, as a service lists them): added oldest first. */
+    private void addServers(final ServiceTable live, final ServiceKey key, final RealServer[] servers)
+    {
+        for (int i = servers.length - 1; i >= 0; i--)
+        {
+            final RealServer server = servers[i];
+            live.addServer(key, server.address(), server.port(), server.forwardMethod(), server.weight(),
+                server.upperThreshold(), server.lowerThreshold());
+            changes.add("-a " + key + " -r " + server + " -w " + server.weight());
+        }
+    }
+}

@@ -1,0 +1,111 @@
+package io.jvs.forwarder.daemon;
+
+import io.jvs.core.net.IpAddress;
+import io.jvs.core.packet.EthernetHeader;
+import io.jvs.core.packet.Ipv4Header;
+import io.jvs.core.packet.L4Headers;
+import io.jvs.core.pipeline.FrameBurst;
+import io.jvs.core.service.RealServer;
+import io.jvs.core.service.ServiceTable;
+import io.jvs.core.service.VirtualService;
+import io.jvs.forwarder.port.memory.FrameSource;
+import io.jvs.forwarder.synth.HeaderWriter;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Frames that exercise the daemon's data path before the first real packet, so that the JIT has compiled it:
+ * for each address service, TCP connections from a spread of clients (SYN, ACKs, FIN) and UDP datagrams, plus
+ * the NAT replies of its servers, cycled. It feeds a memory port of a scratch worker whose pipeline and
+ * services are copies made from the same configuration, so nothing of the real state is touched.
+ */
+final class WarmUp implements FrameSource
+{
+    private static final int CLIENTS = 4096;
+    private static final long CLIENT_MAC = 0x02_00_00_00_77_01L;
+
+    private final long portMac;
+    private final List<VirtualService> services = new ArrayList<>();
+    private long step;
+    private long delivered;
+
+    WarmUp(final ServiceTable table, final long portMac)
+    {
+        this.portMac = portMac;
+        for (final VirtualService service : table.services())
+        {
+            if (!service.key().isFirewallMark() && !service.key().address().isV6())
+            {
+                services.add(service);
+            }
+        }
+    }
+
+    /** @return whether there is anything to warm with (an IPv4 address service). */
+    boolean hasTraffic()
+    {
+        return !services.isEmpty();
+    }
+
+    @Override
+    public int next(final long address, final int capacity)
+    {
+        if (services.isEmpty() || capacity < 128)
+        {
+            return 0;
+        }
+        final long n = step++;
+        final VirtualService service = services.get((int)(n % services.size()));
+        final int client = 0x6440_0000 | (int)((n / services.size()) % CLIENTS);
+        final int clientPort = 1024 + (int)((n / services.size() / CLIENTS) % 60000);
+        final int phase = (int)((n / services.size() / CLIENTS) % 4);
+        final int vip = service.key().address().v4();
+        final int vport = service.key().port() == 0 ? 80 : service.key().port();
+        final int protocol = service.key().protocol().number();
+        final RealServer[] servers = service.servers();
+        delivered++;
+        if (phase == 3 && servers.length > 0 && protocol == Ipv4Header.PROTOCOL_TCP)
+        {
+            final RealServer server = servers[(int)(n % servers.length)];
+            final int serverPort = server.port() == 0 ? vport : server.port();
+            return frame(address, server.address(), serverPort, IpAddress.ofV4(client), clientPort, protocol,
+                L4Headers.TCP_ACK);
+        }
+        final int flags = phase == 0 ? L4Headers.TCP_SYN : phase == 2 ? L4Headers.TCP_FIN | L4Headers.TCP_ACK :
+            L4Headers.TCP_ACK;
+        return frame(address, IpAddress.ofV4(client), clientPort, IpAddress.ofV4(vip), vport, protocol, flags);
+    }
+
+    private int frame(final long frame, final IpAddress source, final int sourcePort, final IpAddress destination,
+        final int destinationPort, final int protocol, final int tcpFlags)
+    {
+        final int l3 = HeaderWriter.ethernet(frame, portMac, CLIENT_MAC, -1, EthernetHeader.TYPE_IPV4);
+        final long ip = frame + l3;
+        final long l4 = ip + 20;
+        final int segment;
+        if (protocol == Ipv4Header.PROTOCOL_TCP)
+        {
+            segment = HeaderWriter.tcp(l4, sourcePort, destinationPort, 1, 1, tcpFlags, 1460);
+        }
+        else
+        {
+            segment = L4Headers.UDP_LENGTH + 16;
+            HeaderWriter.udp(l4, sourcePort, destinationPort, segment);
+        }
+        HeaderWriter.ipv4(ip, 20 + segment, 1, 0x4000, HeaderWriter.TTL, protocol, source.v4(), destination.v4());
+        HeaderWriter.transportChecksum(ip, false, protocol, l4, segment);
+        return HeaderWriter.pad(frame, l3 + 20 + segment);
+    }
+
+    long delivered()
+    {
+        return delivered;
+    }
+
+    /** Frames per warm-up: enough for C2 to compile the burst loop and the pipeline's hot methods. */
+    static final int FRAMES = 400_000;
+
+    /** The burst the scratch port receives per poll. */
+    static final int BURST = Math.min(64, FrameBurst.MAX_FRAMES);
+}

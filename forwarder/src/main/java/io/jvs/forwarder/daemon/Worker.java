@@ -1,0 +1,338 @@
+package io.jvs.forwarder.daemon;
+
+import io.jvs.core.packet.Verdict;
+import io.jvs.core.pipeline.FrameBurst;
+import io.jvs.core.pipeline.Pipeline;
+import io.jvs.forwarder.port.Port;
+import io.jvs.nativebindings.Syscalls;
+import org.agrona.concurrent.Agent;
+
+import java.util.function.Supplier;
+
+/**
+ * One forwarding thread's duty cycle (an Agrona {@link Agent}): poll every port, run each burst through this
+ * worker's own {@link Pipeline}, send each frame by its verdict, give the burst's buffers back, flush the
+ * ports; then the frames other workers handed over; and, when nothing came, sweep expired connections.
+ * <p>
+ * Ownership: a connection lives in the tables of the worker that owns its client
+ * ({@link io.jvs.core.pipeline.ClientDispatch}). AF_PACKET ports are spread by the kernel's fanout program with
+ * that same function, so every frame they deliver is this worker's. An AF_XDP socket receives what its queue
+ * got, so with several workers each frame's owner is computed here and frames of other workers' clients are
+ * copied into that worker's {@link HandoffRing} (counted) before the rest is processed.
+ * <p>
+ * Frames the pipeline passes to the host go through the interface's {@link HostTap} when the host did not see
+ * them (every AF_XDP frame, which the XDP program redirected; an AF_PACKET frame only if its steal program
+ * dropped the original). Nothing here locks or allocates; the snapshot is read by the pipeline once per burst.
+ */
+final class Worker implements Agent
+{
+    private final int index;
+    private final Port[] ports;
+    private final boolean[] handsOff;
+    private final Pipeline pipeline;
+    private final HostTap[] taps;
+    private final HostPassPolicy[] hostPolicy;
+    private final HandoffRing[] outbound;
+    private final HandoffRing[] inbound;
+    private final Wakeup[] peers;
+    private final Syscalls syscalls;
+    private final Supplier<FrameOwner> owners;
+    private final DaemonCounters counters;
+    private final FrameBurst burst = new FrameBurst();
+    private final FrameBurst owned = new FrameBurst();
+    private final FrameBurst handed = new FrameBurst();
+    private final int[] ownedFrom = new int[FrameBurst.MAX_FRAMES];
+    private final int[] frameOwner = new int[FrameBurst.MAX_FRAMES];
+    private final int[][] toSend;
+    private final int[] toSendCount;
+    private final boolean[] handedTo;
+    private final int batch;
+    private volatile boolean running = true;
+    private long lastSweepNs = System.nanoTime();
+
+    /**
+     * @param index      this worker's number.
+     * @param ports      its ports, by port index (one per interface).
+     * @param handsOff   per port: whether frames may belong to another worker (AF_XDP with several workers).
+     * @param pipeline   its pipeline.
+     * @param taps       per port, the host path, or null where there is none.
+     * @param hostPolicy per port, which passed frames the host has not seen.
+     * @param outbound   by worker, the ring to hand frames to it (null for this worker).
+     * @param inbound    by worker, the ring it hands frames to this one by (null for this worker).
+     * @param peers      by worker, its wake-up.
+     * @param owners     the current owner function (the conductor swaps it when the VIPs change).
+     */
+    Worker(final int index, final Port[] ports, final boolean[] handsOff, final Pipeline pipeline, final HostTap[] taps,
+        final HostPassPolicy[] hostPolicy, final HandoffRing[] outbound, final HandoffRing[] inbound,
+        final Wakeup[] peers, final Syscalls syscalls, final Supplier<FrameOwner> owners, final DaemonCounters counters,
+        final int batch)
+    {
+        this.index = index;
+        this.ports = ports;
+        this.handsOff = handsOff;
+        this.pipeline = pipeline;
+        this.taps = taps;
+        this.hostPolicy = hostPolicy;
+        this.outbound = outbound;
+        this.inbound = inbound;
+        this.peers = peers;
+        this.syscalls = syscalls;
+        this.owners = owners;
+        this.counters = counters;
+        this.batch = batch;
+        this.toSend = new int[ports.length][FrameBurst.MAX_FRAMES];
+        this.toSendCount = new int[ports.length];
+        this.handedTo = new boolean[outbound.length];
+    }
+
+    @Override
+    public String roleName()
+    {
+        return "jvs-worker-" + index;
+    }
+
+    Pipeline pipeline()
+    {
+        return pipeline;
+    }
+
+    int index()
+    {
+        return index;
+    }
+
+    /** Stops polling: the next duty cycle does nothing (the runner is closed after). */
+    void stop()
+    {
+        running = false;
+    }
+
+    @Override
+    public int doWork()
+    {
+        if (!running)
+        {
+            return 0;
+        }
+        final long now = System.nanoTime();
+        int work = 0;
+        for (int port = 0; port < ports.length; port++)
+        {
+            work += pollPort(port, now);
+        }
+        for (final HandoffRing ring : inbound)
+        {
+            if (ring != null)
+            {
+                work += pollHandoff(ring, now);
+            }
+        }
+        for (final Port port : ports)
+        {
+            port.flush();
+        }
+        if (work == 0)
+        {
+            idleSweep(now);
+        }
+        return work;
+    }
+
+    /** @return whether another worker has handed this one frames not yet processed. */
+    boolean hasInbound()
+    {
+        for (final HandoffRing ring : inbound)
+        {
+            if (ring != null && ring.hasFrames())
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private int pollPort(final int port, final long now)
+    {
+        final FrameBurst burst = this.burst;
+        burst.clear();
+        burst.ingressPort = port;
+        final int count = ports[port].receive(burst, now);
+        if (count == 0)
+        {
+            return 0;
+        }
+        if (handsOff[port] && handOffForeign(burst) > 0)
+        {
+            final FrameBurst owned = this.owned;
+            if (owned.count > 0)
+            {
+                process(owned);
+                for (int i = 0; i < owned.count; i++)
+                {
+                    burst.taken[ownedFrom[i]] = owned.taken[i];
+                }
+            }
+        }
+        else
+        {
+            process(burst);
+        }
+        ports[port].release(burst);
+        return count;
+    }
+
+    /**
+     * Copies the frames of other workers' clients into their rings and gathers this worker's own into
+     * {@link #owned} (with where each came from).
+     *
+     * @return how many were foreign; 0 leaves {@link #owned} untouched, to process the burst as it is.
+     */
+    private int handOffForeign(final FrameBurst burst)
+    {
+        final FrameOwner owner = owners.get();
+        final int count = burst.count;
+        int foreign = 0;
+        final int[] frameOwner = this.frameOwner;
+        for (int i = 0; i < count; i++)
+        {
+            final int worker = owner.workerOf(burst.address[i], burst.length[i]);
+            frameOwner[i] = worker;
+            if (worker != index)
+            {
+                foreign++;
+            }
+        }
+        if (foreign == 0)
+        {
+            return 0;
+        }
+        final FrameBurst owned = this.owned;
+        owned.clear();
+        owned.ingressPort = burst.ingressPort;
+        for (int i = 0; i < count; i++)
+        {
+            final int worker = frameOwner[i];
+            if (worker == index)
+            {
+                ownedFrom[owned.count] = i;
+                final int j = owned.add(burst.address[i], burst.length[i], burst.capacity[i], burst.headroom[i],
+                    burst.receiveTimeNs[i], burst.handle[i]);
+                owned.firewallMark[j] = burst.firewallMark[i];
+            }
+            else if (outbound[worker].offer(burst.address[i], burst.length[i], burst.ingressPort,
+                burst.firewallMark[i], burst.receiveTimeNs[i]))
+            {
+                handedTo[worker] = true;
+                counters.add(index, DaemonCounters.HANDED_OFF, 1);
+            }
+            else
+            {
+                counters.add(index, DaemonCounters.HANDOFF_DROPPED, 1);
+            }
+        }
+        for (int worker = 0; worker < handedTo.length; worker++)
+        {
+            if (handedTo[worker])
+            {
+                handedTo[worker] = false;
+                outbound[worker].publish();
+                peers[worker].wake(syscalls);
+            }
+        }
+        return foreign;
+    }
+
+    private int pollHandoff(final HandoffRing ring, final long now)
+    {
+        int total = 0;
+        while (true)
+        {
+            final FrameBurst handed = this.handed;
+            handed.clear();
+            final int count = ring.receive(handed, batch);
+            if (count == 0)
+            {
+                return total;
+            }
+            // The frames' receive times are the first worker's: their latency includes the hand-off.
+            process(handed);
+            ring.release();
+            counters.add(index, DaemonCounters.HANDOFF_RECEIVED, count);
+            total += count;
+        }
+    }
+
+    private void process(final FrameBurst frames)
+    {
+        final long now = System.nanoTime();
+        pipeline.process(frames, now);
+        counters.add(index, DaemonCounters.BURSTS, 1);
+        final int[] toSendCount = this.toSendCount;
+        for (int port = 0; port < toSendCount.length; port++)
+        {
+            toSendCount[port] = 0;
+        }
+        final int count = frames.count;
+        for (int i = 0; i < count; i++)
+        {
+            final int verdict = frames.verdict[i];
+            final int kind = Verdict.kind(verdict);
+            if (kind == Verdict.TRANSMIT)
+            {
+                final int port = Verdict.port(verdict);
+                if (port < toSendCount.length)
+                {
+                    toSend[port][toSendCount[port]++] = i;
+                }
+                else
+                {
+                    counters.add(index, DaemonCounters.NO_SUCH_PORT, 1);
+                }
+            }
+            else if (kind == Verdict.PASS)
+            {
+                toHost(frames, i);
+            }
+        }
+        for (int port = 0; port < toSendCount.length; port++)
+        {
+            if (toSendCount[port] > 0)
+            {
+                ports[port].transmit(frames, toSend[port], toSendCount[port]);
+            }
+        }
+    }
+
+    private void toHost(final FrameBurst frames, final int i)
+    {
+        final int port = frames.ingressPort;
+        final HostTap tap = taps[port];
+        if (tap == null || !hostPolicy[port].hostMissed(frames.address[i], frames.length[i]))
+        {
+            return;
+        }
+        if (tap.write(index, frames.address[i], frames.length[i]))
+        {
+            counters.add(index, DaemonCounters.HOST_PASSED, 1);
+        }
+        else
+        {
+            counters.add(index, DaemonCounters.HOST_REFUSED, 1);
+        }
+    }
+
+    /** With nothing to receive, expired connections are still swept: each table end to end once a second. */
+    private void idleSweep(final long now)
+    {
+        final long elapsed = now - lastSweepNs;
+        if (elapsed < 10_000_000L)
+        {
+            return;
+        }
+        lastSweepNs = now;
+        final long slots = Math.max(pipeline.connectionsV4().slots(), pipeline.connectionsV6().slots());
+        final int budget = (int)Math.min(slots, Math.max(64, slots * Math.min(elapsed, Pipeline.SWEEP_PERIOD_NS) /
+            Pipeline.SWEEP_PERIOD_NS));
+        pipeline.sweep(now, budget);
+    }
+}
