@@ -54,6 +54,12 @@ class ExampleConfigsTest
             assertThat(config.rules()).as(file.toString()).isNotEmpty();
         }
         assertThat(JvsConfig.load(EXAMPLES.resolve("sandwich-inside.conf")).markRules()).hasSize(1);
+        final String readme = Files.readString(Path.of("../README.md"));
+        for (final Path file : files)
+        {
+            assertThat(readme).as("the README shows %s as it is", file).contains("```\n" + Files.readString(file) +
+                "```\n");
+        }
     }
 
     @Test
