@@ -20,6 +20,7 @@ import io.jvs.core.sched.SchedulerSettings;
 import io.jvs.core.service.RealServer;
 import io.jvs.core.service.ServiceTable;
 import io.jvs.core.service.VirtualService;
+import io.jvs.forwarder.config.JvsConfig;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -91,7 +92,25 @@ public final class Replay
         this.config = options.config() == null ? ReplayConfig.defaults() : ReplayConfig.load(options.config());
         final ServiceTable table = new ServiceTable(new SchedulerSettings(SchedulerFlags.NONE, options.workers(),
             SchedulerSettings.DEFAULT_EXPIRATION_NS, SchedulerSettings.DEFAULT_EXPIRATION_NS));
-        RulesFile.load(options.rules(), table);
+        final JvsConfig file = config.config();
+        if (options.rules() != null && file.definesServices())
+        {
+            throw new IllegalArgumentException("the services are given twice, by --rules " + options.rules() +
+                " and at " + file.servicesAt() + ": give them in one place");
+        }
+        if (options.rules() != null)
+        {
+            RulesFile.load(options.rules(), table);
+        }
+        else if (file.definesServices())
+        {
+            file.applyRules(table);
+        }
+        else
+        {
+            throw new IllegalArgumentException("no services: give --rules FILE, or ipvsadm lines or a rules " +
+                "statement in " + file.source());
+        }
         final Topology topology = withServerNeighbours(config.topology(), table);
         final DataPlaneBuilder builder = new DataPlaneBuilder(table.services().size() + 1,
             table.allServers().size() + 2);

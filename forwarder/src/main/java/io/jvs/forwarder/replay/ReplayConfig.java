@@ -3,20 +3,21 @@ package io.jvs.forwarder.replay;
 import io.jvs.core.conn.ConnectionTimeouts;
 import io.jvs.core.net.IpAddress;
 import io.jvs.core.pipeline.DataPlaneSettings;
+import io.jvs.core.pipeline.MarkRule;
 import io.jvs.core.pipeline.Topology;
 import io.jvs.core.rules.RuleException;
+import io.jvs.forwarder.config.JvsConfig;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Locale;
 
 /**
- * What a replay needs besides the rules: the box's ports and next hops, the kernel-style policy switches
- * and the connection timeouts. Read from a small line-oriented file (one statement a line, {@code #}
- * comments), every statement optional:
+ * What a replay takes from a configuration file ({@link JvsConfig}, the daemon's language, read by the one
+ * parser): the box's ports and next hops, the kernel-style policy switches, the connection timeouts, the
+ * {@code mark} rules and, when the file gives them, the services. Every statement is optional; the daemon's
+ * own ({@code interface}, {@code workers}, {@code idle}, {@code connections}, {@code control},
+ * {@code vip-arp}) are accepted and, but for the ports that {@code interface} statements make, not used:
  * <pre>
  * port 0 mac 02:00:00:00:00:10 mtu 1500 ipv4 192.0.2.1 ipv6 2001:db8::1
  * gateway mac 02:00:00:00:00:fe [port 0] [family ipv4|ipv6|both]
@@ -27,14 +28,15 @@ import java.util.Locale;
  * Without a file (or for what it leaves out) the defaults match {@code tools/jvs synth}'s traces: one port
  * with MAC {@link #DEFAULT_PORT_MAC} and the documentation addresses 192.0.2.1 and 2001:db8::1, the
  * router {@link #DEFAULT_GATEWAY_MAC} as gateway for both families, every real server on port 0 at a MAC
- * made from its address ({@link #derivedMac}), the kernel's defaults for the switches and timeouts.
+ * made from its address ({@link #derivedMac}), the kernel's defaults for the switches and timeouts. Port i
+ * of an {@code interface} statement that no {@code port} statement describes gets MAC
+ * {@link #DEFAULT_PORT_MAC} + i and port 0's addresses: a replay has no devices to ask.
  *
- * @param topology the ports and next hops (real servers not named in the file get derived MACs later).
- * @param settings the policy switches.
- * @param timeouts tcp, tcpfin and udp seconds, 0 for the default.
- * @param source   where it came from, for the report ("defaults" or the file).
+ * @param config   the configuration as the file says it.
+ * @param topology the ports and next hops with the defaults filled in (real servers not named in the file
+ *                 get derived MACs later).
  */
-public record ReplayConfig(Topology topology, DataPlaneSettings settings, int[] timeouts, String source)
+public record ReplayConfig(JvsConfig config, Topology topology)
 {
     /** The balancer's MAC when no configuration names one (the destination MAC of synth's frames). */
     public static final long DEFAULT_PORT_MAC = 0x02_00_00_00_00_10L;
@@ -42,18 +44,46 @@ public record ReplayConfig(Topology topology, DataPlaneSettings settings, int[] 
     public static final long DEFAULT_GATEWAY_MAC = 0x02_00_00_00_00_FEL;
     private static final IpAddress DEFAULT_IPV4 = IpAddress.parse("192.0.2.1");
     private static final IpAddress DEFAULT_IPV6 = IpAddress.parse("2001:db8::1");
+    private static final int DEFAULT_MTU = 1500;
 
     /**
      * @return the configuration used without a file.
      */
     public static ReplayConfig defaults()
     {
-        final Topology topology = new Topology.Builder()
-            .port(0, DEFAULT_PORT_MAC, 1500, DEFAULT_IPV4, DEFAULT_IPV6)
-            .gatewayV4(0, DEFAULT_GATEWAY_MAC)
-            .gatewayV6(0, DEFAULT_GATEWAY_MAC)
-            .build();
-        return new ReplayConfig(topology, DataPlaneSettings.defaults(), new int[3], "defaults");
+        return of(JvsConfig.defaults());
+    }
+
+    /**
+     * @param config a parsed configuration.
+     * @return the replay's view of it, defaults filled in.
+     */
+    public static ReplayConfig of(final JvsConfig config)
+    {
+        final Topology.Port[] ports = new Topology.Port[config.portCount()];
+        for (final Topology.Port port : config.ports())
+        {
+            ports[port.index()] = port;
+        }
+        final Topology.Builder builder = new Topology.Builder();
+        for (int i = 0; i < ports.length; i++)
+        {
+            final Topology.Port port = ports[i];
+            if (port == null)
+            {
+                builder.port(i, DEFAULT_PORT_MAC + i, DEFAULT_MTU, DEFAULT_IPV4, DEFAULT_IPV6);
+            }
+            else
+            {
+                builder.port(i, port.mac(), port.mtu(), port.ipv4(), port.ipv6());
+            }
+        }
+        config.neighbours().forEach((address, hop) -> builder.neighbour(address, hop.port(), hop.mac()));
+        final Topology.Neighbour v4 = config.gatewayV4();
+        final Topology.Neighbour v6 = config.gatewayV6();
+        builder.gatewayV4(v4 == null ? 0 : v4.port(), v4 == null ? DEFAULT_GATEWAY_MAC : v4.mac());
+        builder.gatewayV6(v6 == null ? 0 : v6.port(), v6 == null ? DEFAULT_GATEWAY_MAC : v6.mac());
+        return new ReplayConfig(config, builder.build());
     }
 
     /**
@@ -67,49 +97,39 @@ public record ReplayConfig(Topology topology, DataPlaneSettings settings, int[] 
     }
 
     /**
-     * Reads a configuration file.
+     * Reads a configuration file ({@link JvsConfig#load}).
      *
      * @throws RuleException naming the file and line of the first statement it refuses, and why.
      */
     public static ReplayConfig load(final Path file) throws IOException, RuleException
     {
-        return parse(file.toString(), Files.readAllLines(file, StandardCharsets.UTF_8));
+        return of(JvsConfig.load(file));
     }
 
     /**
      * @param source a label for messages, usually the file name.
-     * @param lines  the statements.
+     * @param lines  the statements; {@code rules} statements are relative to the working directory.
      * @throws RuleException naming source and line of the first statement refused, and why.
      */
     public static ReplayConfig parse(final String source, final List<String> lines) throws RuleException
     {
-        final ReplayConfigParser parser = new ReplayConfigParser();
-        for (int i = 0; i < lines.size(); i++)
-        {
-            final String line = lines.get(i);
-            final int hash = line.indexOf('#');
-            final String text = (hash >= 0 ? line.substring(0, hash) : line).trim();
-            if (text.isEmpty())
-            {
-                continue;
-            }
-            try
-            {
-                parser.statement(text.toLowerCase(Locale.ROOT).split("\\s+"));
-            }
-            catch (final IllegalArgumentException ex)
-            {
-                throw new RuleException(source, i + 1, ex.getMessage());
-            }
-        }
-        try
-        {
-            return new ReplayConfig(parser.topology(), parser.settings(), parser.timeouts(), source);
-        }
-        catch (final IllegalArgumentException ex)
-        {
-            throw new RuleException(source, lines.size(), ex.getMessage());
-        }
+        return of(JvsConfig.parse(source, lines, Path.of("")));
+    }
+
+    /**
+     * @return where it came from, for the report ("defaults" or the file).
+     */
+    public String source()
+    {
+        return config.source();
+    }
+
+    /**
+     * @return the policy switches.
+     */
+    public DataPlaneSettings settings()
+    {
+        return config.settings();
     }
 
     /**
@@ -117,8 +137,15 @@ public record ReplayConfig(Topology topology, DataPlaneSettings settings, int[] 
      */
     public ConnectionTimeouts connectionTimeouts()
     {
-        final ConnectionTimeouts result = new ConnectionTimeouts();
-        result.set(timeouts[0], timeouts[1], timeouts[2]);
-        return result;
+        return config.connectionTimeouts();
+    }
+
+    /**
+     * @return the {@code mark} statements in order, for the pipeline's classifier. A replay does not apply
+     *         them itself: {@code --fwmark} marks every frame.
+     */
+    public List<MarkRule> markRules()
+    {
+        return config.markRules();
     }
 }

@@ -5,9 +5,9 @@ import java.nio.file.Path;
 /**
  * What to replay and where the results go.
  *
- * @param rules       ipvsadm rules ({@code ipvsadm -S} format).
- * @param config      the box's ports, next hops, switches and timeouts ({@link ReplayConfig}), or null for
- *                    the defaults.
+ * @param rules       ipvsadm rules ({@code ipvsadm -S} format), or null when the config gives the services.
+ * @param config      the box's ports, next hops, switches, timeouts and perhaps services ({@link ReplayConfig}),
+ *                    or null for the defaults.
  * @param input       a pcap or pcapng capture.
  * @param filter      a tcpdump filter expression: only matching records are replayed; null for all.
  * @param output      where forwarded frames are written, or null.
@@ -27,9 +27,13 @@ public record ReplayOptions(
 
     public ReplayOptions
     {
-        if (rules == null || input == null)
+        if (input == null)
         {
-            throw new IllegalArgumentException("a replay needs rules and an input capture");
+            throw new IllegalArgumentException("a replay needs an input capture");
+        }
+        if (rules == null && config == null)
+        {
+            throw new IllegalArgumentException("a replay needs services: --rules FILE, or a --config that gives them");
         }
         if (workers < 1 || workers > 64)
         {

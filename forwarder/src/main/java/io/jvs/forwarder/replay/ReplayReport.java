@@ -11,6 +11,7 @@ import io.jvs.core.service.RealServer;
 import io.jvs.core.service.VirtualService;
 import org.HdrHistogram.Histogram;
 
+import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -62,6 +63,14 @@ public final class ReplayReport
         this.config = config;
         this.plane = plane;
         this.pipelines = pipelines;
+    }
+
+    /**
+     * @return the file the services came from: the rules file, or the configuration that holds them.
+     */
+    Path rulesSource()
+    {
+        return options.rules() != null ? options.rules() : Path.of(config.source());
     }
 
     void input(final PcapReader reader)

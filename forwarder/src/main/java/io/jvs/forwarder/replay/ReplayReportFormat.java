@@ -28,7 +28,7 @@ public final class ReplayReportFormat
         out.append(String.format(Locale.ROOT, "jvs replay: %s (%s, %d records", r.options.input(), r.format, r.records));
         r.linkTypes().forEach((type, count) -> out.append(", ").append(type).append(' ').append(count));
         out.append(String.format(Locale.ROOT, "), %s + %.3f s%n", r.timestamp(r.firstTimestampNs), spanSeconds));
-        out.append("rules: ").append(r.options.rules()).append(", config: ").append(r.config.source())
+        out.append("rules: ").append(r.rulesSource()).append(", config: ").append(r.config.source())
             .append(", workers: ").append(r.options.workers())
             .append(r.options.filter() == null ? "" : ", filter: " + r.options.filter()).append('\n');
         out.append('\n');
@@ -115,7 +115,7 @@ public final class ReplayReportFormat
             .append(", \"end\": ").append(quote(r.endReason))
             .append(", \"end_detail\": ").append(r.endDetail == null ? "null" : quote(r.endDetail))
             .append("},\n");
-        out.append("  \"rules\": ").append(quote(r.options.rules().toString()))
+        out.append("  \"rules\": ").append(quote(r.rulesSource().toString()))
             .append(", \"config\": ").append(quote(r.config.source()))
             .append(", \"filter\": ").append(r.options.filter() == null ? "null" : quote(r.options.filter()))
             .append(", \"workers\": ").append(r.options.workers()).append(",\n");

@@ -38,7 +38,7 @@ public final class ReplaySvg
         }
         final String subtitle = String.format(Locale.ROOT, "%s: %d frames in, %d forwarded, %d passed, %d dropped; " +
                 "%d connections; rules %s", report.options.input().getFileName(), report.framesIn(), report.forwarded(),
-            report.passed(), report.dropped(), report.connections(), report.options.rules().getFileName());
+            report.passed(), report.dropped(), report.connections(), report.rulesSource().getFileName());
         return new SvgReport.Content("jvs replay", subtitle, shares, series, report.pipelineNs());
     }
 

@@ -37,27 +37,35 @@ import java.util.concurrent.Callable;
         "same output."},
     footer = {
         "",
-        "RULES holds ipvsadm commands as `ipvsadm -S -n` prints them. CONFIG names",
-        "the box's ports and next hops, switches and timeouts, a statement a line:",
+        "RULES holds ipvsadm commands as `ipvsadm -S -n` prints them. CONFIG is the",
+        "daemon's configuration file (jvs run --config), a statement a line:",
         "  port 0 mac 02:00:00:00:00:10 mtu 1500 ipv4 192.0.2.1 ipv6 2001:db8::1",
         "  gateway mac 02:00:00:00:00:fe",
         "  neighbour 192.168.10.1 mac 02:00:00:00:01:01",
         "  set sloppy_tcp 1",
         "  timeout tcp 900 tcpfin 120 udp 300",
-        "Without it: that port and gateway, real servers at MACs 02:6a:<address>,",
-        "the kernel's defaults. Linux cooked (tcpdump -i any), raw IP and loopback",
-        "captures are replayed as Ethernet; frames the capturing host sent itself",
-        "are skipped. Exit status: 0 done; 2 bad rules, config, options or capture",
-        "(nothing written); 1 an I/O error while replaying."})
+        "  -A -t 10.0.0.100:80 -s wrr          (ipvsadm lines, or: rules FILE)",
+        "The services come from --rules or from CONFIG, not both. Replay accepts",
+        "the daemon's statements and ignores interface (but for numbering ports",
+        "0..n-1), workers, idle, connections, control and vip-arp; mark statements",
+        "are checked but not applied yet: --fwmark marks every frame. Without",
+        "CONFIG: that port and gateway, real servers at MACs 02:6a:<address>, the",
+        "kernel's defaults.",
+        "Linux cooked (tcpdump -i any), raw IP and loopback captures are replayed",
+        "as Ethernet; frames the capturing host sent itself are skipped. Exit",
+        "status: 0 done; 2 bad rules, config, options or capture (nothing",
+        "written); 1 an I/O error while replaying."})
 public final class ReplayCommand implements Callable<Integer>
 {
     @Spec
     private CommandSpec spec;
 
-    @Option(names = "--rules", required = true, paramLabel = "RULES", description = "ipvsadm rules file")
+    @Option(names = "--rules", paramLabel = "RULES", description = "ipvsadm rules file (unless CONFIG gives the " +
+        "services)")
     private Path rules;
 
-    @Option(names = "--config", paramLabel = "CONFIG", description = "ports, next hops, switches, timeouts")
+    @Option(names = "--config", paramLabel = "CONFIG", description = "the box: ports, next hops, switches, " +
+        "timeouts, perhaps the services (the daemon's file)")
     private Path config;
 
     @Option(names = "--in", required = true, paramLabel = "TRACE", description = "pcap or pcapng capture")

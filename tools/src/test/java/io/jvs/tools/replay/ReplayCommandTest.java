@@ -84,6 +84,41 @@ class ReplayCommandTest
     }
 
     @Test
+    void shouldTakeTheServicesFromADaemonsConfigurationFile() throws Exception
+    {
+        final List<String> lines = new java.util.ArrayList<>(List.of("interface eth0 port afxdp queues 2",
+            "workers 2 cpus 0-1", "idle spin", "connections 65536", "control /run/jvs/jvs.sock", "vip-arp off",
+            "mark 1 in eth0 dst 10.0.0.0/24"));
+        lines.addAll(Files.readAllLines(rules));
+        final Path config = Files.write(dir.resolve("box.conf"), lines);
+        final CommandRun run = CommandRun.of("replay", "--config", config.toString(), "--in", trace.toString());
+        assertThat(run.err()).isEmpty();
+        assertThat(run.status()).isZero();
+        assertThat(run.out()).contains("frames in 5000 = forwarded ").contains("rules: " + config + ", config: " +
+            config).contains("TCP 10.0.0.100:80 wrr");
+
+        final CommandRun both = CommandRun.of("replay", "--rules", rules.toString(), "--config", config.toString(),
+            "--in", trace.toString());
+        assertThat(both.status()).isEqualTo(2);
+        assertThat(both.err()).contains("the services are given twice, by --rules " + rules + " and at " + config +
+            ":8: give them in one place").contains("nothing was replayed");
+
+        final CommandRun neither = CommandRun.of("replay", "--in", trace.toString());
+        assertThat(neither.status()).isEqualTo(2);
+        assertThat(neither.err()).contains("a replay needs services: --rules FILE, or a --config that gives them");
+    }
+
+    @Test
+    void shouldRefuseABadRuleInTheConfigurationWithItsLine() throws Exception
+    {
+        final Path config = Files.write(dir.resolve("box.conf"), List.of("interface eth0",
+            "-A -t 10.0.0.100:80 -s wrr", "-a -t 10.0.0.100:80 -r 192.168.1.1:80 -w 70000"));
+        final CommandRun run = CommandRun.of("replay", "--config", config.toString(), "--in", trace.toString());
+        assertThat(run.status()).isEqualTo(2);
+        assertThat(run.err()).contains(config + ":3: illegal weight specified");
+    }
+
+    @Test
     void shouldRefuseAMissingOrBrokenCaptureABadFilterAndAllIntoPcap() throws Exception
     {
         final CommandRun missing = CommandRun.of("replay", "--rules", rules.toString(), "--in",

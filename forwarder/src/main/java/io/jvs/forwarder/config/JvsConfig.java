@@ -1,0 +1,274 @@
+package io.jvs.forwarder.config;
+
+import io.jvs.core.conn.ConnectionTimeouts;
+import io.jvs.core.net.IpAddress;
+import io.jvs.core.pipeline.DataPlaneSettings;
+import io.jvs.core.pipeline.MarkRule;
+import io.jvs.core.pipeline.Topology;
+import io.jvs.core.rules.RuleException;
+import io.jvs.core.sched.SchedulerFlags;
+import io.jvs.core.sched.SchedulerSettings;
+import io.jvs.core.service.ServiceTable;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A jvs configuration: what {@code jvs run --config} and {@code jvs replay --config} read, one statement a line,
+ * {@code #} comments, parsed by one parser ({@link #load}, {@link #parse}). Lines that start with an ipvsadm
+ * option ({@code -A}, {@code -a}, {@code --set}, ...) are rules in {@code ipvsadm -S -n} syntax and
+ * {@code rules FILE} includes a file of them; the other statements describe the box:
+ * <pre>
+ * interface IFNAME [port afxdp|afpacket] [queues N] [xdp-mode drv|skb] [zero-copy auto|on|off]
+ * workers N [cpus LIST]
+ * idle adaptive|spin|yield|backoff|wait
+ * connections N
+ * control PATH [group NAME]
+ * vip-arp on|off
+ * mark N [in IFNAME] [src PREFIX] [dst PREFIX] [proto P] [dport N]
+ * port N mac MAC [mtu N] [ipv4 ADDRESS] [ipv6 ADDRESS]
+ * gateway mac MAC [port N] [family ipv4|ipv6|both]
+ * neighbour ADDRESS mac MAC [port N]
+ * set NAME VALUE
+ * timeout tcp N tcpfin N udp N
+ * </pre>
+ * This value holds what the file says and the defaults for what it leaves out; whether a consumer supports a
+ * statement is the consumer's business (replay, which has no interfaces, ignores {@code interface}).
+ *
+ * @param source       the file it came from, as messages name it ("defaults" for {@link #defaults()}).
+ * @param interfaces   the {@code interface} statements in order: interface i is port i.
+ * @param workers      the {@code workers} count, or 0 when not given (see {@link #workerCount}).
+ * @param cpus         the CPU each worker is pinned to, in worker order, or empty for no pinning.
+ * @param idle         what a worker does when its ports have nothing; {@link IdleMode#ADAPTIVE} by default.
+ * @param connections  each worker's connection table capacity, for each address family;
+ *                     {@link #DEFAULT_CONNECTIONS} by default.
+ * @param control      the control socket; {@link #DEFAULT_CONTROL} by default.
+ * @param controlGroup the group the control socket is given to, or null to leave it the daemon's.
+ * @param vipArp       whether jvs answers ARP requests and neighbour solicitations for its virtual addresses
+ *                     (off by default: the VIPs are on the box's {@code lo}, as with IPVS).
+ * @param markRules    the {@code mark} statements in order (first match wins); {@code in} names are resolved
+ *                     to interface indexes.
+ * @param ports        the {@code port} statements, by index (not necessarily every port).
+ * @param neighbours   the {@code neighbour} statements.
+ * @param gatewayV4    the IPv4 {@code gateway}, or null when not given.
+ * @param gatewayV6    the IPv6 {@code gateway}, or null when not given.
+ * @param settings     the {@code set} switches over the kernel's defaults.
+ * @param timeouts     the {@code timeout} statement, 0 for each timeout not given.
+ * @param rules        the ipvsadm rules, in order: the file's own lines and the included files' in place.
+ * @param servicesAt   {@code file:line} of the first rule line or {@code rules} statement, or null when the
+ *                     file gives no services.
+ */
+public record JvsConfig(
+    String source,
+    List<InterfaceConfig> interfaces,
+    int workers,
+    List<Integer> cpus,
+    IdleMode idle,
+    int connections,
+    Path control,
+    String controlGroup,
+    boolean vipArp,
+    List<MarkRule> markRules,
+    List<Topology.Port> ports,
+    Map<IpAddress, Topology.Neighbour> neighbours,
+    Topology.Neighbour gatewayV4,
+    Topology.Neighbour gatewayV6,
+    DataPlaneSettings settings,
+    Timeouts timeouts,
+    List<ServiceRule> rules,
+    String servicesAt)
+{
+    /** The control socket when the file names none. */
+    public static final Path DEFAULT_CONTROL = Path.of("/run/jvs/jvs.sock");
+    /** Each worker's connection table capacity for each family when the file says nothing (replay's too). */
+    public static final int DEFAULT_CONNECTIONS = 1 << 20;
+    /** The most workers a {@code workers} statement may ask for. */
+    public static final int MAX_WORKERS = 256;
+    /** The most receive queues an {@code interface} statement may take. */
+    public static final int MAX_QUEUES = 256;
+
+    /**
+     * The {@code timeout} statement.
+     *
+     * @param tcpSeconds    established TCP, or 0 for the default.
+     * @param tcpFinSeconds closing TCP, or 0 for the default.
+     * @param udpSeconds    UDP, or 0 for the default.
+     */
+    public record Timeouts(int tcpSeconds, int tcpFinSeconds, int udpSeconds)
+    {
+    }
+
+    public JvsConfig
+    {
+        interfaces = List.copyOf(interfaces);
+        cpus = List.copyOf(cpus);
+        markRules = List.copyOf(markRules);
+        ports = List.copyOf(ports);
+        neighbours = Collections.unmodifiableMap(new LinkedHashMap<>(neighbours));
+        rules = List.copyOf(rules);
+        if (!cpus.isEmpty() && cpus.size() != workers)
+        {
+            throw new IllegalArgumentException(cpus.size() + " CPUs for " + workers + " workers");
+        }
+    }
+
+    /**
+     * @return the configuration of an empty file.
+     */
+    public static JvsConfig defaults()
+    {
+        try
+        {
+            return parse("defaults", List.of(), Path.of(""));
+        }
+        catch (final RuleException ex)
+        {
+            throw new IllegalStateException("the empty configuration is refused: " + ex.getMessage(), ex);
+        }
+    }
+
+    /**
+     * Reads a configuration file; {@code rules} statements are relative to its directory.
+     *
+     * @throws RuleException naming the file (or included rules file) and line of the first statement refused,
+     *                       and why.
+     * @throws IOException   when the file itself cannot be read.
+     */
+    public static JvsConfig load(final Path file) throws IOException, RuleException
+    {
+        final Path parent = file.getParent();
+        return parse(file.toString(), Files.readAllLines(file, StandardCharsets.UTF_8),
+            parent == null ? Path.of("") : parent);
+    }
+
+    /**
+     * Parses a configuration and checks its rules by applying them to a scratch service table, so that a
+     * configuration that parses is one a daemon can start with.
+     *
+     * @param source  a label for messages, usually the file name.
+     * @param lines   the statements.
+     * @param baseDir what the files of {@code rules} statements are relative to.
+     * @throws RuleException naming source and line of the first statement refused, and why; for a rule of an
+     *                       included file, that file and line.
+     */
+    public static JvsConfig parse(final String source, final List<String> lines, final Path baseDir)
+        throws RuleException
+    {
+        final JvsConfigParser parser = new JvsConfigParser(source, baseDir);
+        for (int i = 0; i < lines.size(); i++)
+        {
+            parser.line(i + 1, lines.get(i));
+        }
+        final JvsConfig config = parser.build();
+        config.serviceTable(SchedulerSettings.of(SchedulerFlags.NONE));
+        return config;
+    }
+
+    /**
+     * @return true when the file gives services: rule lines, or a {@code rules} statement (even of an empty
+     *         file).
+     */
+    public boolean definesServices()
+    {
+        return servicesAt != null;
+    }
+
+    /**
+     * Applies the rules in order.
+     *
+     * @param table the table; on a refusal it holds the rules before the refused one, so give a fresh table
+     *              when a running one must stay untouched (or use {@link #serviceTable}).
+     * @throws RuleException naming the file and line of the first rule the table refuses, with ipvsadm's reason.
+     */
+    public void applyRules(final ServiceTable table) throws RuleException
+    {
+        for (final ServiceRule rule : rules)
+        {
+            try
+            {
+                rule.command().applyTo(table);
+            }
+            catch (final IllegalArgumentException ex)
+            {
+                throw new RuleException(rule.source(), rule.line(), ex.getMessage());
+            }
+        }
+    }
+
+    /**
+     * @param settings the schedulers' settings (worker count, flags).
+     * @return a new table holding the configuration's services.
+     * @throws RuleException naming the file and line of a rule the table refuses.
+     */
+    public ServiceTable serviceTable(final SchedulerSettings settings) throws RuleException
+    {
+        final ServiceTable table = new ServiceTable(settings);
+        applyRules(table);
+        return table;
+    }
+
+    /**
+     * @param availableProcessors the CPUs the daemon may use.
+     * @return the {@code workers} count, or when not given one worker per receive queue (the largest
+     *         {@code queues} of any interface: worker q serves queue q of every interface), at most one per
+     *         CPU, at least one.
+     */
+    public int workerCount(final int availableProcessors)
+    {
+        if (workers > 0)
+        {
+            return workers;
+        }
+        int queues = 1;
+        for (final InterfaceConfig face : interfaces)
+        {
+            queues = Math.max(queues, face.queues());
+        }
+        return Math.max(1, Math.min(queues, availableProcessors));
+    }
+
+    /**
+     * @param name a device name.
+     * @return the port index of the interface statement naming it, or -1.
+     */
+    public int interfaceIndex(final String name)
+    {
+        for (int i = 0; i < interfaces.size(); i++)
+        {
+            if (interfaces.get(i).name().equals(name))
+            {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * @return how many ports the statements make: one per interface; without interfaces as many as the
+     *         {@code port} statements number (they are numbered from 0 without gaps), at least one.
+     */
+    public int portCount()
+    {
+        if (!interfaces.isEmpty())
+        {
+            return interfaces.size();
+        }
+        return Math.max(1, ports.size());
+    }
+
+    /**
+     * @return the timeouts these statements ask for, as the pipeline keeps them (a new object each call).
+     */
+    public ConnectionTimeouts connectionTimeouts()
+    {
+        final ConnectionTimeouts result = new ConnectionTimeouts();
+        result.set(timeouts.tcpSeconds(), timeouts.tcpFinSeconds(), timeouts.udpSeconds());
+        return result;
+    }
+}
