@@ -8,7 +8,7 @@ import io.jvs.core.net.IpPrefix;
  * IPVS's {@code -f} services theirs (frames jvs takes never reach iptables). Rules are tried in order and
  * the first that matches wins; a frame that already carries a mark keeps it.
  *
- * @param mark            the mark, 1 and up.
+ * @param mark            the mark, 1..4294967295 as an unsigned 32-bit value (as ipvsadm's {@code -f}).
  * @param inPort          the port (interface) the frame must arrive on, or {@link #ANY_PORT}.
  * @param source          the source prefix, or null for any.
  * @param destination     the destination prefix, or null for any.
@@ -22,7 +22,7 @@ public record MarkRule(int mark, int inPort, IpPrefix source, IpPrefix destinati
 
     public MarkRule
     {
-        if (mark <= 0)
+        if (mark == 0)
         {
             throw new IllegalArgumentException("a mark is a number from 1 up, not " + Integer.toUnsignedString(mark));
         }
