@@ -29,8 +29,10 @@ import org.agrona.concurrent.UnsafeBuffer;
  * way, then the first EMPTY one) in a fixed order, so two writers adding the same key race for the same
  * way and the loser finds the winner's entry. After claiming, the writer scans the bucket once more; if
  * a concurrent reuse left the key LIVE in two ways, the higher way is retired, so a key is LIVE at most
- * once. Readers never wait: a lookup that meets a CLAIMED way treats it as a miss. Entries are counted;
- * as in the kernel, no new entry is added while there are more than {@code 16 * buckets}.
+ * once. Readers never wait: a lookup that meets a CLAIMED way treats it as a miss; a writer that meets
+ * its own key CLAIMED looks again (a bounded number of times) rather than use a payload not yet written.
+ * Entries are counted; as in the kernel, no new entry is added while there are more than
+ * {@code 16 * buckets}.
  */
 public final class SharedKeyTable
 {
@@ -175,6 +177,7 @@ public final class SharedKeyTable
             int sameKeyDead = NOT_FOUND;
             int anyDead = NOT_FOUND;
             int firstEmpty = NOT_FOUND;
+            boolean claimed = false;
             for (int way = first; way < end; way++)
             {
                 final long control = control(way);
@@ -186,9 +189,16 @@ public final class SharedKeyTable
                 final long state = control & STATE_MASK;
                 if ((control & FINGERPRINT_MASK) == fingerprint)
                 {
-                    if (state == LIVE || state == CLAIMED)
+                    if (state == LIVE)
                     {
                         return way;
+                    }
+                    if (state == CLAIMED)
+                    {
+                        // Another writer is filling this key's way: its payload is not yet written, and a
+                        // caller that read it would see the previous occupant's. Look again once it is LIVE.
+                        claimed = true;
+                        break;
                     }
                     sameKeyDead = way;
                 }
@@ -196,6 +206,11 @@ public final class SharedKeyTable
                 {
                     anyDead = way;
                 }
+            }
+            if (claimed)
+            {
+                Thread.onSpinWait();
+                continue;
             }
             final int target = sameKeyDead != NOT_FOUND ? sameKeyDead : (anyDead != NOT_FOUND ? anyDead : firstEmpty);
             if (target == NOT_FOUND || entries() > maxEntries)
@@ -331,9 +346,12 @@ public final class SharedKeyTable
             if ((control & STATE_MASK) == LIVE && nowNs - lastUse(way) >= idleNs)
             {
                 final long payload = payload(way);
-                if ((payload & (busyMask | DYING)) == 0 && compareAndSetPayload(way, payload, payload | DYING) &&
-                    retire(way, control))
+                if ((payload & (busyMask | DYING)) == 0 && compareAndSetPayload(way, payload, payload | DYING))
                 {
+                    // Marking it DYING made the entry this call's to retire; should a writer's duplicate
+                    // check have retired the way meanwhile, the entry is still gone and still needs its
+                    // listener (which releases what the payload holds).
+                    retire(way, control);
                     retired++;
                     listener.onExpired(payload);
                 }

@@ -4,7 +4,10 @@ import io.jvs.core.conn.ConnectionTimeouts;
 import io.jvs.core.conn.ServerAddresses;
 import io.jvs.core.service.ForwardMethod;
 import io.jvs.core.service.RealServer;
+import io.jvs.core.service.ServiceSettings;
 import io.jvs.core.service.VirtualService;
+
+import java.util.List;
 
 /**
  * One immutable snapshot of everything the workers read per packet: the classifier, the services and
@@ -13,14 +16,22 @@ import io.jvs.core.service.VirtualService;
  * The control plane builds a new snapshot ({@link DataPlaneBuilder}) whenever the configuration or the
  * topology changes and publishes it with one volatile store; a worker reads the reference once per
  * burst. A server keeps its slot across snapshots for as long as connections refer to it.
+ * <p>
+ * What a worker reads of the configuration per packet is copied here when the snapshot is built: each
+ * service's settings, each server's forwarding method and whether it is available or quiesced; the
+ * live objects change under the conductor. Only the schedulers read live state (weights, connection
+ * counts), through their own lock-free protocol.
  */
 public final class DataPlane
 {
     /** Egress port value of a server whose next hop is not known. */
     public static final int NO_PORT = -1;
 
+    final long generation;
     final ServiceClassifier classifier;
     final VirtualService[] services;
+    /** Each service's settings as they were when the snapshot was built, by service slot (null when empty). */
+    final ServiceSettings[] serviceSettings;
     final RealServer[] servers;
     final int[] serverService;
     final ServerAddresses serverAddresses;
@@ -28,6 +39,8 @@ public final class DataPlane
     final boolean[] serverV6;
     /** Whether each slot's server is still in its service: a copy of AVAILABLE, read without a pointer chase. */
     final boolean[] serverAvailable;
+    /** Whether each slot's server had weight 0 when the snapshot was built. */
+    final boolean[] serverQuiesced;
     final int[] serverEgressPort;
     final long[] serverNextHopMac;
     final long[] portMac;
@@ -37,12 +50,15 @@ public final class DataPlane
     final long[] portIpv6Low;
     final Topology topology;
     final NeighbourIndex clientNeighbours;
+    final List<MarkRule> markRules;
+    final MarkTable marks;
     final ConnectionTimeouts timeouts;
     final DataPlaneSettings settings;
     /** How many workers the schedulers were made for (each worker's index must be below it). */
     final int workers;
 
     DataPlane(
+        final long generation,
         final ServiceClassifier classifier,
         final VirtualService[] services,
         final RealServer[] servers,
@@ -54,21 +70,30 @@ public final class DataPlane
         final Topology topology,
         final ConnectionTimeouts timeouts,
         final DataPlaneSettings settings,
+        final List<MarkRule> markRules,
         final int workers)
     {
+        this.generation = generation;
         this.workers = workers;
         this.classifier = classifier;
         this.services = services;
+        this.serviceSettings = new ServiceSettings[services.length];
+        for (int slot = 0; slot < services.length; slot++)
+        {
+            serviceSettings[slot] = services[slot] == null ? null : services[slot].settings();
+        }
         this.servers = servers;
         this.serverService = serverService;
         this.serverAddresses = serverAddresses;
         this.forwardMethod = forwardMethod;
         this.serverV6 = new boolean[servers.length];
         this.serverAvailable = new boolean[servers.length];
+        this.serverQuiesced = new boolean[servers.length];
         for (int slot = 0; slot < servers.length; slot++)
         {
             serverV6[slot] = servers[slot] != null && servers[slot].address().isV6();
             serverAvailable[slot] = servers[slot] != null && servers[slot].isAvailable();
+            serverQuiesced[slot] = servers[slot] != null && servers[slot].weight() == 0;
         }
         this.serverEgressPort = serverEgressPort;
         this.serverNextHopMac = serverNextHopMac;
@@ -90,6 +115,33 @@ public final class DataPlane
             portIpv6Low[port.index()] = port.ipv6() == null ? 0 : port.ipv6().low();
         }
         clientNeighbours = new NeighbourIndex(topology);
+        this.markRules = List.copyOf(markRules);
+        this.marks = markRules.isEmpty() ? MarkTable.EMPTY : new MarkTable(this.markRules);
+    }
+
+    /**
+     * @return this snapshot's place in its builder's sequence: every build gets a later one (from 1), so
+     *         workers can say which snapshot they use ({@link WorkerEpochs}).
+     */
+    public long generation()
+    {
+        return generation;
+    }
+
+    /**
+     * @return the settings of the service in a slot as this snapshot has them, or null for an empty slot.
+     */
+    public ServiceSettings serviceSettings(final int slot)
+    {
+        return serviceSettings[slot];
+    }
+
+    /**
+     * @return the mark rules this snapshot applies, in order.
+     */
+    public List<MarkRule> markRules()
+    {
+        return markRules;
     }
 
     /**

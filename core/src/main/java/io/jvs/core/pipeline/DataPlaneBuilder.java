@@ -9,8 +9,11 @@ import io.jvs.core.service.ServiceTable;
 import io.jvs.core.service.VirtualService;
 
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
 import java.util.IdentityHashMap;
+import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -19,24 +22,56 @@ import java.util.Map;
  * persistence templates still count on it, so an old connection never reaches a new server that
  * happens to take its slot; a service keeps its slot while it or any server that was in it holds one,
  * so counters never move to another service.
+ * <p>
+ * With several workers ({@link WorkerEpochs}) a slot is freed in two steps, each waiting for every worker
+ * to move on. A departed server's connection counts are final only once no worker uses a snapshot that
+ * still showed it available (until then a worker may bind one more connection to it), so it is released
+ * only when it is idle and every worker uses a snapshot built after it departed. Its slot is then
+ * reserved, named by no new snapshot, until every worker uses a snapshot later than the last that named
+ * it; only then can another server take it. Service slots are reserved the same way. Without epochs
+ * (one worker, on the builder's own thread, or none) both steps are immediate.
  */
 public final class DataPlaneBuilder
 {
+    /** A freed slot waiting for every worker to move past the last snapshot that named it. */
+    private record Reserved(int slot, long lastNamed)
+    {
+    }
+
     private final int maxServices;
     private final int maxServers;
+    private final WorkerEpochs epochs;
     private final Map<RealServer, Integer> serverSlots = new IdentityHashMap<>();
     private final Map<RealServer, VirtualService> serverOwner = new IdentityHashMap<>();
     private final Map<VirtualService, Integer> serviceSlots = new IdentityHashMap<>();
     private final Deque<Integer> freeServerSlots = new ArrayDeque<>();
     private final Deque<Integer> freeServiceSlots = new ArrayDeque<>();
+    /** Departed servers still holding a slot: the generation of the first snapshot that showed them departed. */
+    private final Map<RealServer, Long> departedSince = new IdentityHashMap<>();
+    private final List<Reserved> reservedServerSlots = new ArrayList<>();
+    private final List<Reserved> reservedServiceSlots = new ArrayList<>();
     private int nextServerSlot = 1;
     private int nextServiceSlot;
+    private long generation;
 
     /**
+     * A builder for one worker, or workers that never act on an older snapshot than the builder's last:
+     * slots are reused as soon as nothing counts on them.
+     *
      * @param maxServices how many service slots exist.
      * @param maxServers  how many server slots exist, slot 0 unused (workers size their counters by both).
      */
     public DataPlaneBuilder(final int maxServices, final int maxServers)
+    {
+        this(maxServices, maxServers, null);
+    }
+
+    /**
+     * @param maxServices how many service slots exist.
+     * @param maxServers  how many server slots exist, slot 0 unused (workers size their counters by both).
+     * @param epochs      the snapshots the workers use, or null for {@link #DataPlaneBuilder(int, int)}'s rule.
+     */
+    public DataPlaneBuilder(final int maxServices, final int maxServers, final WorkerEpochs epochs)
     {
         if (maxServices < 1 || maxServers < 2)
         {
@@ -44,6 +79,32 @@ public final class DataPlaneBuilder
         }
         this.maxServices = maxServices;
         this.maxServers = maxServers;
+        this.epochs = epochs;
+    }
+
+    /**
+     * @return the generation of the last snapshot built, 0 before the first.
+     */
+    public long generation()
+    {
+        return generation;
+    }
+
+    /**
+     * @return how many freed server slots wait for the workers to move on before they can be reused.
+     */
+    public int reservedServerSlots()
+    {
+        return reservedServerSlots.size();
+    }
+
+    /**
+     * @return how many departed servers still hold their slot (connections or templates count on them, or
+     *         a worker may still be about to bind one).
+     */
+    public int departedServers()
+    {
+        return departedSince.size();
     }
 
     public int maxServices()
@@ -61,13 +122,30 @@ public final class DataPlaneBuilder
      * @param topology the ports and next hops.
      * @param timeouts the connection timeouts (shared, changed by ipvsadm --set).
      * @param settings the policy.
-     * @return a new snapshot.
+     * @return a new snapshot, without mark rules.
      * @throws IllegalStateException when the configuration has more services or servers than slots.
      */
     public DataPlane build(
         final ServiceTable table, final Topology topology, final ConnectionTimeouts timeouts,
         final DataPlaneSettings settings)
     {
+        return build(table, topology, timeouts, settings, List.of());
+    }
+
+    /**
+     * @param table    the configuration.
+     * @param topology the ports and next hops.
+     * @param timeouts the connection timeouts (shared, changed by ipvsadm --set).
+     * @param settings the policy.
+     * @param marks    the mark rules, in order (empty for none).
+     * @return a new snapshot, with the next {@link DataPlane#generation()}.
+     * @throws IllegalStateException when the configuration has more services or servers than slots.
+     */
+    public DataPlane build(
+        final ServiceTable table, final Topology topology, final ConnectionTimeouts timeouts,
+        final DataPlaneSettings settings, final List<MarkRule> marks)
+    {
+        final long thisGeneration = ++generation;
         final Map<VirtualService, Boolean> liveServices = new IdentityHashMap<>();
         final Map<RealServer, Boolean> liveServers = new IdentityHashMap<>();
         for (final VirtualService service : table.services())
@@ -78,7 +156,10 @@ public final class DataPlaneBuilder
                 liveServers.put(server, Boolean.TRUE);
             }
         }
-        releaseDeparted(liveServices, liveServers);
+        final long oldest = epochs == null ? WorkerEpochs.NONE : epochs.oldest();
+        releaseDeparted(liveServices, liveServers, thisGeneration, oldest);
+        unreserve(reservedServerSlots, freeServerSlots, oldest);
+        unreserve(reservedServiceSlots, freeServiceSlots, oldest);
 
         final ServiceClassifier.Builder classifier = new ServiceClassifier.Builder();
         final VirtualService[] services = new VirtualService[maxServices];
@@ -130,8 +211,8 @@ public final class DataPlaneBuilder
                 mac[slot] = hop.mac();
             }
         }
-        return new DataPlane(classifier.build(), services, servers, serverService,
-            new ServerAddresses(high, low, port), method, egress, mac, topology, timeouts, settings,
+        return new DataPlane(thisGeneration, classifier.build(), services, servers, serverService,
+            new ServerAddresses(high, low, port), method, egress, mac, topology, timeouts, settings, marks,
             table.schedulerSettings().workers());
     }
 
@@ -184,15 +265,31 @@ public final class DataPlaneBuilder
         return slot;
     }
 
-    private void releaseDeparted(final Map<VirtualService, Boolean> liveServices, final Map<RealServer, Boolean> liveServers)
+    /**
+     * Frees what the configuration no longer holds and nothing counts on any more.
+     *
+     * @param generation the snapshot being built.
+     * @param oldest     the earliest generation a worker may still use.
+     */
+    private void releaseDeparted(final Map<VirtualService, Boolean> liveServices,
+        final Map<RealServer, Boolean> liveServers, final long generation, final long oldest)
     {
         serverSlots.entrySet().removeIf(entry ->
         {
             final RealServer server = entry.getKey();
-            final boolean idle = server.totalConnections() == 0 && server.persistentConnections() == 0;
-            if (!liveServers.containsKey(server) && idle)
+            if (liveServers.containsKey(server))
             {
-                freeServerSlots.push(entry.getValue());
+                departedSince.remove(server);
+                return false;
+            }
+            final long departed = departedSince.computeIfAbsent(server, departing -> generation);
+            final boolean idle = server.totalConnections() == 0 && server.persistentConnections() == 0;
+            // A worker on a snapshot that still showed the server available can bind it after the counts
+            // were read; once every worker is on a later snapshot, none can.
+            if (idle && (epochs == null || oldest >= departed))
+            {
+                departedSince.remove(server);
+                reserve(reservedServerSlots, freeServerSlots, entry.getValue(), generation - 1);
                 serverOwner.remove(server);
                 server.forwardingSlot(0);
                 return true;
@@ -208,10 +305,38 @@ public final class DataPlaneBuilder
         {
             if (!referenced.containsKey(entry.getKey()))
             {
-                freeServiceSlots.push(entry.getValue());
+                reserve(reservedServiceSlots, freeServiceSlots, entry.getValue(), generation - 1);
                 return true;
             }
             return false;
         });
+    }
+
+    /**
+     * Frees a slot: at once without epochs, else once every worker is past the last snapshot that named it.
+     */
+    private void reserve(final List<Reserved> reserved, final Deque<Integer> free, final int slot, final long lastNamed)
+    {
+        if (epochs == null)
+        {
+            free.push(slot);
+        }
+        else
+        {
+            reserved.add(new Reserved(slot, lastNamed));
+        }
+    }
+
+    private static void unreserve(final List<Reserved> reserved, final Deque<Integer> free, final long oldest)
+    {
+        for (final Iterator<Reserved> it = reserved.iterator(); it.hasNext(); )
+        {
+            final Reserved slot = it.next();
+            if (oldest > slot.lastNamed())
+            {
+                free.push(slot.slot());
+                it.remove();
+            }
+        }
     }
 }

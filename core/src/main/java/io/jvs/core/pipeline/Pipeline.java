@@ -14,7 +14,6 @@ import io.jvs.core.packet.PacketParser;
 import io.jvs.core.packet.ParsedBurst;
 import io.jvs.core.packet.Verdict;
 import io.jvs.core.sched.SchedulingContext;
-import io.jvs.core.service.ForwardMethod;
 import io.jvs.core.service.RealServer;
 import io.jvs.core.service.ServiceSettings;
 import io.jvs.core.service.VirtualService;
@@ -33,8 +32,14 @@ import static io.jvs.core.packet.ParsedBurst.*;
  * verdict. Then a few table slots are swept for expired entries.
  * <p>
  * Single-threaded: each worker has its own pipeline, connection tables and counters; what it shares
- * (schedulers, server counters, the snapshot) is lock-free. Nothing on this path locks, allocates or
- * throws.
+ * (schedulers, server counters, the persistence templates, the snapshot) is lock-free. Nothing on this
+ * path locks, allocates or throws. Of the configuration it reads only the snapshot (the schedulers read
+ * their servers' live weights and counts); with {@link WorkerEpochs} it records which snapshot it uses
+ * before each burst and each idle sweep, so the conductor knows when no worker can name a freed slot.
+ * <p>
+ * Before a frame is classified, the snapshot's {@link MarkRule}s give a frame without a firewall mark
+ * the mark of the first rule it matches. Frames dropped for want of a next hop leave the address they
+ * needed in {@link #neighbourMisses()}, for the worker to pass on after the burst.
  */
 public final class Pipeline
 {
@@ -44,6 +49,9 @@ public final class Pipeline
     public static final int OPENED_NONE = 0;
 
     private final DataPlanePublisher publisher;
+    private final int workerIndex;
+    private final WorkerEpochs epochs;
+    private final NeighbourMisses misses = new NeighbourMisses();
     private final PacketParser parser;
     private final PacketParser strictParser;
     private final ParsedBurst parsed = new ParsedBurst(FrameBurst.MAX_FRAMES);
@@ -54,9 +62,10 @@ public final class Pipeline
     private final ConnectionTable v4;
     private final ConnectionTable v6;
     private final FragmentTable fragments = new FragmentTable(1024);
-    private final Rewriter rewriter = new Rewriter();
+    private final Rewriter rewriter = new Rewriter(misses);
     private final IcmpErrors icmpErrors = new IcmpErrors(rewriter);
     private final TemplateTable templates;
+    private final TemplateTable.Sweeper templateSweeper;
     private final IcmpResponder icmp;
     private final WorkerCounters counters;
     private final Histogram latency = new Histogram(MAX_LATENCY_NS, 2);
@@ -117,13 +126,50 @@ public final class Pipeline
         final OffHeapAllocator allocator,
         final TemplateTable templates)
     {
-        if (workerIndex < 0 || workerIndex >= publisher.current().workers())
+        this(publisher, workerIndex, connectionsV4, connectionsV6, maxServices, maxServers, icmpPerSecond, allocator,
+            templates, null);
+    }
+
+    /**
+     * As the other constructors, for one of several workers on their own threads.
+     *
+     * @param epochs where this worker records the snapshot it uses (the builder's, so it frees slots only
+     *               when no worker can still name them), or null for a single worker; with epochs, this
+     *               worker sweeps its share of the templates ({@link TemplateTable#sweeper}), without, all.
+     */
+    public Pipeline(
+        final DataPlanePublisher publisher,
+        final int workerIndex,
+        final int connectionsV4,
+        final int connectionsV6,
+        final int maxServices,
+        final int maxServers,
+        final int icmpPerSecond,
+        final OffHeapAllocator allocator,
+        final TemplateTable templates,
+        final WorkerEpochs epochs)
+    {
+        final DataPlane first = publisher.current();
+        if (workerIndex < 0 || workerIndex >= first.workers())
         {
             throw new IllegalArgumentException("worker " + workerIndex + " of a configuration made for " +
-                publisher.current().workers() + " workers");
+                first.workers() + " workers");
+        }
+        if (epochs != null && workerIndex >= epochs.workers())
+        {
+            throw new IllegalArgumentException("worker " + workerIndex + " of epochs for " + epochs.workers() +
+                " workers");
         }
         this.publisher = publisher;
+        this.workerIndex = workerIndex;
+        this.epochs = epochs;
+        if (epochs != null)
+        {
+            // From now on this worker may use the current snapshot or a later one.
+            epochs.enter(workerIndex, first.generation);
+        }
         this.templates = templates;
+        this.templateSweeper = epochs == null ? templates.sweeper(0, 1) : templates.sweeper(workerIndex, epochs.workers());
         this.parser = new PacketParser(true, true);
         this.strictParser = new PacketParser(false, false);
         this.v4 = new ConnectionTable(false, connectionsV4, this::onRemoved, allocator);
@@ -186,6 +232,15 @@ public final class Pipeline
         return parsed;
     }
 
+    /**
+     * @return the addresses this worker needed a next hop for and had none; drain them from this thread
+     *         after each burst.
+     */
+    public NeighbourMisses neighbourMisses()
+    {
+        return misses;
+    }
+
     public ConnectionTable connectionsV4()
     {
         return v4;
@@ -205,9 +260,14 @@ public final class Pipeline
     public void process(final FrameBurst burst, final long now)
     {
         final DataPlane current = publisher.current();
+        if (epochs != null)
+        {
+            epochs.enter(workerIndex, current.generation);
+        }
         this.plane = current;
         this.nowNs = now;
         this.nowTick = ConnectionTable.tick(now);
+        rewriter.nowNs = now;
         context.nowNs(now);
         final int[] published = current.timeouts.publishedMs();
         if (published != timeoutsSeen)
@@ -223,6 +283,9 @@ public final class Pipeline
         final PacketParser activeParser = settings.allowIpOptions() && settings.allowFragments() ? parser :
             strictParser(settings);
         final ParsedBurst p = parsed;
+        final MarkTable marks = current.marks;
+        final boolean marking = marks.mark.length != 0;
+        final int ingress = burst.ingressPort;
 
         final int[] homes = this.homes;
         for (int i = 0; i < count; i++)
@@ -232,6 +295,10 @@ public final class Pipeline
             serviceOf[i] = ServiceClassifier.NONE;
             homes[i] = -1;
             opened[i] = OPENED_NONE;
+            if (marking && verdict == 0 && burst.firewallMark[i] == 0)
+            {
+                burst.firewallMark[i] = marks.match(p, i, ingress);
+            }
             if (verdict == 0 && p.hasPorts[i])
             {
                 final boolean isV6 = p.kind[i] == KIND_IPV6;
@@ -289,8 +356,9 @@ public final class Pipeline
         {
             v4.sweep(nowTick, budget4);
             v6.sweep(nowTick, budget6);
-            templates.sweep(nowNs, (int)Math.min(templates.buckets(), 1 + templates.buckets() * sweepCredit /
-                SWEEP_PERIOD_NS), plane);
+            final int share = templateSweeper.buckets();
+            templateSweeper.sweep(nowNs, (int)Math.min(share, 1 + share * sweepCredit / SWEEP_PERIOD_NS),
+                plane.servers);
             sweepCredit = 0;
         }
     }
@@ -303,7 +371,13 @@ public final class Pipeline
      */
     public void sweep(final long now, final int budget)
     {
-        this.plane = publisher.current();
+        final DataPlane current = publisher.current();
+        if (epochs != null)
+        {
+            epochs.enter(workerIndex, current.generation);
+        }
+        this.plane = current;
+        rewriter.nowNs = now;
         v4.sweep(ConnectionTable.tick(now), budget);
         v6.sweep(ConnectionTable.tick(now), budget);
     }
@@ -408,7 +482,7 @@ public final class Pipeline
             {
                 final int state = table.state(slot);
                 startAfresh = state == TcpStates.TIME_WAIT || state == TcpStates.CLOSE ||
-                    (settings.expireNodestConn() && current.servers[serverSlot].weight() == 0);
+                    (settings.expireNodestConn() && current.serverQuiesced[serverSlot]);
             }
             if (!startAfresh)
             {
@@ -446,7 +520,7 @@ public final class Pipeline
                 p.destinationPort[i]);
         }
         flow.firewallMark(burst.firewallMark[i]);
-        final ServiceSettings serviceSettings = virtualService.settings();
+        final ServiceSettings serviceSettings = current.serviceSettings[service];
         int template = TemplateTable.NOT_FOUND;
         long networkHigh = 0;
         long networkLow = 0;
@@ -456,10 +530,12 @@ public final class Pipeline
             final int prefix = serviceSettings.netmaskPrefix();
             networkHigh = isV6 ? maskHigh(p.sourceHigh[i], prefix) : 0;
             networkLow = isV6 ? maskLow(p.sourceLow[i], prefix) : maskV4(p.sourceLow[i], prefix);
-            template = templates.find(service, networkHigh, networkLow, current, nowNs);
-            if (template != TemplateTable.NOT_FOUND && templates.foundServer() != 0)
+            final long found = templates.find(service, networkHigh, networkLow, current, nowNs);
+            if (found != TemplateTable.NOT_FOUND)
             {
-                server = current.servers[templates.foundServer()];
+                template = TemplateTable.way(found);
+                final int templateServer = TemplateTable.server(found);
+                server = templateServer != 0 ? current.servers[templateServer] : null;
             }
         }
         final boolean fromTemplate = server != null;
@@ -477,7 +553,7 @@ public final class Pipeline
         }
         if (serviceSettings.persistent() && !fromTemplate)
         {
-            template = templates.place(service, networkHigh, networkLow, serverSlot, current, nowNs,
+            template = templates.place(service, networkHigh, networkLow, serverSlot, current.servers, nowNs,
                 serviceSettings.persistenceSeconds() * 1_000_000_000L);
         }
         if (serviceSettings.onePacket())
@@ -506,7 +582,8 @@ public final class Pipeline
         {
             table.template(slot, template);
         }
-        final boolean inboundOnly = server.forwardMethod() != ForwardMethod.NAT;
+        // The snapshot's method (0 is NAT), not the server's live one: a reload may be changing it.
+        final boolean inboundOnly = current.forwardMethod[serverSlot] != 0;
         table.flags(slot, ConnectionTable.FLAG_INACTIVE |
             (inboundOnly ? ConnectionTable.FLAG_NO_OUTPUT : 0));
         server.bindConnection(true);

@@ -28,7 +28,28 @@ final class Rewriter
     /** Outer IPv6 header of a tunnelled packet. */
     static final int IP6IP6_OVERHEAD = Ipv6Header.LENGTH;
 
+    private final NeighbourMisses misses;
     private int tunnelIdentification;
+    /** The time of the burst being processed, for {@link #misses}. */
+    long nowNs;
+
+    /**
+     * @param misses where next hops that are not known are recorded.
+     */
+    Rewriter(final NeighbourMisses misses)
+    {
+        this.misses = misses;
+    }
+
+    /**
+     * A frame for a server without a next hop: the server's address is wanted.
+     */
+    private int noServerNeighbour(final DataPlane plane, final int serverSlot)
+    {
+        misses.record(plane.serverV6[serverSlot], plane.serverAddresses.high(serverSlot),
+            plane.serverAddresses.low(serverSlot), nowNs);
+        return Verdict.drop(DropReason.NO_NEIGHBOUR);
+    }
 
     /**
      * NAT towards the real server: destination address and port become the server's.
@@ -41,7 +62,7 @@ final class Rewriter
         final int egress = plane.serverEgressPort[serverSlot];
         if (egress == DataPlane.NO_PORT)
         {
-            return Verdict.drop(DropReason.NO_NEIGHBOUR);
+            return noServerNeighbour(plane, serverSlot);
         }
         final ServerAddresses servers = plane.serverAddresses;
         final long frame = burst.address[i];
@@ -87,11 +108,13 @@ final class Rewriter
         final long virtualHigh, final long virtualLow, final int virtualPort)
     {
         final boolean v6 = p.kind[i] == ParsedBurst.KIND_IPV6;
-        final int egress = plane.clientNeighbours.port(v6, p.destinationHigh[i], p.destinationLow[i]);
-        if (egress == DataPlane.NO_PORT)
+        final long hop = plane.clientNeighbours.find(v6, p.destinationHigh[i], p.destinationLow[i]);
+        if (hop == NeighbourIndex.NONE)
         {
+            misses.record(v6, p.destinationHigh[i], p.destinationLow[i], nowNs);
             return Verdict.drop(DropReason.NO_NEIGHBOUR);
         }
+        final int egress = NeighbourIndex.port(hop);
         final long frame = burst.address[i];
         final long ip = frame + p.l3Offset[i];
         if (!v6)
@@ -117,7 +140,7 @@ final class Rewriter
                     p.sourceHigh[i], p.sourceLow[i], virtualHigh, virtualLow, p.sourcePort[i], virtualPort);
             }
         }
-        setMacs(frame, plane.clientNeighbours.mac(v6, p.destinationHigh[i], p.destinationLow[i]), plane.portMac[egress]);
+        setMacs(frame, NeighbourIndex.mac(hop), plane.portMac[egress]);
         return Verdict.transmit(egress);
     }
 
@@ -131,7 +154,7 @@ final class Rewriter
         final int egress = plane.serverEgressPort[serverSlot];
         if (egress == DataPlane.NO_PORT)
         {
-            return Verdict.drop(DropReason.NO_NEIGHBOUR);
+            return noServerNeighbour(plane, serverSlot);
         }
         final long frame = burst.address[i];
         decrementTtl(frame + p.l3Offset[i], p, i);
@@ -152,7 +175,7 @@ final class Rewriter
         final int egress = plane.serverEgressPort[serverSlot];
         if (egress == DataPlane.NO_PORT)
         {
-            return Verdict.drop(DropReason.NO_NEIGHBOUR);
+            return noServerNeighbour(plane, serverSlot);
         }
         final boolean outerV6 = plane.serverV6[serverSlot];
         final int overhead = outerV6 ? IP6IP6_OVERHEAD : IPIP_OVERHEAD;

@@ -16,6 +16,11 @@ import io.jvs.core.service.RealServer;
  * such a template 60 s at a time; here it simply lives until they end and its deadline passes). A
  * template whose server left the service, or is quiesced while expire_quiescent_template is on, is given
  * a new server rather than re-keyed, keeping the count of connections it still controls.
+ * <p>
+ * Every worker uses one table at once, so it keeps nothing of any one lookup: {@link #find} returns its
+ * answer packed in a long, and each worker sweeps with a {@link Sweeper} of its own. The payload changes
+ * only by compare-and-set; a template being created is marked FRESH until one user (its creator or a
+ * concurrent finder) clears the mark and counts it on its server, so each template is counted once.
  */
 public final class TemplateTable
 {
@@ -30,9 +35,6 @@ public final class TemplateTable
 
     private final SharedKeyTable table;
     private final int bucketMask;
-    private int sweepBucket;
-    /** The server of the template last found by {@link #find}. */
-    private int foundServer;
 
     /**
      * @param buckets a power of two; the table holds up to 16 templates per bucket.
@@ -62,14 +64,54 @@ public final class TemplateTable
     }
 
     /**
-     * Finds a client network's template.
-     *
-     * @return the template's way, with its server in {@link #foundServer()}, or {@link #NOT_FOUND} when
-     *         there is none or it has expired; a way with {@code foundServer() == 0} has a server that may
-     *         no longer be used, and {@link #place} gives it a new one.
+     * @return how many templates the table may hold (new ones are refused past it).
      */
-    int find(final int service, final long networkHigh, final long networkLow, final DataPlane plane,
-        final long nowNs)
+    public int capacity()
+    {
+        return table.maxEntries();
+    }
+
+    /**
+     * @return the way of a {@link #find} result.
+     */
+    public static int way(final long found)
+    {
+        return (int)(found >>> 32);
+    }
+
+    /**
+     * @return the server slot of a {@link #find} result.
+     */
+    public static int server(final long found)
+    {
+        return (int)found;
+    }
+
+    /**
+     * The rule for following a template (the kernel's {@code ip_vs_check_template}): its server is still
+     * in the service, and not quiesced while expire_quiescent_template is on.
+     *
+     * @param available       whether the template's server is in its service.
+     * @param quiesced        whether it has weight 0.
+     * @param expireQuiescent expire_quiescent_template.
+     * @return whether the template may place a connection.
+     */
+    public static boolean usable(final boolean available, final boolean quiesced, final boolean expireQuiescent)
+    {
+        return available && !(expireQuiescent && quiesced);
+    }
+
+    /**
+     * Finds a client network's template, whatever its server.
+     *
+     * @param service     what the template is for (a service slot, or any number its user keys templates by).
+     * @param networkHigh the client network's first 64 bits (0 for IPv4).
+     * @param networkLow  its last 64 bits.
+     * @param nowNs       the time.
+     * @return the template's way and server slot, packed (read them with {@link #way(long)} and
+     *         {@link #server(long)}), or {@link #NOT_FOUND} when there is none or it has expired.
+     */
+    public long find(final int service, final long networkHigh, final long networkLow, final long nowNs)
     {
         final long fingerprint = fingerprint(service, networkHigh, networkLow);
         final int way = table.lookup(fingerprint, bucket(fingerprint));
@@ -83,27 +125,41 @@ public final class TemplateTable
         {
             return NOT_FOUND;
         }
-        final int server = (int)(payload & SERVER_MASK);
-        final boolean usable = server > 0 && server < plane.serverAvailable.length && plane.serverAvailable[server] &&
-            !(plane.settings.expireQuiescentTemplate() && plane.servers[server].weight() == 0);
-        foundServer = usable ? server : 0;
-        return way;
+        return (long)way << 32 | (payload & SERVER_MASK);
     }
 
-    int foundServer()
+    /**
+     * Finds a client network's template and judges its server by a snapshot.
+     *
+     * @return as {@link #find(int, long, long, long)}, with server slot 0 when the server may no longer
+     *         be used ({@link #usable}): {@link #place} then gives the template a new one.
+     */
+    long find(final int service, final long networkHigh, final long networkLow, final DataPlane plane,
+        final long nowNs)
     {
-        return foundServer;
+        final long found = find(service, networkHigh, networkLow, nowNs);
+        if (found == NOT_FOUND)
+        {
+            return NOT_FOUND;
+        }
+        final int server = server(found);
+        final boolean usable = server > 0 && server < plane.serverAvailable.length &&
+            usable(plane.serverAvailable[server], plane.serverQuiesced[server], plane.settings.expireQuiescentTemplate());
+        return usable ? found : found & ~SERVER_MASK;
     }
 
     /**
      * Makes a network's template point at a server: a new template, or an existing one (expired, or with
-     * an unusable server) taken over, its controlled count kept.
+     * an unusable server) taken over, its controlled count kept. The template is counted on its server
+     * ({@link RealServer#bindTemplate}) and uncounted from the one it leaves.
      *
+     * @param serverSlot the server's slot.
+     * @param servers    the servers by slot, as the caller's snapshot has them.
      * @return the template's way, or {@link #NOT_FOUND} when the table is full (the connection then goes
      *         without persistence).
      */
-    int place(final int service, final long networkHigh, final long networkLow, final int serverSlot,
-        final DataPlane plane, final long nowNs, final long timeoutNs)
+    public int place(final int service, final long networkHigh, final long networkLow, final int serverSlot,
+        final RealServer[] servers, final long nowNs, final long timeoutNs)
     {
         final long fingerprint = fingerprint(service, networkHigh, networkLow);
         final int way = table.acquire(fingerprint, bucket(fingerprint), nowNs, serverSlot | FRESH);
@@ -122,7 +178,7 @@ public final class TemplateTable
             {
                 if (table.compareAndSetPayload(way, payload, payload & ~FRESH))
                 {
-                    plane.servers[(int)(payload & SERVER_MASK)].bindTemplate();
+                    servers[(int)(payload & SERVER_MASK)].bindTemplate();
                     if ((int)(payload & SERVER_MASK) == serverSlot)
                     {
                         break;
@@ -137,8 +193,8 @@ public final class TemplateTable
             }
             if (table.compareAndSetPayload(way, payload, (payload & CONTROLLED_MASK) | serverSlot))
             {
-                plane.servers[serverSlot].bindTemplate();
-                unbind(plane, previous);
+                servers[serverSlot].bindTemplate();
+                unbind(servers, previous);
                 break;
             }
         }
@@ -151,7 +207,7 @@ public final class TemplateTable
      *
      * @return false when the template is being retired (the connection then goes without it).
      */
-    boolean attach(final int way, final long nowNs, final long timeoutNs)
+    public boolean attach(final int way, final long nowNs, final long timeoutNs)
     {
         long payload;
         do
@@ -170,7 +226,7 @@ public final class TemplateTable
     /**
      * A connection the template placed has ended.
      */
-    void detach(final int way)
+    public void detach(final int way)
     {
         long payload;
         do
@@ -181,25 +237,112 @@ public final class TemplateTable
     }
 
     /**
-     * Retires expired templates without connections in the next {@code buckets} buckets.
+     * @return how many open connections the template in a way placed.
      */
-    void sweep(final long nowNs, final int buckets, final DataPlane plane)
+    public int controlled(final int way)
     {
-        for (int i = 0; i < buckets; i++)
-        {
-            sweepBucket = (sweepBucket + 1) & bucketMask;
-            table.expireBucket(sweepBucket, nowNs, 0, CONTROLLED_MASK, payload -> unbind(plane, (int)(payload & SERVER_MASK)));
-        }
+        return (int)((table.payload(way) & CONTROLLED_MASK) >>> 32);
     }
 
-    int buckets()
+    public int buckets()
     {
         return bucketMask + 1;
     }
 
-    private static void unbind(final DataPlane plane, final int serverSlot)
+    /**
+     * A sweeper for one worker of several: each sweeps its own share of the buckets, so together they
+     * cover the table once per round and no two retire in the same bucket.
+     *
+     * @param worker  the worker's index.
+     * @param workers how many workers sweep this table.
+     * @return a sweeper for that worker's thread only.
+     */
+    public Sweeper sweeper(final int worker, final int workers)
     {
-        final RealServer server = serverSlot > 0 && serverSlot < plane.servers.length ? plane.servers[serverSlot] : null;
+        if (workers < 1 || worker < 0 || worker >= workers)
+        {
+            throw new IllegalArgumentException("worker " + worker + " of " + workers);
+        }
+        final int buckets = buckets();
+        final int first = (int)((long)buckets * worker / workers);
+        final int end = (int)((long)buckets * (worker + 1) / workers);
+        return new Sweeper(first, end - first);
+    }
+
+    /**
+     * Retires every expired template without connections now (an offline user's whole sweep).
+     *
+     * @param servers the servers by slot, to uncount each template from.
+     * @return how many were retired.
+     */
+    public int sweepAll(final long nowNs, final RealServer[] servers)
+    {
+        final Sweeper all = new Sweeper(0, buckets());
+        return all.sweep(nowNs, all.buckets(), servers);
+    }
+
+    /**
+     * One worker's sweep of its share of a {@link TemplateTable}: a cursor of its own, and the servers of
+     * its snapshot to uncount each retired template from. Not for sharing between threads.
+     */
+    public final class Sweeper
+    {
+        private final int first;
+        private final int count;
+        private final SharedKeyTable.ExpiryListener onExpired = this::unbindExpired;
+        private int cursor;
+        private RealServer[] servers;
+
+        private Sweeper(final int first, final int count)
+        {
+            this.first = first;
+            this.count = count;
+        }
+
+        /**
+         * @return how many buckets this sweeper's share holds (it covers them once every this many).
+         */
+        public int buckets()
+        {
+            return count;
+        }
+
+        /**
+         * Retires expired templates without connections in the next {@code budget} buckets of the share.
+         *
+         * @param nowNs        the time.
+         * @param budget       how many buckets to look at (at most the share).
+         * @param snapshotServers the servers by slot, as the caller's snapshot has them.
+         * @return how many were retired.
+         */
+        public int sweep(final long nowNs, final int budget, final RealServer[] snapshotServers)
+        {
+            if (count == 0)
+            {
+                return 0;
+            }
+            this.servers = snapshotServers;
+            int retired = 0;
+            for (int i = 0, n = Math.min(budget, count); i < n; i++)
+            {
+                cursor = cursor + 1 == count ? 0 : cursor + 1;
+                // A FRESH template is not yet counted on its server: its creator is about to; retiring it
+                // now would uncount what was never counted.
+                retired += table.expireBucket(first + cursor, nowNs, 0, CONTROLLED_MASK | FRESH, onExpired);
+            }
+            this.servers = null;
+            return retired;
+        }
+
+        private void unbindExpired(final long payload)
+        {
+            unbind(servers, (int)(payload & SERVER_MASK));
+        }
+    }
+
+    private static void unbind(final RealServer[] servers, final int serverSlot)
+    {
+        final RealServer server = serverSlot > 0 && serverSlot < servers.length ? servers[serverSlot] : null;
         if (server != null)
         {
             server.unbindTemplate();

@@ -1,21 +1,35 @@
 package io.jvs.core.pipeline;
 
 import io.jvs.core.net.IpAddress;
+import io.jvs.core.net.IpPrefix;
 
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The ports jvs sends from and the next hops it knows: what the forwarder fills in (statically, or as
  * it learns from ARP and neighbour discovery) and the pipeline reads to address frames.
  *
+ * <p>
+ * A host's next hop is found as the kernel's routing would find it ({@code fib_lookup}, then the
+ * neighbour table): its own neighbour entry if it has one; else the longest route whose prefix holds it,
+ * whose gateway's MAC it is, or, for an on-link route, nothing (the host itself must be a neighbour, and
+ * is not yet known); else the gateway of its family; else nothing.
+ *
  * @param ports      the ports, by index.
  * @param neighbours directly reachable hosts: their port and MAC.
  * @param gatewayV4  where IPv4 traffic for other hosts goes (clients behind a router), or null.
  * @param gatewayV6  the same for IPv6, or null.
+ * @param routes     routes with their next hops resolved; of two routes for one prefix the first counts
+ *                   (list them in the order of preference, the kernel's lowest metric first).
  */
-public record Topology(List<Port> ports, Map<IpAddress, Neighbour> neighbours, Neighbour gatewayV4, Neighbour gatewayV6)
+public record Topology(
+    List<Port> ports, Map<IpAddress, Neighbour> neighbours, Neighbour gatewayV4, Neighbour gatewayV6,
+    List<Route> routes)
 {
     /**
      * A port of the forwarder.
@@ -40,15 +54,69 @@ public record Topology(List<Port> ports, Map<IpAddress, Neighbour> neighbours, N
     {
     }
 
+    /**
+     * A route whose next hop is resolved, as the daemon reads them from the kernel's routing table.
+     *
+     * @param prefix the destinations it covers.
+     * @param port   the port it leaves through.
+     * @param mac    the MAC of its gateway, or {@link #ON_LINK} for a prefix on the port's own segment,
+     *               whose hosts are reached directly once they are neighbours.
+     */
+    public record Route(IpPrefix prefix, int port, long mac)
+    {
+        /** {@link #mac} of an on-link route: the destination itself must be a neighbour. */
+        public static final long ON_LINK = 0;
+
+        public Route
+        {
+            if (prefix == null)
+            {
+                throw new IllegalArgumentException("a route needs a prefix");
+            }
+            if (port < 0)
+            {
+                throw new IllegalArgumentException("route " + prefix + ": port " + port + " is negative");
+            }
+            if ((mac & ~0xFFFF_FFFF_FFFFL) != 0)
+            {
+                throw new IllegalArgumentException("route " + prefix + ": MAC " + Long.toHexString(mac) +
+                    " has more than 48 bits");
+            }
+        }
+
+        public boolean onLink()
+        {
+            return mac == ON_LINK;
+        }
+    }
+
+    /**
+     * A topology without routes: neighbours and gateways only.
+     */
+    public Topology(final List<Port> ports, final Map<IpAddress, Neighbour> neighbours, final Neighbour gatewayV4,
+        final Neighbour gatewayV6)
+    {
+        this(ports, neighbours, gatewayV4, gatewayV6, List.of());
+    }
+
     public Topology
     {
         ports = List.copyOf(ports);
         neighbours = Map.copyOf(neighbours);
+        routes = List.copyOf(routes);
         for (int i = 0; i < ports.size(); i++)
         {
             if (ports.get(i).index() != i)
             {
                 throw new IllegalArgumentException("port " + i + " has index " + ports.get(i).index());
+            }
+        }
+        for (final Route route : routes)
+        {
+            if (route.port() >= ports.size())
+            {
+                throw new IllegalArgumentException("route " + route.prefix() + " leaves through port " +
+                    route.port() + ", but there are " + ports.size() + " ports");
             }
         }
     }
@@ -62,8 +130,11 @@ public record Topology(List<Port> ports, Map<IpAddress, Neighbour> neighbours, N
     }
 
     /**
+     * Finds a host's next hop (on the control plane; workers use the snapshot's compiled index).
+     *
      * @param address a host.
-     * @return how to reach it: as a neighbour, else through the gateway of its family, else null.
+     * @return how to reach it: as a neighbour, else by the longest matching route (null if that route is
+     *         on-link: the host is not a known neighbour), else through the gateway of its family, else null.
      */
     public Neighbour resolve(final IpAddress address)
     {
@@ -72,7 +143,48 @@ public record Topology(List<Port> ports, Map<IpAddress, Neighbour> neighbours, N
         {
             return direct;
         }
+        final Route route = route(address);
+        if (route != null)
+        {
+            return route.onLink() ? null : new Neighbour(route.port(), route.mac());
+        }
         return address.isV6() ? gatewayV6 : gatewayV4;
+    }
+
+    /**
+     * @param address a host.
+     * @return the longest route whose prefix holds it (the first listed of equal prefixes), or null.
+     */
+    public Route route(final IpAddress address)
+    {
+        Route best = null;
+        for (final Route route : routes)
+        {
+            final IpPrefix prefix = route.prefix();
+            if (prefix.contains(address.isV6(), address.high(), address.low()) &&
+                (best == null || prefix.length() > best.prefix().length()))
+            {
+                best = route;
+            }
+        }
+        return best;
+    }
+
+    /**
+     * @return the routes, one per prefix: the first listed of each.
+     */
+    List<Route> distinctRoutes()
+    {
+        final Set<IpPrefix> seen = new HashSet<>();
+        final List<Route> distinct = new ArrayList<>();
+        for (final Route route : routes)
+        {
+            if (seen.add(route.prefix()))
+            {
+                distinct.add(route);
+            }
+        }
+        return distinct;
     }
 
     /**
@@ -86,6 +198,7 @@ public record Topology(List<Port> ports, Map<IpAddress, Neighbour> neighbours, N
         builder.neighbours.putAll(neighbours);
         builder.gatewayV4 = gatewayV4;
         builder.gatewayV6 = gatewayV6;
+        builder.routes.addAll(routes);
         return builder;
     }
 
@@ -96,6 +209,7 @@ public record Topology(List<Port> ports, Map<IpAddress, Neighbour> neighbours, N
     {
         private final Map<Integer, Port> ports = new LinkedHashMap<>();
         private final Map<IpAddress, Neighbour> neighbours = new LinkedHashMap<>();
+        private final List<Route> routes = new ArrayList<>();
         private Neighbour gatewayV4;
         private Neighbour gatewayV6;
 
@@ -123,6 +237,19 @@ public record Topology(List<Port> ports, Map<IpAddress, Neighbour> neighbours, N
             return this;
         }
 
+        /**
+         * Adds a route after those added before (an earlier route for the same prefix is preferred).
+         *
+         * @param prefix the destinations.
+         * @param port   the port.
+         * @param mac    the gateway's MAC, or {@link Route#ON_LINK}.
+         */
+        public Builder route(final IpPrefix prefix, final int port, final long mac)
+        {
+            routes.add(new Route(prefix, port, mac));
+            return this;
+        }
+
         public Topology build()
         {
             final Port[] ordered = new Port[ports.size()];
@@ -134,7 +261,7 @@ public record Topology(List<Port> ports, Map<IpAddress, Neighbour> neighbours, N
                 }
                 ordered[port.index()] = port;
             }
-            return new Topology(List.of(ordered), neighbours, gatewayV4, gatewayV6);
+            return new Topology(List.of(ordered), neighbours, gatewayV4, gatewayV6, routes);
         }
     }
 }

@@ -9,6 +9,8 @@ import io.jvs.core.sched.SchedulerSettings;
 import io.jvs.core.service.ServiceTable;
 
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * A pipeline over a configuration written in ipvsadm's language, with one port (index 0) whose
@@ -27,6 +29,12 @@ final class PipelineFixture
         .gatewayV4(0, TestFrames.ROUTER_MAC)
         .gatewayV6(0, TestFrames.ROUTER_MAC);
     DataPlaneSettings settings = DataPlaneSettings.defaults();
+    /** The mark rules of the snapshots (none by default). */
+    final List<MarkRule> marks = new ArrayList<>();
+    /** The port bursts arrive on. */
+    int ingressPort;
+    /** The firewall mark every frame of a burst arrives with. */
+    int firewallMark;
     DataPlanePublisher publisher;
     Pipeline pipeline;
     final FrameBurst burst = new FrameBurst();
@@ -73,7 +81,7 @@ final class PipelineFixture
 
     DataPlane plane()
     {
-        return builder.build(table, topology.build(), timeouts, settings);
+        return builder.build(table, topology.build(), timeouts, settings, marks);
     }
 
     /** Rebuilds and publishes the snapshot after a configuration change. */
@@ -88,12 +96,13 @@ final class PipelineFixture
     Result[] send(final byte[]... frames)
     {
         burst.clear();
-        burst.ingressPort = 0;
+        burst.ingressPort = ingressPort;
         for (int i = 0; i < frames.length; i++)
         {
             final long address = base + (long)i * (FRAME_SIZE + HEADROOM) + HEADROOM;
             Frames.write(frames[i], address);
             burst.add(address, frames[i].length, FRAME_SIZE, HEADROOM, nowNs - 500);
+            burst.firewallMark[i] = firewallMark;
         }
         pipeline.process(burst, nowNs);
         final Result[] results = new Result[frames.length];
