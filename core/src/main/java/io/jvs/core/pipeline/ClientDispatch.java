@@ -1,23 +1,74 @@
 package io.jvs.core.pipeline;
 
+import java.util.Collection;
+
+import io.jvs.core.net.AddressFold;
+import io.jvs.core.net.IpAddress;
+import io.jvs.core.packet.EthernetHeader;
+import io.jvs.core.packet.Frames;
+import io.jvs.core.packet.Ipv4Header;
+import io.jvs.core.packet.L4Headers;
+
 /**
  * Which worker owns a client: every frame of a connection, in both directions, must reach the worker whose
  * tables hold it, so the worker is a function of the client's address alone (ports are left out so that
  * later fragments, which carry none, follow their first). The daemon's AF_PACKET fanout program computes the
- * same function in BPF, and an AF_XDP worker that receives a frame of another worker's client hands it over.
+ * same function in BPF ({@code io.jvs.nativebindings.bpf.FanoutPrograms}), replay uses it to share a capture
+ * between its workers, and an AF_XDP worker that receives a frame of another worker's client hands it over.
  * <p>
+ * The client's address in a frame, untagged or behind up to {@link EthernetHeader#MAX_TAGS} VLAN tags:
+ * <ul>
+ *   <li>the source of a frame to a virtual address (a client's request), the destination of any other (a
+ *       real server's NAT reply);</li>
+ *   <li>for an ICMP or ICMPv6 error, the same rule turned round for the packet it quotes, which went the
+ *       other way: the quoted destination when the quoted source is a virtual address (a client-side
+ *       router's error about a reply), else the quoted source (a real server's error about a request,
+ *       which quotes client to real server). These are the two errors {@code IcmpErrors} handles;</li>
+ *   <li>worker 0 for anything else: not IP, or cut short before the addresses.</li>
+ * </ul>
  * The address is reduced to 32 bits (IPv6: the XOR of its four words, as IPVS folds it), multiplied by the
  * golden-ratio constant of the kernel's {@code hash_32} (2654435761, the seeds' multiplicative hash), and the
  * top 16 bits of the 32-bit product, which every input bit reaches, are reduced modulo the worker count.
  * Everything is 32-bit unsigned arithmetic, which BPF's ALU32 instructions do exactly.
+ * <p>
+ * {@link #workerOf(long, int)} is for the data path: it allocates nothing and throws nothing. An instance is
+ * immutable and may be shared by threads.
  */
 public final class ClientDispatch
 {
     /** The multiplier of the kernel's hash_32 ({@code GOLDEN_RATIO_32}). */
     public static final int MULTIPLIER = 0x9E37_79B1;
+    /** The hash keeps 16 bits, so more workers than this would leave some without clients. */
+    public static final int MAX_WORKERS = 1 << 16;
 
-    private ClientDispatch()
+    private static final int PROTOCOL_ICMP = Ipv4Header.PROTOCOL_ICMP;
+    private static final int PROTOCOL_ICMPV6 = Ipv4Header.PROTOCOL_ICMPV6;
+    private static final int IPV4_MIN_HEADER = 20;
+    private static final int IPV4_SOURCE = 12;
+    private static final int IPV4_DESTINATION = 16;
+    private static final int IPV6_HEADER = 40;
+    private static final int IPV6_NEXT_HEADER = 6;
+    private static final int IPV6_SOURCE = 8;
+    private static final int IPV6_DESTINATION = 24;
+    private static final int ICMP_HEADER = 8;
+    private static final int FRAGMENT_OFFSET_MASK = 0x1FFF;
+
+    private final int workers;
+    private final VirtualAddresses virtual;
+
+    /**
+     * @param workers          how many workers share the frames, 1..{@link #MAX_WORKERS}.
+     * @param virtualAddresses the virtual services' addresses (IPv4 and IPv6 mixed; duplicates are fine).
+     * @throws IllegalArgumentException when the worker count is out of range.
+     */
+    public ClientDispatch(final int workers, final Collection<IpAddress> virtualAddresses)
     {
+        if (workers < 1 || workers > MAX_WORKERS)
+        {
+            throw new IllegalArgumentException("worker count " + workers + " not in 1.." + MAX_WORKERS);
+        }
+        this.workers = workers;
+        this.virtual = new VirtualAddresses(virtualAddresses);
     }
 
     /**
@@ -30,5 +81,198 @@ public final class ClientDispatch
     {
         final int product = address32 * MULTIPLIER;
         return (product >>> 16) % workers;
+    }
+
+    /**
+     * @return the worker that owns {@code client} ({@link IpAddress#fold()} through {@link #workerOf(int, int)}).
+     */
+    public static int workerOf(final IpAddress client, final int workers)
+    {
+        return workerOf(client.fold(), workers);
+    }
+
+    public int workers()
+    {
+        return workers;
+    }
+
+    /**
+     * @return whether {@code address} is one of the virtual addresses this dispatch was made with.
+     */
+    public boolean isVirtual(final IpAddress address)
+    {
+        return address.isV6() ? virtual.containsV6(address.high(), address.low()) : virtual.containsV4(address.v4());
+    }
+
+    /**
+     * @param frame  the address of an Ethernet frame, VLAN tags in place.
+     * @param length its length in bytes.
+     * @return the worker, 0..workers-1, whose client the frame belongs to.
+     */
+    public int workerOf(final long frame, final int length)
+    {
+        if (workers == 1)
+        {
+            return 0;
+        }
+        int offset = EthernetHeader.TYPE_OFFSET;
+        if (length < offset + 2)
+        {
+            return 0;
+        }
+        int type = Frames.u16(frame + offset);
+        for (int tags = 0; EthernetHeader.isVlanTag(type) && tags < EthernetHeader.MAX_TAGS; tags++)
+        {
+            offset += EthernetHeader.TAG_LENGTH;
+            if (length < offset + 2)
+            {
+                return 0;
+            }
+            type = Frames.u16(frame + offset);
+        }
+        final long ip = frame + offset + 2;
+        final int available = length - offset - 2;
+        if (type == EthernetHeader.TYPE_IPV4 && available >= IPV4_MIN_HEADER)
+        {
+            return workerOfV4(ip, available);
+        }
+        if (type == EthernetHeader.TYPE_IPV6 && available >= IPV6_HEADER)
+        {
+            return workerOfV6(ip, available);
+        }
+        return 0;
+    }
+
+    private int workerOfV4(final long ip, final int available)
+    {
+        final int headerLength = (Frames.u8(ip) & 0xF) * 4;
+        final boolean firstFragment = (Frames.u16(ip + 6) & FRAGMENT_OFFSET_MASK) == 0;
+        if (Frames.u8(ip + 9) == PROTOCOL_ICMP && firstFragment && headerLength >= IPV4_MIN_HEADER &&
+            available >= headerLength + ICMP_HEADER + IPV4_MIN_HEADER &&
+            L4Headers.isIcmpError(Frames.u8(ip + headerLength)))
+        {
+            final long quoted = ip + headerLength + ICMP_HEADER;
+            return choiceV4(Frames.i32(quoted + IPV4_DESTINATION), Frames.i32(quoted + IPV4_SOURCE));
+        }
+        return choiceV4(Frames.i32(ip + IPV4_SOURCE), Frames.i32(ip + IPV4_DESTINATION));
+    }
+
+    /** {@code address} is the client's unless it is a virtual address; then its {@code peer} is. */
+    private int choiceV4(final int peer, final int address)
+    {
+        return workerOf(virtual.containsV4(address) ? peer : address, workers);
+    }
+
+    private int workerOfV6(final long ip, final int available)
+    {
+        if (Frames.u8(ip + IPV6_NEXT_HEADER) == PROTOCOL_ICMPV6 &&
+            available >= IPV6_HEADER + ICMP_HEADER + IPV6_HEADER && L4Headers.isIcmpv6Error(Frames.u8(ip + IPV6_HEADER)))
+        {
+            return choiceV6(ip + IPV6_HEADER + ICMP_HEADER + IPV6_DESTINATION,
+                ip + IPV6_HEADER + ICMP_HEADER + IPV6_SOURCE);
+        }
+        return choiceV6(ip + IPV6_SOURCE, ip + IPV6_DESTINATION);
+    }
+
+    /** As {@link #choiceV4}, the addresses being where they stand in the frame. */
+    private int choiceV6(final long peer, final long address)
+    {
+        final long high = Frames.i64(address);
+        final long low = Frames.i64(address + 8);
+        final int client = virtual.containsV6(high, low) ?
+            AddressFold.fold(Frames.i64(peer), Frames.i64(peer + 8)) : AddressFold.fold(high, low);
+        return workerOf(client, workers);
+    }
+
+    /** Open-addressed sets of the virtual addresses, one per family, probed linearly. */
+    private static final class VirtualAddresses
+    {
+        private final int[] v4;
+        private final boolean[] v4Used;
+        private final long[] v6High;
+        private final long[] v6Low;
+        private final boolean[] v6Used;
+        private final int mask;
+        private final int shift;
+
+        VirtualAddresses(final Collection<IpAddress> addresses)
+        {
+            final int size = Integer.highestOneBit(Math.max(16, addresses.size() * 4) - 1) << 1;
+            v4 = new int[size];
+            v4Used = new boolean[size];
+            v6High = new long[size];
+            v6Low = new long[size];
+            v6Used = new boolean[size];
+            mask = size - 1;
+            shift = Integer.SIZE - Integer.numberOfTrailingZeros(size);
+            for (final IpAddress address : addresses)
+            {
+                if (address.isV6())
+                {
+                    addV6(address.high(), address.low());
+                }
+                else
+                {
+                    addV4(address.v4());
+                }
+            }
+        }
+
+        private void addV4(final int address)
+        {
+            int slot = slot(address);
+            while (v4Used[slot] && v4[slot] != address)
+            {
+                slot = (slot + 1) & mask;
+            }
+            v4Used[slot] = true;
+            v4[slot] = address;
+        }
+
+        private void addV6(final long high, final long low)
+        {
+            int slot = slot(AddressFold.fold(high, low));
+            while (v6Used[slot] && !(v6High[slot] == high && v6Low[slot] == low))
+            {
+                slot = (slot + 1) & mask;
+            }
+            v6Used[slot] = true;
+            v6High[slot] = high;
+            v6Low[slot] = low;
+        }
+
+        boolean containsV4(final int address)
+        {
+            int slot = slot(address);
+            while (v4Used[slot])
+            {
+                if (v4[slot] == address)
+                {
+                    return true;
+                }
+                slot = (slot + 1) & mask;
+            }
+            return false;
+        }
+
+        boolean containsV6(final long high, final long low)
+        {
+            int slot = slot(AddressFold.fold(high, low));
+            while (v6Used[slot])
+            {
+                if (v6High[slot] == high && v6Low[slot] == low)
+                {
+                    return true;
+                }
+                slot = (slot + 1) & mask;
+            }
+            return false;
+        }
+
+        /** The top bits of the multiplicative hash: its best-mixed ones. */
+        private int slot(final int fold)
+        {
+            return fold * MULTIPLIER >>> shift;
+        }
     }
 }

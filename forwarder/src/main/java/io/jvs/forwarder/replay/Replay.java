@@ -6,6 +6,7 @@ import io.jvs.core.packet.EthernetHeader;
 import io.jvs.core.packet.Frames;
 import io.jvs.core.packet.Verdict;
 import io.jvs.core.pcap.PcapReader;
+import io.jvs.core.pipeline.ClientDispatch;
 import io.jvs.core.pipeline.DataPlane;
 import io.jvs.core.pipeline.DataPlaneBuilder;
 import io.jvs.core.pipeline.DataPlanePublisher;
@@ -35,7 +36,7 @@ import java.util.Set;
  * <p>
  * Records are taken in file order into a window of up to {@link #BURST} frames that spans at most
  * {@link #WINDOW_NS} of capture time; each window is handed to the workers' pipelines (one pipeline per
- * worker, fed by {@link WorkerDispatch}, run one after another on this thread) at the window's clock,
+ * worker, fed by {@link ClientDispatch}, run one after another on this thread) at the window's clock,
  * and its verdicts are then written out in record order. Nothing depends on the machine or the wall
  * clock but the pipeline-time measurements, so the same capture and rules give the same output bytes.
  * <p>
@@ -63,7 +64,7 @@ public final class Replay
     private final DataPlane plane;
     private final Pipeline[] pipelines;
     private final FrameBurst[] bursts;
-    private final WorkerDispatch dispatch;
+    private final ClientDispatch dispatch;
     private final CaptureFraming framing;
     private final ReplayOutput output;
     private final ReplayReport report;
@@ -137,7 +138,7 @@ public final class Replay
                 virtualAddresses.add(service.key().address());
             }
         }
-        this.dispatch = new WorkerDispatch(options.workers(), virtualAddresses);
+        this.dispatch = new ClientDispatch(options.workers(), virtualAddresses);
         final Topology.Port port = topology.ports().get(0);
         final Topology.Neighbour gateway = topology.gatewayV4() != null ? topology.gatewayV4() :
             new Topology.Neighbour(0, ReplayConfig.DEFAULT_GATEWAY_MAC);

@@ -13,6 +13,7 @@ import static io.jvs.nativebindings.bpf.BpfOpcode.CLASS_LD;
 import static io.jvs.nativebindings.bpf.BpfOpcode.CLASS_LDX;
 import static io.jvs.nativebindings.bpf.BpfOpcode.CLASS_ST;
 import static io.jvs.nativebindings.bpf.BpfOpcode.CLASS_STX;
+import static io.jvs.nativebindings.bpf.BpfOpcode.MODE_ATOMIC;
 import static io.jvs.nativebindings.bpf.BpfOpcode.MODE_IMMEDIATE;
 import static io.jvs.nativebindings.bpf.BpfOpcode.MODE_MEMORY;
 import static io.jvs.nativebindings.bpf.BpfOpcode.SIZE_DOUBLE;
@@ -101,6 +102,37 @@ public final class BpfAssembler
     public BpfAssembler alu32(final int operation, final BpfRegister dst, final int immediate)
     {
         return emit(CLASS_ALU | operation | SOURCE_IMMEDIATE, dst, BpfRegister.R0, 0, immediate);
+    }
+
+    /**
+     * {@code dst = htobe16/32/64(dst)} ({@code r0 = be32 r0} in the verifier's log): on the little-endian
+     * machines jvs runs on, the low {@code bits} reversed byte by byte and the rest zeroed. It turns a field
+     * loaded from the packet into its numeric value, and back.
+     *
+     * @param bits 16, 32 or 64.
+     */
+    public BpfAssembler toBigEndian(final BpfRegister dst, final int bits)
+    {
+        if (bits != 16 && bits != 32 && bits != 64)
+        {
+            throw new IllegalArgumentException("byte order conversion of " + bits + " bits: 16, 32 or 64 only");
+        }
+        return emit(CLASS_ALU | BpfOpcode.ALU_END | BpfOpcode.END_TO_BIG, dst, BpfRegister.R0, 0, bits);
+    }
+
+    /**
+     * {@code lock *(size *)(dst + offset) += src}: an atomic add, for a counter in a map value that programs on
+     * several CPUs update.
+     *
+     * @param size WORD or DOUBLE (the kernel has no narrower atomics).
+     */
+    public BpfAssembler atomicAdd(final BpfSize size, final BpfRegister dst, final int offset, final BpfRegister src)
+    {
+        if (size != BpfSize.WORD && size != BpfSize.DOUBLE)
+        {
+            throw new IllegalArgumentException("atomic add of " + size + ": WORD or DOUBLE only");
+        }
+        return emit(CLASS_STX | MODE_ATOMIC | size.opcodeBits(), dst, src, offset, BpfOpcode.ATOMIC_ADD);
     }
 
     /** {@code dst = *(size *)(src + offset)}, zero-extended. */

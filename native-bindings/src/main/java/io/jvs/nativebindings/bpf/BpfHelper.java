@@ -9,6 +9,14 @@ public final class BpfHelper
     public static final int MAP_LOOKUP_ELEM = 1;
 
     /**
+     * {@code long bpf_skb_load_bytes(skb, offset, to, len)}: copies {@code len} bytes from {@code offset} of the
+     * packet data (where the program type's {@code skb->data} points) into memory the program owns; 0, or
+     * -EFAULT with {@code to} zeroed when the packet is shorter. Programs without direct packet access (socket
+     * filters) read packets this way.
+     */
+    public static final int SKB_LOAD_BYTES = 26;
+
+    /**
      * {@code long bpf_redirect_map(map, key, flags)}: XDP_REDIRECT when the slot holds a target, else the low
      * two bits of {@code flags} (the fallback action).
      */

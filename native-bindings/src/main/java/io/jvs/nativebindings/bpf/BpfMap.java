@@ -20,6 +20,8 @@ public final class BpfMap implements AutoCloseable
 {
     /** {@code BPF_MAP_TYPE_HASH}. */
     public static final int TYPE_HASH = 1;
+    /** {@code BPF_MAP_TYPE_ARRAY}: 4-byte index keys 0..max_entries-1, every value present and zeroed at creation. */
+    public static final int TYPE_ARRAY = 2;
     /** {@code BPF_MAP_TYPE_XSKMAP}: queue index to AF_XDP socket, the target of {@code bpf_redirect_map}. */
     public static final int TYPE_XSKMAP = 17;
 
@@ -79,6 +81,15 @@ public final class BpfMap implements AutoCloseable
         final Syscalls syscalls, final String name, final int keySize, final int valueSize, final int maxEntries)
     {
         return create(syscalls, TYPE_HASH, name, keySize, valueSize, maxEntries);
+    }
+
+    /**
+     * @return an array map: every entry exists from the start, zeroed (a program's counters).
+     */
+    public static BpfMap createArray(final Syscalls syscalls, final String name, final int valueSize,
+        final int entries)
+    {
+        return create(syscalls, TYPE_ARRAY, name, Integer.BYTES, valueSize, entries);
     }
 
     /**
@@ -142,6 +153,14 @@ public final class BpfMap implements AutoCloseable
             Syscalls.check("bpf(BPF_MAP_LOOKUP_ELEM)", result, "map " + name);
             return Optional.of(value.toArray(ValueLayout.JAVA_BYTE));
         }
+    }
+
+    /**
+     * @return the value under a 4-byte key in native (little-endian) order: an array map's index.
+     */
+    public Optional<byte[]> lookup(final int key)
+    {
+        return lookup(intBytes(key));
     }
 
     /**

@@ -34,9 +34,13 @@ public final class BpfOpcode
     public static final int SIZE_DOUBLE = 0x18;
     public static final int SIZE_MASK = 0x18;
 
-    /** Memory modes: IMM is {@code ld_imm64}, MEM a load or store through a register. */
+    /**
+     * Memory modes: IMM is {@code ld_imm64}, MEM a load or store through a register, ATOMIC a read-modify-write
+     * of memory (class STX, the operation in the immediate).
+     */
     public static final int MODE_IMMEDIATE = 0x00;
     public static final int MODE_MEMORY = 0x60;
+    public static final int MODE_ATOMIC = 0xc0;
     public static final int MODE_MASK = 0xe0;
 
     /** ALU operations. */
@@ -53,7 +57,16 @@ public final class BpfOpcode
     public static final int ALU_XOR = 0xa0;
     public static final int ALU_MOV = 0xb0;
     public static final int ALU_ARSH = 0xc0;
+    /** Byte order conversion (class ALU): the source bit picks the target order, the immediate the width. */
+    public static final int ALU_END = 0xd0;
     public static final int OPERATION_MASK = 0xf0;
+
+    /** The source bit of {@link #ALU_END}: to little-endian (a truncation on x86) or to big-endian (a swap). */
+    public static final int END_TO_LITTLE = 0x00;
+    public static final int END_TO_BIG = 0x08;
+
+    /** The immediate of an atomic instruction: {@code lock *(size *)(dst + off) += src}. */
+    public static final int ATOMIC_ADD = 0x00;
 
     /** Jump operations; the conditional ones are listed in {@link BpfCondition}. */
     public static final int JMP_JA = 0x00;

@@ -21,6 +21,11 @@ import static io.jvs.nativebindings.bpf.BpfAttr.TestRun;
  */
 public final class BpfProgram implements AutoCloseable
 {
+    /**
+     * {@code BPF_PROG_TYPE_SOCKET_FILTER}: a socket's filter, and the program of a PACKET_FANOUT_EBPF group,
+     * which returns the index of the socket that gets the frame.
+     */
+    public static final int TYPE_SOCKET_FILTER = 1;
     /** {@code BPF_PROG_TYPE_XDP}. */
     public static final int TYPE_XDP = 6;
     /** {@code BPF_PROG_TYPE_SCHED_CLS}: tc classifiers, the type tcx runs. */

@@ -17,6 +17,7 @@ public final class TcPrograms
     public static final int DROP = 2;
 
     public static final String DROP_ALL_NAME = "jvs_steal";
+    public static final String STEAL_JVS_TRAFFIC_NAME = "jvs_steal_jvs";
 
     private TcPrograms()
     {
@@ -45,5 +46,37 @@ public final class TcPrograms
         // The kernel accepts any expected attach type for SCHED_CLS; name the hook it is meant for, as libbpf does.
         return BpfProgram.load(syscalls, BpfProgram.TYPE_SCHED_CLS, TcxDirection.INGRESS.attachType(), DROP_ALL_NAME,
             dropAll(), 0);
+    }
+
+    /**
+     * Drops exactly the frames {@link XdpPrograms#redirectJvsTraffic} would redirect ({@code TCX_DROP}) and lets
+     * everything else go on ({@code TCX_NEXT}): ARP, neighbour discovery, ping to a VIP and the box's own traffic
+     * reach the kernel, while the originals of what jvs forwards do not (the AF_PACKET socket, a packet tap, has
+     * its copy first). Without it the kernel, which holds the VIPs on {@code lo}, would answer a client's SYN with
+     * a reset before jvs's rewritten SYN reached the server. The same decision code as the XDP program
+     * ({@link JvsTrafficRule}) over the same maps ({@link XdpVipFilter}), so the VIP set changes for both at once.
+     */
+    public static BpfBytecode stealJvsTraffic()
+    {
+        final BpfAssembler asm = new BpfAssembler();
+        JvsTrafficRule.decide(asm, JvsTrafficRule.Context.TC, "drop", "next");
+        return asm.label("next")
+            .mov64(R0, NEXT)
+            .exit()
+            .label("drop")
+            .mov64(R0, DROP)
+            .exit()
+            .build();
+    }
+
+    /**
+     * Loads {@link #stealJvsTraffic()} over {@code maps} as a SCHED_CLS program for tcx ingress.
+     *
+     * @throws io.jvs.nativebindings.NativeCallException EPERM without CAP_BPF (and CAP_NET_ADMIN).
+     */
+    public static BpfProgram loadStealJvsTraffic(final Syscalls syscalls, final XdpVipFilter maps)
+    {
+        return BpfProgram.load(syscalls, BpfProgram.TYPE_SCHED_CLS, TcxDirection.INGRESS.attachType(),
+            STEAL_JVS_TRAFFIC_NAME, stealJvsTraffic().link(maps.mapFds()), 0);
     }
 }

@@ -179,6 +179,25 @@ class BpfAssemblerTest
     }
 
     @Test
+    void shouldEncodeByteSwapsAndAtomicAddsAsTheKernelDoes()
+    {
+        final BpfBytecode program = new BpfAssembler()
+            .toBigEndian(R0, 32)
+            .toBigEndian(R4, 16)
+            .atomicAdd(BpfSize.DOUBLE, R0, 8, R1)
+            .atomicAdd(BpfSize.WORD, R2, -4, R3)
+            .exit()
+            .build();
+
+        // r0 = be32 r0; r4 = be16 r4; lock *(u64 *)(r0 + 8) += r1; lock *(u32 *)(r2 - 4) += r3
+        assertThat(fields(program)).isEqualTo(new int[][] {
+            {0xdc, 0, 0, 0, 32}, {0xdc, 4, 0, 0, 16}, {0xdb, 0, 1, 8, 0}, {0xc3, 2, 3, -4, 0}, {0x95, 0, 0, 0, 0}});
+        assertThatThrownBy(() -> new BpfAssembler().toBigEndian(R0, 8)).hasMessageContaining("8 bits");
+        assertThatThrownBy(() -> new BpfAssembler().atomicAdd(BpfSize.HALF, R0, 0, R1))
+            .hasMessageContaining("HALF");
+    }
+
+    @Test
     void shouldRefuseOffsetsBeyondSixteenBits()
     {
         assertThatThrownBy(() -> new BpfAssembler().load(BpfSize.WORD, R1, R2, 40_000))

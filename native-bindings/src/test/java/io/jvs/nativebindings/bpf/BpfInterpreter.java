@@ -15,16 +15,20 @@ import static io.jvs.nativebindings.bpf.BpfOpcode.CLASS_ST;
 import static io.jvs.nativebindings.bpf.BpfOpcode.CLASS_STX;
 
 /**
- * Runs the subset of BPF that jvs's XDP programs use, on a frame built in a test, so their logic is
- * tested without root or a kernel. It is stricter than the hardware at run time in the ways the verifier
- * is strict at load time: reading a register that holds nothing (never set, or clobbered by a call),
- * touching memory outside the packet, the stack, the context or a map value, all fail the run with a
- * {@link Fault}. Running every truncation of a frame therefore finds a missing bounds check.
+ * Runs the subset of BPF that jvs's programs use (XDP, the tcx steal program, the AF_PACKET fanout program), on
+ * a frame built in a test, so their logic is tested without root or a kernel. It is stricter than the hardware
+ * at run time in the ways the verifier is strict at load time: reading a register that holds nothing (never
+ * set, or clobbered by a call), touching memory outside the packet, the stack, the context or a map value, all
+ * fail the run with a {@link Fault}. Running every truncation of a frame therefore finds a missing bounds check.
  * <p>
  * Memory is modelled with disjoint fake address ranges; the context's data and data_end loads return
- * packet addresses, as the kernel's rewrite of those loads does.
+ * packet addresses, as the kernel's rewrite of those loads does. The context is an {@code xdp_md} or an
+ * {@code __sk_buff} ({@link Skb}: the packet as the kernel hands it to a tc or fanout program); a socket filter
+ * reads its packet only through bpf_skb_load_bytes, as the verifier demands. Map values are the models' own
+ * bytes, so a counter a program increments stays incremented for the next run. Public for other modules'
+ * tests (forwarder checks the fanout program against core's ClientDispatch with it).
  */
-final class BpfInterpreter
+public final class BpfInterpreter
 {
     private static final long CONTEXT = 0x1000_0000_0000L;
     private static final long PACKET = 0x2000_0000_0000L;
@@ -33,12 +37,15 @@ final class BpfInterpreter
     private static final long MAP_POINTER = 0x4000_0000_0000L;
     private static final long MAP_VALUE = 0x5000_0000_0000L;
     private static final int MAX_STEPS = 100_000;
+    /** The context region: an xdp_md, or an __sk_buff up to its last field jvs's programs might read. */
+    private static final int CONTEXT_BYTES = 192;
+    private static final int EFAULT = 14;
 
     private final BpfBytecode program;
     private final Map<Integer, MapModel> mapsByFd;
 
     /** A fault the verifier or the hardware would not let pass. */
-    static final class Fault extends RuntimeException
+    public static final class Fault extends RuntimeException
     {
         Fault(final int pc, final String what)
         {
@@ -51,12 +58,77 @@ final class BpfInterpreter
      * @param redirectQueue  the XSKMAP key a successful bpf_redirect_map chose, or -1.
      * @param steps          instructions executed.
      */
-    record Result(int action, int redirectQueue, int steps)
+    public record Result(int action, int redirectQueue, int steps)
     {
     }
 
-    /** A HASH map or an XSKMAP, by content. */
-    static final class MapModel
+    /** Which context r1 points to, and so which fields and helpers the program may use. */
+    public enum ProgramType
+    {
+        XDP, SOCKET_FILTER, SCHED_CLS
+    }
+
+    /**
+     * An skb as a tc or fanout program sees it.
+     *
+     * @param data        the bytes from {@code skb->data}: the MAC header for tc, the network header for fanout.
+     * @param protocol    {@code skb->protocol} in host order (0x0800, or a tag's TPID when one is still in the data).
+     * @param vlanPresent whether a tag was taken off into the metadata.
+     */
+    public record Skb(byte[] data, int protocol, boolean vlanPresent)
+    {
+        /**
+         * @return whether {@code __netif_receive_skb_core} hands the frame to the taps and tcx at all: it needs an
+         *         Ethernet header, and {@code skb_vlan_untag} drops an outer-tagged frame without 6 bytes after the
+         *         TPID (it reads the 2 after the tag).
+         */
+        public static boolean reachesPrograms(final byte[] wire)
+        {
+            return wire.length >= 14 && (!isOffloadedTag(wire) || wire.length >= 20);
+        }
+
+        /** As a tcx program sees a received frame: from the MAC header, the outer tag offloaded. */
+        public static Skb atTcIngress(final byte[] wire)
+        {
+            return received(wire, true);
+        }
+
+        /** As a PACKET_FANOUT program sees a received frame: from the network header, the outer tag offloaded. */
+        public static Skb atFanout(final byte[] wire)
+        {
+            return received(wire, false);
+        }
+
+        /**
+         * As {@code __netif_receive_skb_core} leaves a received frame for the taps and tcx: an outer 802.1Q or
+         * 802.1ad tag goes into the metadata ({@code skb_vlan_untag}, which moves the MAC addresses up over it).
+         */
+        private static Skb received(final byte[] wire, final boolean atMacHeader)
+        {
+            if (!reachesPrograms(wire))
+            {
+                throw new IllegalArgumentException("the kernel drops a frame of " + wire.length + " bytes first");
+            }
+            final boolean untag = isOffloadedTag(wire);
+            final byte[] frame = untag ? new byte[wire.length - 4] : wire.clone();
+            if (untag)
+            {
+                System.arraycopy(wire, 0, frame, 0, 12);
+                System.arraycopy(wire, 16, frame, 12, wire.length - 16);
+            }
+            final int protocol = (frame[12] & 0xff) << 8 | frame[13] & 0xff;
+            return new Skb(atMacHeader ? frame : Arrays.copyOfRange(frame, 14, frame.length), protocol, untag);
+        }
+
+        private static boolean isOffloadedTag(final byte[] wire)
+        {
+            final int outer = (wire[12] & 0xff) << 8 | wire[13] & 0xff;
+            return outer == 0x8100 || outer == 0x88a8;
+        }
+    }
+
+    /** A HASH map, an ARRAY or an XSKMAP, by content. */
+    public static final class MapModel
     {
         private final int type;
         private final int keySize;
@@ -70,17 +142,35 @@ final class BpfInterpreter
             this.valueSize = valueSize;
         }
 
-        static MapModel hash(final int keySize, final int valueSize)
+        /** An ARRAY of {@code entries} zeroed values, as BPF_MAP_CREATE makes one. */
+        public static MapModel array(final int valueSize, final int entries)
+        {
+            final MapModel array = new MapModel(BpfMap.TYPE_ARRAY, 4, valueSize);
+            for (int i = 0; i < entries; i++)
+            {
+                array.put(littleEndian(i), new byte[valueSize]);
+            }
+            return array;
+        }
+
+        /** @return the 8-byte little-endian value at {@code index} of an ARRAY (a counter). */
+        public long counter(final int index)
+        {
+            return ByteBuffer.wrap(entries.get(ByteBuffer.wrap(littleEndian(index))))
+                .order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong();
+        }
+
+        public static MapModel hash(final int keySize, final int valueSize)
         {
             return new MapModel(BpfMap.TYPE_HASH, keySize, valueSize);
         }
 
-        static MapModel xskMap()
+        public static MapModel xskMap()
         {
             return new MapModel(BpfMap.TYPE_XSKMAP, 4, 4);
         }
 
-        MapModel put(final byte[] key, final byte[] value)
+        public MapModel put(final byte[] key, final byte[] value)
         {
             if (key.length != keySize || value.length != valueSize)
             {
@@ -90,18 +180,29 @@ final class BpfInterpreter
             return this;
         }
 
-        /** An XSKMAP slot for {@code queue} holding some socket. */
-        MapModel socket(final int queue)
+        /** Removes an entry (a VIP the control plane took away). */
+        public MapModel remove(final byte[] key)
         {
-            return put(ByteBuffer.allocate(4).order(java.nio.ByteOrder.LITTLE_ENDIAN).putInt(queue).array(),
-                new byte[4]);
+            entries.remove(ByteBuffer.wrap(key));
+            return this;
+        }
+
+        /** An XSKMAP slot for {@code queue} holding some socket. */
+        public MapModel socket(final int queue)
+        {
+            return put(littleEndian(queue), new byte[4]);
+        }
+
+        private static byte[] littleEndian(final int value)
+        {
+            return ByteBuffer.allocate(4).order(java.nio.ByteOrder.LITTLE_ENDIAN).putInt(value).array();
         }
     }
 
     /**
      * @param program  linked to the fds that are the keys of {@code mapsByFd}.
      */
-    BpfInterpreter(final BpfBytecode program, final Map<Integer, MapModel> mapsByFd)
+    public BpfInterpreter(final BpfBytecode program, final Map<Integer, MapModel> mapsByFd)
     {
         if (!program.isLinked())
         {
@@ -112,15 +213,29 @@ final class BpfInterpreter
     }
 
     /**
-     * Runs the program on {@code frame} received on queue {@code rxQueue}.
+     * Runs an XDP program on {@code frame} received on queue {@code rxQueue}.
      */
-    Result run(final byte[] frame, final int rxQueue)
+    public Result run(final byte[] frame, final int rxQueue)
     {
-        return new Run(frame, rxQueue).execute();
+        return new Run(ProgramType.XDP, frame, rxQueue, null).execute();
+    }
+
+    /**
+     * Runs a socket filter (a fanout program) or a tc program on an skb.
+     */
+    public Result run(final ProgramType type, final Skb skb)
+    {
+        if (type == ProgramType.XDP)
+        {
+            throw new IllegalArgumentException("an XDP program runs on a frame and a queue");
+        }
+        return new Run(type, skb.data(), 0, skb).execute();
     }
 
     private final class Run
     {
+        private final ProgramType type;
+        private final Skb skb;
         private final byte[] packet;
         private final int rxQueue;
         private final long[] registers = new long[11];
@@ -130,8 +245,10 @@ final class BpfInterpreter
         private int redirectQueue = -1;
         private int pc;
 
-        Run(final byte[] frame, final int rxQueue)
+        Run(final ProgramType type, final byte[] frame, final int rxQueue, final Skb skb)
         {
+            this.type = type;
+            this.skb = skb;
             this.packet = frame.clone();
             this.rxQueue = rxQueue;
             write(1, CONTEXT);
@@ -174,7 +291,14 @@ final class BpfInterpreter
                 }
                 case CLASS_STX ->
                 {
-                    store(read(dst) + offset, BpfSize.ofOpcode(code), read(src));
+                    if ((code & BpfOpcode.MODE_MASK) == BpfOpcode.MODE_ATOMIC)
+                    {
+                        atomicAdd(read(dst) + offset, BpfSize.ofOpcode(code), read(src), immediate);
+                    }
+                    else
+                    {
+                        store(read(dst) + offset, BpfSize.ofOpcode(code), read(src));
+                    }
                     pc++;
                 }
                 case CLASS_ST ->
@@ -191,6 +315,11 @@ final class BpfInterpreter
         {
             final boolean wide = (code & BpfOpcode.CLASS_MASK) == CLASS_ALU64;
             final int operation = code & BpfOpcode.OPERATION_MASK;
+            if (operation == BpfOpcode.ALU_END)
+            {
+                byteOrder(code, dst, immediate, wide);
+                return;
+            }
             final long operand = (code & BpfOpcode.SOURCE_MASK) == BpfOpcode.SOURCE_REGISTER ? read(src) : immediate;
             final long a = operation == BpfOpcode.ALU_MOV ? 0 : read(dst);
             final long b = wide ? operand : operand & 0xffff_ffffL;
@@ -214,6 +343,24 @@ final class BpfInterpreter
                 default -> throw new Fault(pc, "unsupported ALU operation " + operation);
             };
             write(dst, wide ? result : result & 0xffff_ffffL);
+            pc++;
+        }
+
+        /** This machine is little-endian, as x86 is: to little-endian truncates, to big-endian swaps too. */
+        private void byteOrder(final int code, final int dst, final int bits, final boolean wide)
+        {
+            if (wide || bits != 16 && bits != 32 && bits != 64)
+            {
+                throw new Fault(pc, "unsupported byte order conversion of " + bits + " bits");
+            }
+            final long value = read(dst);
+            final boolean toBig = (code & BpfOpcode.SOURCE_MASK) == BpfOpcode.END_TO_BIG;
+            write(dst, switch (bits)
+            {
+                case 16 -> toBig ? Short.reverseBytes((short)value) & 0xffffL : value & 0xffffL;
+                case 32 -> toBig ? Integer.reverseBytes((int)value) & 0xffff_ffffL : value & 0xffff_ffffL;
+                default -> toBig ? Long.reverseBytes(value) : value;
+            });
             pc++;
         }
 
@@ -291,6 +438,7 @@ final class BpfInterpreter
             {
                 case BpfHelper.MAP_LOOKUP_ELEM -> lookup(map(read(1)), read(2));
                 case BpfHelper.REDIRECT_MAP -> redirect(map(read(1)), read(2), read(3));
+                case BpfHelper.SKB_LOAD_BYTES -> loadBytes(read(1), read(2), read(3), read(4));
                 default -> throw new Fault(pc, "unsupported helper " + helper);
             };
             // Calls clobber r1 to r5: a program that reads them afterwards is rejected by the verifier.
@@ -311,9 +459,32 @@ final class BpfInterpreter
             return map;
         }
 
+        /**
+         * bpf_skb_load_bytes: the offset is a u32 from skb->data; on a short packet the kernel zeroes the
+         * destination and returns -EFAULT.
+         */
+        private long loadBytes(final long context, final long offset, final long to, final long length)
+        {
+            if (type == ProgramType.XDP || context != CONTEXT)
+            {
+                throw new Fault(pc, "bpf_skb_load_bytes needs an skb context in r1");
+            }
+            if (length <= 0 || length > STACK_BYTES)
+            {
+                throw new Fault(pc, "bpf_skb_load_bytes of " + length + " bytes");
+            }
+            final long from = offset & 0xffff_ffffL;
+            final boolean inside = from + length <= packet.length;
+            for (int i = 0; i < length; i++)
+            {
+                store(to + i, BpfSize.BYTE, inside ? packet[(int)from + i] : 0);
+            }
+            return inside ? 0 : -EFAULT;
+        }
+
         private long lookup(final MapModel map, final long keyAddress)
         {
-            if (map.type != BpfMap.TYPE_HASH)
+            if (map.type != BpfMap.TYPE_HASH && map.type != BpfMap.TYPE_ARRAY)
             {
                 throw new Fault(pc, "lookup in a map of type " + map.type);
             }
@@ -349,7 +520,7 @@ final class BpfInterpreter
 
         private long load(final long address, final BpfSize size)
         {
-            if (address >= CONTEXT && address < CONTEXT + XdpMetadata.SIZE_BYTES)
+            if (address >= CONTEXT && address < CONTEXT + CONTEXT_BYTES)
             {
                 return loadContext((int)(address - CONTEXT), size);
             }
@@ -362,12 +533,21 @@ final class BpfInterpreter
             return value;
         }
 
+        private void atomicAdd(final long address, final BpfSize size, final long value, final int operation)
+        {
+            if (operation != BpfOpcode.ATOMIC_ADD || size != BpfSize.WORD && size != BpfSize.DOUBLE)
+            {
+                throw new Fault(pc, "unsupported atomic operation " + operation + " of " + size);
+            }
+            store(address, size, load(address, size) + value);
+        }
+
         private void store(final long address, final BpfSize size, final long value)
         {
             final Region region = region(address, size);
-            if (region.bytes != stack)
+            if (region.bytes == packet)
             {
-                throw new Fault(pc, "jvs's programs write only to the stack, not to " + Long.toHexString(address));
+                throw new Fault(pc, "jvs's programs write only to the stack and map values, not to the packet");
             }
             for (int i = 0; i < size.bytes(); i++)
             {
@@ -381,13 +561,32 @@ final class BpfInterpreter
             {
                 throw new Fault(pc, "context fields are read with 32-bit loads");
             }
+            if (type == ProgramType.XDP)
+            {
+                return switch (field)
+                {
+                    case XdpMetadata.DATA -> PACKET;
+                    case XdpMetadata.DATA_END -> PACKET + packet.length;
+                    case XdpMetadata.RX_QUEUE_INDEX -> rxQueue;
+                    case XdpMetadata.INGRESS_IFINDEX -> 1;
+                    default -> throw new Fault(pc, "xdp_md field at " + field);
+                };
+            }
             return switch (field)
             {
-                case XdpMetadata.DATA -> PACKET;
-                case XdpMetadata.DATA_END -> PACKET + packet.length;
-                case XdpMetadata.RX_QUEUE_INDEX -> rxQueue;
-                case XdpMetadata.INGRESS_IFINDEX -> 1;
-                default -> throw new Fault(pc, "context field at " + field);
+                case SkbContext.LEN -> packet.length;
+                // __be16 in the low half, as a little-endian load of the field reads it.
+                case SkbContext.PROTOCOL -> Short.reverseBytes((short)skb.protocol()) & 0xffff;
+                case SkbContext.VLAN_PRESENT -> skb.vlanPresent() ? 1 : 0;
+                case SkbContext.DATA, SkbContext.DATA_END ->
+                {
+                    if (type == ProgramType.SOCKET_FILTER)
+                    {
+                        throw new Fault(pc, "a socket filter has no direct packet access");
+                    }
+                    yield field == SkbContext.DATA ? PACKET : PACKET + packet.length;
+                }
+                default -> throw new Fault(pc, "__sk_buff field at " + field);
             };
         }
 

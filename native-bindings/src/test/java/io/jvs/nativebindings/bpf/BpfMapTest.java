@@ -68,6 +68,24 @@ class BpfMapTest
     }
 
     @Test
+    void shouldCreateAnArrayWhoseEntriesAllExistZeroed()
+    {
+        try (BpfMap array = BpfMap.createArray(syscalls, "jvs_test_array", Long.BYTES, 4);
+             XdpVipFilter filter = XdpVipFilter.create(syscalls, 4))
+        {
+            assertThat(array.type()).isEqualTo(BpfMap.TYPE_ARRAY);
+            assertThat(array.lookup(3)).hasValueSatisfying(value -> assertThat(value).containsOnly(0));
+            assertThat(array.lookup(4)).as("past the last index").isEmpty();
+            array.put(new byte[] {2, 0, 0, 0}, new byte[] {7, 0, 0, 0, 0, 0, 0, 1});
+            assertThat(array.lookup(2)).hasValue(new byte[] {7, 0, 0, 0, 0, 0, 0, 1});
+            assertThat(filter.unplacedFrames()).isZero();
+            assertThat(filter.mapFds()).containsOnlyKeys(XdpPrograms.VIPS_V4, XdpPrograms.VIPS_V6,
+                XdpPrograms.REAL_SERVERS_V4, XdpPrograms.REAL_SERVERS_V6, XdpPrograms.LOCALS_V4,
+                XdpPrograms.LOCALS_V6, XdpPrograms.UNPLACED);
+        }
+    }
+
+    @Test
     void shouldCheckSizesNamesAndUseAfterClose()
     {
         final BpfMap map = BpfMap.createHash(syscalls, "jvs_test_hash", 4, 4, 16);

@@ -144,6 +144,8 @@ class BpfProgramTest
                 redirected += kernel == XdpAction.TX ? 1 : 0;
             }
             assertThat(redirected).isBetween(30, 270);
+            assertThat(both.filter.unplacedFrames()).as("each one counted, the XSKMAP being empty")
+                .isEqualTo(redirected);
         }
     }
 
@@ -161,6 +163,71 @@ class BpfProgramTest
             assertThat(both.filter.removeVip(newVip)).isTrue();
             assertThat(both.kernel(frame)).isEqualTo(XdpAction.PASS);
         }
+    }
+
+    /**
+     * A socket filter copying 4 bytes of the packet into its stack, byte-swapping them two ways, adding one into an
+     * array counter atomically, and returning a mix, or 0xdead when the copy fails: run by the kernel and by the
+     * interpreter on the same frames, with the same results and the same count.
+     */
+    @Test
+    void shouldCopySwapAndAddInTheKernelAsTheInterpreterDoes()
+    {
+        final BpfBytecode code = new BpfAssembler()
+            .mov64(BpfRegister.R6, R1)
+            .mov64(R1, BpfRegister.R6)
+            .mov64(R2, 2)
+            .mov64(R3, BpfRegister.R10)
+            .add64(R3, -8)
+            .mov64(BpfRegister.R4, 4)
+            .call(BpfHelper.SKB_LOAD_BYTES)
+            .jumpIf(R0, BpfCondition.NOT_EQUAL, 0, "failed")
+            .load(BpfSize.WORD, BpfRegister.R7, BpfRegister.R10, -8)
+            .toBigEndian(BpfRegister.R7, 32)
+            .load(BpfSize.HALF, BpfRegister.R8, BpfRegister.R10, -8)
+            .toBigEndian(BpfRegister.R8, 16)
+            .storeImmediate(BpfSize.WORD, BpfRegister.R10, -12, 0)
+            .loadMap(R1, "counter")
+            .mov64(R2, BpfRegister.R10)
+            .add64(R2, -12)
+            .call(BpfHelper.MAP_LOOKUP_ELEM)
+            .jumpIf(R0, BpfCondition.EQUAL, 0, "failed")
+            .atomicAdd(BpfSize.DOUBLE, R0, 0, BpfRegister.R8)
+            .mov64(R0, BpfRegister.R7)
+            .alu64(BpfOpcode.ALU_XOR, R0, BpfRegister.R8)
+            .exit()
+            .label("failed")
+            .mov64(R0, 0xdead)
+            .exit()
+            .build();
+        try (BpfMap counter = BpfMap.createArray(syscalls, "jvs_test_count", Long.BYTES, 1);
+             BpfProgram program = BpfProgram.load(syscalls, BpfProgram.TYPE_SOCKET_FILTER, 0, "jvs_test_swap",
+                 code.link(Map.of("counter", counter.fd())), 0))
+        {
+            final BpfInterpreter.MapModel model = BpfInterpreter.MapModel.array(8, 1);
+            final BpfInterpreter interpreter = new BpfInterpreter(code.link(Map.of("counter", 3)), Map.of(3, model));
+            final byte[][] frames = {new TestFrame().ipv4("10.1.2.3", "10.4.5.6", 300),
+                new TestFrame().ipv6Udp("2001:db8::1", "2001:db8::2", 0), new TestFrame().etherType(0x0806, 5),
+                new TestFrame().etherType(0x0806, 6)};
+            for (final byte[] frame : frames)
+            {
+                final BpfInterpreter.Skb skb = new BpfInterpreter.Skb(Arrays.copyOfRange(frame, 14, frame.length),
+                    (frame[12] & 0xff) << 8 | frame[13] & 0xff, false);
+                assertThat(program.testRun(frame)).as("%s", Arrays.toString(frame))
+                    .isEqualTo(interpreter.run(BpfInterpreter.ProgramType.SOCKET_FILTER, skb).action());
+            }
+            assertThat(program.testRun(frames[0])).as("total length 328, identification 1")
+                .isEqualTo(0x0148_0001 ^ 0x0148);
+            assertThat(program.testRun(frames[2])).as("5 bytes: no 4 from offset 2").isEqualTo(0xdead);
+            assertThat(model.counter(0)).isEqualTo(0x0148);
+            assertThat(littleEndianLong(counter.lookup(0).orElseThrow())).as("one more IPv4 run in the kernel")
+                .isEqualTo(2 * 0x0148);
+        }
+    }
+
+    private static long littleEndianLong(final byte[] bytes)
+    {
+        return java.nio.ByteBuffer.wrap(bytes).order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong();
     }
 
     /** Program 2 loaded with the test's addresses, and the interpreter over the same (XSKMAP empty). */
@@ -181,16 +248,8 @@ class BpfProgramTest
             filter.addLocalAddress(InetAddress.getByName(BpfXdpProgramsTest.BOX_V6));
             program = filter.loadProgram(syscalls, "jvs_vips_tx", xsks, XdpAction.TX);
             final BpfBytecode code = XdpPrograms.redirectJvsTraffic(XdpAction.TX);
-            interpreter = new BpfInterpreter(code.link(BpfXdpProgramsTest.FAKE_FDS), Map.of(
-                11, BpfInterpreter.MapModel.xskMap(),
-                12, BpfInterpreter.MapModel.hash(4, 4).put(TestFrame.address(BpfXdpProgramsTest.VIP_V4), new byte[4]),
-                13, BpfInterpreter.MapModel.hash(16, 4).put(TestFrame.address(BpfXdpProgramsTest.VIP_V6), new byte[4]),
-                14, BpfInterpreter.MapModel.hash(4, 4).put(TestFrame.address(BpfXdpProgramsTest.REAL_V4), new byte[4]),
-                15, BpfInterpreter.MapModel.hash(16, 4).put(TestFrame.address(BpfXdpProgramsTest.REAL_V6),
-                    new byte[4]),
-                16, BpfInterpreter.MapModel.hash(4, 4).put(TestFrame.address(BpfXdpProgramsTest.BOX_V4), new byte[4]),
-                17, BpfInterpreter.MapModel.hash(16, 4).put(TestFrame.address(BpfXdpProgramsTest.BOX_V6),
-                    new byte[4])));
+            interpreter = new BpfInterpreter(code.link(BpfXdpProgramsTest.FAKE_FDS), BpfXdpProgramsTest.addressMaps(
+                BpfInterpreter.MapModel.xskMap(), BpfInterpreter.MapModel.array(8, 1)));
         }
 
         int kernel(final byte[] frame)

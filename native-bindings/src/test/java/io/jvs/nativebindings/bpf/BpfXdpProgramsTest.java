@@ -24,7 +24,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /**
  * jvs's two XDP programs, run by {@link BpfInterpreter} on hand-built frames: which packets are
  * redirected to the queue's socket and which go to the kernel, including every truncation of each frame
- * (a missing bounds check faults there), and seeded random frames against {@link JvsTrafficReference}.
+ * (a missing bounds check faults there), and seeded random frames against {@link JvsTrafficReference};
+ * frames for a queue without a socket are counted.
  */
 class BpfXdpProgramsTest
 {
@@ -39,7 +40,7 @@ class BpfXdpProgramsTest
 
     static final Map<String, Integer> FAKE_FDS = Map.of(XdpPrograms.XSKS, 11, XdpPrograms.VIPS_V4, 12,
         XdpPrograms.VIPS_V6, 13, XdpPrograms.REAL_SERVERS_V4, 14, XdpPrograms.REAL_SERVERS_V6, 15,
-        XdpPrograms.LOCALS_V4, 16, XdpPrograms.LOCALS_V6, 17);
+        XdpPrograms.LOCALS_V4, 16, XdpPrograms.LOCALS_V6, 17, XdpPrograms.UNPLACED, 18);
 
     static final JvsTrafficReference REFERENCE = new JvsTrafficReference(Set.of(key(VIP_V4)), Set.of(key(VIP_V6)),
         Set.of(key(REAL_V4)), Set.of(key(REAL_V6)), Set.of(key(BOX_V4)), Set.of(key(BOX_V6)));
@@ -47,14 +48,28 @@ class BpfXdpProgramsTest
     /** Queue 0 has a socket, queue 1 has none. */
     private static BpfInterpreter interpreter(final BpfBytecode program)
     {
-        return new BpfInterpreter(program.link(FAKE_FDS), Map.of(
-            11, BpfInterpreter.MapModel.xskMap().socket(0),
+        return interpreter(program, BpfInterpreter.MapModel.array(8, 1));
+    }
+
+    static BpfInterpreter interpreter(final BpfBytecode program, final BpfInterpreter.MapModel unplaced)
+    {
+        return new BpfInterpreter(program.link(FAKE_FDS), addressMaps(BpfInterpreter.MapModel.xskMap().socket(0),
+            unplaced));
+    }
+
+    /** The test's addresses in models of the filter's maps, by the fds of {@link #FAKE_FDS}. */
+    static Map<Integer, BpfInterpreter.MapModel> addressMaps(final BpfInterpreter.MapModel xsks,
+        final BpfInterpreter.MapModel unplaced)
+    {
+        return Map.of(
+            11, xsks,
             12, BpfInterpreter.MapModel.hash(4, 4).put(TestFrame.address(VIP_V4), new byte[4]),
             13, BpfInterpreter.MapModel.hash(16, 4).put(TestFrame.address(VIP_V6), new byte[4]),
             14, BpfInterpreter.MapModel.hash(4, 4).put(TestFrame.address(REAL_V4), new byte[4]),
             15, BpfInterpreter.MapModel.hash(16, 4).put(TestFrame.address(REAL_V6), new byte[4]),
             16, BpfInterpreter.MapModel.hash(4, 4).put(TestFrame.address(BOX_V4), new byte[4]),
-            17, BpfInterpreter.MapModel.hash(16, 4).put(TestFrame.address(BOX_V6), new byte[4])));
+            17, BpfInterpreter.MapModel.hash(16, 4).put(TestFrame.address(BOX_V6), new byte[4]),
+            18, unplaced);
     }
 
     private static final BpfInterpreter JVS_TRAFFIC = interpreter(XdpPrograms.redirectJvsTraffic(XdpAction.PASS));
@@ -88,7 +103,23 @@ class BpfXdpProgramsTest
             Arguments.of("IPv6 from a real server to the box", new TestFrame().ipv6Udp(REAL_V6, BOX_V6, 10), false),
             Arguments.of("QinQ IPv6 to a VIP",
                 new TestFrame().tag(TPID_8021AD).tag(TPID_8021Q).ipv6Udp(CLIENT_V6, VIP_V6, 0), true),
-            Arguments.of("IPv6 echo request to a VIP", new TestFrame().icmpv6(CLIENT_V6, VIP_V6, 128), true),
+            Arguments.of("IPv6 echo request to a VIP: the kernel answers ping",
+                new TestFrame().icmpv6(CLIENT_V6, VIP_V6, 128), false),
+            Arguments.of("IPv6 echo reply to a VIP", new TestFrame().icmpv6(CLIENT_V6, VIP_V6, 129), true),
+            Arguments.of("IPv6 echo request from a real server", new TestFrame().icmpv6(REAL_V6, CLIENT_V6, 128), true),
+            Arguments.of("IPv4 echo request to a VIP: the kernel answers ping",
+                new TestFrame().icmpv4(CLIENT_V4, VIP_V4, 8, 0, 0), false),
+            Arguments.of("802.1Q IPv4 echo request with options to a VIP",
+                new TestFrame().tag(TPID_8021Q).icmpv4(CLIENT_V4, VIP_V4, 8, 0x4000, 2), false),
+            Arguments.of("IPv4 first fragment of an echo request to a VIP",
+                new TestFrame().icmpv4(CLIENT_V4, VIP_V4, 8, 0x2000, 0), false),
+            Arguments.of("IPv4 later fragment of an ICMP message to a VIP",
+                new TestFrame().icmpv4(CLIENT_V4, VIP_V4, 3, 0x00b9, 0), false),
+            Arguments.of("IPv4 echo reply to a VIP", new TestFrame().icmpv4(CLIENT_V4, VIP_V4, 0, 0, 0), true),
+            Arguments.of("IPv4 unreachable to a VIP", new TestFrame().icmpv4(CLIENT_V4, VIP_V4, 3, 0, 1), true),
+            Arguments.of("IPv4 echo request from a real server to a client",
+                new TestFrame().icmpv4(REAL_V4, CLIENT_V4, 8, 0, 0), true),
+            Arguments.of("IPv4 echo request to the box", new TestFrame().icmpv4(CLIENT_V4, BOX_V4, 8, 0, 0), false),
             Arguments.of("neighbour solicitation to a VIP", new TestFrame().icmpv6(CLIENT_V6, VIP_V6, 135), false),
             Arguments.of("neighbour advertisement from a real server",
                 new TestFrame().icmpv6(REAL_V6, BOX_V6, 136), false),
@@ -209,24 +240,53 @@ class BpfXdpProgramsTest
         final String[] v4 = {VIP_V4, REAL_V4, CLIENT_V4, BOX_V4};
         final String[] v6 = {VIP_V6, REAL_V6, CLIENT_V6, BOX_V6};
         final int[] icmpTypes = {1, 128, 129, 132, 133, 134, 135, 136, 137, 138};
-        final byte[] frame = switch (random.nextInt(5))
+        final int[] icmpv4Types = {0, 3, 8, 11};
+        final int[] fragmentWords = {0, 0x4000, 0x2000, 0x0001, 0x20b9};
+        final byte[] frame = switch (random.nextInt(6))
         {
             case 0, 1 -> builder.ipv4(v4[random.nextInt(4)], v4[random.nextInt(4)], random.nextInt(40));
             case 2 -> builder.ipv6Udp(v6[random.nextInt(4)], v6[random.nextInt(4)], random.nextInt(40));
             case 3 -> builder.icmpv6(v6[random.nextInt(4)], v6[random.nextInt(4)], icmpTypes[random.nextInt(10)]);
+            case 4 -> builder.icmpv4(v4[random.nextInt(4)], v4[random.nextInt(4)], icmpv4Types[random.nextInt(4)],
+                fragmentWords[random.nextInt(5)], random.nextInt(3));
             default -> builder.etherType(random.nextBoolean() ? ETH_P_ARP : random.nextInt(0x10000), 46);
         };
         return random.nextInt(3) == 0 ? Arrays.copyOf(frame, random.nextInt(frame.length + 1)) : frame;
     }
 
     @Test
-    void shouldJumpOnlyToInstructionsOfTheProgramAndNameItsSevenMaps()
+    void shouldCountEveryFrameItWouldRedirectToAQueueWithoutASocketAndNothingElse()
+    {
+        final BpfInterpreter.MapModel unplaced = BpfInterpreter.MapModel.array(8, 1);
+        final BpfInterpreter program = interpreter(XdpPrograms.redirectJvsTraffic(XdpAction.PASS), unplaced);
+        final byte[] toVip = new TestFrame().ipv4(CLIENT_V4, VIP_V4, 10);
+        final byte[] natReply = new TestFrame().ipv6Udp(REAL_V6, CLIENT_V6, 10);
+        final byte[] arp = new TestFrame().etherType(ETH_P_ARP, 28);
+
+        assertThat(program.run(toVip, 0).action()).isEqualTo(XdpAction.REDIRECT);
+        assertThat(program.run(arp, 1).action()).isEqualTo(XdpAction.PASS);
+        assertThat(unplaced.counter(0)).as("redirected or the kernel's anyway: not counted").isZero();
+        final BpfInterpreter.Result noSocket = program.run(toVip, 1);
+        assertThat(noSocket.action()).isEqualTo(XdpAction.PASS);
+        assertThat(noSocket.redirectQueue()).isEqualTo(-1);
+        assertThat(program.run(natReply, 7).action()).isEqualTo(XdpAction.PASS);
+        assertThat(unplaced.counter(0)).isEqualTo(2);
+    }
+
+    @Test
+    void shouldJumpOnlyToInstructionsOfTheProgramAndNameItsEightMaps()
     {
         final BpfBytecode program = XdpPrograms.redirectJvsTraffic(XdpAction.PASS);
 
         assertThat(program.mapNames()).containsExactlyInAnyOrder(XdpPrograms.XSKS, XdpPrograms.VIPS_V4,
             XdpPrograms.VIPS_V6, XdpPrograms.REAL_SERVERS_V4, XdpPrograms.REAL_SERVERS_V6, XdpPrograms.LOCALS_V4,
-            XdpPrograms.LOCALS_V6);
+            XdpPrograms.LOCALS_V6, XdpPrograms.UNPLACED);
+        assertWellFormed(program);
+    }
+
+    /** Every jump lands forward on an instruction of the program (not inside an ld_imm64), and it ends in exit. */
+    static void assertWellFormed(final BpfBytecode program)
+    {
         final Set<Integer> secondHalves = new java.util.HashSet<>();
         for (int pc = 0; pc < program.slotCount(); pc++)
         {

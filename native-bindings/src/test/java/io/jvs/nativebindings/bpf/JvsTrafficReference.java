@@ -5,8 +5,9 @@ import java.util.Arrays;
 import java.util.Set;
 
 /**
- * What {@link XdpPrograms#redirectJvsTraffic} must decide, written as plain Java from its specification,
- * independently of the BPF: the tests compare the two on many frames.
+ * What {@link XdpPrograms#redirectJvsTraffic} (and {@link TcPrograms#stealJvsTraffic}) must decide, written as
+ * plain Java from the specification in {@link JvsTrafficRule}, independently of the BPF: the tests compare the
+ * two on many frames.
  *
  * @param vipsV4 and the other sets hold addresses in network byte order.
  */
@@ -14,8 +15,8 @@ record JvsTrafficReference(Set<ByteBuffer> vipsV4, Set<ByteBuffer> vipsV6, Set<B
                            Set<ByteBuffer> realsV6, Set<ByteBuffer> localsV4, Set<ByteBuffer> localsV6)
 {
     /**
-     * @return true when the frame is jvs's: its destination is a VIP, or it is not for the box itself and its
-     * source is a real server.
+     * @return true when the frame is jvs's: its destination is a VIP (unless it is an echo request, which the
+     * kernel answers), or it is not for the box itself and its source is a real server.
      */
     boolean isJvsTraffic(final byte[] frame)
     {
@@ -36,9 +37,23 @@ record JvsTrafficReference(Set<ByteBuffer> vipsV4, Set<ByteBuffer> vipsV6, Set<B
         }
         if (etherType == TestFrame.ETH_P_IPV4)
         {
-            return frame.length >= network + 20 &&
-                (vipsV4.contains(slice(frame, network + 16, 4)) || !localsV4.contains(slice(frame, network + 16, 4)) &&
-                    realsV4.contains(slice(frame, network + 12, 4)));
+            if (frame.length < network + 20)
+            {
+                return false;
+            }
+            final int icmp = network + (frame[network] & 0xf) * 4;
+            final boolean icmpFirstFragment = (frame[network + 9] & 0xff) == TestFrame.IPPROTO_ICMP &&
+                (u16(frame, network + 6) & 0x1fff) == 0;
+            if (icmpFirstFragment && frame.length <= icmp)
+            {
+                return false;
+            }
+            if (vipsV4.contains(slice(frame, network + 16, 4)))
+            {
+                return !isEchoRequestV4(frame, network);
+            }
+            return !localsV4.contains(slice(frame, network + 16, 4)) &&
+                realsV4.contains(slice(frame, network + 12, 4));
         }
         if (etherType == TestFrame.ETH_P_IPV6)
         {
@@ -46,6 +61,7 @@ record JvsTrafficReference(Set<ByteBuffer> vipsV4, Set<ByteBuffer> vipsV6, Set<B
             {
                 return false;
             }
+            boolean echoRequest = false;
             if ((frame[network + 6] & 0xff) == TestFrame.IPPROTO_ICMPV6)
             {
                 if (frame.length < network + 41)
@@ -57,11 +73,30 @@ record JvsTrafficReference(Set<ByteBuffer> vipsV4, Set<ByteBuffer> vipsV6, Set<B
                 {
                     return false;
                 }
+                echoRequest = type == 128;
             }
-            return vipsV6.contains(slice(frame, network + 24, 16)) ||
-                !localsV6.contains(slice(frame, network + 24, 16)) && realsV6.contains(slice(frame, network + 8, 16));
+            if (vipsV6.contains(slice(frame, network + 24, 16)))
+            {
+                return !echoRequest;
+            }
+            return !localsV6.contains(slice(frame, network + 24, 16)) &&
+                realsV6.contains(slice(frame, network + 8, 16));
         }
         return false;
+    }
+
+    /** An ICMP echo request, or a later fragment of any ICMP message (it carries no type). */
+    private static boolean isEchoRequestV4(final byte[] frame, final int network)
+    {
+        if ((frame[network + 9] & 0xff) != TestFrame.IPPROTO_ICMP)
+        {
+            return false;
+        }
+        if ((u16(frame, network + 6) & 0x1fff) != 0)
+        {
+            return true;
+        }
+        return (frame[network + (frame[network] & 0xf) * 4] & 0xff) == 8;
     }
 
     private static int u16(final byte[] frame, final int offset)

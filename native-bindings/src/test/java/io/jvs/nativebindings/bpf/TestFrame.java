@@ -17,6 +17,7 @@ final class TestFrame
     static final int ETH_P_IPV4 = 0x0800;
     static final int ETH_P_IPV6 = 0x86dd;
     static final int ETH_P_ARP = 0x0806;
+    static final int IPPROTO_ICMP = 1;
     static final int IPPROTO_UDP = 17;
     static final int IPPROTO_ICMPV6 = 58;
 
@@ -40,6 +41,65 @@ final class TestFrame
         ip.writeBytes(address(destination));
         ip.writeBytes(new byte[8 + payloadBytes]);
         return ethernet(ETH_P_IPV4, ip.toByteArray());
+    }
+
+    /**
+     * IPv4 carrying an ICMP message of {@code type} (8 echo request, 0 echo reply, 3 unreachable, ...) with 8
+     * more bytes, behind {@code optionWords} 32-bit words of IP options.
+     *
+     * @param fragment the flags-and-fragment-offset word (0x2000 more fragments, 0x0001 offset 8 bytes, ...).
+     */
+    byte[] icmpv4(final String source, final String destination, final int type, final int fragment,
+        final int optionWords)
+    {
+        final ByteArrayOutputStream ip = new ByteArrayOutputStream();
+        final int headerLength = 20 + 4 * optionWords;
+        final int totalLength = headerLength + 16;
+        ip.writeBytes(new byte[] {(byte)(0x40 | headerLength / 4), 0, (byte)(totalLength >> 8), (byte)totalLength, 0,
+            1, (byte)(fragment >> 8), (byte)fragment, 64, IPPROTO_ICMP, 0, 0});
+        ip.writeBytes(address(source));
+        ip.writeBytes(address(destination));
+        for (int i = 0; i < optionWords; i++)
+        {
+            ip.writeBytes(new byte[] {1, 1, 1, 1});
+        }
+        final byte[] icmp = new byte[16];
+        icmp[0] = (byte)type;
+        ip.writeBytes(icmp);
+        return ethernet(ETH_P_IPV4, ip.toByteArray());
+    }
+
+    /**
+     * An ICMP error of {@code type} quoting the IP header and 8 bytes of {@code quotedFrame} (an untagged frame),
+     * behind {@code optionWords} words of IP options.
+     */
+    byte[] icmpv4Error(final String source, final String destination, final int type, final byte[] quotedFrame,
+        final int optionWords)
+    {
+        final ByteArrayOutputStream ip = new ByteArrayOutputStream();
+        final int quoted = Math.min(28, quotedFrame.length - 14);
+        final int headerLength = 20 + 4 * optionWords;
+        final int totalLength = headerLength + 8 + quoted;
+        ip.writeBytes(new byte[] {(byte)(0x40 | headerLength / 4), 0, (byte)(totalLength >> 8), (byte)totalLength, 0,
+            1, 0, 0, 64, IPPROTO_ICMP, 0, 0});
+        ip.writeBytes(address(source));
+        ip.writeBytes(address(destination));
+        for (int i = 0; i < optionWords; i++)
+        {
+            ip.writeBytes(new byte[] {1, 1, 1, 1});
+        }
+        ip.writeBytes(new byte[] {(byte)type, 0, 0, 0, 0, 0, 0, 0});
+        ip.write(quotedFrame, 14, quoted);
+        return ethernet(ETH_P_IPV4, ip.toByteArray());
+    }
+
+    /** An ICMPv6 error of {@code type} (1..4) quoting the IPv6 header and 8 bytes of {@code quotedFrame}. */
+    byte[] icmpv6Error(final String source, final String destination, final int type, final byte[] quotedFrame)
+    {
+        final byte[] icmp = new byte[8 + 48];
+        icmp[0] = (byte)type;
+        System.arraycopy(quotedFrame, 14, icmp, 8, Math.min(48, quotedFrame.length - 14));
+        return ipv6(source, destination, IPPROTO_ICMPV6, icmp);
     }
 
     /** IPv6 whose payload follows the fixed header directly with next header {@code nextHeader}. */
