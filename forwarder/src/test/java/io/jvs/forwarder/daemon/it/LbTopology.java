@@ -410,7 +410,7 @@ public final class LbTopology implements AutoCloseable
         if (ipv6)
         {
             final String gateway6 = oneArm ? ROUTER_HOST_V6 : Integer.toString(DIRECTOR_HOST);
-            commands.add("-6 route add " + VIP_V6.getHostAddress() + "/128 via " + V6_CLIENT + gateway6);
+            commands.add("route add " + VIP_V6.getHostAddress() + "/128 via " + V6_CLIENT + gateway6);
         }
         Netns.ipBatch(clientNamespace, commands);
     }
@@ -428,7 +428,7 @@ public final class LbTopology implements AutoCloseable
             commands.add("route add default via " + V4_SERVER + ROUTER_HOST);
             if (ipv6)
             {
-                commands.add("-6 route add default via " + V6_SERVER + ROUTER_HOST_V6);
+                commands.add("route add default via " + V6_SERVER + ROUTER_HOST_V6);
             }
         }
         Netns.ipBatch(directorNamespace, commands);
@@ -444,7 +444,7 @@ public final class LbTopology implements AutoCloseable
             commands.add("route add " + VIP_V4.getHostAddress() + "/32 via " + V4_SERVER + DIRECTOR_HOST);
             if (ipv6)
             {
-                commands.add("-6 route add " + VIP_V6.getHostAddress() + "/128 via " + V6_SERVER + DIRECTOR_HOST);
+                commands.add("route add " + VIP_V6.getHostAddress() + "/128 via " + V6_SERVER + DIRECTOR_HOST);
             }
         }
         Netns.ipBatch(routerNamespace, commands);
@@ -462,7 +462,7 @@ public final class LbTopology implements AutoCloseable
         commands.add("route add default via " + V4_SERVER + (viaDirector ? DIRECTOR_HOST : ROUTER_HOST));
         if (ipv6)
         {
-            commands.add("-6 route add default via " + V6_SERVER +
+            commands.add("route add default via " + V6_SERVER +
                 (viaDirector ? Integer.toString(DIRECTOR_HOST) : ROUTER_HOST_V6));
         }
         if (mode != Mode.NAT)

@@ -142,6 +142,7 @@ public final class TcpDigestServer implements AutoCloseable
         InetSocketAddress local = null;
         long bytes = 0;
         long declared = -1;
+        boolean recorded = false;
         try (channel)
         {
             client = (InetSocketAddress)channel.getRemoteAddress();
@@ -174,13 +175,15 @@ public final class TcpDigestServer implements AutoCloseable
                 }
             }
             final byte[] actual = digest.digest();
-            out.write(TrafficProtocol.response(bytes, actual, identity));
-            out.flush();
-            socket.shutdownOutput();
             final boolean ok = bytes == declared && Arrays.equals(actual, expected);
+            // Recorded before answering: a client that has its answer finds the server's record already there.
             served.add(new Served(client, local, bytes, declared, ok, ok ? null : "read " + bytes + " bytes, " +
                 HexFormat.of().formatHex(actual) + ", the client announced " + declared + " bytes, " +
                 HexFormat.of().formatHex(expected)));
+            recorded = true;
+            out.write(TrafficProtocol.response(bytes, actual, identity));
+            out.flush();
+            socket.shutdownOutput();
         }
         catch (final EOFException ex)
         {
@@ -188,7 +191,10 @@ public final class TcpDigestServer implements AutoCloseable
         }
         catch (final IOException | RuntimeException ex)
         {
-            served.add(new Served(client, local, bytes, declared, false, ex.toString()));
+            if (!recorded)
+            {
+                served.add(new Served(client, local, bytes, declared, false, ex.toString()));
+            }
         }
         finally
         {
@@ -214,7 +220,10 @@ public final class TcpDigestServer implements AutoCloseable
         }
     }
 
-    /** @return the connections served so far, in the order they finished. */
+    /**
+     * @return the connections served so far, in the order they finished; a connection is recorded when the
+     *         server has read it to the end, before it answers.
+     */
     public List<Served> served()
     {
         return new ArrayList<>(served);
