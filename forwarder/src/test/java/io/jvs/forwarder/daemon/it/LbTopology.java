@@ -1,0 +1,794 @@
+package io.jvs.forwarder.daemon.it;
+
+import java.net.Inet4Address;
+import java.net.Inet6Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+
+import io.jvs.nativebindings.bpf.XdpLink;
+import io.jvs.nativebindings.testing.TestNetwork;
+
+/**
+ * The kernel's IPVS selftest topology grown to N real servers, for the daemon's system tests: a client
+ * namespace, a director namespace {@code lb} whose interfaces the director owns, N real servers, and for DR
+ * and TUN a router that carries the servers' replies to the clients around the director.
+ * <pre>
+ *   two-arm:
+ *                       client LAN 10.0.0.0/24, fd00:10::/64            server LAN 172.16.0.0/24, fd00:172:16::/64
+ *   cli [c0 .2 .3 ..] ── swc(br0) ── [lc .1] lb [ls .1] ── sws(br0) ──┬── [eth0 .2] rs1
+ *                                 └─ [rc .254] rt [rs .254] ─────────┤── [eth0 .3] rs2 ...
+ *                                   (DR and TUN only)                 (one veth per port of the bridge)
+ *   one-arm: no lc; the client reaches the VIP through rt, which routes it to lb's ls.
+ * </pre>
+ * The bridges sit in switch namespaces of their own ({@code swc}, {@code sws}), so the director has one
+ * plain veth per side, as it would have one NIC. Per mode:
+ * <ul>
+ *   <li>NAT: the real servers' default route is the director (172.16.0.1, fd00:172:16::1);</li>
+ *   <li>DR: the servers hold the VIP on {@code lo} ({@code arp_ignore=1}, {@code arp_announce=2}) and their
+ *       default route is the router (.254), so replies bypass the director;</li>
+ *   <li>TUN: as DR, plus the {@link TunnelDecapsulator} XDP program on each server's {@code eth0}, held by
+ *       this JVM for the topology's life (this kernel has no ipip module for a {@code tunl0}).</li>
+ * </ul>
+ * Everywhere: reverse-path filtering off, IPv6 duplicate address detection off (addresses are usable at
+ * once), the client's route to the VIP via the director's client side (two-arm) or the router (one-arm).
+ * The director's kernel does not forward ({@code ip_forward=0}): the director under test does. The switches
+ * have IPv6 off, so they add no frames of their own.
+ * <p>
+ * Closing detaches the XDP programs, closes what was {@link #register registered} (servers started with
+ * {@link #startTcpServers}) and removes every namespace, also when a test fails (a shutdown hook of
+ * {@link TestNetwork} covers a JVM that dies).
+ */
+public final class LbTopology implements AutoCloseable
+{
+    /** How the director forwards to the real servers. */
+    public enum Mode
+    {
+        NAT, DR, TUN
+    }
+
+    public static final String CLIENT_DEVICE = "c0";
+    public static final String DIRECTOR_CLIENT_DEVICE = "lc";
+    public static final String DIRECTOR_SERVER_DEVICE = "ls";
+    public static final String REAL_SERVER_DEVICE = "eth0";
+    public static final String ROUTER_CLIENT_DEVICE = "rc";
+    public static final String ROUTER_SERVER_DEVICE = "rs";
+    public static final String BRIDGE = "br0";
+
+    public static final String CLIENT_NETWORK_V4 = "10.0.0.0/24";
+    public static final String CLIENT_NETWORK_V6 = "fd00:10::/64";
+    public static final String SERVER_NETWORK_V4 = "172.16.0.0/24";
+    public static final String SERVER_NETWORK_V6 = "fd00:172:16::/64";
+    /** The selftest's VIP. */
+    public static final Inet4Address VIP_V4 = v4("207.175.44.110");
+    public static final Inet6Address VIP_V6 = v6("2001:db8:44::110");
+    public static final int MAX_REAL_SERVERS = 200;
+    public static final int MAX_CLIENT_ADDRESSES = 200;
+
+    private static final String V4_CLIENT = "10.0.0.";
+    private static final String V6_CLIENT = "fd00:10::";
+    private static final String V4_SERVER = "172.16.0.";
+    private static final String V6_SERVER = "fd00:172:16::";
+    private static final int DIRECTOR_HOST = 1;
+    private static final int ROUTER_HOST = 254;
+    private static final String ROUTER_HOST_V6 = "fe";
+
+    private final TestNetwork network;
+    private final Mode mode;
+    private final boolean oneArm;
+    private final boolean ipv6;
+    private final Deque<AutoCloseable> closeables = new ArrayDeque<>();
+    private String clientNamespace;
+    private String clientSwitchNamespace;
+    private String directorNamespace;
+    private String serverSwitchNamespace;
+    private String routerNamespace;
+    private NetInterface client;
+    private NetInterface directorClientSide;
+    private NetInterface directorServerSide;
+    private NetInterface routerClientSide;
+    private NetInterface routerServerSide;
+    private final List<Inet4Address> clientAddresses4 = new ArrayList<>();
+    private final List<Inet6Address> clientAddresses6 = new ArrayList<>();
+    private final List<RealServer> realServers = new ArrayList<>();
+
+    /**
+     * A device of the topology.
+     *
+     * @param namespace where it is.
+     * @param name      its name there.
+     * @param ifindex   its index there.
+     * @param mac       its MAC address, as {@code ip -j link} prints it.
+     * @param ipv4      its (first) IPv4 address.
+     * @param ipv6      its (first) IPv6 address, or null when the topology has no IPv6.
+     */
+    public record NetInterface(String namespace, String name, int ifindex, String mac, Inet4Address ipv4,
+                               Inet6Address ipv6)
+    {
+        /** @return the MAC address's six bytes. */
+        public byte[] macBytes()
+        {
+            return Netns.macBytes(mac);
+        }
+
+        /** @return its address of the family of {@code like}. */
+        public InetAddress address(final InetAddress like)
+        {
+            return like instanceof Inet4Address ? ipv4 : ipv6;
+        }
+    }
+
+    /**
+     * A real server.
+     *
+     * @param index     1 to N, in the order of the bridge's ports and of the addresses.
+     * @param name      {@code rs1}, {@code rs2}...: the identity its servers answer with.
+     * @param namespace its namespace.
+     * @param nic       its one device, {@code eth0}.
+     */
+    public record RealServer(int index, String name, String namespace, NetInterface nic)
+    {
+        public Inet4Address ipv4()
+        {
+            return nic.ipv4();
+        }
+
+        public Inet6Address ipv6()
+        {
+            return nic.ipv6();
+        }
+    }
+
+    private LbTopology(final Builder builder)
+    {
+        this.network = TestNetwork.create(builder.tag);
+        this.mode = builder.mode;
+        this.oneArm = builder.oneArm;
+        this.ipv6 = builder.ipv6;
+    }
+
+    /**
+     * @param tag a short word naming the test, for the namespaces' names.
+     */
+    public static Builder builder(final String tag)
+    {
+        return new Builder(tag);
+    }
+
+    /** Chooses the topology's shape; {@link #build()} makes it. */
+    public static final class Builder
+    {
+        private final String tag;
+        private Mode mode = Mode.NAT;
+        private int realServers = 3;
+        private int clientAddresses = 1;
+        private boolean oneArm;
+        private boolean ipv6 = true;
+        private int serverMtu = 1500;
+        private int clientMtu = 1500;
+        private boolean segmentationOffload = true;
+        private boolean router;
+
+        private Builder(final String tag)
+        {
+            this.tag = tag;
+        }
+
+        /** NAT (the default), DR or TUN: how the real servers are set up. */
+        public Builder mode(final Mode value)
+        {
+            mode = value;
+            return this;
+        }
+
+        /** @param count 1 to 200 (3 by default). */
+        public Builder realServers(final int count)
+        {
+            if (count < 1 || count > MAX_REAL_SERVERS)
+            {
+                throw new IllegalArgumentException("real servers: 1 to " + MAX_REAL_SERVERS + ", not " + count);
+            }
+            realServers = count;
+            return this;
+        }
+
+        /** @param count addresses on the client's device, 10.0.0.2 up (and fd00:10::2 up); 1 by default. */
+        public Builder clientAddresses(final int count)
+        {
+            if (count < 1 || count > MAX_CLIENT_ADDRESSES)
+            {
+                throw new IllegalArgumentException("client addresses: 1 to " + MAX_CLIENT_ADDRESSES + ", not " +
+                    count);
+            }
+            clientAddresses = count;
+            return this;
+        }
+
+        /** The director gets only its server-side device; clients reach it through the router. */
+        public Builder oneArm(final boolean value)
+        {
+            oneArm = value;
+            return this;
+        }
+
+        /** With IPv6 addresses (the default) or with IPv6 disabled in every namespace. */
+        public Builder ipv6(final boolean value)
+        {
+            ipv6 = value;
+            return this;
+        }
+
+        /** A router namespace even in two-arm NAT (DR, TUN and one-arm always have one). */
+        public Builder router(final boolean value)
+        {
+            router = value;
+            return this;
+        }
+
+        /**
+         * The MTU of every device on the server LAN (director, bridge ports, real servers, router); 1500 by
+         * default. A TUN director adds 20 (IPv4) or 40 (IPv6) bytes to each packet: 1540 carries full-sized
+         * client packets without ICMP "fragmentation needed".
+         */
+        public Builder serverMtu(final int value)
+        {
+            serverMtu = value;
+            return this;
+        }
+
+        /** The MTU of every device on the client LAN; 1500 by default. */
+        public Builder clientMtu(final int value)
+        {
+            clientMtu = value;
+            return this;
+        }
+
+        /**
+         * With {@code false}, the client's and the real servers' TCP stacks send segments of one MSS
+         * ({@code gso_max_segs 1}) instead of the up-to-64 KiB GSO packets a veth otherwise carries, so a
+         * director that reads frames (AF_PACKET) sees wire-sized packets. On by default (the kernel's way).
+         */
+        public Builder segmentationOffload(final boolean value)
+        {
+            segmentationOffload = value;
+            return this;
+        }
+
+        /** Makes the namespaces; on any failure removes what it made and throws. */
+        public LbTopology build()
+        {
+            final LbTopology topology = new LbTopology(this);
+            try
+            {
+                topology.create(this);
+                return topology;
+            }
+            catch (final RuntimeException | Error ex)
+            {
+                topology.close();
+                throw ex;
+            }
+        }
+    }
+
+    private void create(final Builder builder)
+    {
+        final boolean withRouter = builder.router || oneArm || mode != Mode.NAT;
+        clientNamespace = network.namespace("cli");
+        clientSwitchNamespace = network.namespace("swc");
+        directorNamespace = network.namespace("lb");
+        serverSwitchNamespace = network.namespace("sws");
+        routerNamespace = withRouter ? network.namespace("rt") : null;
+        final List<String> servers = new ArrayList<>();
+        for (int i = 1; i <= builder.realServers; i++)
+        {
+            servers.add(network.namespace("rs" + i));
+        }
+        for (final String namespace : network.namespaces())
+        {
+            baseSysctls(namespace, ipv6 && !namespace.equals(clientSwitchNamespace) &&
+                !namespace.equals(serverSwitchNamespace));
+        }
+        if (mode != Mode.NAT)
+        {
+            for (final String server : servers)
+            {
+                // Never answer ARP for the VIP on lo, never source ARP from it (the selftest's DR/TUN set-up).
+                Netns.sysctl(server, "net.ipv4.conf.all.arp_ignore", "1", "net.ipv4.conf.all.arp_announce", "2");
+            }
+        }
+        if (routerNamespace != null)
+        {
+            Netns.sysctl(routerNamespace, "net.ipv4.ip_forward", "1");
+            if (ipv6)
+            {
+                Netns.sysctl(routerNamespace, "net.ipv6.conf.all.forwarding", "1");
+            }
+        }
+
+        // The switches make the veths: one end a bridge port, the other moved to the namespace it serves.
+        final List<String> clientLan = new ArrayList<>(bridge());
+        clientLan.addAll(port("pc", clientNamespace, CLIENT_DEVICE, builder.clientMtu));
+        if (!oneArm)
+        {
+            clientLan.addAll(port("pl", directorNamespace, DIRECTOR_CLIENT_DEVICE, builder.clientMtu));
+        }
+        if (routerNamespace != null)
+        {
+            clientLan.addAll(port("pr", routerNamespace, ROUTER_CLIENT_DEVICE, builder.clientMtu));
+        }
+        Netns.ipBatch(clientSwitchNamespace, clientLan);
+        final List<String> serverLan = new ArrayList<>(bridge());
+        serverLan.addAll(port("pl", directorNamespace, DIRECTOR_SERVER_DEVICE, builder.serverMtu));
+        if (routerNamespace != null)
+        {
+            serverLan.addAll(port("pr", routerNamespace, ROUTER_SERVER_DEVICE, builder.serverMtu));
+        }
+        for (int i = 0; i < servers.size(); i++)
+        {
+            serverLan.addAll(port("p" + (i + 1), servers.get(i), REAL_SERVER_DEVICE, builder.serverMtu));
+        }
+        Netns.ipBatch(serverSwitchNamespace, serverLan);
+
+        configureClient(builder);
+        configureDirector();
+        if (routerNamespace != null)
+        {
+            configureRouter();
+        }
+        for (int i = 0; i < servers.size(); i++)
+        {
+            configureRealServer(i + 1, servers.get(i), builder.segmentationOffload);
+        }
+        if (!builder.segmentationOffload)
+        {
+            Netns.ip(clientNamespace, "link", "set", "dev", CLIENT_DEVICE, "gso_max_segs", "1");
+        }
+        readInterfaces(servers);
+    }
+
+    private static void baseSysctls(final String namespace, final boolean ipv6)
+    {
+        // Set before the veths arrive: a device takes the namespace's "default" values when it is registered.
+        Netns.sysctl(namespace,
+            "net.ipv4.conf.all.rp_filter", "0",
+            "net.ipv4.conf.default.rp_filter", "0");
+        if (ipv6)
+        {
+            Netns.sysctl(namespace,
+                "net.ipv6.conf.all.accept_dad", "0",
+                "net.ipv6.conf.default.accept_dad", "0");
+        }
+        else
+        {
+            Netns.sysctl(namespace,
+                "net.ipv6.conf.all.disable_ipv6", "1",
+                "net.ipv6.conf.default.disable_ipv6", "1");
+        }
+    }
+
+    private static List<String> bridge()
+    {
+        return List.of("link add name " + BRIDGE + " type bridge", "link set dev " + BRIDGE + " up");
+    }
+
+    private static List<String> port(final String portName, final String peerNamespace, final String peerName,
+        final int mtu)
+    {
+        return List.of(
+            "link add name " + portName + " mtu " + mtu + " type veth peer name " + peerName + " mtu " + mtu +
+                " netns " + peerNamespace,
+            "link set dev " + portName + " master " + BRIDGE,
+            "link set dev " + portName + " up");
+    }
+
+    private void configureClient(final Builder builder)
+    {
+        final List<String> commands = new ArrayList<>();
+        for (int i = 0; i < builder.clientAddresses; i++)
+        {
+            final int host = 2 + i;
+            clientAddresses4.add(v4(V4_CLIENT + host));
+            commands.add("addr add " + V4_CLIENT + host + "/24 dev " + CLIENT_DEVICE);
+            if (ipv6)
+            {
+                clientAddresses6.add(v6(V6_CLIENT + Integer.toHexString(host)));
+                commands.add("addr add " + V6_CLIENT + Integer.toHexString(host) + "/64 dev " + CLIENT_DEVICE +
+                    " nodad");
+            }
+        }
+        commands.add("link set dev " + CLIENT_DEVICE + " up");
+        final int gateway = oneArm ? ROUTER_HOST : DIRECTOR_HOST;
+        commands.add("route add " + VIP_V4.getHostAddress() + "/32 via " + V4_CLIENT + gateway);
+        if (ipv6)
+        {
+            final String gateway6 = oneArm ? ROUTER_HOST_V6 : Integer.toString(DIRECTOR_HOST);
+            commands.add("route add " + VIP_V6.getHostAddress() + "/128 via " + V6_CLIENT + gateway6);
+        }
+        Netns.ipBatch(clientNamespace, commands);
+    }
+
+    private void configureDirector()
+    {
+        final List<String> commands = new ArrayList<>();
+        if (!oneArm)
+        {
+            commands.addAll(addresses(DIRECTOR_CLIENT_DEVICE, V4_CLIENT, V6_CLIENT, DIRECTOR_HOST));
+        }
+        commands.addAll(addresses(DIRECTOR_SERVER_DEVICE, V4_SERVER, V6_SERVER, DIRECTOR_HOST));
+        if (oneArm)
+        {
+            commands.add("route add default via " + V4_SERVER + ROUTER_HOST);
+            if (ipv6)
+            {
+                commands.add("route add default via " + V6_SERVER + ROUTER_HOST_V6);
+            }
+        }
+        Netns.ipBatch(directorNamespace, commands);
+    }
+
+    private void configureRouter()
+    {
+        final List<String> commands = new ArrayList<>(
+            addresses(ROUTER_CLIENT_DEVICE, V4_CLIENT, V6_CLIENT, ROUTER_HOST));
+        commands.addAll(addresses(ROUTER_SERVER_DEVICE, V4_SERVER, V6_SERVER, ROUTER_HOST));
+        if (oneArm)
+        {
+            commands.add("route add " + VIP_V4.getHostAddress() + "/32 via " + V4_SERVER + DIRECTOR_HOST);
+            if (ipv6)
+            {
+                commands.add("route add " + VIP_V6.getHostAddress() + "/128 via " + V6_SERVER + DIRECTOR_HOST);
+            }
+        }
+        Netns.ipBatch(routerNamespace, commands);
+    }
+
+    private void configureRealServer(final int index, final String namespace, final boolean segmentationOffload)
+    {
+        final List<String> commands = new ArrayList<>(
+            addresses(REAL_SERVER_DEVICE, V4_SERVER, V6_SERVER, 1 + index));
+        if (!segmentationOffload)
+        {
+            commands.add("link set dev " + REAL_SERVER_DEVICE + " gso_max_segs 1");
+        }
+        final boolean viaDirector = mode == Mode.NAT;
+        commands.add("route add default via " + V4_SERVER + (viaDirector ? DIRECTOR_HOST : ROUTER_HOST));
+        if (ipv6)
+        {
+            commands.add("route add default via " + V6_SERVER +
+                (viaDirector ? Integer.toString(DIRECTOR_HOST) : ROUTER_HOST_V6));
+        }
+        if (mode != Mode.NAT)
+        {
+            commands.add("addr add " + VIP_V4.getHostAddress() + "/32 dev lo");
+            if (ipv6)
+            {
+                commands.add("addr add " + VIP_V6.getHostAddress() + "/128 dev lo nodad");
+            }
+        }
+        Netns.ipBatch(namespace, commands);
+    }
+
+    /** Both families' address of {@code host} on a LAN, and the device up. */
+    private List<String> addresses(final String device, final String v4Prefix, final String v6Prefix,
+        final int host)
+    {
+        final List<String> commands = new ArrayList<>();
+        commands.add("addr add " + v4Prefix + host + "/24 dev " + device);
+        if (ipv6)
+        {
+            commands.add("addr add " + v6Prefix + hostV6(host) + "/64 dev " + device + " nodad");
+        }
+        commands.add("link set dev " + device + " up");
+        return commands;
+    }
+
+    private static String hostV6(final int host)
+    {
+        return host == ROUTER_HOST ? ROUTER_HOST_V6 : Integer.toHexString(host);
+    }
+
+    private void readInterfaces(final List<String> servers)
+    {
+        client = nic(clientNamespace, CLIENT_DEVICE, clientAddresses4.getFirst(),
+            ipv6 ? clientAddresses6.getFirst() : null);
+        if (!oneArm)
+        {
+            directorClientSide = nic(directorNamespace, DIRECTOR_CLIENT_DEVICE, V4_CLIENT, V6_CLIENT, DIRECTOR_HOST);
+        }
+        directorServerSide = nic(directorNamespace, DIRECTOR_SERVER_DEVICE, V4_SERVER, V6_SERVER, DIRECTOR_HOST);
+        if (routerNamespace != null)
+        {
+            routerClientSide = nic(routerNamespace, ROUTER_CLIENT_DEVICE, V4_CLIENT, V6_CLIENT, ROUTER_HOST);
+            routerServerSide = nic(routerNamespace, ROUTER_SERVER_DEVICE, V4_SERVER, V6_SERVER, ROUTER_HOST);
+        }
+        for (int i = 1; i <= servers.size(); i++)
+        {
+            final String namespace = servers.get(i - 1);
+            final RealServer server = new RealServer(i, "rs" + i, namespace,
+                nic(namespace, REAL_SERVER_DEVICE, V4_SERVER, V6_SERVER, 1 + i));
+            realServers.add(server);
+            if (mode == Mode.TUN)
+            {
+                closeables.push(TunnelDecapsulator.attach(namespace, REAL_SERVER_DEVICE, server.ipv4(),
+                    server.ipv6()));
+            }
+        }
+    }
+
+    private NetInterface nic(final String namespace, final String device, final String v4Prefix,
+        final String v6Prefix, final int host)
+    {
+        return nic(namespace, device, v4(v4Prefix + host), ipv6 ? v6(v6Prefix + hostV6(host)) : null);
+    }
+
+    private static NetInterface nic(final String namespace, final String device, final Inet4Address ipv4,
+        final Inet6Address ipv6)
+    {
+        final Map<String, Netns.Link> links = Netns.links(namespace);
+        final Netns.Link link = links.get(device);
+        if (link == null)
+        {
+            throw new IllegalStateException("no device " + device + " in " + namespace + ": " + links.keySet());
+        }
+        return new NetInterface(namespace, device, link.ifindex(), link.mac(), ipv4, ipv6);
+    }
+
+    /**
+     * Starts a {@link TcpDigestServer} on every real server, on all its addresses (the VIP too under DR and
+     * TUN), answering as the server's name; they are closed with the topology.
+     *
+     * @return them, in the servers' order.
+     */
+    public List<TcpDigestServer> startTcpServers(final int port, final boolean echo)
+    {
+        final List<TcpDigestServer> started = new ArrayList<>();
+        for (final RealServer server : realServers)
+        {
+            started.add(register(TcpDigestServer.start(server.namespace(), server.name(), port, echo)));
+        }
+        return started;
+    }
+
+    /**
+     * Starts a {@link UdpDigestServer} on every real server, on its own addresses and, under DR and TUN, the
+     * VIPs; closed with the topology.
+     */
+    public List<UdpDigestServer> startUdpServers(final int port)
+    {
+        final List<UdpDigestServer> started = new ArrayList<>();
+        for (final RealServer server : realServers)
+        {
+            final List<InetSocketAddress> addresses = new ArrayList<>();
+            addresses.add(new InetSocketAddress(server.ipv4(), port));
+            if (ipv6)
+            {
+                addresses.add(new InetSocketAddress(server.ipv6(), port));
+            }
+            if (mode != Mode.NAT)
+            {
+                addresses.add(new InetSocketAddress(VIP_V4, port));
+                if (ipv6)
+                {
+                    addresses.add(new InetSocketAddress(VIP_V6, port));
+                }
+            }
+            started.add(register(UdpDigestServer.start(server.namespace(), server.name(), addresses)));
+        }
+        return started;
+    }
+
+    /**
+     * Closes {@code closeable} when the topology closes (before the namespaces go), latest first.
+     *
+     * @return it.
+     */
+    public synchronized <T extends AutoCloseable> T register(final T closeable)
+    {
+        closeables.push(closeable);
+        return closeable;
+    }
+
+    /** Runs a command in a namespace and fails with its output if it fails; returns its output. */
+    public String inNamespace(final String namespace, final String... command)
+    {
+        return network.inNamespace(namespace, command);
+    }
+
+    /** Runs code on a thread inside a namespace ({@link TestNetwork#callIn}). */
+    public static <T> T callIn(final String namespace, final Callable<T> body)
+    {
+        return TestNetwork.callIn(namespace, body);
+    }
+
+    public TestNetwork network()
+    {
+        return network;
+    }
+
+    public Mode mode()
+    {
+        return mode;
+    }
+
+    public boolean oneArm()
+    {
+        return oneArm;
+    }
+
+    public boolean ipv6()
+    {
+        return ipv6;
+    }
+
+    public String clientNamespace()
+    {
+        return clientNamespace;
+    }
+
+    public String directorNamespace()
+    {
+        return directorNamespace;
+    }
+
+    public String clientSwitchNamespace()
+    {
+        return clientSwitchNamespace;
+    }
+
+    public String serverSwitchNamespace()
+    {
+        return serverSwitchNamespace;
+    }
+
+    /** @return the router's namespace; empty for a two-arm NAT topology built without {@link Builder#router}. */
+    public Optional<String> routerNamespace()
+    {
+        return Optional.ofNullable(routerNamespace);
+    }
+
+    /** @return the client's device, {@code c0}, with its first addresses. */
+    public NetInterface client()
+    {
+        return client;
+    }
+
+    /** @return every client address, 10.0.0.2 up. */
+    public List<Inet4Address> clientAddresses4()
+    {
+        return List.copyOf(clientAddresses4);
+    }
+
+    /** @return every client IPv6 address, fd00:10::2 up; empty without IPv6. */
+    public List<Inet6Address> clientAddresses6()
+    {
+        return List.copyOf(clientAddresses6);
+    }
+
+    /** @return the director's client-side device {@code lc} (10.0.0.1); empty when one-arm. */
+    public Optional<NetInterface> directorClientSide()
+    {
+        return Optional.ofNullable(directorClientSide);
+    }
+
+    /** @return the director's server-side device {@code ls} (172.16.0.1). */
+    public NetInterface directorServerSide()
+    {
+        return directorServerSide;
+    }
+
+    /** @return the router's client-side device {@code rc} (10.0.0.254), if there is a router. */
+    public Optional<NetInterface> routerClientSide()
+    {
+        return Optional.ofNullable(routerClientSide);
+    }
+
+    /** @return the router's server-side device {@code rs} (172.16.0.254), if there is a router. */
+    public Optional<NetInterface> routerServerSide()
+    {
+        return Optional.ofNullable(routerServerSide);
+    }
+
+    /** @return the real servers, rs1 (172.16.0.2) first. */
+    public List<RealServer> realServers()
+    {
+        return List.copyOf(realServers);
+    }
+
+    /** @param index 1 to N. */
+    public RealServer realServer(final int index)
+    {
+        return realServers.get(index - 1);
+    }
+
+    /** @return the real server whose name is {@code name}. */
+    public RealServer realServer(final String name)
+    {
+        return realServers.stream().filter(server -> server.name().equals(name)).findFirst()
+            .orElseThrow(() -> new IllegalArgumentException("no real server " + name));
+    }
+
+    public Inet4Address vip4()
+    {
+        return VIP_V4;
+    }
+
+    public Inet6Address vip6()
+    {
+        return VIP_V6;
+    }
+
+    /** @return the VIP of {@code like}'s family and {@code port}. */
+    public InetSocketAddress service(final InetAddress like, final int port)
+    {
+        return new InetSocketAddress(like instanceof Inet4Address ? VIP_V4 : VIP_V6, port);
+    }
+
+    /**
+     * @return the XDP links of the TUN decapsulator, one per real server, still attached (empty in other
+     *         modes).
+     */
+    public synchronized List<XdpLink> decapsulatorLinks()
+    {
+        return closeables.stream().filter(XdpLink.class::isInstance).map(XdpLink.class::cast).toList().reversed();
+    }
+
+    /** Closes what was registered (servers, XDP links), latest first, then removes every namespace. */
+    @Override
+    public void close()
+    {
+        final List<Throwable> failures = new ArrayList<>();
+        synchronized (this)
+        {
+            while (!closeables.isEmpty())
+            {
+                try
+                {
+                    closeables.pop().close();
+                }
+                catch (final Exception ex)
+                {
+                    failures.add(ex);
+                }
+            }
+        }
+        network.close();
+        if (!failures.isEmpty())
+        {
+            final IllegalStateException failure = new IllegalStateException("closing the topology failed");
+            failures.forEach(failure::addSuppressed);
+            throw failure;
+        }
+    }
+
+    static Inet4Address v4(final String text)
+    {
+        try
+        {
+            return (Inet4Address)InetAddress.getByName(text);
+        }
+        catch (final UnknownHostException ex)
+        {
+            throw new IllegalArgumentException("not an IPv4 address: " + text, ex);
+        }
+    }
+
+    static Inet6Address v6(final String text)
+    {
+        try
+        {
+            return (Inet6Address)InetAddress.getByName(text);
+        }
+        catch (final UnknownHostException ex)
+        {
+            throw new IllegalArgumentException("not an IPv6 address: " + text, ex);
+        }
+    }
+}
