@@ -1,5 +1,6 @@
 package io.jvs.forwarder.daemon;
 
+import java.io.EOFException;
 import java.io.IOException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
@@ -144,6 +145,11 @@ final class ControlServer implements AutoCloseable
                 client.write(out);
             }
         }
+        catch (final EOFException ex)
+        {
+            // Closed before sending anything, as the probe of a second daemon's start does: nothing to answer.
+            return;
+        }
         catch (final IOException | RuntimeException ex)
         {
             DaemonLog.warning("control client: " + ex.getMessage());
@@ -160,6 +166,10 @@ final class ControlServer implements AutoCloseable
             final int read = client.read(in);
             if (read < 0)
             {
+                if (in.position() == 0)
+                {
+                    throw new EOFException("control client closed without a request");
+                }
                 break;
             }
             for (int i = 0; i < in.position(); i++)

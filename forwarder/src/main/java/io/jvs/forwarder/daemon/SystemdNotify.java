@@ -31,7 +31,18 @@ final class SystemdNotify
      */
     static boolean notify(final String state)
     {
-        final String target = System.getenv("NOTIFY_SOCKET");
+        return notify(System.getenv("NOTIFY_SOCKET"), state);
+    }
+
+    /**
+     * As {@link #notify(String)}, to the socket named by {@code target} (what {@code $NOTIFY_SOCKET} holds: a path,
+     * or {@code @name} in the abstract namespace); tests pass their own, as the environment cannot be set here.
+     *
+     * @param target the socket, or null or empty for none.
+     * @return whether a message was sent.
+     */
+    static boolean notify(final String target, final String state)
+    {
         if (target == null || target.isEmpty())
         {
             return false;

@@ -1,0 +1,361 @@
+package io.jvs.forwarder.daemon;
+
+import io.jvs.core.net.FlowTuple;
+import io.jvs.core.net.IpAddress;
+import io.jvs.core.net.Protocol;
+import io.jvs.core.rules.RuleException;
+import io.jvs.core.rules.RulesFile;
+import io.jvs.core.sched.Scheduler;
+import io.jvs.core.sched.SchedulerFlags;
+import io.jvs.core.sched.SchedulerSettings;
+import io.jvs.core.sched.SchedulingContext;
+import io.jvs.core.service.ForwardMethod;
+import io.jvs.core.service.RealServer;
+import io.jvs.core.service.ServiceKey;
+import io.jvs.core.service.ServiceTable;
+import io.jvs.core.service.VirtualService;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.stream.LongStream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A reload's services applied to the running table: what is in both keeps its objects (and with them counters,
+ * scheduler state), a changed weight, method or threshold is an edit of the server, a changed scheduler or
+ * persistence an edit of the service, what is gone is deleted, what is new added; an unchanged configuration
+ * changes nothing; and the result describes the same services and servers as the new file started afresh.
+ */
+class ServiceDiffTest
+{
+    private static final ServiceKey WEB = ServiceKey.of(Protocol.TCP, IpAddress.parse("10.0.0.1"), 80);
+    private static final ServiceKey DNS = ServiceKey.of(Protocol.UDP, IpAddress.parse("10.0.0.2"), 53);
+
+    private static final String[] FARM = {
+        "-A -t 10.0.0.1:80 -s rr",
+        "-a -t 10.0.0.1:80 -r 192.168.1.1:80 -m -w 1",
+        "-a -t 10.0.0.1:80 -r 192.168.1.2:80 -m -w 2",
+        "-a -t 10.0.0.1:80 -r 192.168.1.3:80 -m -w 3",
+        "-A -u 10.0.0.2:53 -s wlc",
+        "-a -u 10.0.0.2:53 -r 192.168.2.1:53 -g -w 1",
+    };
+
+    @Test
+    void shouldChangeNothingForAnIdenticalConfiguration() throws Exception
+    {
+        final ServiceTable live = table(FARM);
+        final VirtualService web = live.find(WEB);
+        final RealServer[] servers = web.servers();
+        final Scheduler scheduler = web.scheduler();
+
+        assertThat(ServiceDiff.apply(live, table(FARM))).isEmpty();
+
+        assertThat(live.find(WEB)).isSameAs(web);
+        assertThat(web.servers()).isSameAs(servers);
+        assertThat(web.scheduler()).isSameAs(scheduler);
+        assertThat(live.services()).hasSize(2);
+    }
+
+    @Test
+    void shouldKeepTheObjectsOfWhatStaysSoCountersAndSchedulerCursorSurvive() throws Exception
+    {
+        final ServiceTable live = table(FARM);
+        final VirtualService web = live.find(WEB);
+        final RealServer first = web.find(IpAddress.parse("192.168.1.1"), 80);
+        final RealServer second = web.find(IpAddress.parse("192.168.1.2"), 80);
+        final RealServer third = web.find(IpAddress.parse("192.168.1.3"), 80);
+        first.bindConnection(false);
+        first.bindConnection(false);
+        third.bindConnection(true);
+        final Scheduler scheduler = web.scheduler();
+        final FlowTuple flow = new FlowTuple().setV4(Protocol.TCP, 0x6440_0001, 1234, WEB.address().v4(), 80);
+        final SchedulingContext context = new SchedulingContext(0, 1);
+        // rr walks the list, newest first: .3, .2, then .1.
+        assertThat(web.schedule(flow, context)).isSameAs(third);
+        assertThat(web.schedule(flow, context)).isSameAs(second);
+
+        final List<String> changes = ServiceDiff.apply(live, table(
+            "-A -t 10.0.0.1:80 -s rr",
+            "-a -t 10.0.0.1:80 -r 192.168.1.1:80 -m -w 1",
+            "-a -t 10.0.0.1:80 -r 192.168.1.2:80 -m -w 7",
+            "-a -t 10.0.0.1:80 -r 192.168.1.3:80 -m -w 3",
+            "-A -u 10.0.0.2:53 -s wlc",
+            "-a -u 10.0.0.2:53 -r 192.168.2.1:53 -g -w 1"));
+
+        assertThat(changes).containsExactly("-e TCP 10.0.0.1:80 -r 192.168.1.2:80 -w 7");
+        assertThat(live.find(WEB)).isSameAs(web);
+        assertThat(web.scheduler()).isSameAs(scheduler);
+        assertThat(web.servers()).containsExactly(third, second, first);
+        assertThat(first.activeConnections()).isEqualTo(2);
+        assertThat(third.inactiveConnections()).isEqualTo(1);
+        assertThat(second.weight()).isEqualTo(7);
+        // The cursor was not reset: the walk goes on to .1 rather than starting over at .3.
+        assertThat(web.schedule(flow, context)).isSameAs(first);
+    }
+
+    @Test
+    void shouldEditAServerWhoseMethodOrThresholdsChanged() throws Exception
+    {
+        final ServiceTable live = table(FARM);
+        final RealServer first = live.find(WEB).find(IpAddress.parse("192.168.1.1"), 80);
+        final RealServer third = live.find(WEB).find(IpAddress.parse("192.168.1.3"), 80);
+
+        final List<String> changes = ServiceDiff.apply(live, table(
+            "-A -t 10.0.0.1:80 -s rr",
+            "-a -t 10.0.0.1:80 -r 192.168.1.1:80 -g -w 1",
+            "-a -t 10.0.0.1:80 -r 192.168.1.2:80 -m -w 2",
+            "-a -t 10.0.0.1:80 -r 192.168.1.3:80 -m -w 3 -x 100 -y 50",
+            "-A -u 10.0.0.2:53 -s wlc",
+            "-a -u 10.0.0.2:53 -r 192.168.2.1:53 -g -w 1"));
+
+        assertThat(changes).containsExactlyInAnyOrder(
+            "-e TCP 10.0.0.1:80 -r 192.168.1.1:80 -w 1", "-e TCP 10.0.0.1:80 -r 192.168.1.3:80 -w 3");
+        assertThat(live.find(WEB).find(IpAddress.parse("192.168.1.1"), 80)).isSameAs(first);
+        assertThat(first.forwardMethod()).isEqualTo(ForwardMethod.DR);
+        assertThat(third.upperThreshold()).isEqualTo(100);
+        assertThat(third.lowerThreshold()).isEqualTo(50);
+    }
+
+    @Test
+    void shouldEditAServiceWhoseSchedulerOrPersistenceChangedKeepingItsServers() throws Exception
+    {
+        final ServiceTable live = table(FARM);
+        final VirtualService web = live.find(WEB);
+        final RealServer[] servers = web.servers().clone();
+        final Scheduler rr = web.scheduler();
+
+        final List<String> changes = ServiceDiff.apply(live, table(
+            "-A -t 10.0.0.1:80 -s wrr",
+            "-a -t 10.0.0.1:80 -r 192.168.1.1:80 -m -w 1",
+            "-a -t 10.0.0.1:80 -r 192.168.1.2:80 -m -w 2",
+            "-a -t 10.0.0.1:80 -r 192.168.1.3:80 -m -w 3",
+            "-A -u 10.0.0.2:53 -s wlc -p 600",
+            "-a -u 10.0.0.2:53 -r 192.168.2.1:53 -g -w 1"));
+
+        assertThat(changes).containsExactly("-E TCP 10.0.0.1:80 -s wrr", "-E UDP 10.0.0.2:53 -s wlc");
+        assertThat(live.find(WEB)).isSameAs(web);
+        assertThat(web.settings().scheduler()).isEqualTo("wrr");
+        assertThat(web.scheduler()).isNotSameAs(rr);
+        assertThat(web.servers()).containsExactly(servers);
+        assertThat(live.find(DNS).settings().persistent()).isTrue();
+        assertThat(live.find(DNS).settings().persistenceSeconds()).isEqualTo(600);
+    }
+
+    @Test
+    void shouldDeleteServersAndServicesThatAreGone() throws Exception
+    {
+        final ServiceTable live = table(FARM);
+        final VirtualService dns = live.find(DNS);
+        final RealServer resolver = dns.servers()[0];
+        final RealServer second = live.find(WEB).find(IpAddress.parse("192.168.1.2"), 80);
+
+        final List<String> changes = ServiceDiff.apply(live, table(
+            "-A -t 10.0.0.1:80 -s rr",
+            "-a -t 10.0.0.1:80 -r 192.168.1.1:80 -m -w 1",
+            "-a -t 10.0.0.1:80 -r 192.168.1.3:80 -m -w 3"));
+
+        assertThat(changes).containsExactly("-D UDP 10.0.0.2:53", "-d TCP 10.0.0.1:80 -r 192.168.1.2:80");
+        assertThat(live.find(DNS)).isNull();
+        assertThat(live.services()).hasSize(1);
+        assertThat(live.find(WEB).servers()).extracting(RealServer::toString)
+            .containsExactly("192.168.1.3:80", "192.168.1.1:80");
+        // Connections still bound to them see them gone (expire_nodest_conn decides what happens to those).
+        assertThat(second.isAvailable()).isFalse();
+        assertThat(resolver.isAvailable()).isFalse();
+    }
+
+    @Test
+    void shouldAddNewServersInTheOrderAFreshStartWouldHaveWhenTheyComeLastInTheFile() throws Exception
+    {
+        final ServiceTable live = table(
+            "-A -t 10.0.0.1:80 -s rr",
+            "-a -t 10.0.0.1:80 -r 192.168.1.1:80 -m");
+        final String[] next = {
+            "-A -t 10.0.0.1:80 -s rr",
+            "-a -t 10.0.0.1:80 -r 192.168.1.1:80 -m",
+            "-a -t 10.0.0.1:80 -r 192.168.1.2:80 -m -w 4",
+            "-a -t 10.0.0.1:80 -r 192.168.1.3:80 -m -w 5",
+            "-A -t 10.0.0.9:443 -s sh",
+            "-a -t 10.0.0.9:443 -r 192.168.9.1:443 -m",
+            "-a -t 10.0.0.9:443 -r 192.168.9.2:443 -m"};
+
+        final List<String> changes = ServiceDiff.apply(live, table(next));
+
+        assertThat(changes).containsExactly(
+            "-a TCP 10.0.0.1:80 -r 192.168.1.2:80 -w 4",
+            "-a TCP 10.0.0.1:80 -r 192.168.1.3:80 -w 5",
+            "-A TCP 10.0.0.9:443 -s sh",
+            "-a TCP 10.0.0.9:443 -r 192.168.9.1:443 -w 1",
+            "-a TCP 10.0.0.9:443 -r 192.168.9.2:443 -w 1");
+        assertThat(describe(live)).isEqualTo(describe(table(next)));
+        assertThat(live.find(WEB).servers()[0].weight()).isEqualTo(5);
+    }
+
+    /**
+     * Where the result differs from a fresh start: a server added to the middle of a service's list in the file
+     * goes to the head of the running list (ipvsadm -a puts it there; reordering the servers that stay would
+     * take deleting and re-adding them, which loses their state). The servers are the same; their list order,
+     * which only rr/wrr's walk and ties follow, is what {@code ipvsadm -a} on the running system gives.
+     */
+    @Test
+    void shouldPutAServerAddedInTheMiddleOfTheFileAtTheHeadOfTheRunningList() throws Exception
+    {
+        final ServiceTable live = table(
+            "-A -t 10.0.0.1:80 -s rr",
+            "-a -t 10.0.0.1:80 -r 192.168.1.1:80 -m",
+            "-a -t 10.0.0.1:80 -r 192.168.1.3:80 -m");
+        final String[] next = {
+            "-A -t 10.0.0.1:80 -s rr",
+            "-a -t 10.0.0.1:80 -r 192.168.1.1:80 -m",
+            "-a -t 10.0.0.1:80 -r 192.168.1.2:80 -m",
+            "-a -t 10.0.0.1:80 -r 192.168.1.3:80 -m"};
+
+        ServiceDiff.apply(live, table(next));
+
+        assertThat(live.find(WEB).servers()).extracting(RealServer::toString)
+            .containsExactly("192.168.1.2:80", "192.168.1.3:80", "192.168.1.1:80");
+        assertThat(table(next).find(WEB).servers()).extracting(RealServer::toString)
+            .containsExactly("192.168.1.3:80", "192.168.1.2:80", "192.168.1.1:80");
+    }
+
+    @Test
+    void shouldOrderDeletionsBeforeEditsBeforeAdditionsWithinAService() throws Exception
+    {
+        final ServiceTable live = table(FARM);
+
+        final List<String> changes = ServiceDiff.apply(live, table(
+            "-A -t 10.0.0.1:80 -s wlc",
+            "-a -t 10.0.0.1:80 -r 192.168.1.4:80 -m -w 4",
+            "-a -t 10.0.0.1:80 -r 192.168.1.2:80 -m -w 9",
+            "-A -u 10.0.0.2:53 -s wlc",
+            "-a -u 10.0.0.2:53 -r 192.168.2.1:53 -g -w 1"));
+
+        // Deletions in the running list's order (newest first).
+        assertThat(changes).containsExactly(
+            "-d TCP 10.0.0.1:80 -r 192.168.1.3:80",
+            "-d TCP 10.0.0.1:80 -r 192.168.1.1:80",
+            "-E TCP 10.0.0.1:80 -s wlc",
+            "-e TCP 10.0.0.1:80 -r 192.168.1.2:80 -w 9",
+            "-a TCP 10.0.0.1:80 -r 192.168.1.4:80 -w 4");
+    }
+
+    static LongStream seeds()
+    {
+        return LongStream.rangeClosed(1, 40);
+    }
+
+    /**
+     * Random configurations before and after: the diff turns the first into the second (the same services,
+     * settings and servers with their weights, methods and thresholds, as a fresh start from the second file
+     * describes them, order aside), every server in both keeps its object, and a second diff finds nothing.
+     */
+    @ParameterizedTest(name = "seed {0}")
+    @MethodSource("seeds")
+    void shouldTurnAnyConfigurationIntoAnyOther(final long seed) throws Exception
+    {
+        final SplittableRandom random = new SplittableRandom(seed);
+        final ServiceTable live = table(randomConfiguration(random));
+        final List<VirtualService> servicesBefore = List.copyOf(live.services());
+        final List<RealServer[]> serversBefore = new ArrayList<>();
+        for (final VirtualService service : servicesBefore)
+        {
+            serversBefore.add(service.servers().clone());
+        }
+        final ServiceTable desired = table(randomConfiguration(random));
+
+        final List<String> changes = ServiceDiff.apply(live, desired);
+
+        assertThat(describe(live)).as("changes %s", changes).isEqualTo(describe(desired));
+        for (int s = 0; s < servicesBefore.size(); s++)
+        {
+            final VirtualService service = servicesBefore.get(s);
+            final VirtualService wanted = desired.find(service.key());
+            if (wanted == null)
+            {
+                continue;
+            }
+            assertThat(live.find(service.key())).isSameAs(service);
+            for (final RealServer server : serversBefore.get(s))
+            {
+                if (wanted.find(server.address(), server.port()) != null)
+                {
+                    assertThat(service.find(server.address(), server.port())).as("%s %s", service.key(), server)
+                        .isSameAs(server);
+                }
+            }
+        }
+        assertThat(ServiceDiff.apply(live, desired)).isEmpty();
+    }
+
+    private static String[] randomConfiguration(final SplittableRandom random)
+    {
+        final String[] schedulers = {"rr", "wrr", "lc", "wlc", "sh"};
+        final String[] methods = {"-m", "-g", "-i"};
+        final List<String> lines = new ArrayList<>();
+        for (int service = 1; service <= 4; service++)
+        {
+            if (random.nextInt(4) == 0)
+            {
+                continue;
+            }
+            final String key = "-t 10.0.0." + service + ":80";
+            lines.add("-A " + key + " -s " + schedulers[random.nextInt(schedulers.length)] +
+                (random.nextInt(4) == 0 ? " -p " + (60 * (1 + random.nextInt(3))) : ""));
+            for (int server = 1; server <= 6; server++)
+            {
+                if (random.nextInt(2) == 0)
+                {
+                    lines.add("-a " + key + " -r 192.168." + service + "." + server + ":80 " +
+                        methods[random.nextInt(methods.length)] + " -w " + random.nextInt(4) +
+                        (random.nextInt(5) == 0 ? " -x " + (10 + random.nextInt(3)) : ""));
+                }
+            }
+        }
+        // The file's order of servers is shuffled (a reload may reorder lines): services stay first.
+        final List<String> services = new ArrayList<>();
+        final List<String> servers = new ArrayList<>();
+        for (final String line : lines)
+        {
+            (line.startsWith("-A") ? services : servers).add(line);
+        }
+        for (int i = servers.size() - 1; i > 0; i--)
+        {
+            final int j = random.nextInt(i + 1);
+            final String swap = servers.get(i);
+            servers.set(i, servers.get(j));
+            servers.set(j, swap);
+        }
+        services.addAll(servers);
+        return services.toArray(String[]::new);
+    }
+
+    /** Every service with its settings and its servers, sorted, with what each server is configured with. */
+    private static List<String> describe(final ServiceTable table)
+    {
+        final List<String> lines = new ArrayList<>();
+        for (final VirtualService service : table.services())
+        {
+            lines.add(service.key() + " " + service.settings());
+            for (final RealServer server : service.servers())
+            {
+                lines.add(service.key() + " -r " + server + " " + server.forwardMethod() + " w" + server.weight() +
+                    " x" + server.upperThreshold() + " y" + server.lowerThreshold() + " " + server.isAvailable());
+            }
+        }
+        lines.sort(null);
+        return lines;
+    }
+
+    private static ServiceTable table(final String... lines) throws RuleException
+    {
+        final ServiceTable table = new ServiceTable(SchedulerSettings.of(SchedulerFlags.NONE));
+        RulesFile.apply("test.rules", RulesFile.parse("test.rules", List.of(lines)), table);
+        return table;
+    }
+}
