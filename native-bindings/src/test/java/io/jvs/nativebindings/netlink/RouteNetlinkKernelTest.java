@@ -245,7 +245,8 @@ class RouteNetlinkKernelTest
                     assertThat(route.outputIndex()).as(destination + " dev").isEqualTo(va);
                     assertThat(route.gateway()).as(destination + " via")
                         .isEqualTo(expected.containsKey("via") ? address(expected.get("via")) : null);
-                    assertThat(route.preferredSource()).as(destination + " src").isEqualTo(address(expected.get("src")));
+                    assertThat(route.preferredSource()).as(destination + " src")
+                        .isEqualTo(address(expected.get("src")));
                     assertThat(route.destination()).isEqualTo(address(destination));
                     assertThat(route.type()).isEqualTo(Rtnetlink.RTN_UNICAST);
                 }
