@@ -515,6 +515,9 @@ class RouteNetlinkKernelTest
                 assertThatThrownBy(() -> netlink.routes(7)).isInstanceOf(IllegalArgumentException.class);
                 assertThatThrownBy(() -> netlink.resolve(0, address("10.1.0.2")))
                     .isInstanceOf(IllegalArgumentException.class);
+                // Closing twice (here and at the end of the block) is harmless; using it after is not.
+                netlink.close();
+                assertThatThrownBy(netlink::links).isInstanceOf(IllegalStateException.class);
             }
             return null;
         });
