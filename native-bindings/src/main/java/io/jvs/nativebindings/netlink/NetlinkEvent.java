@@ -8,7 +8,11 @@ package io.jvs.nativebindings.netlink;
  */
 public sealed interface NetlinkEvent
 {
-    /** RTM_NEWLINK: an interface appeared or changed (flags, MTU, MAC, name...). */
+    /**
+     * RTM_NEWLINK: an interface appeared or changed (flags, MTU, MAC, name...). When it loses IFF_UP the kernel
+     * deletes its IPv4 routes without an RTM_DELROUTE (its IPv6 routes and neighbours are announced): treat that as
+     * their removal, or dump the routes again.
+     */
     record LinkChanged(Link link) implements NetlinkEvent
     {
     }

@@ -37,6 +37,7 @@ final class NetlinkSocket implements AutoCloseable
     private final MemorySegment senderLength;
     private final MemorySegment word;
     private final MemorySegment pollFd;
+    private boolean closed;
 
     private NetlinkSocket(final Syscalls syscalls, final Arena arena, final int fd)
     {
@@ -197,14 +198,22 @@ final class NetlinkSocket implements AutoCloseable
         return ready > 0;
     }
 
+    /**
+     * Closes the socket and frees its memory; a second call does nothing.
+     */
     @Override
     public void close()
     {
-        final int closed = syscalls.close(fd);
-        arena.close();
-        if (closed < 0)
+        if (closed)
         {
-            throw new NativeCallException("close", -closed, "netlink socket " + fd);
+            return;
+        }
+        closed = true;
+        final int result = syscalls.close(fd);
+        arena.close();
+        if (result < 0)
+        {
+            throw new NativeCallException("close", -result, "netlink socket " + fd);
         }
     }
 }

@@ -195,7 +195,8 @@ final class RtnetlinkParser
         }
         if (local == null && address == null)
         {
-            throw new NetlinkFormatException(context + " at offset " + offset + " has neither IFA_LOCAL nor IFA_ADDRESS");
+            throw new NetlinkFormatException(context + " at offset " + offset +
+                " has neither IFA_LOCAL nor IFA_ADDRESS");
         }
         return new Address(index, family, local != null ? local : address, prefixLength, scope, flags);
     }

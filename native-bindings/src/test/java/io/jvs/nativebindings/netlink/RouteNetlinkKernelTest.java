@@ -245,7 +245,8 @@ class RouteNetlinkKernelTest
                     assertThat(route.outputIndex()).as(destination + " dev").isEqualTo(va);
                     assertThat(route.gateway()).as(destination + " via")
                         .isEqualTo(expected.containsKey("via") ? address(expected.get("via")) : null);
-                    assertThat(route.preferredSource()).as(destination + " src").isEqualTo(address(expected.get("src")));
+                    assertThat(route.preferredSource()).as(destination + " src")
+                        .isEqualTo(address(expected.get("src")));
                     assertThat(route.destination()).isEqualTo(address(destination));
                     assertThat(route.type()).isEqualTo(Rtnetlink.RTN_UNICAST);
                 }
@@ -514,6 +515,9 @@ class RouteNetlinkKernelTest
                 assertThatThrownBy(() -> netlink.routes(7)).isInstanceOf(IllegalArgumentException.class);
                 assertThatThrownBy(() -> netlink.resolve(0, address("10.1.0.2")))
                     .isInstanceOf(IllegalArgumentException.class);
+                // Closing twice (here and at the end of the block) is harmless; using it after is not.
+                netlink.close();
+                assertThatThrownBy(netlink::links).isInstanceOf(IllegalStateException.class);
             }
             return null;
         });
