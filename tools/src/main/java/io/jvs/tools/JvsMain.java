@@ -3,6 +3,7 @@ package io.jvs.tools;
 import io.jvs.tools.bench.BenchCommand;
 import io.jvs.tools.demo.DemoCommand;
 import io.jvs.tools.replay.ReplayCommand;
+import io.jvs.tools.run.RunCommand;
 import io.jvs.tools.simulate.SimulateCommand;
 import io.jvs.tools.synth.SynthCommand;
 import picocli.CommandLine;
@@ -18,7 +19,7 @@ import java.util.Set;
     mixinStandardHelpOptions = true,
     version = "jvs 0.1.0",
     description = "jvs (Java Virtual Server): an LVS-style layer-4 load balancer.",
-    subcommands = {DemoCommand.class, SimulateCommand.class, ReplayCommand.class, SynthCommand.class,
+    subcommands = {RunCommand.class, DemoCommand.class, SimulateCommand.class, ReplayCommand.class, SynthCommand.class,
         BenchCommand.class, CommandLine.HelpCommand.class})
 public final class JvsMain implements Runnable
 {
@@ -27,7 +28,7 @@ public final class JvsMain implements Runnable
      * rather than reported as unknown. A subcommand registered above is matched first, so writing one
      * needs only its removal from here.
      */
-    static final Set<String> UNFINISHED = Set.of("run", "ctl", "stat");
+    static final Set<String> UNFINISHED = Set.of("ctl", "stat");
 
     /**
      * The exit status of a command line mistake, as every subcommand uses.

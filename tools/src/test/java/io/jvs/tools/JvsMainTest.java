@@ -37,7 +37,7 @@ class JvsMainTest
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"run", "ctl", "stat"})
+    @ValueSource(strings = {"ctl", "stat"})
     void shouldSayAnUnfinishedSubcommandIsNotWrittenYetEvenWhenAskedForItsHelp(final String name)
     {
         final CommandRun run = CommandRun.of(name, "--help");

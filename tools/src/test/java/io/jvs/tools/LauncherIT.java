@@ -176,7 +176,7 @@ class LauncherIT
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"run", "ctl", "stat"})
+    @ValueSource(strings = {"ctl", "stat"})
     void shouldSayAnUnfinishedSubcommandIsNotWrittenYet(final String name) throws Exception
     {
         final Run run = launch(name, "--help");

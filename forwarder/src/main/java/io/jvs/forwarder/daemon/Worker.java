@@ -2,10 +2,14 @@ package io.jvs.forwarder.daemon;
 
 import io.jvs.core.packet.Verdict;
 import io.jvs.core.pipeline.FrameBurst;
+import io.jvs.core.pipeline.NeighbourMisses;
 import io.jvs.core.pipeline.Pipeline;
 import io.jvs.forwarder.port.Port;
 import io.jvs.nativebindings.Syscalls;
+
 import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.ringbuffer.RingBuffer;
 
 import java.util.function.Supplier;
 
@@ -26,6 +30,10 @@ import java.util.function.Supplier;
  */
 final class Worker implements Agent
 {
+    /** The message a worker sends the conductor for a next hop without a MAC: family, then the address. */
+    static final int MISS_MESSAGE = 1;
+    static final int MISS_LENGTH = 24;
+
     private final int index;
     private final Port[] ports;
     private final boolean[] handsOff;
@@ -47,6 +55,9 @@ final class Worker implements Agent
     private final int[] toSendCount;
     private final boolean[] handedTo;
     private final int batch;
+    private final RingBuffer toConductor;
+    private final UnsafeBuffer miss = new UnsafeBuffer(new byte[MISS_LENGTH]);
+    private final NeighbourMisses.Sink missSink = this::reportMiss;
     private volatile boolean running = true;
     private long lastSweepNs = System.nanoTime();
 
@@ -61,11 +72,12 @@ final class Worker implements Agent
      * @param inbound    by worker, the ring it hands frames to this one by (null for this worker).
      * @param peers      by worker, its wake-up.
      * @param owners     the current owner function (the conductor swaps it when the VIPs change).
+     * @param toConductor where next hops without a MAC are reported ({@link #MISS_MESSAGE}), or null.
      */
     Worker(final int index, final Port[] ports, final boolean[] handsOff, final Pipeline pipeline, final HostTap[] taps,
         final HostPassPolicy[] hostPolicy, final HandoffRing[] outbound, final HandoffRing[] inbound,
         final Wakeup[] peers, final Syscalls syscalls, final Supplier<FrameOwner> owners, final DaemonCounters counters,
-        final int batch)
+        final int batch, final RingBuffer toConductor)
     {
         this.index = index;
         this.ports = ports;
@@ -80,6 +92,7 @@ final class Worker implements Agent
         this.owners = owners;
         this.counters = counters;
         this.batch = batch;
+        this.toConductor = toConductor;
         this.toSend = new int[ports.length][FrameBurst.MAX_FRAMES];
         this.toSendCount = new int[ports.length];
         this.handedTo = new boolean[outbound.length];
@@ -130,6 +143,10 @@ final class Worker implements Agent
         for (final Port port : ports)
         {
             port.flush();
+        }
+        if (toConductor != null && pipeline.neighbourMisses().pending() > 0)
+        {
+            pipeline.neighbourMisses().drain(missSink);
         }
         if (work == 0)
         {
@@ -318,6 +335,18 @@ final class Worker implements Agent
         else
         {
             counters.add(index, DaemonCounters.HOST_REFUSED, 1);
+        }
+    }
+
+    private void reportMiss(final boolean v6, final long high, final long low)
+    {
+        miss.putLong(0, v6 ? 1 : 0);
+        miss.putLong(8, high);
+        miss.putLong(16, low);
+        // A full ring loses the report; the next packet for that next hop reports it again.
+        if (toConductor.write(MISS_MESSAGE, miss, 0, MISS_LENGTH))
+        {
+            counters.add(index, DaemonCounters.NEIGHBOUR_MISSES, 1);
         }
     }
 

@@ -250,6 +250,12 @@ public final class AfPacketPort implements Port
         }
     }
 
+    /** @return the receive socket, for poll(2): readable when the kernel has retired a block; -1 without one. */
+    public int receiveFd()
+    {
+        return receiveSocket == null ? -1 : receiveSocket.fd();
+    }
+
     /**
      * Waits until the receive socket has frames, for a worker with nothing to do: one {@code poll(2)}.
      *

@@ -1,0 +1,265 @@
+package io.jvs.forwarder.daemon;
+
+import io.jvs.core.conn.ConnectionTimeouts;
+import io.jvs.core.net.IpAddress;
+import io.jvs.core.pipeline.DataPlane;
+import io.jvs.core.pipeline.DataPlaneBuilder;
+import io.jvs.core.pipeline.DataPlanePublisher;
+import io.jvs.core.pipeline.DataPlaneSettings;
+import io.jvs.core.pipeline.MarkRule;
+import io.jvs.core.pipeline.Topology;
+import io.jvs.core.service.RealServer;
+import io.jvs.core.service.ServiceTable;
+import io.jvs.core.service.VirtualService;
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
+import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
+
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+
+/**
+ * The one thread that changes anything (an Agrona {@link Agent}): it owns the {@link ServiceTable}, the
+ * {@link DataPlaneBuilder} and the topology, applies reloads (and, through the same queue, the control socket's
+ * commands), follows the kernel's routes and neighbours, and publishes each change as one new {@link DataPlane}
+ * snapshot with one volatile store; workers read snapshots and never lock. Requests from other threads (the
+ * signal handler, the control socket) are closures queued on a lock-free queue and run here in order.
+ * <p>
+ * What else follows a snapshot is kept in step here: the XDP and tcx programs' VIP, real-server and local maps,
+ * and the owner function the AF_XDP workers hand frames over by.
+ */
+final class Conductor implements Agent
+{
+    /** Topology changes are published at most this often; notifications in between are gathered into one. */
+    static final long REBUILD_PERIOD_NS = 50_000_000L;
+
+    private final ManyToOneConcurrentArrayQueue<Consumer<Conductor>> requests =
+        new ManyToOneConcurrentArrayQueue<>(1024);
+    private final DataPlaneBuilder builder;
+    private final DataPlanePublisher publisher;
+    private final TopologySource topologySource;
+    private final DataPlaneMaps maps;
+    private final ConnectionTimeouts timeouts;
+    private ServiceTable table;
+    private DataPlaneSettings settings;
+    private List<MarkRule> marks;
+    private boolean dirty;
+    private long lastBuildNs;
+    private long snapshots;
+    private final List<Runnable> afterPublish = new ArrayList<>();
+    /** Workers to conductor: next hops without a MAC (Worker.MISS_MESSAGE). */
+    private final ManyToOneRingBuffer fromWorkers = new ManyToOneRingBuffer(new UnsafeBuffer(
+        java.nio.ByteBuffer.allocateDirect((1 << 16) + RingBufferDescriptor.TRAILER_LENGTH)));
+
+    Conductor(final ServiceTable table, final DataPlaneBuilder builder, final DataPlanePublisher publisher,
+        final TopologySource topologySource, final DataPlaneMaps maps, final ConnectionTimeouts timeouts,
+        final DataPlaneSettings settings, final List<MarkRule> marks)
+    {
+        this.table = table;
+        this.builder = builder;
+        this.publisher = publisher;
+        this.topologySource = topologySource;
+        this.maps = maps;
+        this.timeouts = timeouts;
+        this.settings = settings;
+        this.marks = List.copyOf(marks);
+    }
+
+    @Override
+    public String roleName()
+    {
+        return "jvs-conductor";
+    }
+
+    /**
+     * Builds the first snapshot (before any worker runs), from the calling thread.
+     */
+    static DataPlane firstSnapshot(final ServiceTable table, final DataPlaneBuilder builder,
+        final TopologySource topologySource, final ConnectionTimeouts timeouts, final DataPlaneSettings settings,
+        final List<MarkRule> marks)
+    {
+        return build(table, builder, topologySource, timeouts, settings, marks);
+    }
+
+    private static DataPlane build(final ServiceTable table, final DataPlaneBuilder builder,
+        final TopologySource topologySource, final ConnectionTimeouts timeouts, final DataPlaneSettings settings,
+        final List<MarkRule> marks)
+    {
+        final Topology topology = topologySource.topology(serverAddresses(table));
+        return builder.build(table, topology, timeouts, settings, marks);
+    }
+
+    private static Set<IpAddress> serverAddresses(final ServiceTable table)
+    {
+        final Set<IpAddress> addresses = new LinkedHashSet<>();
+        for (final RealServer server : table.allServers())
+        {
+            addresses.add(server.address());
+        }
+        return addresses;
+    }
+
+    /** @return the VIPs of the table's address services (fwmark services have none of their own). */
+    static Set<IpAddress> virtualAddresses(final ServiceTable table)
+    {
+        final Set<IpAddress> addresses = new LinkedHashSet<>();
+        for (final VirtualService service : table.services())
+        {
+            if (!service.key().isFirewallMark())
+            {
+                addresses.add(service.key().address());
+            }
+        }
+        return addresses;
+    }
+
+    /**
+     * Queues work for the conductor's thread (any thread may call).
+     *
+     * @return false when the queue is full (the caller reports it busy).
+     */
+    boolean submit(final Consumer<Conductor> request)
+    {
+        return requests.offer(request);
+    }
+
+    /**
+     * Runs {@code request} on the conductor's thread and returns its result.
+     */
+    <T> CompletableFuture<T> call(final java.util.function.Function<Conductor, T> request)
+    {
+        final CompletableFuture<T> result = new CompletableFuture<>();
+        final boolean queued = submit(conductor ->
+        {
+            try
+            {
+                result.complete(request.apply(conductor));
+            }
+            catch (final RuntimeException ex)
+            {
+                result.completeExceptionally(ex);
+            }
+        });
+        if (!queued)
+        {
+            result.completeExceptionally(new IllegalStateException("the conductor is busy; try again"));
+        }
+        return result;
+    }
+
+    @Override
+    public int doWork()
+    {
+        int work = requests.drain(request -> request.accept(this));
+        final long now = System.nanoTime();
+        work += fromWorkers.read((type, buffer, offset, length) ->
+        {
+            if (type == Worker.MISS_MESSAGE && length == Worker.MISS_LENGTH)
+            {
+                final boolean v6 = buffer.getLong(offset) != 0;
+                final long high = buffer.getLong(offset + 8);
+                final long low = buffer.getLong(offset + 16);
+                topologySource.resolve(v6 ? IpAddress.ofV6(high, low) : IpAddress.ofV4((int)low), now);
+            }
+        });
+        if (topologySource.poll(now))
+        {
+            dirty = true;
+        }
+        if (dirty && now - lastBuildNs >= REBUILD_PERIOD_NS)
+        {
+            publish(now);
+            work++;
+        }
+        return work;
+    }
+
+    /**
+     * Publishes a new snapshot of the current table, topology and policy (conductor thread only), and brings the
+     * programs' maps in step: VIPs are added before the snapshot naming them is published, and removed after.
+     */
+    void publish(final long now)
+    {
+        final DataPlane next = build(table, builder, topologySource, timeouts, settings, marks);
+        maps.update(virtualAddresses(table), serverAddresses(table), topologySource.localAddresses(), true);
+        publisher.publish(next);
+        maps.update(virtualAddresses(table), serverAddresses(table), topologySource.localAddresses(), false);
+        for (final Runnable action : afterPublish)
+        {
+            action.run();
+        }
+        lastBuildNs = now;
+        dirty = false;
+        snapshots++;
+    }
+
+    /** Runs after every publication (the daemon refreshes the workers' owner function). */
+    void afterPublish(final Runnable action)
+    {
+        afterPublish.add(action);
+    }
+
+    /** Something changed that the next duty cycle must publish. */
+    void markDirty()
+    {
+        dirty = true;
+    }
+
+    /** @return where workers report to the conductor. */
+    ManyToOneRingBuffer fromWorkers()
+    {
+        return fromWorkers;
+    }
+
+    ServiceTable table()
+    {
+        return table;
+    }
+
+    DataPlaneSettings settings()
+    {
+        return settings;
+    }
+
+    void settings(final DataPlaneSettings settings)
+    {
+        this.settings = settings;
+    }
+
+    void marks(final List<MarkRule> marks)
+    {
+        this.marks = List.copyOf(marks);
+    }
+
+    ConnectionTimeouts timeouts()
+    {
+        return timeouts;
+    }
+
+    TopologySource topologySource()
+    {
+        return topologySource;
+    }
+
+    long snapshots()
+    {
+        return snapshots;
+    }
+
+    DataPlane current()
+    {
+        return publisher.current();
+    }
+
+    @Override
+    public void onClose()
+    {
+        topologySource.close();
+    }
+}

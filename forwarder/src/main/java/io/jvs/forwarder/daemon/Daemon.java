@@ -1,0 +1,694 @@
+package io.jvs.forwarder.daemon;
+
+import io.jvs.core.conn.ConnectionTimeouts;
+import io.jvs.core.memory.OffHeapAllocator;
+import io.jvs.core.net.IpAddress;
+import io.jvs.core.pipeline.ClientDispatch;
+import io.jvs.core.pipeline.DataPlane;
+import io.jvs.core.pipeline.DataPlaneBuilder;
+import io.jvs.core.pipeline.DataPlanePublisher;
+import io.jvs.core.pipeline.Pipeline;
+import io.jvs.core.pipeline.TemplateTable;
+import io.jvs.core.pipeline.Topology;
+import io.jvs.core.pipeline.WorkerEpochs;
+import io.jvs.core.rules.RuleException;
+import io.jvs.core.sched.SchedulerFlags;
+import io.jvs.core.sched.SchedulerSettings;
+import io.jvs.core.service.ServiceTable;
+import io.jvs.forwarder.config.InterfaceConfig;
+import io.jvs.forwarder.config.JvsConfig;
+import io.jvs.forwarder.config.PortKind;
+import io.jvs.forwarder.port.FramePool;
+import io.jvs.forwarder.port.Port;
+import io.jvs.forwarder.port.memory.MemoryPort;
+import io.jvs.forwarder.port.memory.TransmitObserver;
+import io.jvs.forwarder.port.packet.AfPacketPort;
+import io.jvs.forwarder.port.packet.AfPacketSettings;
+import io.jvs.forwarder.port.xdp.AfXdpDevices;
+import io.jvs.forwarder.port.xdp.AfXdpSettings;
+import io.jvs.forwarder.port.xdp.XdpSteering;
+import io.jvs.nativebindings.NativeCallException;
+import io.jvs.nativebindings.Syscalls;
+import io.jvs.nativebindings.bpf.XdpVipFilter;
+import org.agrona.ErrorHandler;
+import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.BusySpinIdleStrategy;
+import org.agrona.concurrent.SleepingMillisIdleStrategy;
+import sun.misc.Signal;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * The load balancer as a process ({@code tools/jvs run --config FILE}): reads the configuration, builds the data
+ * plane, warms the data path on a memory port, opens the interfaces (AF_XDP sockets and their XDP program, or
+ * AF_PACKET rings with their fanout and steal programs), starts the conductor and one worker per queue, prints
+ * one {@code ready} line and tells systemd. SIGHUP reloads the file; SIGTERM or SIGINT stops polling, lets the
+ * transmit rings drain, detaches the programs, removes the control socket and exits 0.
+ * <p>
+ * Every program is attached through a BPF link and every TAP is held by a descriptor, so a daemon killed with
+ * SIGKILL leaves no program steering frames to nobody: the kernel drops them with the process.
+ */
+public final class Daemon implements AutoCloseable
+{
+    /** Exit status for a configuration or usage the daemon refuses before touching anything. */
+    public static final int EXIT_REFUSED = 2;
+    /** Exit status when the kernel refused a step of starting (an interface, a program, a socket). */
+    public static final int EXIT_FAILED = 1;
+
+    private static final int MAX_SERVICES = 1024;
+    private static final int MAX_SERVERS = 8192;
+    private static final int HANDOFF_SLOTS = 4096;
+    private static final int BATCH = 64;
+
+    private final Path configFile;
+    private final JvsConfig config;
+    private final int workers;
+    private final Syscalls control = Syscalls.create();
+    private final List<AutoCloseable> resources = new ArrayList<>();
+    private final CountDownLatch stopped = new CountDownLatch(1);
+    private final AtomicReference<FrameOwner> owner = new AtomicReference<>();
+    private final DaemonCounters counters;
+    private Conductor conductor;
+    private Worker[] workerAgents;
+    private AgentRunner conductorRunner;
+    private AgentRunner[] workerRunners;
+    private ControlServer controlServer;
+    private HostTap[] taps;
+    private boolean closed;
+
+    private Daemon(final Path configFile, final JvsConfig config, final int workers)
+    {
+        this.configFile = configFile;
+        this.config = config;
+        this.workers = workers;
+        this.counters = new DaemonCounters(workers);
+    }
+
+    /**
+     * The daemon's own entry point, for a JVM started without the tools (tests, a plain {@code java -cp}).
+     *
+     * @param args {@code --config FILE}.
+     */
+    public static void main(final String[] args)
+    {
+        if (args.length != 2 || !args[0].equals("--config"))
+        {
+            System.err.println("usage: Daemon --config FILE");
+            System.exit(EXIT_REFUSED);
+        }
+        System.exit(run(Path.of(args[1])));
+    }
+
+    /**
+     * Runs the daemon until SIGTERM or SIGINT.
+     *
+     * @return the exit status: 0 after a clean stop, {@link #EXIT_REFUSED} for a configuration refused before
+     *         anything was touched, {@link #EXIT_FAILED} when starting failed (everything opened is undone).
+     */
+    public static int run(final Path configFile)
+    {
+        DaemonLog.takeOverJavaLogging();
+        final JvsConfig config;
+        try
+        {
+            config = JvsConfig.load(configFile);
+        }
+        catch (final RuleException ex)
+        {
+            DaemonLog.error(ex.getMessage());
+            return EXIT_REFUSED;
+        }
+        catch (final IOException ex)
+        {
+            DaemonLog.error(configFile + ": " + reason(ex));
+            return EXIT_REFUSED;
+        }
+        final String refusal = refusal(config);
+        if (refusal != null)
+        {
+            DaemonLog.error(refusal);
+            return EXIT_REFUSED;
+        }
+        final int workers = config.workerCount(Runtime.getRuntime().availableProcessors());
+        final String queueRefusal = queueRefusal(config, workers);
+        if (queueRefusal != null)
+        {
+            DaemonLog.error(queueRefusal);
+            return EXIT_REFUSED;
+        }
+        try (Daemon daemon = new Daemon(configFile, config, workers))
+        {
+            daemon.start();
+            daemon.awaitStop();
+            return 0;
+        }
+        catch (final StartFailure ex)
+        {
+            DaemonLog.error(ex.getMessage());
+            return ex.status;
+        }
+        catch (final NativeCallException | IllegalStateException | IllegalArgumentException ex)
+        {
+            DaemonLog.error("cannot start: " + ex.getMessage());
+            return EXIT_FAILED;
+        }
+    }
+
+    private static String reason(final IOException ex)
+    {
+        if (ex instanceof java.nio.file.NoSuchFileException)
+        {
+            return "no such file";
+        }
+        if (ex instanceof java.nio.file.AccessDeniedException)
+        {
+            return "permission denied";
+        }
+        return ex.getMessage();
+    }
+
+    /** What the daemon needs of a configuration that the language itself allows. */
+    private static String refusal(final JvsConfig config)
+    {
+        if (config.interfaces().isEmpty())
+        {
+            return config.source() + ": no interface statement: the daemon needs at least one interface to own";
+        }
+        if (!config.definesServices())
+        {
+            DaemonLog.warning(config.source() + ": no services (no ipvsadm rule lines and no rules statement): " +
+                "every frame goes to the host until a reload or ctl adds some");
+        }
+        final Syscalls syscalls = Syscalls.create();
+        for (final InterfaceConfig face : config.interfaces())
+        {
+            if (syscalls.ifNameToIndex(face.name()) < 0)
+            {
+                return config.source() + ":" + face.line() + ": interface " + face.name() +
+                    ": no such interface in this network namespace";
+            }
+        }
+        return null;
+    }
+
+    /** An AF_XDP socket is bound to one receive queue, so every worker needs a queue of every AF_XDP device. */
+    private static String queueRefusal(final JvsConfig config, final int workers)
+    {
+        for (final InterfaceConfig face : config.interfaces())
+        {
+            if (face.port() != PortKind.AFXDP)
+            {
+                continue;
+            }
+            final int queues = receiveQueues(face.name());
+            if (queues < workers)
+            {
+                return config.source() + ":" + face.line() + ": interface " + face.name() + " has " + queues +
+                    " receive queue" + (queues == 1 ? "" : "s") + " but " + workers + " workers: with port afxdp " +
+                    "each worker owns a queue of every interface (give it more queues with 'ethtool -L " +
+                    face.name() + " combined " + workers + "', set 'workers " + queues + "', or use port afpacket)";
+            }
+        }
+        return null;
+    }
+
+    /** The device's real receive queues, as sysfs lists them (veth: only the real ones, not numrxqueues). */
+    static int receiveQueues(final String device)
+    {
+        int count = 0;
+        try (DirectoryStream<Path> queues = Files.newDirectoryStream(Path.of("/sys/class/net", device, "queues"),
+            "rx-*"))
+        {
+            for (final Path ignored : queues)
+            {
+                count++;
+            }
+        }
+        catch (final IOException ex)
+        {
+            return 1;
+        }
+        return Math.max(1, count);
+    }
+
+    private void start()
+    {
+        final SchedulerSettings schedulerSettings = new SchedulerSettings(SchedulerFlags.NONE, workers,
+            SchedulerSettings.DEFAULT_EXPIRATION_NS, SchedulerSettings.DEFAULT_EXPIRATION_NS);
+        final ServiceTable table;
+        try
+        {
+            table = config.serviceTable(schedulerSettings);
+        }
+        catch (final RuleException ex)
+        {
+            throw new StartFailure(ex.getMessage(), EXIT_REFUSED);
+        }
+        final Syscalls[] workerSyscalls = new Syscalls[workers];
+        for (int w = 0; w < workers; w++)
+        {
+            workerSyscalls[w] = Syscalls.create();
+        }
+        final TopologySource topology = own(KernelTopology.open(control, config));
+        final WorkerEpochs epochs = new WorkerEpochs(workers);
+        final DataPlaneBuilder builder = new DataPlaneBuilder(MAX_SERVICES, MAX_SERVERS, epochs);
+        final ConnectionTimeouts timeouts = config.connectionTimeouts();
+        final DataPlane first = Conductor.firstSnapshot(table, builder, topology, timeouts, config.settings(),
+            config.markRules());
+        final DataPlanePublisher publisher = new DataPlanePublisher(first);
+        // Asks the kernel for the next hops the first snapshot lacks, while the rest starts.
+        topology.poll(System.nanoTime());
+
+        warmUp(first.topology());
+
+        final XdpVipFilter filter = own(XdpVipFilter.create(control, 4096));
+        final DataPlaneMaps maps = new DataPlaneMaps(filter);
+        maps.update(Conductor.virtualAddresses(table), serverAddressesOf(table), topology.localAddresses(), false);
+        final Port[][] ports = openPorts(workerSyscalls, filter);
+        taps = openTaps(workerSyscalls, first.topology());
+
+        conductor = new Conductor(table, builder, publisher, topology, maps, timeouts, config.settings(),
+            config.markRules());
+        refreshOwner(maps);
+        conductor.afterPublish(() -> refreshOwner(maps));
+
+        final TemplateTable templates = new TemplateTable(Math.max(1024, config.connections() / 16));
+        final HandoffRing[][] rings = new HandoffRing[workers][workers];
+        final boolean handsOff = workers > 1;
+        if (handsOff)
+        {
+            for (int from = 0; from < workers; from++)
+            {
+                for (int to = 0; to < workers; to++)
+                {
+                    if (from != to)
+                    {
+                        rings[from][to] = own(new HandoffRing(HANDOFF_SLOTS));
+                    }
+                }
+            }
+        }
+        final Wakeup[] wakeups = new Wakeup[workers];
+        for (int w = 0; w < workers; w++)
+        {
+            wakeups[w] = own(new Wakeup(workerSyscalls[w]));
+        }
+        workerAgents = new Worker[workers];
+        final WorkerIdleStrategy[] idles = new WorkerIdleStrategy[workers];
+        for (int w = 0; w < workers; w++)
+        {
+            final Pipeline pipeline = new Pipeline(publisher, w, config.connections(),
+                Math.max(1024, config.connections() / 4), MAX_SERVICES, MAX_SERVERS,
+                config.settings().icmpRepliesPerSecond(), OffHeapAllocator.DIRECT, templates, epochs);
+            final boolean[] portHandsOff = new boolean[ports[w].length];
+            final HostPassPolicy[] policies = new HostPassPolicy[ports[w].length];
+            for (int p = 0; p < ports[w].length; p++)
+            {
+                final boolean xdp = config.interfaces().get(p).port() == PortKind.AFXDP;
+                portHandsOff[p] = handsOff && xdp;
+                policies[p] = xdp ? HostPassPolicy.ALWAYS : HostPassPolicy.NEVER;
+            }
+            final HandoffRing[] inbound = new HandoffRing[workers];
+            for (int from = 0; from < workers; from++)
+            {
+                inbound[from] = rings[from][w];
+            }
+            final Worker worker = new Worker(w, ports[w], portHandsOff, pipeline, taps, policies, rings[w], inbound,
+                wakeups, workerSyscalls[w], owner::get, counters, BATCH, conductor.fromWorkers());
+            workerAgents[w] = worker;
+            final PollSet pollSet = own(new PollSet(workerSyscalls[w], pollFds(ports[w], wakeups[w])));
+            idles[w] = new WorkerIdleStrategy(config.idle(), pollSet, wakeups[w], worker::hasInbound);
+        }
+
+        try
+        {
+            controlServer = ControlServer.open(config.control(), config.controlGroup(), this::answer);
+        }
+        catch (final IOException ex)
+        {
+            throw new StartFailure("control socket " + config.control() + ": " + ex.getMessage(), EXIT_FAILED);
+        }
+
+        final ErrorHandler errors = error -> DaemonLog.error("uncaught in an agent: " + error);
+        conductorRunner = new AgentRunner(new SleepingMillisIdleStrategy(1), errors, null, conductor);
+        AgentRunner.startOnThread(conductorRunner);
+        workerRunners = new AgentRunner[workers];
+        for (int w = 0; w < workers; w++)
+        {
+            workerRunners[w] = new AgentRunner(idles[w], errors, null, workerAgents[w]);
+            AgentRunner.startOnThread(workerRunners[w]);
+        }
+        installSignals();
+        final String summary = "ready: " + workers + " worker" + (workers == 1 ? "" : "s") + ", " +
+            describeInterfaces() + ", " + table.services().size() + " services, " + table.allServers().size() +
+            " real servers, idle " + config.idle().word() + ", control " + config.control() + ", config " +
+            configFile;
+        DaemonLog.info(summary);
+        SystemdNotify.notify("READY=1\nSTATUS=" + summary);
+    }
+
+    private static java.util.Set<IpAddress> serverAddressesOf(final ServiceTable table)
+    {
+        final java.util.Set<IpAddress> addresses = new java.util.LinkedHashSet<>();
+        table.allServers().forEach(server -> addresses.add(server.address()));
+        return addresses;
+    }
+
+    private void refreshOwner(final DataPlaneMaps maps)
+    {
+        final ClientDispatch dispatch = new ClientDispatch(workers, maps.vips());
+        owner.set(dispatch::workerOf);
+    }
+
+    private String describeInterfaces()
+    {
+        final StringBuilder text = new StringBuilder();
+        for (final InterfaceConfig face : config.interfaces())
+        {
+            text.append(text.isEmpty() ? "" : ", ").append(face.name()).append(" (").append(face.port().word());
+            if (face.port() == PortKind.AFXDP)
+            {
+                text.append(" xdp ").append(face.xdpMode().name().toLowerCase(java.util.Locale.ROOT));
+            }
+            text.append(")");
+        }
+        return text.toString();
+    }
+
+    private static int[] pollFds(final Port[] ports, final Wakeup wakeup)
+    {
+        final int[] fds = new int[ports.length + 1];
+        for (int p = 0; p < ports.length; p++)
+        {
+            fds[p] = ports[p] instanceof io.jvs.forwarder.port.xdp.AfXdpPort xdp ? xdp.receiveFd() :
+                ((AfPacketPort)ports[p]).receiveFd();
+        }
+        fds[ports.length] = wakeup.fd();
+        return fds;
+    }
+
+    /** @return by worker, its ports in interface order. */
+    private Port[][] openPorts(final Syscalls[] workerSyscalls, final XdpVipFilter filter)
+    {
+        final List<InterfaceConfig> faces = config.interfaces();
+        final Port[][] ports = new Port[workers][faces.size()];
+        final List<String> xdpDevices = new ArrayList<>();
+        final List<AfXdpSettings> xdpSettings = new ArrayList<>();
+        final List<Integer> xdpIndexes = new ArrayList<>();
+        for (int p = 0; p < faces.size(); p++)
+        {
+            final InterfaceConfig face = faces.get(p);
+            if (face.port() == PortKind.AFXDP)
+            {
+                xdpDevices.add(face.name());
+                xdpIndexes.add(p);
+                xdpSettings.add(AfXdpSettings.defaults(face.xdpMode()).withBindMode(face.zeroCopy())
+                    .withSteering(XdpSteering.VIP_FILTER).withQueues(0, workers));
+            }
+        }
+        if (!xdpDevices.isEmpty())
+        {
+            final AfXdpDevices devices = own(AfXdpDevices.open(control, workerSyscalls,
+                xdpDevices.toArray(String[]::new), xdpSettings.toArray(AfXdpSettings[]::new), filter, portIndexes(
+                xdpIndexes)));
+            for (int w = 0; w < workers; w++)
+            {
+                for (int d = 0; d < xdpDevices.size(); d++)
+                {
+                    ports[w][xdpIndexes.get(d)] = devices.port(w, d);
+                }
+            }
+        }
+        for (int p = 0; p < faces.size(); p++)
+        {
+            final InterfaceConfig face = faces.get(p);
+            if (face.port() != PortKind.AFPACKET)
+            {
+                continue;
+            }
+            final int group = (int)(ProcessHandle.current().pid() * 31 + p) & 0xFFFF;
+            for (int w = 0; w < workers; w++)
+            {
+                final AfPacketSettings settings = AfPacketSettings.DEFAULT.withFanout(group,
+                    io.jvs.nativebindings.packet.AfPacket.PACKET_FANOUT_HASH);
+                ports[w][p] = own(AfPacketPort.open(workerSyscalls[w], p, face.name(), settings,
+                    AfPacketPort.Direction.BOTH));
+            }
+        }
+        return ports;
+    }
+
+    private static int[] portIndexes(final List<Integer> indexes)
+    {
+        return indexes.stream().mapToInt(Integer::intValue).toArray();
+    }
+
+    private HostTap[] openTaps(final Syscalls[] workerSyscalls, final Topology topology)
+    {
+        final HostTap[] opened = new HostTap[config.interfaces().size()];
+        for (int p = 0; p < opened.length; p++)
+        {
+            final long mac = topology.ports().get(p).mac();
+            final byte[] bytes = new byte[6];
+            for (int i = 0; i < 6; i++)
+            {
+                bytes[i] = (byte)(mac >>> (40 - 8 * i));
+            }
+            opened[p] = own(HostTap.open(control, workerSyscalls, "jvs" + p, bytes));
+        }
+        return opened;
+    }
+
+    /**
+     * Runs a scratch worker over a memory port with frames for the configured services, so C2 has compiled the
+     * burst loop and the pipeline before the first real frame. Its services, pipeline and tables are copies.
+     */
+    private void warmUp(final Topology topology)
+    {
+        final long started = System.nanoTime();
+        final ServiceTable scratch;
+        try
+        {
+            scratch = config.serviceTable(new SchedulerSettings(SchedulerFlags.NONE, 1,
+                SchedulerSettings.DEFAULT_EXPIRATION_NS, SchedulerSettings.DEFAULT_EXPIRATION_NS));
+        }
+        catch (final RuleException ex)
+        {
+            throw new StartFailure(ex.getMessage(), EXIT_REFUSED);
+        }
+        final long portMac = topology.ports().get(0).mac();
+        final WarmUp frames = new WarmUp(scratch, portMac);
+        if (!frames.hasTraffic())
+        {
+            return;
+        }
+        final DataPlaneBuilder builder = new DataPlaneBuilder(MAX_SERVICES, MAX_SERVERS);
+        final Topology.Builder warmTopology = new Topology.Builder();
+        for (final Topology.Port port : topology.ports())
+        {
+            warmTopology.port(port.index(), port.mac(), port.mtu(), port.ipv4(), port.ipv6());
+        }
+        warmTopology.gatewayV4(0, 0x02_00_00_00_77_01L);
+        scratch.allServers().forEach(server -> warmTopology.neighbour(server.address(), 0, 0x02_00_00_00_77_02L));
+        final DataPlane plane = builder.build(scratch, warmTopology.build(), config.connectionTimeouts(),
+            config.settings(), config.markRules());
+        final DataPlanePublisher publisher = new DataPlanePublisher(plane);
+        try (FramePool pool = new FramePool(4096, FramePool.DEFAULT_BUFFER_SIZE, FramePool.DEFAULT_HEADROOM))
+        {
+            final Port[] ports = new Port[topology.ports().size()];
+            for (int p = 0; p < ports.length; p++)
+            {
+                ports[p] = new MemoryPort(p, p == 0 ? frames : null, pool, WarmUp.BURST, MemoryPort.DEFAULT_TRANSMIT_QUEUE,
+                    TransmitObserver.NONE);
+            }
+            final Pipeline pipeline = new Pipeline(publisher, 0, 1 << 16, 1 << 12, MAX_SERVICES, MAX_SERVERS, 0);
+            final HostPassPolicy[] policies = new HostPassPolicy[ports.length];
+            java.util.Arrays.fill(policies, HostPassPolicy.NEVER);
+            final Worker worker = new Worker(0, ports, new boolean[ports.length], pipeline, new HostTap[ports.length],
+                policies, new HandoffRing[1], new HandoffRing[1], new Wakeup[1], control, () -> (a, l) -> 0,
+                new DaemonCounters(1), BATCH, null);
+            while (frames.delivered() < WarmUp.FRAMES && System.nanoTime() - started < 3_000_000_000L)
+            {
+                worker.doWork();
+            }
+            for (final Port port : ports)
+            {
+                port.close();
+            }
+        }
+        DaemonLog.info("warmed the data path: " + frames.delivered() + " frames in " +
+            TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started) + " ms");
+    }
+
+    private <T extends AutoCloseable> T own(final T resource)
+    {
+        resources.add(resource);
+        return resource;
+    }
+
+    private void installSignals()
+    {
+        final sun.misc.SignalHandler stop = signal ->
+        {
+            DaemonLog.info("SIG" + signal.getName() + ": stopping");
+            stopped.countDown();
+        };
+        Signal.handle(new Signal("TERM"), stop);
+        Signal.handle(new Signal("INT"), stop);
+        Signal.handle(new Signal("HUP"), signal -> reload("SIGHUP"));
+    }
+
+    /** Re-reads the file and applies it (the conductor's thread does the work); logs the outcome. */
+    String reload(final String why)
+    {
+        try
+        {
+            final String result = conductor.call(c -> Reload.apply(c, configFile, config)).get(30, TimeUnit.SECONDS);
+            DaemonLog.info("reload (" + why + "): " + result);
+            return "ok " + result;
+        }
+        catch (final java.util.concurrent.ExecutionException ex)
+        {
+            final Throwable cause = ex.getCause();
+            DaemonLog.error("reload (" + why + ") refused, nothing changed: " + cause.getMessage());
+            return "error " + cause.getMessage();
+        }
+        catch (final java.util.concurrent.TimeoutException | InterruptedException ex)
+        {
+            DaemonLog.error("reload (" + why + "): the conductor did not answer within 30 s");
+            return "error the conductor did not answer";
+        }
+    }
+
+    private String answer(final String request)
+    {
+        return switch (request)
+        {
+            case "status" -> Status.text(this);
+            case "reload" -> reload("control socket");
+            default -> "error unknown request \"" + request + "\" (status, reload)";
+        };
+    }
+
+    int workers()
+    {
+        return workers;
+    }
+
+    Worker worker(final int index)
+    {
+        return workerAgents[index];
+    }
+
+    DaemonCounters counters()
+    {
+        return counters;
+    }
+
+    Conductor conductor()
+    {
+        return conductor;
+    }
+
+    HostTap[] taps()
+    {
+        return taps;
+    }
+
+    private void awaitStop()
+    {
+        try
+        {
+            stopped.await();
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * Stops the workers (each finishes its burst and flushes its transmit rings), the conductor and the control
+     * socket, then closes the ports, which detaches the programs, and the TAPs.
+     */
+    @Override
+    public void close()
+    {
+        if (closed)
+        {
+            return;
+        }
+        closed = true;
+        if (workerAgents != null)
+        {
+            for (final Worker worker : workerAgents)
+            {
+                if (worker != null)
+                {
+                    worker.stop();
+                }
+            }
+        }
+        if (workerRunners != null)
+        {
+            for (final AgentRunner runner : workerRunners)
+            {
+                if (runner != null)
+                {
+                    runner.close();
+                }
+            }
+        }
+        if (conductorRunner != null)
+        {
+            conductorRunner.close();
+        }
+        if (controlServer != null)
+        {
+            controlServer.close();
+        }
+        for (int i = resources.size() - 1; i >= 0; i--)
+        {
+            try
+            {
+                resources.get(i).close();
+            }
+            catch (final Exception ex)
+            {
+                DaemonLog.warning("closing " + resources.get(i) + ": " + ex.getMessage());
+            }
+        }
+        DaemonLog.info("stopped");
+    }
+
+    /** A start-up step failed; the status says whether it was the configuration or the system. */
+    static final class StartFailure extends RuntimeException
+    {
+        private static final long serialVersionUID = 1L;
+        final int status;
+
+        StartFailure(final String message, final int status)
+        {
+            super(message);
+            this.status = status;
+        }
+    }
+
+    @SuppressWarnings("unused")
+    private static UncheckedIOException unchecked(final IOException ex)
+    {
+        return new UncheckedIOException(ex);
+    }
+
+    @SuppressWarnings("unused")
+    private static final BusySpinIdleStrategy UNUSED = null;
+}

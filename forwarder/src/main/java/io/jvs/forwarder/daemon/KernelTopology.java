@@ -1,0 +1,447 @@
+package io.jvs.forwarder.daemon;
+
+import io.jvs.core.net.IpAddress;
+import io.jvs.core.net.IpPrefix;
+import io.jvs.core.pipeline.Topology;
+import io.jvs.forwarder.config.InterfaceConfig;
+import io.jvs.forwarder.config.JvsConfig;
+import io.jvs.nativebindings.NativeCallException;
+import io.jvs.nativebindings.Syscalls;
+import io.jvs.nativebindings.netlink.Address;
+import io.jvs.nativebindings.netlink.Link;
+import io.jvs.nativebindings.netlink.Neighbour;
+import io.jvs.nativebindings.netlink.NetlinkEvent;
+import io.jvs.nativebindings.netlink.NetlinkSubscription;
+import io.jvs.nativebindings.netlink.Route;
+import io.jvs.nativebindings.netlink.RouteNetlink;
+import io.jvs.nativebindings.netlink.Rtnetlink;
+
+import java.net.Inet4Address;
+import java.net.Inet6Address;
+import java.net.InetAddress;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The box's ports and next hops as the kernel keeps them, followed over rtnetlink, as IPVS follows them by
+ * living in the kernel: a real server is reached by the route the kernel picks for its address
+ * ({@code RTM_GETROUTE}, policy routing included) and the MAC the kernel resolved for that route's next hop; a
+ * client's reply goes by the longest matching route of the main table. The config's {@code neighbour} and
+ * {@code gateway} statements take precedence.
+ * <p>
+ * Neighbour entries are used as the kernel's forwarding uses them: REACHABLE, STALE, DELAY and PROBE carry a
+ * MAC; INCOMPLETE, FAILED and deleted ones do not, and their next hops get no frames (dropped as
+ * {@code no-neighbour}, counted) while the kernel is asked to resolve them ({@code NTF_USE}). jvs's traffic
+ * never confirms an entry to the kernel, so the next hops in use are marked used once a second, which makes the
+ * kernel probe a STALE entry instead of trusting it forever. Every change the kernel announces is taken in on
+ * the conductor's next duty cycle; a lost notification (the socket overflowed) makes it dump everything again.
+ */
+final class KernelTopology implements TopologySource
+{
+    /** Next hops in use are marked used this often; a missing one is asked for at most this often. */
+    static final long REFRESH_NS = 1_000_000_000L;
+    private static final int AF_INET = 2;
+    private static final int AF_INET6 = 10;
+
+    private final JvsConfig config;
+    private final RouteNetlink netlink;
+    private final NetlinkSubscription subscription;
+    private final Map<Integer, Link> links = new HashMap<>();
+    private final List<Address> addresses = new ArrayList<>();
+    private final List<Route> routes = new ArrayList<>();
+    private final Map<NeighbourKey, Neighbour> neighbours = new HashMap<>();
+    private final Map<IpAddress, Route> serverRoutes = new HashMap<>();
+    private final Map<NeighbourKey, Long> asked = new HashMap<>();
+    private final Set<NeighbourKey> inUse = new LinkedHashSet<>();
+    private long lastRefreshNs;
+    private boolean resync;
+
+    private record NeighbourKey(int index, InetAddress address)
+    {
+    }
+
+    private KernelTopology(final JvsConfig config, final RouteNetlink netlink, final NetlinkSubscription subscription)
+    {
+        this.config = config;
+        this.netlink = netlink;
+        this.subscription = subscription;
+    }
+
+    /**
+     * Subscribes first, then dumps, so nothing that changes in between is missed.
+     */
+    static KernelTopology open(final Syscalls syscalls, final JvsConfig config)
+    {
+        final NetlinkSubscription subscription = RouteNetlink.subscribe(Syscalls.create());
+        final RouteNetlink netlink;
+        try
+        {
+            netlink = RouteNetlink.open(Syscalls.create());
+        }
+        catch (final RuntimeException ex)
+        {
+            subscription.close();
+            throw ex;
+        }
+        final KernelTopology topology = new KernelTopology(config, netlink, subscription);
+        try
+        {
+            topology.dump();
+            for (final InterfaceConfig face : config.interfaces())
+            {
+                if (topology.link(face.name()) == null)
+                {
+                    throw new IllegalStateException("interface " + face.name() + " is not in the kernel's links");
+                }
+            }
+            return topology;
+        }
+        catch (final RuntimeException ex)
+        {
+            topology.close();
+            throw ex;
+        }
+    }
+
+    private void dump()
+    {
+        links.clear();
+        for (final Link link : netlink.links())
+        {
+            links.put(link.index(), link);
+        }
+        addresses.clear();
+        addresses.addAll(netlink.addresses());
+        routes.clear();
+        routes.addAll(netlink.routes(AF_INET));
+        routes.addAll(netlink.routes(AF_INET6));
+        neighbours.clear();
+        for (final Neighbour neighbour : netlink.neighbours(AF_INET))
+        {
+            neighbours.put(new NeighbourKey(neighbour.index(), neighbour.address()), neighbour);
+        }
+        for (final Neighbour neighbour : netlink.neighbours(AF_INET6))
+        {
+            neighbours.put(new NeighbourKey(neighbour.index(), neighbour.address()), neighbour);
+        }
+        serverRoutes.clear();
+    }
+
+    private Link link(final String name)
+    {
+        for (final Link link : links.values())
+        {
+            if (link.name().equals(name))
+            {
+                return link;
+            }
+        }
+        return null;
+    }
+
+    /** @return the port index of an interface index, or -1 when it is not one of jvs's interfaces. */
+    private int portOf(final int index)
+    {
+        final Link link = links.get(index);
+        return link == null ? -1 : config.interfaceIndex(link.name());
+    }
+
+    @Override
+    public Topology topology(final Collection<IpAddress> servers)
+    {
+        final Topology.Builder builder = new Topology.Builder();
+        final List<InterfaceConfig> faces = config.interfaces();
+        for (int p = 0; p < faces.size(); p++)
+        {
+            final Link link = link(faces.get(p).name());
+            final long mac = link == null || !link.hasMac() ? 0 : link.mac();
+            final int mtu = link == null ? 1500 : link.mtu();
+            builder.port(p, mac, mtu, firstAddress(link, false), firstAddress(link, true));
+        }
+        inUse.clear();
+        // Every resolved neighbour on a jvs interface: on-link clients, gateways, servers.
+        for (final Neighbour neighbour : neighbours.values())
+        {
+            final int port = portOf(neighbour.index());
+            if (port >= 0 && neighbour.usable())
+            {
+                builder.neighbour(IpAddress.of(neighbour.address()), port, neighbour.mac());
+            }
+        }
+        for (final IpAddress server : servers)
+        {
+            if (config.neighbours().containsKey(server))
+            {
+                continue;
+            }
+            serverNextHop(builder, server);
+        }
+        final boolean configGateway = config.gatewayV4() != null || config.gatewayV6() != null;
+        for (final Route route : routes)
+        {
+            clientRoute(builder, route, configGateway);
+        }
+        config.neighbours().forEach((address, hop) -> builder.neighbour(address, hop.port(), hop.mac()));
+        if (config.gatewayV4() != null)
+        {
+            builder.gatewayV4(config.gatewayV4().port(), config.gatewayV4().mac());
+        }
+        if (config.gatewayV6() != null)
+        {
+            builder.gatewayV6(config.gatewayV6().port(), config.gatewayV6().mac());
+        }
+        return builder.build();
+    }
+
+    private void serverNextHop(final Topology.Builder builder, final IpAddress server)
+    {
+        Route route = serverRoutes.get(server);
+        if (route == null && !serverRoutes.containsKey(server))
+        {
+            route = routeTo(server.toInetAddress());
+            serverRoutes.put(server, route);
+        }
+        if (route == null || route.outputIndex() == 0)
+        {
+            return;
+        }
+        final int port = portOf(route.outputIndex());
+        if (port < 0)
+        {
+            return;
+        }
+        final InetAddress hop = route.gateway() != null ? route.gateway() : server.toInetAddress();
+        final NeighbourKey key = new NeighbourKey(route.outputIndex(), hop);
+        inUse.add(key);
+        final Neighbour neighbour = neighbours.get(key);
+        if (neighbour != null && neighbour.usable())
+        {
+            builder.neighbour(server, port, neighbour.mac());
+        }
+    }
+
+    private Route routeTo(final InetAddress address)
+    {
+        try
+        {
+            return netlink.routeTo(address);
+        }
+        catch (final NativeCallException ex)
+        {
+            DaemonLog.warning("route lookup of " + address.getHostAddress() + ": " + ex.getMessage());
+            return null;
+        }
+    }
+
+    /** A main-table unicast route out of a jvs interface, for replies towards clients. */
+    private void clientRoute(final Topology.Builder builder, final Route route, final boolean configGateway)
+    {
+        if (route.table() != Rtnetlink.RT_TABLE_MAIN || route.type() != Rtnetlink.RTN_UNICAST ||
+            (configGateway && route.prefixLength() == 0))
+        {
+            return;
+        }
+        final int index = route.multipath() ? route.nextHops().get(0).outputIndex() : route.outputIndex();
+        final InetAddress gateway = route.multipath() ? route.nextHops().get(0).gateway() : route.gateway();
+        final int port = portOf(index);
+        if (port < 0)
+        {
+            return;
+        }
+        final IpPrefix prefix = new IpPrefix(IpAddress.of(route.destination()), route.prefixLength());
+        if (gateway == null)
+        {
+            builder.route(prefix, port, 0);
+            return;
+        }
+        final NeighbourKey key = new NeighbourKey(index, gateway);
+        inUse.add(key);
+        final Neighbour neighbour = neighbours.get(key);
+        // An unresolved gateway: as on-link the client has no next hop (it is no neighbour), and the miss it
+        // records makes resolve() ask for the gateway.
+        builder.route(prefix, port, neighbour != null && neighbour.usable() ? neighbour.mac() : Topology.Route.ON_LINK);
+    }
+
+    private IpAddress firstAddress(final Link link, final boolean v6)
+    {
+        if (link == null)
+        {
+            return null;
+        }
+        for (final Address address : addresses)
+        {
+            if (address.index() == link.index() && (address.address() instanceof Inet6Address) == v6 &&
+                !address.address().isLinkLocalAddress() && !address.tentative())
+            {
+                return IpAddress.of(address.address());
+            }
+        }
+        return null;
+    }
+
+    @Override
+    public boolean poll(final long nowNs)
+    {
+        final boolean[] changed = {false};
+        subscription.poll(event -> changed[0] |= apply(event));
+        if (resync)
+        {
+            resync = false;
+            dump();
+            changed[0] = true;
+        }
+        if (nowNs - lastRefreshNs >= REFRESH_NS)
+        {
+            lastRefreshNs = nowNs;
+            refresh(nowNs);
+        }
+        return changed[0];
+    }
+
+    private boolean apply(final NetlinkEvent event)
+    {
+        switch (event)
+        {
+            case NetlinkEvent.LinkChanged changed ->
+            {
+                final Link before = links.put(changed.link().index(), changed.link());
+                // A link set down loses its IPv4 routes without RTM_DELROUTE: read the tables again.
+                if (before != null && before.up() != changed.link().up())
+                {
+                    resync = true;
+                }
+            }
+            case NetlinkEvent.LinkRemoved removed -> links.remove(removed.link().index());
+            case NetlinkEvent.AddressAdded added ->
+            {
+                addresses.removeIf(a -> sameAddress(a, added.address()));
+                addresses.add(added.address());
+            }
+            case NetlinkEvent.AddressRemoved removed -> addresses.removeIf(a -> sameAddress(a, removed.address()));
+            case NetlinkEvent.RouteAdded added ->
+            {
+                if (added.replaced())
+                {
+                    routes.removeIf(r -> sameRouteKey(r, added.route()));
+                }
+                routes.add(added.route());
+                serverRoutes.clear();
+            }
+            case NetlinkEvent.RouteRemoved removed ->
+            {
+                routes.removeIf(r -> sameRouteKey(r, removed.route()) &&
+                    java.util.Objects.equals(r.gateway(), removed.route().gateway()) &&
+                    r.outputIndex() == removed.route().outputIndex());
+                serverRoutes.clear();
+            }
+            case NetlinkEvent.NeighbourChanged changed -> neighbours.put(
+                new NeighbourKey(changed.neighbour().index(), changed.neighbour().address()), changed.neighbour());
+            case NetlinkEvent.NeighbourRemoved removed -> neighbours.remove(
+                new NeighbourKey(removed.neighbour().index(), removed.neighbour().address()));
+            case NetlinkEvent.Resync lost ->
+            {
+                DaemonLog.warning("rtnetlink: " + lost.reason() + ": reading the kernel's tables again");
+                resync = true;
+            }
+        }
+        return true;
+    }
+
+    private static boolean sameAddress(final Address a, final Address b)
+    {
+        return a.index() == b.index() && a.address().equals(b.address()) && a.prefixLength() == b.prefixLength();
+    }
+
+    private static boolean sameRouteKey(final Route a, final Route b)
+    {
+        return a.family() == b.family() && a.table() == b.table() && a.prefixLength() == b.prefixLength() &&
+            a.destination().equals(b.destination()) && a.priority() == b.priority();
+    }
+
+    /**
+     * Marks the next hops in use as used (the kernel probes a STALE one) and asks again for those still without a
+     * MAC.
+     */
+    private void refresh(final long nowNs)
+    {
+        for (final NeighbourKey key : inUse)
+        {
+            final Neighbour neighbour = neighbours.get(key);
+            if (neighbour == null || !neighbour.usable() || (neighbour.state() & Rtnetlink.NUD_STALE) != 0)
+            {
+                ask(key, nowNs);
+            }
+        }
+    }
+
+    @Override
+    public void resolve(final IpAddress address, final long nowNs)
+    {
+        final Route route = routeTo(address.toInetAddress());
+        if (route == null || route.outputIndex() == 0 || portOf(route.outputIndex()) < 0)
+        {
+            return;
+        }
+        final InetAddress hop = route.gateway() != null ? route.gateway() : address.toInetAddress();
+        ask(new NeighbourKey(route.outputIndex(), hop), nowNs);
+    }
+
+    private void ask(final NeighbourKey key, final long nowNs)
+    {
+        final Long last = asked.get(key);
+        if (last != null && nowNs - last < REFRESH_NS)
+        {
+            return;
+        }
+        asked.put(key, nowNs);
+        if (asked.size() > 65536)
+        {
+            asked.clear();
+        }
+        try
+        {
+            netlink.resolve(key.index(), key.address());
+        }
+        catch (final NativeCallException ex)
+        {
+            DaemonLog.warning("resolving " + key.address().getHostAddress() + ": " + ex.getMessage());
+        }
+    }
+
+    @Override
+    public Set<IpAddress> localAddresses()
+    {
+        final Set<IpAddress> locals = new LinkedHashSet<>();
+        for (final Address address : addresses)
+        {
+            if (address.address() instanceof Inet4Address || address.address() instanceof Inet6Address)
+            {
+                locals.add(IpAddress.of(address.address()));
+            }
+        }
+        return locals;
+    }
+
+    @Override
+    public void close()
+    {
+        subscription.close();
+        netlink.close();
+    }
+
+    /** For the log and status. */
+    Map<String, String> describe()
+    {
+        final Map<String, String> text = new LinkedHashMap<>();
+        text.put("links", String.valueOf(links.size()));
+        text.put("routes", String.valueOf(routes.size()));
+        text.put("neighbours", String.valueOf(neighbours.size()));
+        return text;
+    }
+}

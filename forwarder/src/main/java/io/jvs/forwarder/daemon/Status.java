@@ -1,0 +1,132 @@
+package io.jvs.forwarder.daemon;
+
+import io.jvs.core.packet.DropReason;
+import io.jvs.core.pipeline.DataPlane;
+import io.jvs.core.pipeline.WorkerCounters;
+import io.jvs.core.service.RealServer;
+import io.jvs.core.service.VirtualService;
+
+import java.util.Locale;
+
+/**
+ * The control socket's {@code status} answer: one {@code name value} pair a line, summed over the workers
+ * (each counter read without stopping them, so a sum may lag a burst), then per worker the hand-off and host
+ * path, then per service and real server the connections and packets. The names are stable: tests and scripts
+ * read them. The counters file and {@code tools/jvs stat} replace this later; until then it is the daemon's
+ * one window on its counters.
+ */
+final class Status
+{
+    private Status()
+    {
+    }
+
+    static String text(final Daemon daemon)
+    {
+        final StringBuilder out = new StringBuilder();
+        final int workers = daemon.workers();
+        long frames = 0;
+        long transmitted = 0;
+        long passed = 0;
+        long dropped = 0;
+        long connections = 0;
+        final long[] drops = new long[DropReason.count()];
+        for (int w = 0; w < workers; w++)
+        {
+            final WorkerCounters counters = daemon.worker(w).pipeline().counters();
+            frames += counters.frames;
+            transmitted += counters.transmitted();
+            passed += counters.passed();
+            dropped += counters.dropped();
+            connections += counters.connections;
+            for (final DropReason reason : DropReason.values())
+            {
+                drops[reason.ordinal()] += counters.dropped(reason);
+            }
+        }
+        line(out, "workers", workers);
+        line(out, "frames", frames);
+        line(out, "transmitted", transmitted);
+        line(out, "passed", passed);
+        line(out, "dropped", dropped);
+        for (final DropReason reason : DropReason.values())
+        {
+            line(out, "drop." + reason.label(), drops[reason.ordinal()]);
+        }
+        line(out, "connections", connections);
+        line(out, "snapshots", daemon.conductor().snapshots());
+        final DaemonCounters counters = daemon.counters();
+        for (int id = 0; id < DaemonCounters.COUNT; id++)
+        {
+            long sum = 0;
+            for (int w = 0; w < workers; w++)
+            {
+                final long value = counters.get(w, id);
+                sum += value;
+                line(out, "worker." + w + "." + DaemonCounters.label(id), value);
+            }
+            line(out, DaemonCounters.label(id), sum);
+        }
+        for (int w = 0; w < workers; w++)
+        {
+            final WorkerCounters pipeline = daemon.worker(w).pipeline().counters();
+            line(out, "worker." + w + ".frames", pipeline.frames);
+            line(out, "worker." + w + ".connections", pipeline.connections);
+        }
+        final DataPlane plane = daemon.conductor().current();
+        for (int slot = 0; slot < plane.serviceCount(); slot++)
+        {
+            final VirtualService service = plane.service(slot);
+            if (service == null)
+            {
+                continue;
+            }
+            final String name = "service." + key(service);
+            long packets = 0;
+            long serviceConnections = 0;
+            for (int w = 0; w < workers; w++)
+            {
+                packets += daemon.worker(w).pipeline().counters().servicePackets(slot);
+                serviceConnections += daemon.worker(w).pipeline().counters().serviceConnections(slot);
+            }
+            line(out, name + ".connections", serviceConnections);
+            line(out, name + ".packets", packets);
+        }
+        for (int slot = 1; slot < plane.serverSlots(); slot++)
+        {
+            final RealServer server = plane.server(slot);
+            if (server == null)
+            {
+                continue;
+            }
+            final String name = "server." + server;
+            long packets = 0;
+            long serverConnections = 0;
+            for (int w = 0; w < workers; w++)
+            {
+                packets += daemon.worker(w).pipeline().counters().serverPackets(slot);
+                serverConnections += daemon.worker(w).pipeline().counters().serverConnections(slot);
+            }
+            line(out, name + ".connections", serverConnections);
+            line(out, name + ".packets", packets);
+            line(out, name + ".active", server.activeConnections());
+            line(out, name + ".inactive", server.inactiveConnections());
+            line(out, name + ".weight", server.weight());
+        }
+        for (final HostTap tap : daemon.taps())
+        {
+            line(out, "tap." + tap.name() + ".written", tap.written());
+        }
+        return out.toString();
+    }
+
+    private static String key(final VirtualService service)
+    {
+        return service.key().toString().toLowerCase(Locale.ROOT).replace(' ', '-');
+    }
+
+    private static void line(final StringBuilder out, final String name, final long value)
+    {
+        out.append(name).append(' ').append(value).append('\n');
+    }
+}

@@ -1,0 +1,37 @@
+package io.jvs.forwarder.daemon;
+
+import io.jvs.core.net.IpAddress;
+import io.jvs.core.pipeline.Topology;
+
+import java.util.Collection;
+import java.util.Set;
+
+/**
+ * Where the conductor learns the box's ports and next hops: the kernel (routes, neighbours, addresses over
+ * rtnetlink), with the config's {@code neighbour} and {@code gateway} statements over it. Used by the conductor
+ * thread only.
+ */
+interface TopologySource extends AutoCloseable
+{
+    /**
+     * @param servers the real servers' addresses, whose next hops the snapshot must hold.
+     * @return the topology as now known.
+     */
+    Topology topology(Collection<IpAddress> servers);
+
+    /**
+     * Takes in what changed since the last call (kernel notifications) without blocking.
+     *
+     * @return whether the topology may have changed.
+     */
+    boolean poll(long nowNs);
+
+    /** A worker found no MAC for this next hop: have it resolved (rate-limited by the source). */
+    void resolve(IpAddress address, long nowNs);
+
+    /** @return the box's own addresses (the XDP program passes traffic to them to the kernel). */
+    Set<IpAddress> localAddresses();
+
+    @Override
+    void close();
+}

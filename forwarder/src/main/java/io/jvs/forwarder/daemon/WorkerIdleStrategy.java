@@ -1,0 +1,112 @@
+package io.jvs.forwarder.daemon;
+
+import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.IdleStrategy;
+
+import java.util.function.BooleanSupplier;
+
+/**
+ * A worker's {@link IdleStrategy} for each {@link IdleMode}. The sleeping modes wait in poll(2) on the worker's
+ * receive descriptors and wake-up eventfd, for at most {@link #SLEEP_MS} so the worker still sweeps expired
+ * connections and follows new snapshots while no traffic comes.
+ * <p>
+ * Adaptive: a few spins catch a burst that is just behind; then {@code sched_yield} gives the core to the
+ * kernel's receive work (softirq or the threaded NAPI, which on a small box shares the worker's core and
+ * produces the frames it waits for); after {@link #ADAPTIVE_YIELDS} empty polls the worker sleeps.
+ */
+final class WorkerIdleStrategy implements IdleStrategy
+{
+    /** The longest sleep: housekeeping (sweeps, snapshot epochs) runs at least this often. */
+    static final int SLEEP_MS = 100;
+    static final int ADAPTIVE_SPINS = 16;
+    static final int ADAPTIVE_YIELDS = 128;
+
+    private final io.jvs.forwarder.config.IdleMode mode;
+    private final PollSet pollSet;
+    private final Wakeup wakeup;
+    private final BooleanSupplier hasInbound;
+    private final BackoffIdleStrategy backoff = new BackoffIdleStrategy();
+    private int emptyPolls;
+    private long sleeps;
+
+    /**
+     * @param hasInbound whether frames from other workers are waiting (checked once more before sleeping).
+     */
+    WorkerIdleStrategy(final io.jvs.forwarder.config.IdleMode mode, final PollSet pollSet, final Wakeup wakeup, final BooleanSupplier hasInbound)
+    {
+        this.mode = mode;
+        this.pollSet = pollSet;
+        this.wakeup = wakeup;
+        this.hasInbound = hasInbound;
+    }
+
+    @Override
+    public void idle(final int workCount)
+    {
+        if (workCount > 0)
+        {
+            reset();
+            return;
+        }
+        idle();
+    }
+
+    @Override
+    public void idle()
+    {
+        switch (mode)
+        {
+            case SPIN -> Thread.onSpinWait();
+            case YIELD -> Thread.yield();
+            case BACKOFF -> backoff.idle();
+            case WAIT -> sleep();
+            case ADAPTIVE ->
+            {
+                final int polls = emptyPolls++;
+                if (polls < ADAPTIVE_SPINS)
+                {
+                    Thread.onSpinWait();
+                }
+                else if (polls < ADAPTIVE_SPINS + ADAPTIVE_YIELDS)
+                {
+                    Thread.yield();
+                }
+                else
+                {
+                    sleep();
+                }
+            }
+            default -> throw new IllegalStateException("unknown idle mode " + mode);
+        }
+    }
+
+    private void sleep()
+    {
+        wakeup.aboutToSleep();
+        if (!hasInbound.getAsBoolean())
+        {
+            pollSet.await(SLEEP_MS);
+            sleeps++;
+        }
+        wakeup.awake();
+    }
+
+    @Override
+    public void reset()
+    {
+        emptyPolls = 0;
+        backoff.reset();
+    }
+
+    /** @return how often the worker slept in poll(2). */
+    long sleeps()
+    {
+        return sleeps;
+    }
+
+    @Override
+    public String alias()
+    {
+        return mode.word();
+    }
+}
