@@ -54,6 +54,8 @@ public final class Pipeline
     private final NeighbourMisses misses = new NeighbourMisses();
     private final PacketParser parser;
     private final PacketParser strictParser;
+    private final PacketParser optionsOnlyParser;
+    private final PacketParser fragmentsOnlyParser;
     private final ParsedBurst parsed = new ParsedBurst(FrameBurst.MAX_FRAMES);
     private final int[] pending = new int[FrameBurst.MAX_FRAMES];
     private final int[] serviceOf = new int[FrameBurst.MAX_FRAMES];
@@ -169,9 +171,12 @@ public final class Pipeline
             epochs.enter(workerIndex, first.generation);
         }
         this.templates = templates;
-        this.templateSweeper = epochs == null ? templates.sweeper(0, 1) : templates.sweeper(workerIndex, epochs.workers());
+        this.templateSweeper = epochs == null ? templates.sweeper(0, 1) :
+            templates.sweeper(workerIndex, epochs.workers());
         this.parser = new PacketParser(true, true);
         this.strictParser = new PacketParser(false, false);
+        this.optionsOnlyParser = new PacketParser(true, false);
+        this.fragmentsOnlyParser = new PacketParser(false, true);
         this.v4 = new ConnectionTable(false, connectionsV4, this::onRemoved, allocator);
         this.v6 = new ConnectionTable(true, connectionsV6, this::onRemoved, allocator);
         this.counters = new WorkerCounters(maxServices, maxServers);
@@ -384,8 +389,12 @@ public final class Pipeline
 
     private PacketParser strictParser(final DataPlaneSettings settings)
     {
-        return settings.allowIpOptions() == settings.allowFragments() ? strictParser :
-            new PacketParser(settings.allowIpOptions(), settings.allowFragments());
+        // One parser per combination, made up front: a burst allocates nothing.
+        if (settings.allowIpOptions() == settings.allowFragments())
+        {
+            return strictParser;
+        }
+        return settings.allowIpOptions() ? optionsOnlyParser : fragmentsOnlyParser;
     }
 
     private void count(final int verdict, final int length)
