@@ -92,6 +92,24 @@ public final class SharedKeyTable
     }
 
     /**
+     * @return how many ways the table has ({@code buckets * WAYS}), numbered from 0.
+     */
+    public int ways()
+    {
+        return buckets * WAYS;
+    }
+
+    /**
+     * @param way a way.
+     * @return the key of the entry in it, or {@link #NOT_FOUND} when it holds none (or one being filled).
+     */
+    public long liveKey(final int way)
+    {
+        final long control = control(way);
+        return (control & STATE_MASK) == LIVE ? control & FINGERPRINT_MASK : NOT_FOUND;
+    }
+
+    /**
      * @return how many LIVE entries (or being filled) the table holds.
      */
     public int entries()

@@ -2,11 +2,13 @@ package io.jvs.core.pipeline;
 
 import io.jvs.core.conn.ConnectionTimeouts;
 import io.jvs.core.conn.ServerAddresses;
+import io.jvs.core.net.IpAddress;
 import io.jvs.core.service.ForwardMethod;
 import io.jvs.core.service.RealServer;
 import io.jvs.core.service.ServiceSettings;
 import io.jvs.core.service.VirtualService;
 
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -115,8 +117,8 @@ public final class DataPlane
             portIpv6Low[port.index()] = port.ipv6() == null ? 0 : port.ipv6().low();
         }
         clientNeighbours = new NeighbourIndex(topology);
-        this.markRules = List.copyOf(markRules);
-        this.marks = markRules.isEmpty() ? MarkTable.EMPTY : new MarkTable(this.markRules);
+        this.markRules = markRules == null ? List.of() : List.copyOf(markRules);
+        this.marks = this.markRules.isEmpty() ? MarkTable.EMPTY : new MarkTable(this.markRules);
     }
 
     /**
@@ -134,6 +136,23 @@ public final class DataPlane
     public ServiceSettings serviceSettings(final int slot)
     {
         return serviceSettings[slot];
+    }
+
+    /**
+     * @return the addresses of this snapshot's servers that have no next hop (their frames are dropped as
+     *         no-neighbour until a snapshot has one), for the conductor to ask the kernel to resolve.
+     */
+    public List<IpAddress> unresolvedServers()
+    {
+        final List<IpAddress> unresolved = new ArrayList<>();
+        for (int slot = 1; slot < servers.length; slot++)
+        {
+            if (servers[slot] != null && serverEgressPort[slot] == NO_PORT)
+            {
+                unresolved.add(servers[slot].address());
+            }
+        }
+        return unresolved;
     }
 
     /**

@@ -137,7 +137,7 @@ public final class DataPlaneBuilder
      * @param topology the ports and next hops.
      * @param timeouts the connection timeouts (shared, changed by ipvsadm --set).
      * @param settings the policy.
-     * @param marks    the mark rules, in order (empty for none).
+     * @param marks    the mark rules, in order (empty or null for none).
      * @return a new snapshot, with the next {@link DataPlane#generation()}.
      * @throws IllegalStateException when the configuration has more services or servers than slots.
      */

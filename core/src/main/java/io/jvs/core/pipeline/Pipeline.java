@@ -54,6 +54,8 @@ public final class Pipeline
     private final NeighbourMisses misses = new NeighbourMisses();
     private final PacketParser parser;
     private final PacketParser strictParser;
+    private final PacketParser optionsOnlyParser;
+    private final PacketParser fragmentsOnlyParser;
     private final ParsedBurst parsed = new ParsedBurst(FrameBurst.MAX_FRAMES);
     private final int[] pending = new int[FrameBurst.MAX_FRAMES];
     private final int[] serviceOf = new int[FrameBurst.MAX_FRAMES];
@@ -86,6 +88,9 @@ public final class Pipeline
     private long lastSweepNs;
     /** Time since the last sweep that has not yet been paid for in swept slots. */
     private long sweepCredit;
+    /** When an idle sweep last looked at templates, and the time since then not yet paid for in buckets. */
+    private long lastTemplateSweepNs;
+    private long templateCredit;
     /** Keeps the first pass's reads of table slots from being optimised away. */
     private long touched;
 
@@ -169,9 +174,12 @@ public final class Pipeline
             epochs.enter(workerIndex, first.generation);
         }
         this.templates = templates;
-        this.templateSweeper = epochs == null ? templates.sweeper(0, 1) : templates.sweeper(workerIndex, epochs.workers());
+        this.templateSweeper = epochs == null ? templates.sweeper(0, 1) :
+            templates.sweeper(workerIndex, epochs.workers());
         this.parser = new PacketParser(true, true);
         this.strictParser = new PacketParser(false, false);
+        this.optionsOnlyParser = new PacketParser(true, false);
+        this.fragmentsOnlyParser = new PacketParser(false, true);
         this.v4 = new ConnectionTable(false, connectionsV4, this::onRemoved, allocator);
         this.v6 = new ConnectionTable(true, connectionsV6, this::onRemoved, allocator);
         this.counters = new WorkerCounters(maxServices, maxServers);
@@ -360,14 +368,18 @@ public final class Pipeline
             templateSweeper.sweep(nowNs, (int)Math.min(share, 1 + share * sweepCredit / SWEEP_PERIOD_NS),
                 plane.servers);
             sweepCredit = 0;
+            lastTemplateSweepNs = now;
+            templateCredit = 0;
         }
     }
 
     /**
      * Expires connections without traffic: a worker with nothing to receive calls this from its idle loop.
+     * It also retires expired persistence templates of this worker's share, a whole share per
+     * {@link #SWEEP_PERIOD_NS}, and records the snapshot it uses in the epochs.
      *
      * @param now    the time.
-     * @param budget slots to examine in each table.
+     * @param budget slots to examine in each connection table.
      */
     public void sweep(final long now, final int budget)
     {
@@ -377,15 +389,30 @@ public final class Pipeline
             epochs.enter(workerIndex, current.generation);
         }
         this.plane = current;
+        this.nowNs = now;
         rewriter.nowNs = now;
         v4.sweep(ConnectionTable.tick(now), budget);
         v6.sweep(ConnectionTable.tick(now), budget);
+        // This worker's share of the templates is its own to retire, traffic or not.
+        templateCredit += Math.min(SWEEP_PERIOD_NS, Math.max(0, now - lastTemplateSweepNs));
+        lastTemplateSweepNs = now;
+        final int share = templateSweeper.buckets();
+        final long due = Math.min(share, share * templateCredit / SWEEP_PERIOD_NS);
+        if (due > 0)
+        {
+            templateSweeper.sweep(now, (int)due, current.servers);
+            templateCredit = 0;
+        }
     }
 
     private PacketParser strictParser(final DataPlaneSettings settings)
     {
-        return settings.allowIpOptions() == settings.allowFragments() ? strictParser :
-            new PacketParser(settings.allowIpOptions(), settings.allowFragments());
+        // One parser per combination, made up front: a burst allocates nothing.
+        if (settings.allowIpOptions() == settings.allowFragments())
+        {
+            return strictParser;
+        }
+        return settings.allowIpOptions() ? optionsOnlyParser : fragmentsOnlyParser;
     }
 
     private void count(final int verdict, final int length)

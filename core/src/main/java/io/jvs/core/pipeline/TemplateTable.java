@@ -143,8 +143,8 @@ public final class TemplateTable
             return NOT_FOUND;
         }
         final int server = server(found);
-        final boolean usable = server > 0 && server < plane.serverAvailable.length &&
-            usable(plane.serverAvailable[server], plane.serverQuiesced[server], plane.settings.expireQuiescentTemplate());
+        final boolean usable = server > 0 && server < plane.serverAvailable.length && usable(
+            plane.serverAvailable[server], plane.serverQuiesced[server], plane.settings.expireQuiescentTemplate());
         return usable ? found : found & ~SERVER_MASK;
     }
 
@@ -247,6 +247,46 @@ public final class TemplateTable
     public int buckets()
     {
         return bucketMask + 1;
+    }
+
+    /**
+     * @return the way of a network's template, expired or not, or {@link #NOT_FOUND} once it is retired.
+     */
+    public int wayOf(final int service, final long networkHigh, final long networkLow)
+    {
+        final long fingerprint = fingerprint(service, networkHigh, networkLow);
+        return table.lookup(fingerprint, bucket(fingerprint));
+    }
+
+    /**
+     * Copies every template, with its payload and deadline, into another table, for a single-threaded
+     * owner that outgrew this one: neither table may be in use by another thread.
+     *
+     * @param target an empty table, larger than this one.
+     * @return for each way of this table, the way of its template in the target, or {@link #NOT_FOUND}.
+     * @throws IllegalStateException when the target cannot hold them all.
+     */
+    public int[] copyInto(final TemplateTable target)
+    {
+        final int[] moved = new int[table.ways()];
+        for (int way = 0; way < moved.length; way++)
+        {
+            final long key = table.liveKey(way);
+            moved[way] = NOT_FOUND;
+            if (key == NOT_FOUND)
+            {
+                continue;
+            }
+            final long deadline = table.lastUse(way);
+            final int copy = target.table.acquire(key, target.bucket(key), deadline, table.payload(way));
+            if (copy == NOT_FOUND)
+            {
+                throw new IllegalStateException("a table of " + target.buckets() + " buckets cannot hold the " +
+                    size() + " templates of one of " + buckets());
+            }
+            moved[way] = copy;
+        }
+        return moved;
     }
 
     /**

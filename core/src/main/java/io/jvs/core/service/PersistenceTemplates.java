@@ -3,42 +3,50 @@ package io.jvs.core.service;
 import io.jvs.core.net.FlowTuple;
 import io.jvs.core.net.IpAddress;
 import io.jvs.core.net.Protocol;
+import io.jvs.core.pipeline.TemplateTable;
 
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
-import java.util.Iterator;
+import java.util.IdentityHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
- * Persistence templates (ip_vs_sched_persist, spec 15.4): the server a client network was given,
- * remembered per service so its next connections go to the same server without asking the scheduler.
+ * Persistence templates (ip_vs_sched_persist, spec 15.4) for one thread that works with services rather
+ * than snapshots: the simulation and offline tools. The templates themselves are the forwarder's
+ * {@link TemplateTable}, so both follow one set of rules; this class gives them the simulation's keys
+ * and server numbers, and grows the table when it fills (the workers' table has a fixed size; a
+ * simulation must not lose templates to it).
  * <p>
  * The key is the client's address masked by the service's netmask, with the service (port 0 for FTP's
- * port 21, whose data connections use other ports). A template is re-armed to the full persistence
- * timeout on every use; it cannot expire while connections it placed are open, and is then re-armed
- * 60 s at a time, as the kernel's timer does. A template whose server has left the service is dropped
- * and the client scheduled afresh; one whose server is quiesced (weight 0) is still followed, as with
- * the kernel's default expire_quiescent_template = 0.
- * <p>
- * One thread owns an instance: this serves the simulation and offline tools. The forwarder's workers
- * share templates through their connection table.
+ * port 21, whose data connections use other ports, so a port-21 service and a port-0 service of one
+ * address share templates as the kernel's do). A template is re-armed to the full persistence timeout
+ * on every use and cannot expire while connections it placed are open; it expires once they have ended
+ * and its deadline has passed (the kernel's timer instead re-arms such a template 60 s at a time, so it
+ * may outlive its last connection by up to a minute). A template whose server has left the service, or is quiesced while
+ * expire_quiescent_template is on, is given the server the scheduler chooses, keeping the count of the
+ * connections it placed; one whose server is quiesced is otherwise still followed (the kernel's default).
  */
 public final class PersistenceTemplates
 {
-    /** How long the kernel re-arms a template that still controls connections. */
-    public static final long CONTROLLED_REARM_NS = TimeUnit.SECONDS.toNanos(60);
+    private static final int INITIAL_BUCKETS = 64;
+    private static final int GROWTH = 4;
 
     /** One client network's server. */
     public static final class Template
     {
+        private final PersistenceTemplates owner;
         private final RealServer server;
-        private long expiresNs;
-        private int controlled;
+        private final Network network;
 
-        private Template(final RealServer server)
+        private Template(final PersistenceTemplates owner, final RealServer server, final Network network)
         {
+            this.owner = owner;
             this.server = server;
+            this.network = network;
         }
 
         public RealServer server()
@@ -47,28 +55,44 @@ public final class PersistenceTemplates
         }
 
         /**
-         * @return how many open connections this template placed.
+         * @return how many open connections this client network's template placed (0 once it is retired).
          */
         public int controlled()
         {
-            return controlled;
+            final int way = owner.wayOf(network);
+            return way == TemplateTable.NOT_FOUND ? 0 : owner.table.controlled(way);
         }
     }
 
-    private record Key(ServiceKey service, Protocol protocol, IpAddress clientNetwork)
+    /**
+     * A template's key: the service it is kept for (FTP's as port 0) and protocol, as a number of the
+     * table's, and the client network.
+     */
+    private record Network(int group, long high, long low)
     {
     }
 
-    private final Map<Key, Template> templates = new HashMap<>();
+    private record Group(ServiceKey service, Protocol protocol)
+    {
+    }
+
     private final boolean expireQuiescent;
+    private final Map<Group, Integer> groups = new HashMap<>();
+    private final Map<RealServer, Integer> serverSlots = new IdentityHashMap<>();
+    private final List<RealServer> serverList = new ArrayList<>();
+    /** The last template object handed out for each network, so a network's callers share one. */
+    private final Map<Network, Template> handedOut = new HashMap<>();
+    private RealServer[] servers = new RealServer[16];
+    private TemplateTable table = new TemplateTable(INITIAL_BUCKETS);
 
     /**
      * @param expireQuiescent the kernel's expire_quiescent_template: when true, a template whose server
-     *                        has weight 0 is dropped instead of followed.
+     *                        has weight 0 is not followed.
      */
     public PersistenceTemplates(final boolean expireQuiescent)
     {
         this.expireQuiescent = expireQuiescent;
+        serverList.add(null);
     }
 
     /**
@@ -83,28 +107,34 @@ public final class PersistenceTemplates
     public Template open(
         final VirtualService service, final FlowTuple flow, final long nowNs, final Supplier<RealServer> scheduler)
     {
-        final Key key = keyOf(service, flow);
-        Template template = templates.get(key);
-        if (template != null && !isValid(template, nowNs))
+        final IpAddress masked = flow.sourceAddress().mask(service.settings().netmaskPrefix());
+        final Network network = new Network(groupOf(service, flow), masked.high(), masked.low());
+        final long timeoutNs = TimeUnit.SECONDS.toNanos(service.settings().persistenceSeconds());
+        final long found = table.find(network.group(), network.high(), network.low(), nowNs);
+        if (found != TemplateTable.NOT_FOUND)
         {
-            templates.remove(key);
-            template.server.unbindTemplate();
-            template = null;
-        }
-        if (template == null)
-        {
-            final RealServer server = scheduler.get();
-            if (server == null)
+            final RealServer server = serverList.get(TemplateTable.server(found));
+            if (TemplateTable.usable(server.isAvailable(), server.weight() == 0, expireQuiescent))
             {
-                return null;
+                table.attach(TemplateTable.way(found), nowNs, timeoutNs);
+                final Template known = handedOut.get(network);
+                return known != null && known.server == server ? known : remember(server, network);
             }
-            template = new Template(server);
-            server.bindTemplate();
-            templates.put(key, template);
         }
-        template.expiresNs = nowNs + persistenceNs(service);
-        template.controlled++;
-        return template;
+        final RealServer server = scheduler.get();
+        if (server == null)
+        {
+            return null;
+        }
+        final int slot = slotOf(server);
+        int way = table.place(network.group(), network.high(), network.low(), slot, servers, nowNs, timeoutNs);
+        while (way == TemplateTable.NOT_FOUND)
+        {
+            grow();
+            way = table.place(network.group(), network.high(), network.low(), slot, servers, nowNs, timeoutNs);
+        }
+        table.attach(way, nowNs, timeoutNs);
+        return remember(server, network);
     }
 
     /**
@@ -114,7 +144,11 @@ public final class PersistenceTemplates
      */
     public void close(final Template template)
     {
-        template.controlled--;
+        final int way = wayOf(template.network);
+        if (way != TemplateTable.NOT_FOUND && table.controlled(way) > 0)
+        {
+            table.detach(way);
+        }
     }
 
     /**
@@ -125,17 +159,8 @@ public final class PersistenceTemplates
      */
     public int expire(final long nowNs)
     {
-        int dropped = 0;
-        for (final Iterator<Template> it = templates.values().iterator(); it.hasNext(); )
-        {
-            final Template template = it.next();
-            if (!isAlive(template, nowNs))
-            {
-                it.remove();
-                template.server.unbindTemplate();
-                dropped++;
-            }
-        }
+        final int dropped = table.sweepAll(nowNs, servers);
+        handedOut.keySet().removeIf(network -> wayOf(network) == TemplateTable.NOT_FOUND);
         return dropped;
     }
 
@@ -144,46 +169,53 @@ public final class PersistenceTemplates
      */
     public int size()
     {
-        return templates.size();
+        return table.size();
     }
 
-    private boolean isValid(final Template template, final long nowNs)
+    private Template remember(final RealServer server, final Network network)
     {
-        final RealServer server = template.server;
-        if (!server.isAvailable() || (expireQuiescent && server.weight() == 0))
-        {
-            return false;
-        }
-        return isAlive(template, nowNs);
+        final Template template = new Template(this, server, network);
+        handedOut.put(network, template);
+        return template;
     }
 
-    /** Applies the timer: expired unless it still controls connections, then re-armed 60 s at a time. */
-    private static boolean isAlive(final Template template, final long nowNs)
+    private int wayOf(final Network network)
     {
-        if (nowNs - template.expiresNs < 0)
-        {
-            return true;
-        }
-        if (template.controlled == 0)
-        {
-            return false;
-        }
-        final long periods = (nowNs - template.expiresNs) / CONTROLLED_REARM_NS + 1;
-        template.expiresNs += periods * CONTROLLED_REARM_NS;
-        return true;
+        return table.wayOf(network.group(), network.high(), network.low());
     }
 
-    private static Key keyOf(final VirtualService service, final FlowTuple flow)
+    private int groupOf(final VirtualService service, final FlowTuple flow)
     {
         final ServiceKey key = service.key();
         final ServiceKey templateService = !key.isFirewallMark() && key.port() == 21 ?
             ServiceKey.of(key.protocol(), key.address(), 0) : key;
         final Protocol protocol = key.isFirewallMark() ? null : flow.protocol();
-        return new Key(templateService, protocol, flow.sourceAddress().mask(service.settings().netmaskPrefix()));
+        return groups.computeIfAbsent(new Group(templateService, protocol), unused -> groups.size());
     }
 
-    private static long persistenceNs(final VirtualService service)
+    private int slotOf(final RealServer server)
     {
-        return TimeUnit.SECONDS.toNanos(service.settings().persistenceSeconds());
+        final Integer known = serverSlots.get(server);
+        if (known != null)
+        {
+            return known;
+        }
+        final int slot = serverList.size();
+        serverList.add(server);
+        serverSlots.put(server, slot);
+        if (slot >= servers.length)
+        {
+            servers = Arrays.copyOf(servers, servers.length * 2);
+        }
+        servers[slot] = server;
+        return slot;
+    }
+
+    /** Moves every template to a table {@link #GROWTH} times the size. */
+    private void grow()
+    {
+        final TemplateTable larger = new TemplateTable(table.buckets() * GROWTH);
+        table.copyInto(larger);
+        table = larger;
     }
 }

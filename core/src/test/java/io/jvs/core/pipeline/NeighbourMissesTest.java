@@ -113,5 +113,7 @@ class NeighbourMissesTest
         fixture.sendOne(frame(JVS_MAC, ROUTER_MAC, CLIENT, VIP, 64, Segment.tcp(40001, 80, SYN, 0)));
         assertThat(drain(fixture.pipeline.neighbourMisses())).as("each server once")
             .containsExactly("192.168.1.2", "2001:db8:1::2");
+        assertThat(fixture.publisher.current().unresolvedServers()).as("known when the snapshot is built")
+            .containsExactlyInAnyOrder(SERVER, IpAddress.parse("2001:db8:1::2"));
     }
 }

@@ -56,7 +56,8 @@ class TemplateTableTest
         assertThat(TemplateTable.server(found)).isEqualTo(2);
         assertThat(templates.controlled(way)).isEqualTo(1);
         assertThat(servers[2].persistentConnections()).isEqualTo(1);
-        assertThat(templates.find(1, 0, 0x0A00_0000L, SECOND_NS)).as("another service").isEqualTo(TemplateTable.NOT_FOUND);
+        assertThat(templates.find(1, 0, 0x0A00_0000L, SECOND_NS)).as("another service")
+            .isEqualTo(TemplateTable.NOT_FOUND);
 
         // Taken over by another server: counted there, uncounted here, its connection still counted.
         assertThat(templates.place(0, 0, 0x0A00_0000L, 3, servers, SECOND_NS, 10 * SECOND_NS)).isEqualTo(way);
