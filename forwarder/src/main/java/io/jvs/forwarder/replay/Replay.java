@@ -115,7 +115,8 @@ public final class Replay
         final Topology topology = withServerNeighbours(config.topology(), table);
         final DataPlaneBuilder builder = new DataPlaneBuilder(table.services().size() + 1,
             table.allServers().size() + 2);
-        this.plane = builder.build(table, topology, config.connectionTimeouts(), config.settings());
+        this.plane = builder.build(table, topology, config.connectionTimeouts(), config.settings(),
+            config.markRules());
         final DataPlanePublisher publisher = new DataPlanePublisher(plane);
         final TemplateTable templates = new TemplateTable(Math.max(1024, options.connections() / 16));
         this.pipelines = new Pipeline[options.workers()];

@@ -141,8 +141,8 @@ public record ReplayConfig(JvsConfig config, Topology topology)
     }
 
     /**
-     * @return the {@code mark} statements in order, for the pipeline's classifier. A replay does not apply
-     *         them itself: {@code --fwmark} marks every frame.
+     * @return the {@code mark} statements in order, which the pipeline applies to frames without a mark (a
+     *         replay's {@code --fwmark} marks every frame before them).
      */
     public List<MarkRule> markRules()
     {

@@ -80,6 +80,33 @@ class ReplayDaemonConfigTest
     }
 
     @Test
+    void shouldMarkFramesByTheConfigsMarkStatementsForAFirewallMarkService() throws Exception
+    {
+        final Path config = Files.write(dir.resolve("marks.conf"), List.of(
+            "mark 7 dst 10.0.0.0/24 proto tcp dport 80",
+            "mark 9 src 100.64.0.0/16",
+            "-A -f 7 -s rr",
+            "-a -f 7 -r 192.168.10.8:80 -g -w 1",
+            "-A -t 10.0.0.100:80 -s rr",
+            "-a -t 10.0.0.100:80 -r 192.168.10.9:80 -g -w 1"));
+        final Path in = dir.resolve("marks.pcap");
+        try (TestTrace trace = new TestTrace(in))
+        {
+            trace.tcp(T0, "100.64.0.9", 40000, "10.0.0.100", 80, TestTrace.SYN);
+            trace.tcp(T0 + 1000, "100.64.0.9", 40001, "10.0.0.7", 80, TestTrace.SYN);
+            trace.tcp(T0 + 2000, "100.64.0.9", 40002, "10.0.0.100", 81, TestTrace.SYN);
+        }
+        final Path out = dir.resolve("marks-out.pcap");
+        final ReplayReport report = new Replay(new ReplayOptions(null, config, in, null, out, false, null, 1, 4096, 0))
+            .run();
+        // The first rule wins for both port-80 frames (the address service is not consulted for a marked frame);
+        // the port-81 frame gets mark 9, which no service has, and is passed.
+        assertThat(report.forwarded()).isEqualTo(2);
+        assertThat(ReplayTest.readWithPcap4j(out)).extracting(packet -> packet.get(EthernetPacket.class).getHeader()
+            .getDstAddr().toString()).containsExactly("02:6a:c0:a8:0a:08", "02:6a:c0:a8:0a:08");
+    }
+
+    @Test
     void shouldNumberInterfacesAsPortsAndHandTheMarkRulesOn() throws Exception
     {
         final ReplayConfig config = ReplayConfig.load(daemonConfig());

@@ -48,7 +48,7 @@ import java.util.concurrent.Callable;
         "The services come from --rules or from CONFIG, not both. Replay accepts",
         "the daemon's statements and ignores interface (but for numbering ports",
         "0..n-1), workers, idle, connections, control and vip-arp; mark statements",
-        "are checked but not applied yet: --fwmark marks every frame. Without",
+        "mark frames as the daemon's do (after --fwmark, which marks all). Without",
         "CONFIG: that port and gateway, real servers at MACs 02:6a:<address>, the",
         "kernel's defaults.",
         "Linux cooked (tcpdump -i any), raw IP and loopback captures are replayed",
