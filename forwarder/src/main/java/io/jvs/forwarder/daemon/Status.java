@@ -72,6 +72,16 @@ final class Status
             final WorkerCounters pipeline = daemon.worker(w).pipeline().counters();
             line(out, "worker." + w + ".frames", pipeline.frames);
             line(out, "worker." + w + ".connections", pipeline.connections);
+            final io.jvs.forwarder.port.Port[] ports = daemon.worker(w).ports();
+            for (int p = 0; p < ports.length; p++)
+            {
+                final io.jvs.forwarder.port.PortCounters port = ports[p].counters();
+                final String name = "port." + w + "." + p + ".";
+                line(out, name + "rx-frames", port.rxFrames);
+                line(out, name + "tx-frames", port.txFrames);
+                line(out, name + "tx-ring-full", port.txRingFull);
+                line(out, name + "tx-copied", port.txCopied);
+            }
         }
         final DataPlane plane = daemon.conductor().current();
         for (int slot = 0; slot < plane.serviceCount(); slot++)

@@ -114,6 +114,12 @@ final class Worker implements Agent
         return index;
     }
 
+    /** @return its ports, by port index (their counters are read by the conductor for status). */
+    Port[] ports()
+    {
+        return ports;
+    }
+
     /** Stops polling: the next duty cycle does nothing (the runner is closed after). */
     void stop()
     {
