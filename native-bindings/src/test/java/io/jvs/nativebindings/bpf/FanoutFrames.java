@@ -29,13 +29,18 @@ public final class FanoutFrames
     {
     }
 
-    /** @return one random frame, tags in place. */
+    /** @return one random frame, tags in place, a third of the time cut short. */
     public static byte[] random(final Random random)
     {
+        final byte[] whole = whole(random);
+        return random.nextInt(3) == 0 ? Arrays.copyOf(whole, random.nextInt(whole.length + 1)) : whole;
+    }
+
+    /** @return one random frame, tags in place, whole. */
+    public static byte[] whole(final Random random)
+    {
         final int tags = random.nextInt(8) < 5 ? 0 : 1 + random.nextInt(4);
-        final byte[] frame = untagged(random);
-        final byte[] tagged = withTags(frame, random, tags);
-        return random.nextInt(3) == 0 ? Arrays.copyOf(tagged, random.nextInt(tagged.length + 1)) : tagged;
+        return withTags(untagged(random), random, tags);
     }
 
     private static byte[] untagged(final Random random)
@@ -86,6 +91,21 @@ public final class FanoutFrames
         }
         System.arraycopy(frame, 12, tagged, 12 + 4 * tags, frame.length - 12);
         return tagged;
+    }
+
+    /**
+     * @return whether BPF_PROG_TEST_RUN runs an skb program on the frame: it refuses (EINVAL) one shorter than an
+     *         Ethernet header, and an untagged IPv4 or IPv6 frame cut short inside its IP header.
+     */
+    public static boolean testRunTakes(final byte[] frame)
+    {
+        if (frame.length < 14)
+        {
+            return false;
+        }
+        final int etherType = (frame[12] & 0xff) << 8 | frame[13] & 0xff;
+        return etherType == TestFrame.ETH_P_IPV4 ? frame.length >= 34 :
+            etherType != TestFrame.ETH_P_IPV6 || frame.length >= 54;
     }
 
     /** A client among 4096 in 198.18.0.0/15, so several frames share one. */

@@ -151,7 +151,7 @@ class FanoutProgramsTest
             for (int i = 0; i < 500; i++)
             {
                 final byte[] frame = FanoutFrames.random(random);
-                if (!TcProgramsTest.testRunTakes(frame))
+                if (!FanoutFrames.testRunTakes(frame))
                 {
                     continue;
                 }

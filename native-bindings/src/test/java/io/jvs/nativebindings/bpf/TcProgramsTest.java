@@ -132,7 +132,7 @@ class TcProgramsTest
             for (int i = 0; i < 1_000; i++)
             {
                 final byte[] frame = BpfXdpProgramsTest.randomFrame(random);
-                if (!testRunTakes(frame))
+                if (!FanoutFrames.testRunTakes(frame))
                 {
                     continue;
                 }
@@ -254,21 +254,6 @@ class TcProgramsTest
             .mov64(R0, TcPrograms.NEXT)
             .exit()
             .build();
-    }
-
-    /**
-     * @return whether BPF_PROG_TEST_RUN runs an skb program on the frame: it refuses (EINVAL) one shorter than an
-     *         Ethernet header, and an untagged IPv4 or IPv6 frame cut short inside its IP header.
-     */
-    static boolean testRunTakes(final byte[] frame)
-    {
-        if (frame.length < 14)
-        {
-            return false;
-        }
-        final int etherType = (frame[12] & 0xff) << 8 | frame[13] & 0xff;
-        return etherType == TestFrame.ETH_P_IPV4 ? frame.length >= 34 :
-            etherType != TestFrame.ETH_P_IPV6 || frame.length >= 54;
     }
 
     /** A filter holding the XDP tests' VIPs, real servers and box addresses. */

@@ -13,6 +13,7 @@ import io.jvs.nativebindings.bpf.BpfProgram;
 import io.jvs.nativebindings.bpf.TcPrograms;
 import io.jvs.nativebindings.bpf.TcxDirection;
 import io.jvs.nativebindings.bpf.TcxLink;
+import io.jvs.nativebindings.bpf.XdpVipFilter;
 import io.jvs.nativebindings.packet.AfPacket;
 import io.jvs.nativebindings.packet.TpacketStatsV3;
 
@@ -29,9 +30,10 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
  * one {@code sendto(MSG_DONTWAIT)} when frames were queued (or a previous kick was refused for lack of
  * buffer). Nothing allocates after {@link #open}. One thread polls a port; {@link #close} is idempotent.
  * <p>
- * With {@link AfPacketSettings#stealFrames()} a receiving port also owns a tcx ingress link on its device that
- * drops every frame after the socket's copy (see the package documentation), attached once the socket is bound
- * and detached first on close.
+ * With {@link AfPacketSettings#steal()} other than NONE a receiving port also owns a tcx ingress link on its
+ * device that drops every frame, or exactly jvs's traffic, after the socket's copy (see the package
+ * documentation), attached once the socket is bound and detached first on close. With fanout mode
+ * PACKET_FANOUT_EBPF the receive socket installs the group's program after joining it.
  */
 public final class AfPacketPort implements Port
 {
@@ -104,6 +106,25 @@ public final class AfPacketPort implements Port
         final Syscalls syscalls, final int index, final String device, final AfPacketSettings settings,
         final Direction direction)
     {
+        return open(syscalls, index, device, settings, direction, AfPacketPrograms.NONE);
+    }
+
+    /**
+     * Opens the rings as {@link #open(Syscalls, int, String, AfPacketSettings, Direction)} does, with the BPF
+     * objects the settings call for: the fanout group's program (mode PACKET_FANOUT_EBPF) and the maps of the
+     * selective steal ({@link AfPacketSteal#JVS_TRAFFIC}). The group's array of sockets is in the order they
+     * joined, so with {@code FanoutPrograms.clientDispatch} the workers open their ports one after another, worker
+     * 0 first: socket {@code i} is then worker {@code i}'s (until one leaves the group).
+     *
+     * @param programs what the settings need, shared by the device's ports; the caller closes them.
+     * @throws IllegalArgumentException when the settings need a program or maps that {@code programs} lacks, or
+     *                                  {@code programs} has a fanout program the settings do not use.
+     */
+    public static AfPacketPort open(
+        final Syscalls syscalls, final int index, final String device, final AfPacketSettings settings,
+        final Direction direction, final AfPacketPrograms programs)
+    {
+        checkPrograms(device, settings, direction, programs);
         final AfPacketPort port = new AfPacketPort(index, device, syscalls, settings, direction);
         try
         {
@@ -114,12 +135,13 @@ public final class AfPacketPort implements Port
             }
             if (direction.receives())
             {
-                port.receiveSocket = PacketSocket.openReceive(syscalls, device, ifindex, settings);
+                port.receiveSocket = PacketSocket.openReceive(syscalls, device, ifindex, settings,
+                    settings.fanoutByProgram() ? programs.fanout().fd() : PacketSocket.NO_PROGRAM);
                 port.receiveRing = new ReceiveRing(
                     port.receiveSocket.ring(), settings.rxBlockSize(), settings.rxBlockCount());
                 if (settings.stealFrames())
                 {
-                    port.stealLink = stealFrames(syscalls, device);
+                    port.stealLink = steal(syscalls, device, settings.steal(), programs.jvsTraffic());
                 }
             }
             if (direction.transmits())
@@ -138,12 +160,39 @@ public final class AfPacketPort implements Port
         }
     }
 
-    /** After the bind: no frame is dropped before the socket can have its copy. The link holds the program. */
-    private static TcxLink stealFrames(final Syscalls syscalls, final String device)
+    private static void checkPrograms(final String device, final AfPacketSettings settings,
+        final Direction direction, final AfPacketPrograms programs)
     {
-        try (BpfProgram dropAll = TcPrograms.loadDropAll(syscalls))
+        if (!direction.receives())
         {
-            return TcxLink.attach(syscalls, dropAll, device, TcxDirection.INGRESS);
+            return;
+        }
+        if (settings.fanoutByProgram() && programs.fanout() == null)
+        {
+            throw new IllegalArgumentException("AF_PACKET port on " + device + ": fanout group " +
+                settings.fanoutGroup() + " is PACKET_FANOUT_EBPF, which needs the group's program " +
+                "(AfPacketPrograms.withFanout, e.g. FanoutPrograms.load)");
+        }
+        if (!settings.fanoutByProgram() && programs.fanout() != null)
+        {
+            throw new IllegalArgumentException("AF_PACKET port on " + device + ": a fanout program was given but " +
+                "the settings' fanout is not PACKET_FANOUT_EBPF (" + settings.describe() + ")");
+        }
+        if (settings.steal() == AfPacketSteal.JVS_TRAFFIC && programs.jvsTraffic() == null)
+        {
+            throw new IllegalArgumentException("AF_PACKET port on " + device + ": stealing JVS_TRAFFIC needs the " +
+                "VIP, real-server and local-address maps (AfPacketPrograms.withJvsTraffic)");
+        }
+    }
+
+    /** After the bind: no frame is dropped before the socket can have its copy. The link holds the program. */
+    private static TcxLink steal(
+        final Syscalls syscalls, final String device, final AfPacketSteal mode, final XdpVipFilter jvsTraffic)
+    {
+        try (BpfProgram program = mode == AfPacketSteal.ALL ? TcPrograms.loadDropAll(syscalls) :
+            TcPrograms.loadStealJvsTraffic(syscalls, jvsTraffic))
+        {
+            return TcxLink.attach(syscalls, program, device, TcxDirection.INGRESS);
         }
     }
 
@@ -168,8 +217,9 @@ public final class AfPacketPort implements Port
     /** @return the rings this port has, their geometry and options. */
     public String describe()
     {
-        return name + " " + direction + ": " + settings.describe() +
-            (stealLink != null ? "; steals frames (tcx ingress drop)" : "");
+        return name + " " + direction + ": " + settings.describe() + (stealLink == null ? "" :
+            settings.steal() == AfPacketSteal.ALL ? "; steals frames (tcx ingress drop)" :
+                "; steals jvs's traffic (tcx ingress drop of what jvs forwards)");
     }
 
     @Override

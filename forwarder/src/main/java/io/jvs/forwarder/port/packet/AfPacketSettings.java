@@ -30,14 +30,17 @@ import io.jvs.nativebindings.packet.Tpacket3Hdr;
  * @param fanoutModeFlags   a PACKET_FANOUT_* mode or'ed with PACKET_FANOUT_FLAG_* flags. HASH keeps a flow on one
  *                          socket, but IPv4 fragments hash on their addresses alone; FLAG_DEFRAG has the kernel
  *                          reassemble them first (the frame then exceeds the MTU). FLAG_ROLLOVER moves frames to
- *                          another socket when one's ring is full, giving up flow affinity for fewer drops.
+ *                          another socket when one's ring is full, giving up flow affinity for fewer drops. EBPF
+ *                          lets a program choose the socket: the daemon's {@code FanoutPrograms.clientDispatch},
+ *                          which keeps both directions of a connection on one worker; the port is then opened with
+ *                          the program ({@link AfPacketPrograms#fanout}).
  * @param receiveBurst      the most frames one receive appends, 1..{@link FrameBurst#MAX_FRAMES}.
- * @param stealFrames       the receiving port attaches a drop-all program at its device's tcx ingress (through a
- *                          BPF link, gone with the port or the process), which runs after the AF_PACKET socket
- *                          has its copy: the kernel's stack no longer processes the originals, which saves it
- *                          their cost on the receiving CPU. Everything else the device receives is dropped too:
- *                          ARP, SSH, routing protocols are then jvs's problem, so use it only on an interface
- *                          dedicated to jvs. Needs Linux 6.6 and CAP_BPF with CAP_NET_ADMIN. Off by default.
+ * @param steal             which originals the receiving port drops at its device's tcx ingress (through a BPF
+ *                          link, gone with the port or the process), after the AF_PACKET socket has its copy, so
+ *                          that the kernel's stack does not process them too ({@link AfPacketSteal}): none, all
+ *                          (the benchmark's, on an interface dedicated to jvs), or exactly jvs's traffic (the
+ *                          daemon's, over the maps given at open). Needs Linux 6.6 and CAP_BPF with CAP_NET_ADMIN.
+ *                          NONE by default.
  * @param linearTransmit    the transmit socket takes a virtio_net_hdr in front of each frame (PACKET_VNET_HDR) whose
  *                          hdr_len is the whole frame, so the kernel copies the frame into the skb's own buffer.
  *                          Without it the kernel copies only the Ethernet header and hangs the rest of the ring slot
@@ -49,11 +52,13 @@ import io.jvs.nativebindings.packet.Tpacket3Hdr;
 public record AfPacketSettings(
     int rxBlockSize, int rxBlockCount, int rxFrameSize, int retireTimeoutMs, int headroom,
     int txVersion, int txBlockSize, int txFrameSize, int txFrameCount, boolean qdiscBypass,
-    int fanoutGroup, int fanoutModeFlags, int receiveBurst, boolean stealFrames, boolean linearTransmit)
+    int fanoutGroup, int fanoutModeFlags, int receiveBurst, AfPacketSteal steal, boolean linearTransmit)
 {
     /** Room for the largest header the pipeline prepends (56 bytes of IPv6/UDP/GUE) and a VLAN tag, twice over. */
     public static final int MIN_HEADROOM = 128;
     public static final int NO_FANOUT = -1;
+    /** The mode bits of the fanout argument's upper half; the PACKET_FANOUT_FLAG_* bits are above. */
+    private static final int FANOUT_MODE_MASK = 0xff;
     /**
      * The rings measured in kernel-bypass.md (64 x 256 KiB receive blocks, 4096 x 2 KiB transmit slots) with a 4 ms
      * retire timeout, to bound the delay at low rates; 16 MiB + 8 MiB of ring per port.
@@ -61,7 +66,7 @@ public record AfPacketSettings(
     public static final AfPacketSettings DEFAULT = new AfPacketSettings(
         256 << 10, 64, 2048, 4, MIN_HEADROOM,
         AfPacket.TPACKET_V3, 64 << 10, 2048, 4096, true,
-        NO_FANOUT, AfPacket.PACKET_FANOUT_HASH, 64, false, true);
+        NO_FANOUT, AfPacket.PACKET_FANOUT_HASH, 64, AfPacketSteal.NONE, true);
 
     public AfPacketSettings
     {
@@ -93,6 +98,19 @@ public record AfPacketSettings(
         require(fanoutGroup >= NO_FANOUT && fanoutGroup <= 0xFFFF, "fanout group " + fanoutGroup + " not in 0..65535");
         require(receiveBurst >= 1 && receiveBurst <= FrameBurst.MAX_FRAMES,
             "receive burst " + receiveBurst + " not in 1.." + FrameBurst.MAX_FRAMES);
+        require(steal != null, "steal mode is required (NONE, ALL or JVS_TRAFFIC)");
+    }
+
+    /** @return whether the fanout mode is PACKET_FANOUT_EBPF, whose group needs a program to choose the socket. */
+    public boolean fanoutByProgram()
+    {
+        return fanoutGroup != NO_FANOUT && (fanoutModeFlags & FANOUT_MODE_MASK) == AfPacket.PACKET_FANOUT_EBPF;
+    }
+
+    /** @return whether the receiving port drops any originals at tcx ingress. */
+    public boolean stealFrames()
+    {
+        return steal != AfPacketSteal.NONE;
     }
 
     /** @return bytes of a transmit slot left for the frame after its header. */
@@ -106,53 +124,60 @@ public record AfPacketSettings(
     {
         return new AfPacketSettings(blockSize, blockCount, rxFrameSize, retireMs, headroom, txVersion, txBlockSize,
             txFrameSize, txFrameCount, qdiscBypass, fanoutGroup, fanoutModeFlags, receiveBurst,
-            stealFrames, linearTransmit);
+            steal, linearTransmit);
     }
 
     public AfPacketSettings withTxRing(final int version, final int blockSize, final int frameCount)
     {
         return new AfPacketSettings(rxBlockSize, rxBlockCount, rxFrameSize, retireTimeoutMs, headroom, version,
             blockSize, txFrameSize, frameCount, qdiscBypass, fanoutGroup, fanoutModeFlags, receiveBurst,
-            stealFrames, linearTransmit);
+            steal, linearTransmit);
     }
 
     public AfPacketSettings withQdiscBypass(final boolean bypass)
     {
         return new AfPacketSettings(rxBlockSize, rxBlockCount, rxFrameSize, retireTimeoutMs, headroom, txVersion,
             txBlockSize, txFrameSize, txFrameCount, bypass, fanoutGroup, fanoutModeFlags, receiveBurst,
-            stealFrames, linearTransmit);
+            steal, linearTransmit);
     }
 
     public AfPacketSettings withFanout(final int group, final int modeFlags)
     {
         return new AfPacketSettings(rxBlockSize, rxBlockCount, rxFrameSize, retireTimeoutMs, headroom, txVersion,
             txBlockSize, txFrameSize, txFrameCount, qdiscBypass, group, modeFlags, receiveBurst,
-            stealFrames, linearTransmit);
+            steal, linearTransmit);
     }
 
     public AfPacketSettings withReceiveBurst(final int frames)
     {
         return new AfPacketSettings(rxBlockSize, rxBlockCount, rxFrameSize, retireTimeoutMs, headroom, txVersion,
             txBlockSize, txFrameSize, txFrameCount, qdiscBypass, fanoutGroup, fanoutModeFlags, frames,
-            stealFrames, linearTransmit);
+            steal, linearTransmit);
     }
 
-    /**
-     * @param steal whether the receiving port drops the kernel's originals at tcx ingress (see {@link #stealFrames}).
-     */
     /** @param linear whether transmitted frames go into the skb's linear buffer (see {@link #linearTransmit}). */
     public AfPacketSettings withLinearTransmit(final boolean linear)
     {
         return new AfPacketSettings(rxBlockSize, rxBlockCount, rxFrameSize, retireTimeoutMs, headroom, txVersion,
-            txBlockSize, txFrameSize, txFrameCount, qdiscBypass, fanoutGroup, fanoutModeFlags, receiveBurst, stealFrames,
+            txBlockSize, txFrameSize, txFrameCount, qdiscBypass, fanoutGroup, fanoutModeFlags, receiveBurst, steal,
             linear);
     }
 
-    public AfPacketSettings withStealing(final boolean steal)
+    /**
+     * @param stealAll true for {@link AfPacketSteal#ALL} (drop every original: {@code bench l2fwd --steal}), false
+     *                 for {@link AfPacketSteal#NONE}.
+     */
+    public AfPacketSettings withStealing(final boolean stealAll)
+    {
+        return withSteal(stealAll ? AfPacketSteal.ALL : AfPacketSteal.NONE);
+    }
+
+    /** @param mode which originals the receiving port drops at tcx ingress (see {@link #steal}). */
+    public AfPacketSettings withSteal(final AfPacketSteal mode)
     {
         return new AfPacketSettings(rxBlockSize, rxBlockCount, rxFrameSize, retireTimeoutMs, headroom, txVersion,
             txBlockSize, txFrameSize, txFrameCount, qdiscBypass, fanoutGroup, fanoutModeFlags, receiveBurst,
-            steal, linearTransmit);
+            mode, linearTransmit);
     }
 
     /** @return the geometry and options, for logs and {@code describe()}; a stealing port says so itself. */
@@ -163,7 +188,8 @@ public record AfPacketSettings(
             " B slots" + (linearTransmit ? " (linear)" : "") + ", qdisc bypass " +
             (qdiscBypass ? "on (tcpdump does not see our transmits)" : "off") +
             (fanoutGroup == NO_FANOUT ? "; no fanout" :
-                "; fanout group " + fanoutGroup + " mode/flags 0x" + Integer.toHexString(fanoutModeFlags));
+                "; fanout group " + fanoutGroup + " mode/flags 0x" + Integer.toHexString(fanoutModeFlags) +
+                (fanoutByProgram() ? " (by program)" : ""));
     }
 
     private static void require(final boolean condition, final String message)

@@ -20,11 +20,19 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 /**
  * One AF_PACKET socket with its mapped ring, set up on the control path in the order the kernel needs:
  * version and reserve before the ring, the ring before the mapping, bind last (so no frame arrives before the
- * ring is there: the socket is opened with protocol 0, which receives nothing), fanout after bind. Every
- * failure throws and leaves nothing open.
+ * ring is there: the socket is opened with protocol 0, which receives nothing), fanout after bind, and a fanout
+ * group's program after joining it. Every failure throws and leaves nothing open.
  */
 final class PacketSocket implements AutoCloseable
 {
+    /**
+     * The program of the socket's PACKET_FANOUT_CBPF/EBPF group: an int, the program's fd ({@code fanout_set_data},
+     * EINVAL before the socket joins a group). linux/if_packet.h; not among the shared constants of AfPacket yet.
+     */
+    static final int PACKET_FANOUT_DATA = 22;
+    /** No fanout program (the group's mode is not PACKET_FANOUT_EBPF). */
+    static final int NO_PROGRAM = -1;
+
     private final Syscalls syscalls;
     private final int fd;
     private long ring;
@@ -39,9 +47,11 @@ final class PacketSocket implements AutoCloseable
     /**
      * A TPACKET_V3 receive ring bound to every protocol, not seeing our own transmissions, in a fanout group if
      * the settings name one.
+     *
+     * @param fanoutProgramFd the group's socket filter when its mode is PACKET_FANOUT_EBPF, else {@link #NO_PROGRAM}.
      */
-    static PacketSocket openReceive(
-        final Syscalls syscalls, final String device, final int ifindex, final AfPacketSettings settings)
+    static PacketSocket openReceive(final Syscalls syscalls, final String device, final int ifindex,
+        final AfPacketSettings settings, final int fanoutProgramFd)
     {
         final PacketSocket socket = open(syscalls, device, "receive");
         try (Arena scratch = Arena.ofConfined())
@@ -67,6 +77,12 @@ final class PacketSocket implements AutoCloseable
                 socket.setInt(scratch, AfPacket.PACKET_FANOUT,
                     AfPacket.fanoutArgument(settings.fanoutGroup(), settings.fanoutModeFlags()), "PACKET_FANOUT",
                     context + " (fanout group " + settings.fanoutGroup() + ")");
+            }
+            if (fanoutProgramFd != NO_PROGRAM)
+            {
+                // The group has one program; each member setting it replaces it with the same one.
+                socket.setInt(scratch, PACKET_FANOUT_DATA, fanoutProgramFd, "PACKET_FANOUT_DATA",
+                    context + " (program of fanout group " + settings.fanoutGroup() + ")");
             }
             return socket;
         }

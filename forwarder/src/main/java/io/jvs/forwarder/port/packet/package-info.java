@@ -11,16 +11,21 @@
  *   IPv6 forwarding off) on the interfaces jvs serves, and should firewall them so the stack drops what it
  *   cannot use. The stack's work is also paid for on the receiving CPU: measured on a 2-vCPU VM, the rate a
  *   generator could offer fell from about 0.55 to 0.40 Mpps. AF_XDP with XDP_REDIRECT takes the packet instead.
- *   <br>On an interface dedicated to jvs the port can take the packet too: with
- *   {@code AfPacketSettings.withStealing(true)} the receiving port attaches a drop-all program to its device's tcx
- *   ingress hook through a BPF link (Linux 6.6 and later; detached when the port closes or the process dies).
- *   {@code __netif_receive_skb_core} delivers to the packet taps (our socket, bound to every protocol, and
- *   tcpdump) before tcx ingress, so the socket keeps its copy and the stack never sees the original. That raised
- *   AF_PACKET forwarding from 0.28 to 0.41 Mpps on the 2-vCPU VM (measured with the same drop done by nftables at
- *   the netdev ingress hook, which also runs after the taps). Everything the device receives is dropped: ARP, SSH
- *   and routing protocols on it are then jvs's problem, so never steal on a shared interface. Each receiving port
- *   of a fanout group attaches its own program; the kernel gets frames back when the last one closes. Dropping
- *   only the traffic jvs serves (a VIP-filtered program) is future work.</li>
+ *   <br>The port can take the packet too ({@link io.jvs.forwarder.port.packet.AfPacketSteal}): the receiving port
+ *   attaches a program to its device's tcx ingress hook through a BPF link (Linux 6.6 and later; detached when the
+ *   port closes or the process dies). {@code __netif_receive_skb_core} delivers to the packet taps (our socket,
+ *   bound to every protocol, and tcpdump) before tcx ingress, so the socket keeps its copy and the stack never
+ *   sees the original of a dropped frame. With {@code JVS_TRAFFIC}, the daemon's mode, the program
+ *   ({@code TcPrograms.stealJvsTraffic}) drops exactly the frames the AF_XDP port's XDP program would redirect,
+ *   over the same VIP, real-server and local-address maps, given at open ({@link
+ *   io.jvs.forwarder.port.packet.AfPacketPrograms}): ARP, neighbour discovery, ping to a VIP and everything for
+ *   the box itself still reach the kernel, while the kernel, holding the VIPs on {@code lo}, no longer answers a
+ *   client's SYN with a reset before jvs's rewritten SYN reaches the server. With {@code ALL}
+ *   ({@code withStealing(true)}, {@code bench l2fwd --steal}) every frame is dropped: that raised AF_PACKET
+ *   forwarding from 0.28 to 0.41 Mpps on the 2-vCPU VM (measured with the same drop done by nftables at the netdev
+ *   ingress hook, which also runs after the taps), but ARP, SSH and routing protocols on the device are then
+ *   jvs's problem, so never steal everything on a shared interface. Each receiving port of a fanout group
+ *   attaches its own program; the kernel gets frames back when the last one closes.</li>
  *   <li><b>Our transmissions and taps.</b> The transmit ring uses PACKET_QDISC_BYPASS by default: frames go
  *   straight to the driver, which is faster, but they skip every packet tap, so {@code tcpdump} on the egress
  *   interface does not show what jvs sends. Turn it off ({@code AfPacketSettings.withQdiscBypass(false)}) to
@@ -34,8 +39,12 @@
  *   <li><b>VLAN tags.</b> Devices with RX VLAN offload (veth included) take the 802.1Q/802.1ad tag off a frame and
  *   the ring reports it beside the frame (TP_STATUS_VLAN_VALID); the port puts it back in the frame, in its
  *   headroom, so frames leave tagged as they arrived ({@code vlanTagsRestored}).</li>
- *   <li><b>Several workers.</b> Workers on one interface each open a port in the same PACKET_FANOUT group with
- *   the hash mode: the kernel hashes each flow to one socket, so a flow stays on one worker.</li>
+ *   <li><b>Several workers.</b> Workers on one interface each open a port in the same PACKET_FANOUT group. The
+ *   hash mode keeps a flow on one socket, but not the two directions of a NAT connection; the daemon uses mode
+ *   PACKET_FANOUT_EBPF with {@code FanoutPrograms.clientDispatch}, which sends every frame to the worker of its
+ *   client by {@code ClientDispatch}'s rule (the source of a frame to a VIP, the destination of a NAT reply), so
+ *   both directions meet in one worker's tables. The group's sockets are numbered in the order they joined: the
+ *   workers open their ports one after another, worker 0 first.</li>
  *   <li><b>Costs.</b> Every transmitted frame is copied into the TX ring ({@code txCopied == txFrames}) and each
  *   burst that queued frames costs one {@code sendto}. Received frames are used in place in the ring.
  *   <br><b>Linear transmit</b> (the default, {@code AfPacketSettings.withLinearTransmit}): the transmit socket

@@ -99,6 +99,17 @@ final class XdpAttachment implements AutoCloseable
         return link;
     }
 
+    /**
+     * @return the frames the VIP filter program would have redirected to a queue that had no socket here, and
+     *         passed to the kernel instead (a queue jvs did not bind, or a socket gone); 0 with
+     *         {@link XdpSteering#ALL}, whose program (the benchmark's) does not count. A map read, for the control
+     *         path.
+     */
+    long unplacedFrames()
+    {
+        return vipFilter == null ? 0 : vipFilter.unplacedFrames();
+    }
+
     /** Detaches the program, then drops the program and maps (the map's references to the sockets go too). */
     @Override
     public void close()

@@ -9,7 +9,9 @@ public enum XdpSteering
     ALL,
     /**
      * Only jvs's traffic: to a VIP or from a real server, listed in the maps of
-     * {@link io.jvs.nativebindings.bpf.XdpVipFilter}; ARP, neighbour discovery and the rest stay the kernel's.
+     * {@link io.jvs.nativebindings.bpf.XdpVipFilter}; ARP, neighbour discovery, ping to a VIP and the rest stay the
+     * kernel's. Frames of a queue without a socket go to the kernel too, counted
+     * ({@link io.jvs.nativebindings.bpf.XdpVipFilter#unplacedFrames}).
      */
     VIP_FILTER
 }

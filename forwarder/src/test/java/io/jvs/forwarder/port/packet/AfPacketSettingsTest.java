@@ -33,6 +33,25 @@ class AfPacketSettingsTest
     }
 
     @Test
+    void shouldKeepTheStealModeAndTellAProgramFanoutApart()
+    {
+        assertThat(D.steal()).isEqualTo(AfPacketSteal.NONE);
+        assertThat(D.withStealing(true).steal()).as("bench l2fwd --steal").isEqualTo(AfPacketSteal.ALL);
+        assertThat(D.withSteal(AfPacketSteal.JVS_TRAFFIC).withFanout(3, 0).withTxRing(2, 4096, 2).steal())
+            .isEqualTo(AfPacketSteal.JVS_TRAFFIC);
+        assertThat(D.withSteal(AfPacketSteal.JVS_TRAFFIC).stealFrames()).isTrue();
+        assertThatThrownBy(() -> D.withSteal(null)).hasMessageContaining("steal mode is required");
+
+        assertThat(D.fanoutByProgram()).isFalse();
+        assertThat(D.withFanout(9, AfPacket.PACKET_FANOUT_HASH).fanoutByProgram()).isFalse();
+        final AfPacketSettings byProgram = D.withFanout(9, AfPacket.PACKET_FANOUT_EBPF);
+        assertThat(byProgram.fanoutByProgram()).isTrue();
+        assertThat(byProgram.describe()).contains("fanout group 9 mode/flags 0x7 (by program)");
+        assertThat(D.withFanout(9, AfPacket.PACKET_FANOUT_EBPF | AfPacket.PACKET_FANOUT_FLAG_DEFRAG)
+            .fanoutByProgram()).isTrue();
+    }
+
+    @Test
     void shouldRefuseBadReceiveGeometry()
     {
         assertThatThrownBy(() -> D.withRxRing(100_000, 4, 4))
@@ -40,11 +59,14 @@ class AfPacketSettingsTest
             .hasMessageContaining("receive block size 100000 is not a positive multiple of the page size 4096");
         assertThatThrownBy(() -> D.withRxRing(4096, 0, 4)).hasMessageContaining("receive block count 0");
         assertThatThrownBy(() -> D.withRxRing(4096, 4, 0)).hasMessageContaining("retire timeout 0 ms");
-        assertThatThrownBy(() -> new AfPacketSettings(4096, 4, 2040, 4, 128, 2, 4096, 2048, 2, true, -1, 0, 64, false, true))
+        assertThatThrownBy(() -> new AfPacketSettings(4096, 4, 2040, 4, 128, 2, 4096, 2048, 2, true, -1, 0, 64,
+            AfPacketSteal.NONE, true))
             .hasMessageContaining("receive frame size 2040 is not a positive multiple of 16");
-        assertThatThrownBy(() -> new AfPacketSettings(4096, 4, 3072, 4, 128, 2, 4096, 2048, 2, true, -1, 0, 64, false, true))
+        assertThatThrownBy(() -> new AfPacketSettings(4096, 4, 3072, 4, 128, 2, 4096, 2048, 2, true, -1, 0, 64,
+            AfPacketSteal.NONE, true))
             .hasMessageContaining("receive block size 4096 is not a multiple of the frame size 3072");
-        assertThatThrownBy(() -> new AfPacketSettings(4096, 4, 2048, 4, 64, 2, 4096, 2048, 2, true, -1, 0, 64, false, true))
+        assertThatThrownBy(() -> new AfPacketSettings(4096, 4, 2048, 4, 64, 2, 4096, 2048, 2, true, -1, 0, 64,
+            AfPacketSteal.NONE, true))
             .hasMessageContaining("headroom 64 not in 128..1024");
     }
 
