@@ -3,6 +3,7 @@ package io.jvs.core.pipeline;
 import java.util.Collection;
 
 import io.jvs.core.net.AddressFold;
+import io.jvs.core.net.AddressSet;
 import io.jvs.core.net.IpAddress;
 import io.jvs.core.packet.EthernetHeader;
 import io.jvs.core.packet.Frames;
@@ -54,7 +55,7 @@ public final class ClientDispatch
     private static final int FRAGMENT_OFFSET_MASK = 0x1FFF;
 
     private final int workers;
-    private final VirtualAddresses virtual;
+    private final AddressSet virtual;
 
     /**
      * @param workers          how many workers share the frames, 1..{@link #MAX_WORKERS}.
@@ -68,7 +69,7 @@ public final class ClientDispatch
             throw new IllegalArgumentException("worker count " + workers + " not in 1.." + MAX_WORKERS);
         }
         this.workers = workers;
-        this.virtual = new VirtualAddresses(virtualAddresses);
+        this.virtual = new AddressSet(virtualAddresses);
     }
 
     /**
@@ -182,97 +183,5 @@ public final class ClientDispatch
         final int client = virtual.containsV6(high, low) ?
             AddressFold.fold(Frames.i64(peer), Frames.i64(peer + 8)) : AddressFold.fold(high, low);
         return workerOf(client, workers);
-    }
-
-    /** Open-addressed sets of the virtual addresses, one per family, probed linearly. */
-    private static final class VirtualAddresses
-    {
-        private final int[] v4;
-        private final boolean[] v4Used;
-        private final long[] v6High;
-        private final long[] v6Low;
-        private final boolean[] v6Used;
-        private final int mask;
-        private final int shift;
-
-        VirtualAddresses(final Collection<IpAddress> addresses)
-        {
-            final int size = Integer.highestOneBit(Math.max(16, addresses.size() * 4) - 1) << 1;
-            v4 = new int[size];
-            v4Used = new boolean[size];
-            v6High = new long[size];
-            v6Low = new long[size];
-            v6Used = new boolean[size];
-            mask = size - 1;
-            shift = Integer.SIZE - Integer.numberOfTrailingZeros(size);
-            for (final IpAddress address : addresses)
-            {
-                if (address.isV6())
-                {
-                    addV6(address.high(), address.low());
-                }
-                else
-                {
-                    addV4(address.v4());
-                }
-            }
-        }
-
-        private void addV4(final int address)
-        {
-            int slot = slot(address);
-            while (v4Used[slot] && v4[slot] != address)
-            {
-                slot = (slot + 1) & mask;
-            }
-            v4Used[slot] = true;
-            v4[slot] = address;
-        }
-
-        private void addV6(final long high, final long low)
-        {
-            int slot = slot(AddressFold.fold(high, low));
-            while (v6Used[slot] && !(v6High[slot] == high && v6Low[slot] == low))
-            {
-                slot = (slot + 1) & mask;
-            }
-            v6Used[slot] = true;
-            v6High[slot] = high;
-            v6Low[slot] = low;
-        }
-
-        boolean containsV4(final int address)
-        {
-            int slot = slot(address);
-            while (v4Used[slot])
-            {
-                if (v4[slot] == address)
-                {
-                    return true;
-                }
-                slot = (slot + 1) & mask;
-            }
-            return false;
-        }
-
-        boolean containsV6(final long high, final long low)
-        {
-            int slot = slot(AddressFold.fold(high, low));
-            while (v6Used[slot])
-            {
-                if (v6High[slot] == high && v6Low[slot] == low)
-                {
-                    return true;
-                }
-                slot = (slot + 1) & mask;
-            }
-            return false;
-        }
-
-        /** The top bits of the multiplicative hash: its best-mixed ones. */
-        private int slot(final int fold)
-        {
-            return fold * MULTIPLIER >>> shift;
-        }
     }
 }

@@ -23,6 +23,13 @@ import io.jvs.forwarder.port.Port;
 import io.jvs.forwarder.port.memory.MemoryPort;
 import io.jvs.forwarder.port.memory.TransmitObserver;
 import io.jvs.forwarder.port.packet.AfPacketPort;
+import io.jvs.forwarder.port.packet.AfPacketPrograms;
+import io.jvs.nativebindings.bpf.BpfProgram;
+import io.jvs.nativebindings.bpf.FanoutPrograms;
+import io.jvs.nativebindings.bpf.TcPrograms;
+import io.jvs.nativebindings.bpf.TcxDirection;
+import io.jvs.nativebindings.bpf.TcxLink;
+import io.jvs.nativebindings.packet.AfPacket;
 import io.jvs.forwarder.port.packet.AfPacketSettings;
 import io.jvs.forwarder.port.xdp.AfXdpDevices;
 import io.jvs.forwarder.port.xdp.AfXdpSettings;
@@ -280,6 +287,10 @@ public final class Daemon implements AutoCloseable
             config.markRules());
         refreshOwner(maps);
         conductor.afterPublish(() -> refreshOwner(maps));
+        final StolenFrames stolen = new StolenFrames();
+        stolen.update(maps.vips(), topology.localAddresses(), serverAddressesOf(table));
+        conductor.afterPublish(() -> stolen.update(maps.vips(), topology.localAddresses(),
+            serverAddressesOf(conductor.table())));
 
         final TemplateTable templates = new TemplateTable(Math.max(1024, config.connections() / 16));
         final HandoffRing[][] rings = new HandoffRing[workers][workers];
@@ -315,7 +326,7 @@ public final class Daemon implements AutoCloseable
             {
                 final boolean xdp = config.interfaces().get(p).port() == PortKind.AFXDP;
                 portHandsOff[p] = handsOff && xdp;
-                policies[p] = xdp ? HostPassPolicy.ALWAYS : HostPassPolicy.NEVER;
+                policies[p] = xdp ? HostPassPolicy.ALWAYS : stolen;
             }
             final HandoffRing[] inbound = new HandoffRing[workers];
             for (int from = 0; from < workers; from++)
@@ -435,13 +446,21 @@ public final class Daemon implements AutoCloseable
             {
                 continue;
             }
-            final int group = (int)(ProcessHandle.current().pid() * 31 + p) & 0xFFFF;
+            // One fanout group per interface whose program picks each frame's worker (ClientDispatch's rule over
+            // the VIP map); the sockets join in worker order, so worker w is the group's socket w.
+            final int group = (int)((ProcessHandle.current().pid() * 31 + p) & 0xFFFF);
+            final BpfProgram fanout = own(FanoutPrograms.load(control, workers, filter));
+            final AfPacketSettings settings = AfPacketSettings.DEFAULT.withFanout(group,
+                AfPacket.PACKET_FANOUT_EBPF);
             for (int w = 0; w < workers; w++)
             {
-                final AfPacketSettings settings = AfPacketSettings.DEFAULT.withFanout(group,
-                    io.jvs.nativebindings.packet.AfPacket.PACKET_FANOUT_HASH);
                 ports[w][p] = own(AfPacketPort.open(workerSyscalls[w], p, face.name(), settings,
-                    AfPacketPort.Direction.BOTH));
+                    AfPacketPort.Direction.BOTH, AfPacketPrograms.NONE.withFanout(fanout)));
+            }
+            // Only now, with every worker in the group: the kernel stops processing what jvs forwards.
+            try (BpfProgram steal = TcPrograms.loadStealJvsTraffic(control, filter))
+            {
+                own(TcxLink.attach(control, steal, face.name(), TcxDirection.INGRESS));
             }
         }
         return ports;
