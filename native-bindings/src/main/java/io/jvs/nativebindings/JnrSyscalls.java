@@ -70,6 +70,8 @@ final class JnrSyscalls implements Syscalls
         long write(int fd, long buffer, long length);
 
         int eventfd(int initialValue, int flags);
+
+        int sched_setaffinity(int pid, long size, Pointer mask);
     }
 
     private static final LibC LIBC = LibraryLoader.create(LibC.class).load("c");
@@ -198,6 +200,18 @@ final class JnrSyscalls implements Syscalls
     public int eventfd(final int initialValue, final int flags)
     {
         return result(LIBC.eventfd(initialValue, flags));
+    }
+
+    @Override
+    public int pinThread(final int cpu)
+    {
+        if (cpu < 0 || cpu >= 1024)
+        {
+            return -22;
+        }
+        final Pointer set = jnr.ffi.Memory.allocateDirect(RUNTIME, 128, true);
+        set.putLong((cpu / 64) * 8L, 1L << (cpu % 64));
+        return result(LIBC.sched_setaffinity(0, 128, set));
     }
 
     @Override

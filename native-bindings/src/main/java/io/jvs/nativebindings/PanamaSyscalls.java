@@ -64,6 +64,10 @@ final class PanamaSyscalls implements Syscalls
     private static final MethodHandle WRITE_NO_CAPTURE =
         LINKER.downcallHandle(symbol("write"), FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG));
     private static final MethodHandle EVENTFD = downcall("eventfd", JAVA_INT, JAVA_INT, JAVA_INT);
+    private static final MethodHandle SCHED_SETAFFINITY =
+        downcall("sched_setaffinity", JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG);
+    /** sizeof(cpu_set_t) in glibc: 1024 CPUs. */
+    private static final int CPU_SET_BYTES = 128;
 
     private final MemorySegment state = Arena.ofAuto().allocate(CAPTURE);
 
@@ -368,6 +372,25 @@ final class PanamaSyscalls implements Syscalls
         catch (final Throwable ex)
         {
             throw linkageFailure("eventfd", ex);
+        }
+    }
+
+    @Override
+    public int pinThread(final int cpu)
+    {
+        if (cpu < 0 || cpu >= CPU_SET_BYTES * 8)
+        {
+            return -22;
+        }
+        try (Arena arena = Arena.ofConfined())
+        {
+            final MemorySegment set = arena.allocate(CPU_SET_BYTES, 8);
+            set.set(JAVA_LONG, (cpu / 64) * 8L, 1L << (cpu % 64));
+            return failed((int)SCHED_SETAFFINITY.invokeExact(state, 0, (long)CPU_SET_BYTES, set.address()));
+        }
+        catch (final Throwable ex)
+        {
+            throw linkageFailure("sched_setaffinity", ex);
         }
     }
 

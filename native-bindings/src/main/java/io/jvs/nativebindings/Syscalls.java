@@ -100,6 +100,14 @@ public interface Syscalls
     /** {@code eventfd(2)}: a descriptor whose 8-byte counter a write adds to and a read takes, or {@code -errno}. */
     int eventfd(int initialValue, int flags);
 
+    /**
+     * {@code sched_setaffinity(0, ...)}: binds the calling thread to one CPU (a worker to its core).
+     *
+     * @param cpu 0..1023.
+     * @return 0, or {@code -errno} (EINVAL for a CPU the thread may not use).
+     */
+    int pinThread(int cpu);
+
     /** {@code O_RDWR} for {@link #open}. */
     int O_RDWR = 2;
     /** {@code O_NONBLOCK}, for {@link #open} (and {@code EFD_NONBLOCK}, the same bit, for {@link #eventfd}). */

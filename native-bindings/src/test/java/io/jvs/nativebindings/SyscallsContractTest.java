@@ -124,6 +124,23 @@ class SyscallsContractTest
 
     @ParameterizedTest
     @ValueSource(strings = {"panama", "jnr"})
+    void shouldPinAThreadToACpuAndRefuseOnesItCannotUse(final String binding) throws Exception
+    {
+        final Syscalls syscalls = Syscalls.create(binding);
+        final int[] results = new int[3];
+        final Thread thread = new Thread(() ->
+        {
+            results[0] = syscalls.pinThread(0);
+            results[1] = syscalls.pinThread(1023);
+            results[2] = syscalls.pinThread(-1);
+        });
+        thread.start();
+        thread.join();
+        assertThat(results).containsExactly(0, -EINVAL, -EINVAL);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"panama", "jnr"})
     void shouldBindOnceAndRefuseShortAddressesAndBadDescriptors(final String binding)
     {
         final Syscalls syscalls = Syscalls.create(binding);

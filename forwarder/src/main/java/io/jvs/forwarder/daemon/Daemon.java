@@ -336,6 +336,10 @@ public final class Daemon implements AutoCloseable
             final Worker worker = new Worker(w, ports[w], portHandsOff, pipeline, taps, policies, rings[w], inbound,
                 wakeups, workerSyscalls[w], owner::get, counters, BATCH, conductor.fromWorkers());
             workerAgents[w] = worker;
+            if (!config.cpus().isEmpty())
+            {
+                worker.pinTo(config.cpus().get(w));
+            }
             final PollSet pollSet = own(new PollSet(workerSyscalls[w], pollFds(ports[w], wakeups[w])));
             idles[w] = new WorkerIdleStrategy(config.idle(), pollSet, wakeups[w], worker::hasInbound);
         }

@@ -59,6 +59,7 @@ final class Worker implements Agent
     private final UnsafeBuffer miss = new UnsafeBuffer(new byte[MISS_LENGTH]);
     private final NeighbourMisses.Sink missSink = this::reportMiss;
     private volatile boolean running = true;
+    private int cpu = -1;
     private long lastSweepNs = System.nanoTime();
 
     /**
@@ -96,6 +97,28 @@ final class Worker implements Agent
         this.toSend = new int[ports.length][FrameBurst.MAX_FRAMES];
         this.toSendCount = new int[ports.length];
         this.handedTo = new boolean[outbound.length];
+    }
+
+    /**
+     * @param cpu the CPU to bind the worker's thread to when it starts (the config's {@code cpus}), or -1.
+     */
+    void pinTo(final int cpu)
+    {
+        this.cpu = cpu;
+    }
+
+    @Override
+    public void onStart()
+    {
+        if (cpu >= 0)
+        {
+            final int result = syscalls.pinThread(cpu);
+            if (result < 0)
+            {
+                DaemonLog.warning(roleName() + ": cannot bind to CPU " + cpu + " (errno " + -result +
+                    "): running unbound");
+            }
+        }
     }
 
     @Override

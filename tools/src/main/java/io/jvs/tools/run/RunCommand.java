@@ -14,7 +14,7 @@ import java.util.concurrent.Callable;
     name = "run",
     mixinStandardHelpOptions = true,
     description = {
-        "Runs the load balancer: forwards live traffic on the configured interfaces.",
+        "Runs the load balancer daemon on the configured interfaces.",
         "Owns each interface of the config through AF_XDP (an XDP program steers",
         "jvs's traffic to it; the rest stays the kernel's) or AF_PACKET, schedules",
         "new connections with the IPVS schedulers and forwards by NAT, direct",
