@@ -59,6 +59,10 @@ final class Worker implements Agent
     private final UnsafeBuffer miss = new UnsafeBuffer(new byte[MISS_LENGTH]);
     private final NeighbourMisses.Sink missSink = this::reportMiss;
     private volatile boolean running = true;
+    /** Latency copies asked for (by status) and made (by this worker, between bursts). */
+    private volatile long latencyAsked;
+    private volatile long latencyCopied;
+    private final org.HdrHistogram.Histogram latencyCopy;
     private int cpu = -1;
     private long lastSweepNs = System.nanoTime();
 
@@ -94,6 +98,7 @@ final class Worker implements Agent
         this.counters = counters;
         this.batch = batch;
         this.toConductor = toConductor;
+        this.latencyCopy = pipeline.latency().copy();
         this.toSend = new int[ports.length][FrameBurst.MAX_FRAMES];
         this.toSendCount = new int[ports.length];
         this.handedTo = new boolean[outbound.length];
@@ -176,6 +181,10 @@ final class Worker implements Agent
         if (toConductor != null && pipeline.neighbourMisses().pending() > 0)
         {
             pipeline.neighbourMisses().drain(missSink);
+        }
+        if (latencyAsked != latencyCopied)
+        {
+            copyLatency();
         }
         if (work == 0)
         {
@@ -365,6 +374,37 @@ final class Worker implements Agent
         {
             counters.add(index, DaemonCounters.HOST_REFUSED, 1);
         }
+    }
+
+    private void copyLatency()
+    {
+        final long asked = latencyAsked;
+        latencyCopy.reset();
+        latencyCopy.add(pipeline.latency());
+        latencyCopied = asked;
+    }
+
+    /**
+     * A consistent copy of this worker's per-packet latency histogram (receive to verdict, ns), made by the worker
+     * between two bursts: HdrHistogram is not safe to read while it records. Called by another thread.
+     *
+     * @return the copy, or null when the worker did not answer within the time (stopped).
+     */
+    org.HdrHistogram.Histogram latency(final long timeoutNs)
+    {
+        final long asked = latencyAsked + 1;
+        latencyAsked = asked;
+        final long deadline = System.nanoTime() + timeoutNs;
+        while (latencyCopied != asked)
+        {
+            if (System.nanoTime() - deadline > 0)
+            {
+                return null;
+            }
+            Thread.onSpinWait();
+            Thread.yield();
+        }
+        return latencyCopy.copy();
     }
 
     private void reportMiss(final boolean v6, final long high, final long low)
