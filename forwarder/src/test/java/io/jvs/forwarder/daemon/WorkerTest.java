@@ -102,8 +102,9 @@ class WorkerTest
             worker.doWork();
             final Frame forwarded = new Frame(toServers.frames.get(0));
 
-            fromServers.add(farm.tcp(WorkerFarm.PORT1_MAC, WorkerFarm.SERVER_MAC_BASE + (forwarded.destination() & 0xFF),
-                forwarded.destination(), WorkerFarm.SERVER_PORT, WorkerFarm.client(7), 10_007, SYN_ACK));
+            final long serverMac = WorkerFarm.SERVER_MAC_BASE + (forwarded.destination() & 0xFF);
+            fromServers.add(farm.tcp(WorkerFarm.PORT1_MAC, serverMac, forwarded.destination(), WorkerFarm.SERVER_PORT,
+                WorkerFarm.client(7), 10_007, SYN_ACK));
             assertThat(worker.doWork()).isEqualTo(1);
 
             assertThat(toClients.frames).hasSize(1);
