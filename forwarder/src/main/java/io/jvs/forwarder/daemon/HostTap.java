@@ -30,6 +30,7 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 final class HostTap implements AutoCloseable
 {
     private static final long TUNSETIFF = 0x400454caL;
+    private static final long SIOCGIFFLAGS = 0x8913;
     private static final long SIOCSIFFLAGS = 0x8914;
     private static final long SIOCSIFHWADDR = 0x8924;
     private static final short IFF_TAP = 0x0002;
@@ -90,9 +91,14 @@ final class HostTap implements AutoCloseable
                 MemorySegment.copy(mac, 0, request, JAVA_BYTE, HWADDR_DATA_OFFSET, 6);
                 Syscalls.check("ioctl(SIOCSIFHWADDR)", control.ioctl(socket, SIOCSIFHWADDR, request.address()),
                     "giving TAP " + name + " its interface's MAC");
+                // SIOCSIFFLAGS sets every flag a user may change (dev_change_flags): read them and add IFF_UP, or
+                // IFF_MULTICAST would be cleared with the rest.
                 request.fill((byte)0);
                 name(request, name);
-                request.set(JAVA_SHORT, Ifreq.FLAGS_OFFSET, (short)Ifreq.IFF_UP);
+                Syscalls.check("ioctl(SIOCGIFFLAGS)", control.ioctl(socket, SIOCGIFFLAGS, request.address()),
+                    "reading TAP " + name + "'s flags");
+                request.set(JAVA_SHORT, Ifreq.FLAGS_OFFSET,
+                    (short)(request.get(JAVA_SHORT, Ifreq.FLAGS_OFFSET) | Ifreq.IFF_UP));
                 Syscalls.check("ioctl(SIOCSIFFLAGS)", control.ioctl(socket, SIOCSIFFLAGS, request.address()),
                     "bringing TAP " + name + " up");
             }

@@ -57,9 +57,15 @@ final class WarmUp implements FrameSource
         }
         final long n = step++;
         final VirtualService service = services.get((int)(n % services.size()));
-        final int client = 0x6440_0000 | (int)((n / services.size()) % CLIENTS);
-        final int clientPort = 1024 + (int)((n / services.size() / CLIENTS) % 60000);
-        final int phase = (int)((n / services.size() / CLIENTS) % 4);
+        final long round = n / services.size();
+        final int clientIndex = (int)(round % CLIENTS);
+        final int client = 0x6440_0000 | clientIndex;
+        // One pass over the clients per phase: a connection (client and port) gets its SYN, ACK, FIN and its
+        // server's ACK in four passes running; the next four passes open new connections from the next port.
+        final long pass = round / CLIENTS;
+        final int phase = (int)(pass % 4);
+        final long connection = pass / 4 * CLIENTS + clientIndex;
+        final int clientPort = 1024 + (int)(pass / 4 % 60000);
         final int vip = service.key().address().v4();
         final int vport = service.key().port() == 0 ? 80 : service.key().port();
         final int protocol = service.key().protocol().number();
@@ -67,7 +73,9 @@ final class WarmUp implements FrameSource
         delivered++;
         if (phase == 3 && servers.length > 0 && protocol == Ipv4Header.PROTOCOL_TCP)
         {
-            final RealServer server = servers[(int)(n % servers.length)];
+            // The server rr gives the service's connection-th connection (other schedulers choose otherwise: the
+            // replies that then find no connection are passed, which warms that path).
+            final RealServer server = servers[(int)(connection % servers.length)];
             final int serverPort = server.port() == 0 ? vport : server.port();
             return frame(address, server.address(), serverPort, IpAddress.ofV4(client), clientPort, protocol,
                 L4Headers.TCP_ACK);

@@ -135,6 +135,40 @@ class WakeupTest
     }
 
     /**
+     * A worker's sleep, as its idle strategy goes through it (the flag, the last look, poll(2), awake) and a
+     * wake-up by another worker allocate nothing on either thread's side: a worker with no traffic sleeps and
+     * wakes hundreds of times a second.
+     */
+    @Test
+    void shouldAllocateNothingToSleepAndWake()
+    {
+        final com.sun.management.ThreadMXBean threads =
+            (com.sun.management.ThreadMXBean)java.lang.management.ManagementFactory.getThreadMXBean();
+        final Syscalls waker = Syscalls.create();
+        try (Wakeup wakeup = new Wakeup(syscalls); PollSet poll = new PollSet(syscalls, new int[] {wakeup.fd()}))
+        {
+            long fewestBytes = Long.MAX_VALUE;
+            for (int window = 0; window < 4; window++)
+            {
+                final long before = threads.getCurrentThreadAllocatedBytes();
+                for (int i = 0; i < 50_000; i++)
+                {
+                    wakeup.aboutToSleep();
+                    wakeup.wake(waker);
+                    if (poll.await(1000) != 1)
+                    {
+                        throw new AssertionError("not woken");
+                    }
+                    wakeup.awake();
+                }
+                fewestBytes = Math.min(fewestBytes, threads.getCurrentThreadAllocatedBytes() - before);
+            }
+            // 50,000 sleeps: one 16-byte object per sleep would come to 800 KB.
+            assertThat(fewestBytes).as("bytes allocated in the quietest window").isLessThan(4 * 1024);
+        }
+    }
+
+    /**
      * Many rounds of one hand-off each: the producer waits a random while, offers a frame, publishes and wakes;
      * the consumer takes the frame if it is there, else says it is about to sleep, looks once more, sleeps in
      * poll(2) and is awake. A lost wake-up would leave the consumer asleep for the whole timeout.

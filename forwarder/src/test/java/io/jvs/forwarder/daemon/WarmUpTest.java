@@ -1,0 +1,166 @@
+package io.jvs.forwarder.daemon;
+
+import io.jvs.core.conn.ConnectionTimeouts;
+import io.jvs.core.net.IpAddress;
+import io.jvs.core.packet.Checksums;
+import io.jvs.core.packet.EthernetHeader;
+import io.jvs.core.packet.Frames;
+import io.jvs.core.packet.Ipv4Header;
+import io.jvs.core.packet.L4Headers;
+import io.jvs.core.packet.Verdict;
+import io.jvs.core.pipeline.DataPlaneBuilder;
+import io.jvs.core.pipeline.DataPlanePublisher;
+import io.jvs.core.pipeline.DataPlaneSettings;
+import io.jvs.core.pipeline.FrameBurst;
+import io.jvs.core.pipeline.Pipeline;
+import io.jvs.core.pipeline.Topology;
+import io.jvs.core.rules.RuleException;
+import io.jvs.core.rules.RulesFile;
+import io.jvs.core.sched.SchedulerFlags;
+import io.jvs.core.sched.SchedulerSettings;
+import io.jvs.core.service.RealServer;
+import io.jvs.core.service.ServiceTable;
+import org.junit.jupiter.api.Test;
+
+import java.lang.foreign.Arena;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The warm-up frames: valid frames to the port's MAC for each IPv4 address service (none for mark or IPv6
+ * services), forming whole TCP connections (SYN, ACK, FIN, and its server's ACK) and UDP flows, so that the
+ * scratch pipeline runs its established-connection and reply paths, not only the first packet's: through a
+ * pipeline every one of them is forwarded.
+ */
+class WarmUpTest
+{
+    private static final long PORT_MAC = 0x02_00_00_00_00_10L;
+    private static final int CLIENTS = 4096;
+    private static final int HEADROOM = 256;
+    private static final int STRIDE = 2048;
+
+    private static final String[] RULES = {
+        "-A -t 10.0.0.100:80 -s rr",
+        "-a -t 10.0.0.100:80 -r 192.168.1.1:8080 -m",
+        "-a -t 10.0.0.100:80 -r 192.168.1.2:8080 -m",
+        "-a -t 10.0.0.100:80 -r 192.168.1.3:8080 -m",
+        "-A -u 10.0.0.101:53 -s rr",
+        "-a -u 10.0.0.101:53 -r 192.168.1.9:53 -m",
+        "-A -f 7 -s rr",
+        "-a -f 7 -r 192.168.1.7:80 -m",
+        "-A -t [2001:db8::1]:80 -s rr",
+        "-a -t [2001:db8::1]:80 -r [2001:db8::9]:80 -m"};
+
+    @Test
+    void shouldHaveNothingToWarmWithoutAnIpv4AddressService() throws Exception
+    {
+        final WarmUp none = new WarmUp(table("-A -f 7 -s rr", "-A -t [2001:db8::1]:80 -s rr"), PORT_MAC);
+        assertThat(none.hasTraffic()).isFalse();
+        try (Arena arena = Arena.ofConfined())
+        {
+            assertThat(none.next(arena.allocate(2048).address(), 2048)).isZero();
+        }
+        assertThat(new WarmUp(table(RULES), PORT_MAC).hasTraffic()).isTrue();
+    }
+
+    @Test
+    void shouldGiveNoFrameWhereOneCannotFit() throws Exception
+    {
+        final WarmUp warmUp = new WarmUp(table(RULES), PORT_MAC);
+        try (Arena arena = Arena.ofConfined())
+        {
+            assertThat(warmUp.next(arena.allocate(2048).address(), 100)).isZero();
+        }
+        assertThat(warmUp.delivered()).isZero();
+    }
+
+    @Test
+    void shouldMakeWholeConnectionsThatAPipelineForwardsEveryFrameOf() throws Exception
+    {
+        final ServiceTable table = table(RULES);
+        final Topology.Builder topology = new Topology.Builder()
+            .port(0, PORT_MAC, 1500, IpAddress.parse("10.0.0.1"), IpAddress.parse("2001:db8::2"))
+            .gatewayV4(0, 0x02_00_00_00_77_01L);
+        for (final RealServer server : table.allServers())
+        {
+            topology.neighbour(server.address(), 0, 0x02_00_00_00_77_02L);
+        }
+        final DataPlanePublisher publisher = new DataPlanePublisher(new DataPlaneBuilder(8, 16).build(table,
+            topology.build(), new ConnectionTimeouts(), DataPlaneSettings.defaults()));
+        final Pipeline pipeline = new Pipeline(publisher, 0, 1 << 16, 1 << 10, 8, 16, 0);
+        final WarmUp warmUp = new WarmUp(table, PORT_MAC);
+        // Two address services: four passes over the clients of each make every frame of their first connections.
+        final int frames = 4 * CLIENTS * 2;
+        final int[] kinds = new int[5];
+        final FrameBurst burst = new FrameBurst();
+        final int[] kind = new int[32];
+        try (Arena arena = Arena.ofConfined())
+        {
+            final long memory = arena.allocate((long)32 * STRIDE, 64).address();
+            long now = 1_000_000_000L;
+            for (int sent = 0; sent < frames; sent += 32)
+            {
+                burst.clear();
+                for (int i = 0; i < 32; i++)
+                {
+                    final long frame = memory + (long)i * STRIDE + HEADROOM;
+                    final int length = warmUp.next(frame, STRIDE - HEADROOM);
+                    assertThat(length).isGreaterThanOrEqualTo(60);
+                    kind[i] = check(frame, length, sent + i);
+                    kinds[kind[i]]++;
+                    burst.add(frame, length, STRIDE - HEADROOM, HEADROOM, now);
+                }
+                pipeline.process(burst, now);
+                for (int i = 0; i < 32; i++)
+                {
+                    assertThat(Verdict.toString(burst.verdict[i])).as("frame %d, kind %d", sent + i, kind[i])
+                        .isEqualTo("transmit:0");
+                }
+                now += 10_000;
+            }
+        }
+        assertThat(warmUp.delivered()).isEqualTo(frames);
+        // SYNs, ACKs, FINs and the servers' ACKs of the TCP service; datagrams of the UDP one.
+        assertThat(kinds).containsExactly(CLIENTS, CLIENTS, CLIENTS, CLIENTS, 4 * CLIENTS);
+        assertThat(pipeline.connectionsV4().size()).isEqualTo(2 * CLIENTS);
+    }
+
+    /**
+     * Checks the frame's framing and checksums.
+     *
+     * @return 0 SYN, 1 ACK, 2 FIN, 3 a server's ACK, 4 UDP.
+     */
+    private static int check(final long frame, final int length, final int n)
+    {
+        assertThat(EthernetHeader.destination(frame)).as("frame %d's MAC", n).isEqualTo(PORT_MAC);
+        assertThat(Frames.u16(frame + EthernetHeader.TYPE_OFFSET)).isEqualTo(EthernetHeader.TYPE_IPV4);
+        final long ip = frame + EthernetHeader.LENGTH;
+        assertThat(Checksums.isIpv4HeaderChecksumValid(ip)).isTrue();
+        final int total = Frames.u16(ip + Ipv4Header.TOTAL_LENGTH_OFFSET);
+        assertThat(EthernetHeader.LENGTH + total).isLessThanOrEqualTo(length);
+        final int protocol = Frames.u8(ip + Ipv4Header.PROTOCOL_OFFSET);
+        assertThat(Checksums.isTransportChecksumValidV4(ip + Ipv4Header.SOURCE_OFFSET, protocol, ip + 20, total - 20))
+            .as("frame %d's checksum", n).isTrue();
+        if (protocol == Ipv4Header.PROTOCOL_UDP)
+        {
+            assertThat(Frames.i32(ip + Ipv4Header.DESTINATION_OFFSET)).isEqualTo(IpAddress.parse("10.0.0.101").v4());
+            return 4;
+        }
+        final int flags = Frames.u8(ip + 20 + L4Headers.TCP_FLAGS_OFFSET);
+        if (Frames.u16(ip + 20) == 8080)
+        {
+            assertThat(flags).isEqualTo(L4Headers.TCP_ACK);
+            return 3;
+        }
+        assertThat(Frames.i32(ip + Ipv4Header.DESTINATION_OFFSET)).isEqualTo(IpAddress.parse("10.0.0.100").v4());
+        return flags == L4Headers.TCP_SYN ? 0 : flags == L4Headers.TCP_ACK ? 1 : 2;
+    }
+
+    private static ServiceTable table(final String... lines) throws RuleException
+    {
+        final ServiceTable table = new ServiceTable(SchedulerSettings.of(SchedulerFlags.NONE));
+        RulesFile.apply("warm.rules", RulesFile.parse("warm.rules", List.of(lines)), table);
+        return table;
+    }
+}

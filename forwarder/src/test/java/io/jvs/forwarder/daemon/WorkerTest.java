@@ -1,0 +1,378 @@
+package io.jvs.forwarder.daemon;
+
+import io.jvs.core.conn.TcpStates;
+import io.jvs.core.packet.Checksums;
+import io.jvs.core.packet.EthernetHeader;
+import io.jvs.core.packet.Frames;
+import io.jvs.core.packet.Ipv4Header;
+import io.jvs.core.packet.L4Headers;
+import io.jvs.forwarder.port.Port;
+import io.jvs.forwarder.port.memory.FrameSource;
+import io.jvs.forwarder.port.memory.FrameTemplates;
+import io.jvs.forwarder.port.memory.MemoryPort;
+import io.jvs.forwarder.port.memory.TransmitObserver;
+import io.jvs.nativebindings.Syscalls;
+import org.junit.jupiter.api.Test;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The worker's duty cycle over memory ports: frames to the VIP leave NAT-rewritten by the servers' port and
+ * the replies come back from the VIP; with two workers, the frames of the other worker's clients are handed
+ * to it through its ring (counted on both sides, the owner woken if it sleeps, what does not fit counted as
+ * dropped) and it transmits them; a transmit verdict for a port the worker lacks is counted; buffers go back
+ * to their pools; expired connections are swept while idle; a stopped worker does nothing.
+ */
+class WorkerTest
+{
+    private static final int SYN = L4Headers.TCP_SYN;
+    private static final int SYN_ACK = L4Headers.TCP_SYN | L4Headers.TCP_ACK;
+
+    @Test
+    void shouldSendNatFramesToTheVipOutOfTheServersPortRewritten() throws Exception
+    {
+        try (WorkerFarm farm = new WorkerFarm(1, 0))
+        {
+            final Sent toClients = new Sent();
+            final Sent toServers = new Sent();
+            final byte[][] syns = new byte[4][];
+            for (int n = 0; n < syns.length; n++)
+            {
+                syns[n] = farm.toVip(n, SYN);
+            }
+            final MemoryPort[] ports = farm.ports(new FrameTemplates(syns.length, syns), null, toClients, toServers);
+            final Worker worker = farm.worker(0, ports, new boolean[2], WorkerFarm::ownerByParity);
+
+            assertThat(worker.doWork()).as("work done").isEqualTo(4);
+
+            assertThat(toClients.frames).isEmpty();
+            assertThat(toServers.frames).hasSize(4);
+            final Set<Integer> servers = new HashSet<>();
+            for (int n = 0; n < 4; n++)
+            {
+                final Frame frame = new Frame(toServers.frames.get(n));
+                final int server = frame.destination() & 0xFF;
+                servers.add(server);
+                assertThat(frame.destinationMac()).isEqualTo(WorkerFarm.SERVER_MAC_BASE + server);
+                assertThat(frame.sourceMac()).isEqualTo(WorkerFarm.PORT1_MAC);
+                assertThat(frame.destination() & 0xFFFF_FF00).isEqualTo(0xC0A8_0100);
+                assertThat(frame.destinationPort()).isEqualTo(WorkerFarm.SERVER_PORT);
+                // NAT keeps the client's address and port.
+                assertThat(frame.source()).isEqualTo(WorkerFarm.client(n));
+                assertThat(frame.sourcePort()).isEqualTo(10_000 + n);
+                assertThat(frame.ttl()).isEqualTo(63);
+                assertThat(frame.checksumsValid()).isTrue();
+            }
+            assertThat(servers).containsExactlyInAnyOrder(1, 2);
+            assertThat(ports[1].counters().txFrames).isEqualTo(4);
+            assertThat(ports[0].counters().txFrames).isZero();
+            assertThat(worker.pipeline().counters().transmitted()).isEqualTo(4);
+            assertThat(farm.counters.get(0, DaemonCounters.BURSTS)).isEqualTo(1);
+            assertThat(worker.pipeline().connectionsV4().size()).isEqualTo(4);
+            // Every received buffer went back to port 0's pool, every sent one left port 1's at the flush.
+            assertThat(ports[0].pool().freeCount()).isEqualTo(ports[0].pool().bufferCount());
+            assertThat(ports[1].queued()).isZero();
+            assertThat(ports[1].pool().freeCount()).isEqualTo(ports[1].pool().bufferCount());
+
+            assertThat(worker.doWork()).as("nothing more").isZero();
+        }
+    }
+
+    @Test
+    void shouldBringTheServersRepliesBackToTheClientFromTheVip() throws Exception
+    {
+        try (WorkerFarm farm = new WorkerFarm(1, 0))
+        {
+            final Sent toClients = new Sent();
+            final Sent toServers = new Sent();
+            final Queued fromClients = new Queued();
+            final Queued fromServers = new Queued();
+            final MemoryPort[] ports = farm.ports(fromClients, fromServers, toClients, toServers);
+            final Worker worker = farm.worker(0, ports, new boolean[2], WorkerFarm::ownerByParity);
+            fromClients.add(farm.toVip(7, SYN));
+            worker.doWork();
+            final Frame forwarded = new Frame(toServers.frames.get(0));
+
+            final long serverMac = WorkerFarm.SERVER_MAC_BASE + (forwarded.destination() & 0xFF);
+            fromServers.add(farm.tcp(WorkerFarm.PORT1_MAC, serverMac, forwarded.destination(), WorkerFarm.SERVER_PORT,
+                WorkerFarm.client(7), 10_007, SYN_ACK));
+            assertThat(worker.doWork()).isEqualTo(1);
+
+            assertThat(toClients.frames).hasSize(1);
+            final Frame reply = new Frame(toClients.frames.get(0));
+            assertThat(reply.source()).isEqualTo(WorkerFarm.VIP);
+            assertThat(reply.sourcePort()).isEqualTo(80);
+            assertThat(reply.destination()).isEqualTo(WorkerFarm.client(7));
+            assertThat(reply.destinationPort()).isEqualTo(10_007);
+            // Towards the client: the gateway of port 0.
+            assertThat(reply.destinationMac()).isEqualTo(WorkerFarm.ROUTER_MAC);
+            assertThat(reply.sourceMac()).isEqualTo(WorkerFarm.PORT0_MAC);
+            assertThat(reply.checksumsValid()).isTrue();
+        }
+    }
+
+    @Test
+    void shouldHandTheOtherWorkersClientsToItWhichTransmitsThem() throws Exception
+    {
+        try (WorkerFarm farm = new WorkerFarm(2, 64))
+        {
+            final Sent[] toServers = {new Sent(), new Sent()};
+            final byte[][] syns = new byte[10][];
+            for (int n = 0; n < syns.length; n++)
+            {
+                syns[n] = farm.toVip(n, SYN);
+            }
+            final MemoryPort[] first = farm.ports(new FrameTemplates(syns.length, syns), null, TransmitObserver.NONE,
+                toServers[0]);
+            final MemoryPort[] second = farm.ports(null, null, TransmitObserver.NONE, toServers[1]);
+            final Worker zero = farm.worker(0, first, new boolean[] {true, false}, WorkerFarm::ownerByParity);
+            final Worker one = farm.worker(1, second, new boolean[] {true, false}, WorkerFarm::ownerByParity);
+            // Worker 1 is about to sleep: the hand-off must write its eventfd; worker 0's stays quiet.
+            farm.wakeups[1].aboutToSleep();
+
+            assertThat(zero.doWork()).isEqualTo(10);
+
+            assertThat(farm.counters.get(0, DaemonCounters.HANDED_OFF)).isEqualTo(5);
+            assertThat(farm.counters.get(0, DaemonCounters.HANDOFF_DROPPED)).isZero();
+            assertThat(sources(toServers[0])).containsExactly(0, 2, 4, 6, 8);
+            assertThat(zero.pipeline().connectionsV4().size()).isEqualTo(5);
+            assertThat(one.hasInbound()).isTrue();
+            assertThat(zero.hasInbound()).isFalse();
+            assertThat(readable(farm.wakeups[1])).as("worker 1 woken").isTrue();
+            assertThat(readable(farm.wakeups[0])).as("worker 0 woken").isFalse();
+            farm.wakeups[1].awake();
+            // The handed frames were copied: port 0's buffers are all back already.
+            assertThat(first[0].pool().freeCount()).isEqualTo(first[0].pool().bufferCount());
+
+            assertThat(one.doWork()).isEqualTo(5);
+
+            assertThat(farm.counters.get(1, DaemonCounters.HANDOFF_RECEIVED)).isEqualTo(5);
+            assertThat(sources(toServers[1])).containsExactly(1, 3, 5, 7, 9);
+            for (final byte[] bytes : toServers[1].frames)
+            {
+                final Frame frame = new Frame(bytes);
+                assertThat(frame.destinationPort()).isEqualTo(WorkerFarm.SERVER_PORT);
+                assertThat(frame.sourceMac()).isEqualTo(WorkerFarm.PORT1_MAC);
+                assertThat(frame.checksumsValid()).isTrue();
+            }
+            // The owner's tables hold its clients' connections; the receiving worker's do not.
+            assertThat(one.pipeline().connectionsV4().size()).isEqualTo(5);
+            assertThat(zero.pipeline().connectionsV4().size()).isEqualTo(5);
+            assertThat(second[1].counters().txCopied).isEqualTo(5);
+            assertThat(one.hasInbound()).isFalse();
+            assertThat(one.doWork()).isZero();
+        }
+    }
+
+    @Test
+    void shouldCountWhatTheOwnersRingHasNoRoomForAsDropped() throws Exception
+    {
+        try (WorkerFarm farm = new WorkerFarm(2, 4))
+        {
+            final byte[][] odd = new byte[6][];
+            for (int n = 0; n < odd.length; n++)
+            {
+                odd[n] = farm.toVip(2 * n + 1, SYN);
+            }
+            final Sent toServers = new Sent();
+            final MemoryPort[] first = farm.ports(new FrameTemplates(12, odd), null, TransmitObserver.NONE,
+                TransmitObserver.NONE);
+            final MemoryPort[] second = farm.ports(null, null, TransmitObserver.NONE, toServers);
+            final Worker zero = farm.worker(0, first, new boolean[] {true, false}, WorkerFarm::ownerByParity);
+            final Worker one = farm.worker(1, second, new boolean[] {true, false}, WorkerFarm::ownerByParity);
+
+            assertThat(zero.doWork()).isEqualTo(12);
+            assertThat(farm.counters.get(0, DaemonCounters.HANDED_OFF)).isEqualTo(4);
+            assertThat(farm.counters.get(0, DaemonCounters.HANDOFF_DROPPED)).isEqualTo(8);
+            assertThat(zero.pipeline().connectionsV4().size()).isZero();
+
+            assertThat(one.doWork()).isEqualTo(4);
+            assertThat(toServers.frames).hasSize(4);
+            assertThat(farm.counters.get(1, DaemonCounters.HANDOFF_RECEIVED)).isEqualTo(4);
+        }
+    }
+
+    @Test
+    void shouldCountATransmitVerdictForAPortItDoesNotHave() throws Exception
+    {
+        try (WorkerFarm farm = new WorkerFarm(1, 0))
+        {
+            final MemoryPort[] both = farm.ports(new FrameTemplates(3, farm.toVip(1, SYN)), null,
+                TransmitObserver.NONE, TransmitObserver.NONE);
+            // Only port 0: the servers' port 1 is not this worker's.
+            final Worker worker = farm.worker(0, new Port[] {both[0]}, new boolean[1], WorkerFarm::ownerByParity);
+
+            assertThat(worker.doWork()).isEqualTo(3);
+
+            assertThat(farm.counters.get(0, DaemonCounters.NO_SUCH_PORT)).isEqualTo(3);
+            assertThat(both[0].counters().txFrames).isZero();
+            assertThat(both[0].pool().freeCount()).isEqualTo(both[0].pool().bufferCount());
+        }
+    }
+
+    @Test
+    void shouldSweepExpiredConnectionsWhileIdle() throws Exception
+    {
+        try (WorkerFarm farm = new WorkerFarm(1, 0))
+        {
+            farm.timeouts.setTcpState(TcpStates.SYN_RECV, 1);
+            final MemoryPort[] ports = farm.ports(new FrameTemplates(2, farm.toVip(1, SYN), farm.toVip(2, SYN)), null,
+                TransmitObserver.NONE, TransmitObserver.NONE);
+            final Worker worker = farm.worker(0, ports, new boolean[2], WorkerFarm::ownerByParity);
+            worker.doWork();
+            assertThat(worker.pipeline().connectionsV4().size()).isEqualTo(2);
+
+            final long start = System.nanoTime();
+            while (worker.pipeline().connectionsV4().size() > 0 && System.nanoTime() - start < 10_000_000_000L)
+            {
+                assertThat(worker.doWork()).isZero();
+                Thread.sleep(1);
+            }
+            assertThat(worker.pipeline().connectionsV4().size()).as("connections after 10 s idle").isZero();
+            assertThat(System.nanoTime() - start).as("not before they expired").isGreaterThan(900_000_000L);
+        }
+    }
+
+    @Test
+    void shouldDoNothingOnceStopped() throws Exception
+    {
+        try (WorkerFarm farm = new WorkerFarm(1, 0))
+        {
+            final MemoryPort[] ports = farm.ports(FrameTemplates.repeating(farm.toVip(1, SYN)), null,
+                TransmitObserver.NONE, TransmitObserver.NONE);
+            final Worker worker = farm.worker(0, ports, new boolean[2], WorkerFarm::ownerByParity);
+            assertThat(worker.roleName()).isEqualTo("jvs-worker-0");
+            assertThat(worker.doWork()).isEqualTo(32);
+            worker.stop();
+            assertThat(worker.doWork()).isZero();
+            assertThat(ports[0].counters().rxFrames).isEqualTo(32);
+        }
+    }
+
+    // -----------------------------------------------------------------------------------------------------
+
+    private static boolean readable(final Wakeup wakeup)
+    {
+        try (PollSet poll = new PollSet(Syscalls.create(), new int[] {wakeup.fd()}))
+        {
+            return poll.await(0) == 1;
+        }
+    }
+
+    /** @return the client numbers of the frames sent, in order. */
+    private static List<Integer> sources(final Sent sent)
+    {
+        final List<Integer> clients = new ArrayList<>();
+        for (final byte[] frame : sent.frames)
+        {
+            clients.add(new Frame(frame).source() - WorkerFarm.CLIENT_BASE);
+        }
+        return clients;
+    }
+
+    /** Keeps a copy of every frame a port transmits. */
+    static final class Sent implements TransmitObserver
+    {
+        final List<byte[]> frames = new ArrayList<>();
+
+        @Override
+        public void transmitted(final long address, final int length)
+        {
+            frames.add(Frames.read(address, length));
+        }
+    }
+
+    /** Delivers the frames added, once each. */
+    static final class Queued implements FrameSource
+    {
+        private final ArrayDeque<byte[]> frames = new ArrayDeque<>();
+
+        void add(final byte[] frame)
+        {
+            frames.add(frame);
+        }
+
+        @Override
+        public int next(final long address, final int capacity)
+        {
+            final byte[] frame = frames.poll();
+            if (frame == null)
+            {
+                return 0;
+            }
+            Frames.write(frame, address);
+            return frame.length;
+        }
+    }
+
+    /** An IPv4 TCP frame read back from its bytes. */
+    record Frame(byte[] bytes)
+    {
+        private long at(final int offset, final int length)
+        {
+            long value = 0;
+            for (int i = 0; i < length; i++)
+            {
+                value = value << 8 | (bytes[offset + i] & 0xFF);
+            }
+            return value;
+        }
+
+        long destinationMac()
+        {
+            return at(0, 6);
+        }
+
+        long sourceMac()
+        {
+            return at(6, 6);
+        }
+
+        int ttl()
+        {
+            return (int)at(EthernetHeader.LENGTH + Ipv4Header.TTL_OFFSET, 1);
+        }
+
+        int source()
+        {
+            return (int)at(EthernetHeader.LENGTH + Ipv4Header.SOURCE_OFFSET, 4);
+        }
+
+        int destination()
+        {
+            return (int)at(EthernetHeader.LENGTH + Ipv4Header.DESTINATION_OFFSET, 4);
+        }
+
+        int sourcePort()
+        {
+            return (int)at(EthernetHeader.LENGTH + 20, 2);
+        }
+
+        int destinationPort()
+        {
+            return (int)at(EthernetHeader.LENGTH + 22, 2);
+        }
+
+        boolean checksumsValid()
+        {
+            try (Arena arena = Arena.ofConfined())
+            {
+                final MemorySegment copy = arena.allocate(bytes.length);
+                MemorySegment.copy(bytes, 0, copy, JAVA_BYTE, 0, bytes.length);
+                final long ip = copy.address() + EthernetHeader.LENGTH;
+                final int total = Frames.u16(ip + Ipv4Header.TOTAL_LENGTH_OFFSET);
+                return Checksums.isIpv4HeaderChecksumValid(ip) && Checksums.isTransportChecksumValidV4(
+                    ip + Ipv4Header.SOURCE_OFFSET, Ipv4Header.PROTOCOL_TCP, ip + 20, total - 20);
+            }
+        }
+    }
+}
