@@ -1,5 +1,6 @@
 package io.jvs.forwarder.daemon;
 
+import io.jvs.core.pipeline.DataPlaneSettings;
 import io.jvs.core.packet.L4Headers;
 import io.jvs.forwarder.port.memory.FrameSource;
 import io.jvs.forwarder.port.memory.FrameTemplates;
@@ -16,8 +17,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * flows' segments from clients of both, processing its own and handing the rest to worker 1 through its ring,
  * worker 1 processing those, both transmitting NAT-rewritten frames by port 1, a third worker idle (its
  * sweeps); the thread's allocated bytes are counted over 100,000 bursts of each busy worker after warm-up
- * (the quietest of three such windows). The pipeline does not sweep during bursts here:
- * {@link WorkerFarm#withoutBurstSweeps} says why.
+ * (the quietest of three such windows), the pipeline's sweeps during bursts included.
  */
 class WorkerAllocationTest
 {
@@ -29,7 +29,7 @@ class WorkerAllocationTest
     {
         final com.sun.management.ThreadMXBean threads =
             (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
-        try (WorkerFarm farm = new WorkerFarm(3, 1024, WorkerFarm.withoutBurstSweeps()))
+        try (WorkerFarm farm = new WorkerFarm(3, 1024, DataPlaneSettings.defaults()))
         {
             final byte[][] syns = new byte[CLIENTS][];
             final byte[][] acks = new byte[CLIENTS][];

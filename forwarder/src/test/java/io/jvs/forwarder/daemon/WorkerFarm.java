@@ -132,26 +132,13 @@ final class WorkerFarm implements AutoCloseable
         }
         final Pipeline pipeline = new Pipeline(publisher, index, 1 << 14, 1024, 4, 8, 0);
         return new Worker(index, ports, handsOff, pipeline, taps, policies, rings[index], inbound, wakeups,
-            Syscalls.create(), () -> owner, counters, BATCH);
+            Syscalls.create(), () -> owner, counters, BATCH, null);
     }
 
     Worker worker(final int index, final Port[] ports, final boolean[] handsOff, final FrameOwner owner)
     {
         return worker(index, ports, handsOff, owner, new HostTap[ports.length], policies(ports.length,
             HostPassPolicy.NEVER));
-    }
-
-    /**
-     * The kernel's defaults, but the pipeline never sweeps during a burst (only the worker's idle sweep runs):
-     * for the allocation tests, as core's TemplateTable.sweep makes a capturing lambda per bucket it sweeps,
-     * which is the pipeline's to fix, not the worker's.
-     */
-    static DataPlaneSettings withoutBurstSweeps()
-    {
-        final DataPlaneSettings d = DataPlaneSettings.defaults();
-        return new DataPlaneSettings(d.passUnmatched(), d.allowIpOptions(), d.allowFragments(), d.expireNodestConn(),
-            d.expireQuiescentTemplate(), d.sloppyTcp(), d.connReuse(), d.activeEstablishedOnly(),
-            d.icmpRepliesPerSecond(), d.clampMss(), Integer.MAX_VALUE);
     }
 
     static HostPassPolicy[] policies(final int ports, final HostPassPolicy policy)

@@ -1,5 +1,6 @@
 package io.jvs.forwarder.daemon;
 
+import io.jvs.core.pipeline.DataPlaneSettings;
 import io.jvs.core.packet.L4Headers;
 import io.jvs.forwarder.port.memory.FrameTemplates;
 import io.jvs.forwarder.port.memory.MemoryPort;
@@ -92,7 +93,7 @@ class WorkerHostPathTest
         final com.sun.management.ThreadMXBean threads =
             (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
         try (TestNetwork network = TestNetwork.create("wtapal");
-            WorkerFarm farm = new WorkerFarm(1, 0, WorkerFarm.withoutBurstSweeps()))
+            WorkerFarm farm = new WorkerFarm(1, 0, DataPlaneSettings.defaults()))
         {
             final String ns = network.namespace("h");
             final HostTap tap = farm.own(TestNetwork.callIn(ns, () -> HostTap.open(Syscalls.create(),
