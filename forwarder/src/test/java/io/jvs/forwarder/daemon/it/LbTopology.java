@@ -352,6 +352,11 @@ public final class LbTopology implements AutoCloseable
             Netns.ip(clientNamespace, "link", "set", "dev", CLIENT_DEVICE, "gso_max_segs", "1");
         }
         readInterfaces(servers);
+        for (final String namespace : network.namespaces())
+        {
+            Netns.awaitReady(namespace, ipv6 && !namespace.equals(clientSwitchNamespace) &&
+                !namespace.equals(serverSwitchNamespace));
+        }
     }
 
     private static void baseSysctls(final String namespace, final boolean ipv6)
@@ -376,7 +381,7 @@ public final class LbTopology implements AutoCloseable
 
     private static List<String> bridge()
     {
-        return List.of("link add name " + BRIDGE + " type bridge", "link set dev " + BRIDGE + " up");
+        return List.of("link add name " + BRIDGE + " type bridge mcast_snooping 0", "link set dev " + BRIDGE + " up");
     }
 
     private static List<String> port(final String portName, final String peerNamespace, final String peerName,

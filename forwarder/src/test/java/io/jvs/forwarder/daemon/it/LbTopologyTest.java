@@ -12,6 +12,7 @@ import java.util.stream.Collectors;
 
 import io.jvs.forwarder.daemon.it.LbTopology.Mode;
 import io.jvs.forwarder.daemon.it.LbTopology.RealServer;
+import io.jvs.nativebindings.packet.AfPacket;
 import io.jvs.nativebindings.testing.TestNetwork;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -194,6 +195,41 @@ class LbTopologyTest
             assertThat(exchanges).allSatisfy(exchange -> assertThat(exchange.ok()).as(exchange.failure()).isTrue());
             assertThat(udp.get(2).asked()).allSatisfy(asked ->
                 assertThat(asked.client().getAddress()).isEqualTo(topology.client().ipv6()));
+        }
+    }
+
+    @Test
+    void shouldKeepTheClientsFramesWireSizedWithoutSegmentationOffload()
+    {
+        assertThat(largestFrameTheDirectorReceives(false)).isLessThanOrEqualTo(1514);
+        assertThat(largestFrameTheDirectorReceives(true)).as("GSO packets, as a veth carries them by default")
+            .isGreaterThan(1514);
+    }
+
+    /** @return the longest frame the director's client side receives while the client sends 1 MiB to rs1. */
+    private static int largestFrameTheDirectorReceives(final boolean segmentationOffload)
+    {
+        try (LbTopology topology = LbTopology.builder("gso").mode(Mode.NAT).realServers(1).ipv6(false)
+            .segmentationOffload(segmentationOffload).build())
+        {
+            routeServersThroughTheDirector(topology);
+            topology.startTcpServers(PORT, false);
+            try (PacketSocket watch = PacketSocket.open(topology.directorNamespace(),
+                LbTopology.DIRECTOR_CLIENT_DEVICE, AfPacket.ETH_P_IP))
+            {
+                final List<TcpDigestClient.Connection> connections = TcpDigestClient.run(topology.clientNamespace(),
+                    TcpDigestClient.Load.of(new InetSocketAddress(topology.realServer(1).ipv4(), PORT), 1, MIB));
+                assertThat(TcpDigestClient.failures(connections)).isEmpty();
+                int largest = 0;
+                for (PacketSocket.Received frame = watch.poll(); frame != null; frame = watch.poll())
+                {
+                    if (frame.incoming())
+                    {
+                        largest = Math.max(largest, frame.frame().length);
+                    }
+                }
+                return largest;
+            }
         }
     }
 
