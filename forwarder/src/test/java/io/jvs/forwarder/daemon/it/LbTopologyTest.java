@@ -238,7 +238,7 @@ class LbTopologyTest
     {
         try (LbTopology topology = LbTopology.builder("names").mode(Mode.NAT).realServers(2).build())
         {
-            final LbTopology.NetInterface lc = topology.directorClientSide().orElseThrow();
+            final NetInterface lc = topology.directorClientSide().orElseThrow();
             assertThat(lc.name()).isEqualTo("lc");
             assertThat(lc.ipv4().getHostAddress()).isEqualTo("10.0.0.1");
             assertThat(lc.mac()).isEqualTo(Netns.mac(topology.directorNamespace(), "lc"));

@@ -51,14 +51,33 @@ public final class Netns
      */
     public static void ipBatch(final String namespace, final List<String> commands)
     {
+        batch(namespace, null, commands);
+    }
+
+    /**
+     * {@link #ipBatch} for IPv6: {@code ip -6 -batch}. (Routes take their family from their addresses, but
+     * {@code ip rule} defaults to IPv4, and a batch line cannot carry {@code -6} itself.)
+     */
+    public static void ipBatch6(final String namespace, final List<String> commands)
+    {
+        batch(namespace, "-6", commands);
+    }
+
+    private static void batch(final String namespace, final String family, final List<String> commands)
+    {
         if (commands.isEmpty())
         {
             return;
         }
         try
         {
-            final Process process = new ProcessBuilder("ip", "-n", namespace, "-batch", "-")
-                .redirectErrorStream(true).start();
+            final List<String> command = new ArrayList<>(List.of("ip", "-n", namespace));
+            if (family != null)
+            {
+                command.add(family);
+            }
+            command.addAll(List.of("-batch", "-"));
+            final Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
             try (OutputStream input = process.getOutputStream())
             {
                 input.write((String.join("\n", commands) + "\n").getBytes(StandardCharsets.UTF_8));

@@ -150,7 +150,7 @@ class TunnelFixtureTest
     private static void sendTunnelled(final LbTopology topology, final RealServer server, final boolean outerIpv4,
         final byte[] inner)
     {
-        final LbTopology.NetInterface director = topology.directorServerSide();
+        final NetInterface director = topology.directorServerSide();
         final InetAddress outerSource = outerIpv4 ? director.ipv4() : director.ipv6();
         final InetAddress outerDestination = outerIpv4 ? server.ipv4() : server.ipv6();
         try (PacketSocket sender = PacketSocket.open(director.namespace(), director.name(), 0))
