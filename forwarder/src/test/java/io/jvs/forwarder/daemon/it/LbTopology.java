@@ -24,7 +24,7 @@ import io.jvs.nativebindings.testing.TestNetwork;
  *                       client LAN 10.0.0.0/24, fd00:10::/64            server LAN 172.16.0.0/24, fd00:172:16::/64
  *   cli [c0 .2 .3 ..] ── swc(br0) ── [lc .1] lb [ls .1] ── sws(br0) ──┬── [eth0 .2] rs1
  *                                 └─ [rc .254] rt [rs .254] ─────────┤── [eth0 .3] rs2 ...
- *                                   (DR and TUN only)                 (one veth per port of the bridge)
+ *                                   (DR, TUN, one-arm or router(true)) (one veth per port of the bridge)
  *   one-arm: no lc; the client reaches the VIP through rt, which routes it to lb's ls.
  * </pre>
  * The bridges sit in switch namespaces of their own ({@code swc}, {@code sws}), so the director has one
@@ -148,6 +148,7 @@ public final class LbTopology implements AutoCloseable
         private int clientMtu = 1500;
         private boolean segmentationOffload = true;
         private boolean router;
+        private int directorQueues = 1;
 
         private Builder(final String tag)
         {
@@ -234,6 +235,20 @@ public final class LbTopology implements AutoCloseable
             return this;
         }
 
+        /**
+         * @param queues receive and transmit queues of the director's devices (and their bridge ports), 1 by
+         *               default: one per worker, for a director that binds a socket per queue.
+         */
+        public Builder directorQueues(final int queues)
+        {
+            if (queues < 1 || queues > 64)
+            {
+                throw new IllegalArgumentException("director queues: 1 to 64, not " + queues);
+            }
+            directorQueues = queues;
+            return this;
+        }
+
         /** Makes the namespaces; on any failure removes what it made and throws. */
         public LbTopology build()
         {
@@ -291,7 +306,8 @@ public final class LbTopology implements AutoCloseable
         clientLan.addAll(Wiring.port("pc", clientNamespace, CLIENT_DEVICE, builder.clientMtu));
         if (!oneArm)
         {
-            clientLan.addAll(Wiring.port("pl", directorNamespace, DIRECTOR_CLIENT_DEVICE, builder.clientMtu));
+            clientLan.addAll(Wiring.port("pl", directorNamespace, DIRECTOR_CLIENT_DEVICE, builder.clientMtu,
+                builder.directorQueues));
         }
         if (routerNamespace != null)
         {
@@ -299,7 +315,8 @@ public final class LbTopology implements AutoCloseable
         }
         Netns.ipBatch(clientSwitchNamespace, clientLan);
         final List<String> serverLan = new ArrayList<>(Wiring.bridge());
-        serverLan.addAll(Wiring.port("pl", directorNamespace, DIRECTOR_SERVER_DEVICE, builder.serverMtu));
+        serverLan.addAll(Wiring.port("pl", directorNamespace, DIRECTOR_SERVER_DEVICE, builder.serverMtu,
+            builder.directorQueues));
         if (routerNamespace != null)
         {
             serverLan.addAll(Wiring.port("pr", routerNamespace, ROUTER_SERVER_DEVICE, builder.serverMtu));

@@ -52,8 +52,20 @@ final class Wiring
     static List<String> port(final String portName, final String peerNamespace, final String peerName,
         final int mtu)
     {
+        return port(portName, peerNamespace, peerName, mtu, 1);
+    }
+
+    /**
+     * {@link #port(String, String, String, int)} with {@code queues} receive and transmit queues on both ends
+     * (a veth made without them has one): the bridge spreads flows over the port's transmit queues, and each
+     * lands on the peer's receive queue of the same number.
+     */
+    static List<String> port(final String portName, final String peerNamespace, final String peerName,
+        final int mtu, final int queues)
+    {
+        final String q = " numtxqueues " + queues + " numrxqueues " + queues;
         return List.of(
-            "link add name " + portName + " mtu " + mtu + " type veth peer name " + peerName + " mtu " + mtu +
+            "link add name " + portName + " mtu " + mtu + q + " type veth peer name " + peerName + " mtu " + mtu + q +
                 " netns " + peerNamespace,
             "link set dev " + portName + " master " + BRIDGE,
             "link set dev " + portName + " up");
