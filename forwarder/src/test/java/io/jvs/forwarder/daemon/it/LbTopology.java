@@ -9,7 +9,6 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 
@@ -25,7 +24,7 @@ import io.jvs.nativebindings.testing.TestNetwork;
  *                       client LAN 10.0.0.0/24, fd00:10::/64            server LAN 172.16.0.0/24, fd00:172:16::/64
  *   cli [c0 .2 .3 ..] ── swc(br0) ── [lc .1] lb [ls .1] ── sws(br0) ──┬── [eth0 .2] rs1
  *                                 └─ [rc .254] rt [rs .254] ─────────┤── [eth0 .3] rs2 ...
- *                                   (DR and TUN only)                 (one veth per port of the bridge)
+ *                                   (DR, TUN, one-arm or router(true)) (one veth per port of the bridge)
  *   one-arm: no lc; the client reaches the VIP through rt, which routes it to lb's ls.
  * </pre>
  * The bridges sit in switch namespaces of their own ({@code swc}, {@code sws}), so the director has one
@@ -60,7 +59,7 @@ public final class LbTopology implements AutoCloseable
     public static final String REAL_SERVER_DEVICE = "eth0";
     public static final String ROUTER_CLIENT_DEVICE = "rc";
     public static final String ROUTER_SERVER_DEVICE = "rs";
-    public static final String BRIDGE = "br0";
+    public static final String BRIDGE = Wiring.BRIDGE;
 
     public static final String CLIENT_NETWORK_V4 = "10.0.0.0/24";
     public static final String CLIENT_NETWORK_V6 = "fd00:10::/64";
@@ -98,32 +97,6 @@ public final class LbTopology implements AutoCloseable
     private final List<Inet4Address> clientAddresses4 = new ArrayList<>();
     private final List<Inet6Address> clientAddresses6 = new ArrayList<>();
     private final List<RealServer> realServers = new ArrayList<>();
-
-    /**
-     * A device of the topology.
-     *
-     * @param namespace where it is.
-     * @param name      its name there.
-     * @param ifindex   its index there.
-     * @param mac       its MAC address, as {@code ip -j link} prints it.
-     * @param ipv4      its (first) IPv4 address.
-     * @param ipv6      its (first) IPv6 address, or null when the topology has no IPv6.
-     */
-    public record NetInterface(String namespace, String name, int ifindex, String mac, Inet4Address ipv4,
-                               Inet6Address ipv6)
-    {
-        /** @return the MAC address's six bytes. */
-        public byte[] macBytes()
-        {
-            return Netns.macBytes(mac);
-        }
-
-        /** @return its address of the family of {@code like}. */
-        public InetAddress address(final InetAddress like)
-        {
-            return like instanceof Inet4Address ? ipv4 : ipv6;
-        }
-    }
 
     /**
      * A real server.
@@ -175,6 +148,7 @@ public final class LbTopology implements AutoCloseable
         private int clientMtu = 1500;
         private boolean segmentationOffload = true;
         private boolean router;
+        private int directorQueues = 1;
 
         private Builder(final String tag)
         {
@@ -261,6 +235,20 @@ public final class LbTopology implements AutoCloseable
             return this;
         }
 
+        /**
+         * @param queues receive and transmit queues of the director's devices (and their bridge ports), 1 by
+         *               default: one per worker, for a director that binds a socket per queue.
+         */
+        public Builder directorQueues(final int queues)
+        {
+            if (queues < 1 || queues > 64)
+            {
+                throw new IllegalArgumentException("director queues: 1 to 64, not " + queues);
+            }
+            directorQueues = queues;
+            return this;
+        }
+
         /** Makes the namespaces; on any failure removes what it made and throws. */
         public LbTopology build()
         {
@@ -293,7 +281,7 @@ public final class LbTopology implements AutoCloseable
         }
         for (final String namespace : network.namespaces())
         {
-            baseSysctls(namespace, ipv6 && !namespace.equals(clientSwitchNamespace) &&
+            Wiring.baseSysctls(namespace, ipv6 && !namespace.equals(clientSwitchNamespace) &&
                 !namespace.equals(serverSwitchNamespace));
         }
         if (mode != Mode.NAT)
@@ -314,26 +302,28 @@ public final class LbTopology implements AutoCloseable
         }
 
         // The switches make the veths: one end a bridge port, the other moved to the namespace it serves.
-        final List<String> clientLan = new ArrayList<>(bridge());
-        clientLan.addAll(port("pc", clientNamespace, CLIENT_DEVICE, builder.clientMtu));
+        final List<String> clientLan = new ArrayList<>(Wiring.bridge());
+        clientLan.addAll(Wiring.port("pc", clientNamespace, CLIENT_DEVICE, builder.clientMtu));
         if (!oneArm)
         {
-            clientLan.addAll(port("pl", directorNamespace, DIRECTOR_CLIENT_DEVICE, builder.clientMtu));
+            clientLan.addAll(Wiring.port("pl", directorNamespace, DIRECTOR_CLIENT_DEVICE, builder.clientMtu,
+                builder.directorQueues));
         }
         if (routerNamespace != null)
         {
-            clientLan.addAll(port("pr", routerNamespace, ROUTER_CLIENT_DEVICE, builder.clientMtu));
+            clientLan.addAll(Wiring.port("pr", routerNamespace, ROUTER_CLIENT_DEVICE, builder.clientMtu));
         }
         Netns.ipBatch(clientSwitchNamespace, clientLan);
-        final List<String> serverLan = new ArrayList<>(bridge());
-        serverLan.addAll(port("pl", directorNamespace, DIRECTOR_SERVER_DEVICE, builder.serverMtu));
+        final List<String> serverLan = new ArrayList<>(Wiring.bridge());
+        serverLan.addAll(Wiring.port("pl", directorNamespace, DIRECTOR_SERVER_DEVICE, builder.serverMtu,
+            builder.directorQueues));
         if (routerNamespace != null)
         {
-            serverLan.addAll(port("pr", routerNamespace, ROUTER_SERVER_DEVICE, builder.serverMtu));
+            serverLan.addAll(Wiring.port("pr", routerNamespace, ROUTER_SERVER_DEVICE, builder.serverMtu));
         }
         for (int i = 0; i < servers.size(); i++)
         {
-            serverLan.addAll(port("p" + (i + 1), servers.get(i), REAL_SERVER_DEVICE, builder.serverMtu));
+            serverLan.addAll(Wiring.port("p" + (i + 1), servers.get(i), REAL_SERVER_DEVICE, builder.serverMtu));
         }
         Netns.ipBatch(serverSwitchNamespace, serverLan);
 
@@ -352,41 +342,11 @@ public final class LbTopology implements AutoCloseable
             Netns.ip(clientNamespace, "link", "set", "dev", CLIENT_DEVICE, "gso_max_segs", "1");
         }
         readInterfaces(servers);
-    }
-
-    private static void baseSysctls(final String namespace, final boolean ipv6)
-    {
-        // Set before the veths arrive: a device takes the namespace's "default" values when it is registered.
-        Netns.sysctl(namespace,
-            "net.ipv4.conf.all.rp_filter", "0",
-            "net.ipv4.conf.default.rp_filter", "0");
-        if (ipv6)
+        for (final String namespace : network.namespaces())
         {
-            Netns.sysctl(namespace,
-                "net.ipv6.conf.all.accept_dad", "0",
-                "net.ipv6.conf.default.accept_dad", "0");
+            Netns.awaitReady(namespace, ipv6 && !namespace.equals(clientSwitchNamespace) &&
+                !namespace.equals(serverSwitchNamespace));
         }
-        else
-        {
-            Netns.sysctl(namespace,
-                "net.ipv6.conf.all.disable_ipv6", "1",
-                "net.ipv6.conf.default.disable_ipv6", "1");
-        }
-    }
-
-    private static List<String> bridge()
-    {
-        return List.of("link add name " + BRIDGE + " type bridge", "link set dev " + BRIDGE + " up");
-    }
-
-    private static List<String> port(final String portName, final String peerNamespace, final String peerName,
-        final int mtu)
-    {
-        return List.of(
-            "link add name " + portName + " mtu " + mtu + " type veth peer name " + peerName + " mtu " + mtu +
-                " netns " + peerNamespace,
-            "link set dev " + portName + " master " + BRIDGE,
-            "link set dev " + portName + " up");
     }
 
     private void configureClient(final Builder builder)
@@ -532,13 +492,7 @@ public final class LbTopology implements AutoCloseable
     private static NetInterface nic(final String namespace, final String device, final Inet4Address ipv4,
         final Inet6Address ipv6)
     {
-        final Map<String, Netns.Link> links = Netns.links(namespace);
-        final Netns.Link link = links.get(device);
-        if (link == null)
-        {
-            throw new IllegalStateException("no device " + device + " in " + namespace + ": " + links.keySet());
-        }
-        return new NetInterface(namespace, device, link.ifindex(), link.mac(), ipv4, ipv6);
+        return NetInterface.read(namespace, device, ipv4, ipv6);
     }
 
     /**

@@ -51,14 +51,33 @@ public final class Netns
      */
     public static void ipBatch(final String namespace, final List<String> commands)
     {
+        batch(namespace, null, commands);
+    }
+
+    /**
+     * {@link #ipBatch} for IPv6: {@code ip -6 -batch}. (Routes take their family from their addresses, but
+     * {@code ip rule} defaults to IPv4, and a batch line cannot carry {@code -6} itself.)
+     */
+    public static void ipBatch6(final String namespace, final List<String> commands)
+    {
+        batch(namespace, "-6", commands);
+    }
+
+    private static void batch(final String namespace, final String family, final List<String> commands)
+    {
         if (commands.isEmpty())
         {
             return;
         }
         try
         {
-            final Process process = new ProcessBuilder("ip", "-n", namespace, "-batch", "-")
-                .redirectErrorStream(true).start();
+            final List<String> command = new ArrayList<>(List.of("ip", "-n", namespace));
+            if (family != null)
+            {
+                command.add(family);
+            }
+            command.addAll(List.of("-batch", "-"));
+            final Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
             try (OutputStream input = process.getOutputStream())
             {
                 input.write((String.join("\n", commands) + "\n").getBytes(StandardCharsets.UTF_8));
@@ -207,6 +226,74 @@ public final class Netns
             }
         }
         throw new IllegalStateException("no device " + device + " in /proc/net/dev of " + namespace);
+    }
+
+    /**
+     * Waits until every device of the namespace but {@code lo} is operationally up and, with IPv6, has a
+     * link-local address that is not tentative. A veth's carrier is on as soon as both ends are up, but its
+     * operational state (and with it IPv6's link-local address) follows only when the kernel's link-watch
+     * work has run, which can take most of a second; until then the kernel sends no neighbour solicitation
+     * from that device ({@code ndisc_send_ns} wants a usable link-local source when the packet's own is not
+     * local), so a first SYN forwarded then is lost and TCP only retries a second later.
+     *
+     * @throws IllegalStateException when some device is not ready after 5 s.
+     */
+    public static void awaitReady(final String namespace, final boolean ipv6)
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        String notReady = notReady(namespace, ipv6);
+        while (notReady != null)
+        {
+            if (System.nanoTime() > deadline)
+            {
+                throw new IllegalStateException("devices in " + namespace + " not ready after 5 s: " + notReady);
+            }
+            try
+            {
+                Thread.sleep(10);
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted waiting for the devices of " + namespace, ex);
+            }
+            notReady = notReady(namespace, ipv6);
+        }
+    }
+
+    /** @return the first device that is not ready and why, or null when all are. */
+    private static String notReady(final String namespace, final boolean ipv6)
+    {
+        final String links = ip(namespace, "-o", "link", "show");
+        final String addresses = ipv6 ? ip(namespace, "-o", "-6", "addr", "show", "scope", "link") : "";
+        for (final String line : links.split("\n"))
+        {
+            final String[] fields = line.trim().split("\\s+");
+            if (fields.length < 2)
+            {
+                continue;
+            }
+            final String device = fields[1].replaceAll("[:@].*", "");
+            if (device.equals("lo"))
+            {
+                continue;
+            }
+            if (!line.contains(" state UP "))
+            {
+                return device + " is not up: " + line.trim();
+            }
+            if (ipv6)
+            {
+                final boolean linkLocal = Arrays.stream(addresses.split("\n"))
+                    .anyMatch(address -> address.matches("\\d+: " + Pattern.quote(device) + "\\s+inet6 fe80:.*") &&
+                        !address.contains("tentative"));
+                if (!linkLocal)
+                {
+                    return device + " has no usable IPv6 link-local address yet";
+                }
+            }
+        }
+        return null;
     }
 
     /** Turns the kernel's IPv4 and IPv6 forwarding on or off in the namespace. */

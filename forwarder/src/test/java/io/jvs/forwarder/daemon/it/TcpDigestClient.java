@@ -4,6 +4,7 @@ import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -212,7 +213,7 @@ public final class TcpDigestClient
         try
         {
             channel = TestNetwork.callIn(namespace, () -> SocketChannel.open(
-                load.target().getAddress() instanceof java.net.Inet4Address ? StandardProtocolFamily.INET :
+                load.target().getAddress() instanceof Inet4Address ? StandardProtocolFamily.INET :
                     StandardProtocolFamily.INET6));
         }
         catch (final RuntimeException ex)

@@ -1,6 +1,7 @@
 package io.jvs.forwarder.daemon.it;
 
 import java.io.IOException;
+import java.net.Inet4Address;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.net.StandardProtocolFamily;
@@ -82,7 +83,7 @@ public final class UdpDigestServer implements AutoCloseable
 
     private static DatagramChannel open(final InetSocketAddress address) throws IOException
     {
-        final DatagramChannel channel = DatagramChannel.open(address.getAddress() instanceof java.net.Inet4Address ?
+        final DatagramChannel channel = DatagramChannel.open(address.getAddress() instanceof Inet4Address ?
             StandardProtocolFamily.INET : StandardProtocolFamily.INET6);
         try
         {
