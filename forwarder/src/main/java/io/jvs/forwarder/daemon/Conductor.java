@@ -105,8 +105,12 @@ final class Conductor implements Agent
         return addresses;
     }
 
-    /** @return the VIPs of the table's address services (fwmark services have none of their own). */
-    static Set<IpAddress> virtualAddresses(final ServiceTable table)
+    /**
+     * @return the addresses whose traffic the programs steer to jvs by destination: the VIPs of the table's
+     *         address services, and the host destinations of {@code mark} statements (a fwmark service has no
+     *         address of its own; a mark statement for one host names it).
+     */
+    static Set<IpAddress> virtualAddresses(final ServiceTable table, final List<MarkRule> marks)
     {
         final Set<IpAddress> addresses = new LinkedHashSet<>();
         for (final VirtualService service : table.services())
@@ -116,7 +120,37 @@ final class Conductor implements Agent
                 addresses.add(service.key().address());
             }
         }
+        for (final MarkRule mark : marks)
+        {
+            if (mark.destination() != null && isHost(mark.destination()))
+            {
+                addresses.add(mark.destination().network());
+            }
+        }
         return addresses;
+    }
+
+    /**
+     * @return the addresses whose traffic the programs steer to jvs by source: the real servers (their NAT
+     *         replies), and the host sources of {@code mark} statements (the replies a fwmark service sends back
+     *         through the firewall the request came by, as the firewall sandwich's inside box does).
+     */
+    static Set<IpAddress> sourceAddresses(final ServiceTable table, final List<MarkRule> marks)
+    {
+        final Set<IpAddress> addresses = serverAddresses(table);
+        for (final MarkRule mark : marks)
+        {
+            if (mark.source() != null && isHost(mark.source()))
+            {
+                addresses.add(mark.source().network());
+            }
+        }
+        return addresses;
+    }
+
+    private static boolean isHost(final io.jvs.core.net.IpPrefix prefix)
+    {
+        return prefix.length() == (prefix.isV6() ? 128 : 32);
     }
 
     /**
@@ -187,9 +221,11 @@ final class Conductor implements Agent
     void publish(final long now)
     {
         final DataPlane next = build(table, builder, topologySource, timeouts, settings, marks);
-        maps.update(virtualAddresses(table), serverAddresses(table), topologySource.localAddresses(), true);
+        final Set<IpAddress> vips = virtualAddresses(table, marks);
+        final Set<IpAddress> sources = sourceAddresses(table, marks);
+        maps.update(vips, sources, topologySource.localAddresses(), true);
         publisher.publish(next);
-        maps.update(virtualAddresses(table), serverAddresses(table), topologySource.localAddresses(), false);
+        maps.update(vips, sources, topologySource.localAddresses(), false);
         for (final Runnable action : afterPublish)
         {
             action.run();
@@ -235,6 +271,11 @@ final class Conductor implements Agent
     void marks(final List<MarkRule> marks)
     {
         this.marks = List.copyOf(marks);
+    }
+
+    List<MarkRule> marks()
+    {
+        return marks;
     }
 
     ConnectionTimeouts timeouts()

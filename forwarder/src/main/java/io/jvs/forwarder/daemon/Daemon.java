@@ -279,7 +279,9 @@ public final class Daemon implements AutoCloseable
 
         final XdpVipFilter filter = own(XdpVipFilter.create(control, 4096));
         final DataPlaneMaps maps = new DataPlaneMaps(filter);
-        maps.update(Conductor.virtualAddresses(table), serverAddressesOf(table), topology.localAddresses(), false);
+        maps.update(Conductor.virtualAddresses(table, config.markRules()),
+            Conductor.sourceAddresses(table, config.markRules()), topology.localAddresses(), false);
+        warnOfWideMarks();
         final Port[][] ports = openPorts(workerSyscalls, filter);
         taps = openTaps(workerSyscalls, first.topology());
 
@@ -288,9 +290,8 @@ public final class Daemon implements AutoCloseable
         refreshOwner(maps);
         conductor.afterPublish(() -> refreshOwner(maps));
         final StolenFrames stolen = new StolenFrames();
-        stolen.update(maps.vips(), topology.localAddresses(), serverAddressesOf(table));
-        conductor.afterPublish(() -> stolen.update(maps.vips(), topology.localAddresses(),
-            serverAddressesOf(conductor.table())));
+        stolen.update(maps.vips(), topology.localAddresses(), maps.sources());
+        conductor.afterPublish(() -> stolen.update(maps.vips(), topology.localAddresses(), maps.sources()));
 
         final TemplateTable templates = new TemplateTable(Math.max(1024, config.connections() / 16));
         final HandoffRing[][] rings = new HandoffRing[workers][workers];
@@ -371,11 +372,26 @@ public final class Daemon implements AutoCloseable
         SystemdNotify.notify("READY=1\nSTATUS=" + summary);
     }
 
-    private static java.util.Set<IpAddress> serverAddressesOf(final ServiceTable table)
+    /**
+     * The programs in front of the workers steer frames by exact addresses (hash maps): a mark statement for a
+     * wider prefix classifies what reaches jvs, but does not make the programs send it there.
+     */
+    private void warnOfWideMarks()
     {
-        final java.util.Set<IpAddress> addresses = new java.util.LinkedHashSet<>();
-        table.allServers().forEach(server -> addresses.add(server.address()));
-        return addresses;
+        for (final io.jvs.core.pipeline.MarkRule mark : config.markRules())
+        {
+            for (final io.jvs.core.net.IpPrefix prefix : new io.jvs.core.net.IpPrefix[] {mark.destination(),
+                mark.source()})
+            {
+                if (prefix != null && prefix.length() < (prefix.isV6() ? 128 : 32))
+                {
+                    DaemonLog.warning("mark " + Integer.toUnsignedString(mark.mark()) + " for " + prefix + ": the " +
+                        "programs steer only frames to or from single addresses to jvs (a VIP, a real server, a " +
+                        "mark statement's host address): frames of the rest of the prefix reach jvs only if a " +
+                        "VIP or real server brings them");
+                }
+            }
+        }
     }
 
     private void refreshOwner(final DataPlaneMaps maps)

@@ -42,6 +42,12 @@ final class DataPlaneMaps
         sync(locals, newLocals, addOnly, Kind.LOCAL);
     }
 
+    /** @return the source addresses (real servers, marked hosts) the programs know now. */
+    Set<IpAddress> sources()
+    {
+        return Set.copyOf(servers);
+    }
+
     /** @return the VIPs the programs know now. */
     Set<IpAddress> vips()
     {
