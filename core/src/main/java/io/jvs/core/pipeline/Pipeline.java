@@ -187,6 +187,14 @@ public final class Pipeline
         this.context = new SchedulingContext(workerIndex, 0x6A76_7300L + workerIndex);
     }
 
+    /**
+     * @return the snapshot the next burst will use (one volatile read), for a worker that waits for a newer one.
+     */
+    public DataPlane currentPlane()
+    {
+        return publisher.current();
+    }
+
     public WorkerCounters counters()
     {
         return counters;

@@ -85,6 +85,7 @@ public final class Daemon implements AutoCloseable
     private final AtomicReference<FrameOwner> owner = new AtomicReference<>();
     private final DaemonCounters counters;
     private Conductor conductor;
+    private DataPlaneMaps maps;
     private Worker[] workerAgents;
     private AgentRunner conductorRunner;
     private AgentRunner[] workerRunners;
@@ -278,7 +279,7 @@ public final class Daemon implements AutoCloseable
         warmUp(first.topology());
 
         final XdpVipFilter filter = own(XdpVipFilter.create(control, 4096));
-        final DataPlaneMaps maps = new DataPlaneMaps(filter);
+        maps = new DataPlaneMaps(filter);
         maps.update(Conductor.virtualAddresses(table, config.markRules()),
             Conductor.sourceAddresses(table, config.markRules()), topology.localAddresses(), false);
         warnOfWideMarks();
@@ -621,6 +622,28 @@ public final class Daemon implements AutoCloseable
     int workers()
     {
         return workers;
+    }
+
+    /**
+     * @return frames the XDP programs could not give a socket (a queue without one) and passed to the kernel,
+     *         read by the conductor (which owns the maps' descriptors); -1 when it does not answer in time.
+     */
+    long unplacedFrames()
+    {
+        try
+        {
+            return conductor.call(c -> maps.filter() == null ? 0L : maps.filter().unplacedFrames())
+                .get(2, TimeUnit.SECONDS);
+        }
+        catch (final java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException ex)
+        {
+            return -1;
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            return -1;
+        }
     }
 
     Worker worker(final int index)

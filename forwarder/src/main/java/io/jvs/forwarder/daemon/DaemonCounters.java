@@ -29,14 +29,18 @@ final class DaemonCounters
     static final int SLEEPS = 7;
     /** Next hops without a MAC reported to the conductor. */
     static final int NEIGHBOUR_MISSES = 8;
-    static final int COUNT = 9;
+    /** Frames held back because their next hop had no MAC yet (each is processed again when it may have one). */
+    static final int HELD = 9;
+    /** Held frames whose next hop stayed unresolved for {@link Worker#HOLD_NS}: dropped for good. */
+    static final int HELD_EXPIRED = 10;
+    static final int COUNT = 11;
 
     /** Bytes per worker: 16 longs, two cache lines, so workers never share a line. */
     static final int BLOCK = 128;
 
     private static final String[] LABELS = {
         "handed-off", "handoff-dropped", "handoff-received", "host-passed", "host-refused", "no-such-port",
-        "bursts", "sleeps", "neighbour-misses"};
+        "bursts", "sleeps", "neighbour-misses", "held", "held-expired"};
 
     private final AtomicBuffer buffer;
 

@@ -104,6 +104,12 @@ final class HandoffRing implements AutoCloseable
         LONGS.setRelease(indexes, PRODUCER, produced);
     }
 
+    /** Consumer: @return how many frames are published and not yet received. */
+    int waiting()
+    {
+        return (int)((long)LONGS.getAcquire(indexes, PRODUCER) - consumed - lent);
+    }
+
     /** @return whether frames wait (either side may ask; the consumer before it sleeps). */
     boolean hasFrames()
     {

@@ -55,6 +55,7 @@ final class Status
         }
         line(out, "connections", connections);
         line(out, "snapshots", daemon.conductor().snapshots());
+        line(out, "xdp-unplaced", daemon.unplacedFrames());
         final DaemonCounters counters = daemon.counters();
         for (int id = 0; id < DaemonCounters.COUNT; id++)
         {

@@ -1,5 +1,6 @@
 package io.jvs.forwarder.daemon;
 
+import io.jvs.core.packet.DropReason;
 import io.jvs.core.packet.Verdict;
 import io.jvs.core.pipeline.FrameBurst;
 import io.jvs.core.pipeline.NeighbourMisses;
@@ -30,9 +31,18 @@ import java.util.function.Supplier;
  */
 final class Worker implements Agent
 {
+    private static final int NO_NEIGHBOUR = DropReason.NO_NEIGHBOUR.ordinal();
     /** The message a worker sends the conductor for a next hop without a MAC: family, then the address. */
     static final int MISS_MESSAGE = 1;
     static final int MISS_LENGTH = 24;
+    /**
+     * How long a frame waits for its next hop's MAC, as the kernel queues a few packets per unresolved neighbour
+     * (unres_qlen) while it asks: the first packets of a connection are not lost to resolution.
+     */
+    static final long HOLD_NS = 1_000_000_000L;
+    /** Held frames are tried again this often, and at every new snapshot. */
+    static final long HOLD_RETRY_NS = 20_000_000L;
+    private static final int HELD_SLOTS = 256;
 
     private final int index;
     private final Port[] ports;
@@ -49,6 +59,11 @@ final class Worker implements Agent
     private final FrameBurst burst = new FrameBurst();
     private final FrameBurst owned = new FrameBurst();
     private final FrameBurst handed = new FrameBurst();
+    /** Frames dropped as no-neighbour, kept (a copy, untouched by the rewrite) until their next hop resolves. */
+    private final HandoffRing held = new HandoffRing(HELD_SLOTS);
+    private boolean holding;
+    private long heldGeneration;
+    private long lastHeldRetryNs;
     private final int[] ownedFrom = new int[FrameBurst.MAX_FRAMES];
     private final int[] frameOwner = new int[FrameBurst.MAX_FRAMES];
     private final int[][] toSend;
@@ -173,6 +188,10 @@ final class Worker implements Agent
             {
                 work += pollHandoff(ring, now);
             }
+        }
+        if (holding)
+        {
+            retryHeld(now);
         }
         for (final Port port : ports)
         {
@@ -348,6 +367,10 @@ final class Worker implements Agent
             {
                 toHost(frames, i);
             }
+            else if (Verdict.reason(verdict) == NO_NEIGHBOUR && hold(frames, i))
+            {
+                counters.add(index, DaemonCounters.HELD, 1);
+            }
         }
         for (int port = 0; port < toSendCount.length; port++)
         {
@@ -355,6 +378,55 @@ final class Worker implements Agent
             {
                 ports[port].transmit(frames, toSend[port], toSendCount[port]);
             }
+        }
+    }
+
+    private boolean hold(final FrameBurst frames, final int i)
+    {
+        if (System.nanoTime() - frames.receiveTimeNs[i] > HOLD_NS)
+        {
+            counters.add(index, DaemonCounters.HELD_EXPIRED, 1);
+            return false;
+        }
+        if (!held.offer(frames.address[i], frames.length[i], frames.ingressPort, frames.firewallMark[i],
+            frames.receiveTimeNs[i]))
+        {
+            return false;
+        }
+        held.publish();
+        holding = true;
+        return true;
+    }
+
+    /**
+     * Runs the held frames through the pipeline again once a newer snapshot may know their next hops (or after
+     * {@link #HOLD_RETRY_NS}): their connection state was already moved, and a second pass is what a duplicate
+     * of the packet would do. Those still without a next hop are held again until {@link #HOLD_NS}.
+     */
+    private void retryHeld(final long now)
+    {
+        final long generation = pipeline.currentPlane().generation();
+        if (generation == heldGeneration && now - lastHeldRetryNs < HOLD_RETRY_NS)
+        {
+            return;
+        }
+        heldGeneration = generation;
+        lastHeldRetryNs = now;
+        holding = false;
+        final FrameBurst frames = this.handed;
+        // Only those held before this pass: a frame held again waits for the next one.
+        int left = held.waiting();
+        while (left > 0)
+        {
+            frames.clear();
+            final int count = held.receive(frames, Math.min(batch, left));
+            if (count == 0)
+            {
+                break;
+            }
+            process(frames);
+            held.release();
+            left -= count;
         }
     }
 

@@ -1,8 +1,9 @@
 package io.jvs.forwarder.daemon.it;
 
 import io.jvs.forwarder.daemon.it.LbTopology.Mode;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
@@ -16,7 +17,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Two workers over AF_XDP on veths with two real receive queues each: native XDP spreads a sender's flows over
  * the queues by their hash, while a connection belongs to the worker its client address picks, so frames that
  * land on the other worker's queue are handed over. Every transfer must still be byte-exact, each worker must
- * receive on its own queue, and what one worker hands off is what the other receives.
+ * receive on its own queue, and what one worker hands off is what the other receives. Over AF_PACKET the
+ * fanout program gives each worker its own clients' frames, so nothing is handed over at all.
  */
 class DaemonTwoWorkersTest
 {
@@ -26,28 +28,24 @@ class DaemonTwoWorkersTest
     @TempDir
     Path directory;
 
-    @Test
-    void shouldHandFramesOfTheOtherWorkersClientsOverAndCarryEveryTransfer() throws Exception
+    @ParameterizedTest
+    @ValueSource(strings = {"afxdp xdp-mode drv", "afpacket"})
+    void shouldGiveEveryFrameToItsClientsWorkerAndCarryEveryTransfer(final String port) throws Exception
     {
-        try (LbTopology topology = LbTopology.builder("two").mode(Mode.NAT).realServers(3).clientAddresses(6).build())
+        final boolean xdp = port.startsWith("afxdp");
+        try (LbTopology topology = LbTopology.builder("two").mode(Mode.NAT).realServers(3).clientAddresses(6)
+            .directorQueues(2).build())
         {
             topology.inNamespace(topology.clientNamespace(), "ethtool", "-K", LbTopology.CLIENT_DEVICE, "tx", "off");
             for (final LbTopology.RealServer server : topology.realServers())
             {
                 topology.inNamespace(server.namespace(), "ethtool", "-K", LbTopology.REAL_SERVER_DEVICE, "tx", "off");
             }
-            // Two real queues on both ends of each of the director's veths (the bridge side picks the queue).
-            for (final String device : List.of(LbTopology.DIRECTOR_CLIENT_DEVICE, LbTopology.DIRECTOR_SERVER_DEVICE))
-            {
-                topology.inNamespace(topology.directorNamespace(), "ethtool", "-L", device, "rx", "2", "tx", "2");
-            }
-            topology.inNamespace(topology.clientSwitchNamespace(), "ethtool", "-L", "pl", "rx", "2", "tx", "2");
-            topology.inNamespace(topology.serverSwitchNamespace(), "ethtool", "-L", "pl", "rx", "2", "tx", "2");
             topology.startTcpServers(PORT, false);
             final String vip = topology.vip4().getHostAddress() + ":" + PORT;
             final StringBuilder config = new StringBuilder()
-                .append("interface ").append(LbTopology.DIRECTOR_CLIENT_DEVICE).append(" port afxdp xdp-mode drv\n")
-                .append("interface ").append(LbTopology.DIRECTOR_SERVER_DEVICE).append(" port afxdp xdp-mode drv\n")
+                .append("interface ").append(LbTopology.DIRECTOR_CLIENT_DEVICE).append(" port ").append(port).append("\n")
+                .append("interface ").append(LbTopology.DIRECTOR_SERVER_DEVICE).append(" port ").append(port).append("\n")
                 .append("workers 2\n")
                 .append("-A -t ").append(vip).append(" -s rr\n");
             for (final LbTopology.RealServer server : topology.realServers())
@@ -72,10 +70,18 @@ class DaemonTwoWorkersTest
                     assertThat(status.get("worker." + worker + ".connections")).as("connections of worker %d", worker)
                         .isPositive();
                 }
-                assertThat(status.get("worker.0.handed-off")).isPositive()
-                    .isEqualTo(status.get("worker.1.handoff-received"));
-                assertThat(status.get("worker.1.handed-off")).isPositive()
-                    .isEqualTo(status.get("worker.0.handoff-received"));
+                if (xdp)
+                {
+                    assertThat(status.get("worker.0.handed-off")).isPositive()
+                        .isEqualTo(status.get("worker.1.handoff-received"));
+                    assertThat(status.get("worker.1.handed-off")).isPositive()
+                        .isEqualTo(status.get("worker.0.handoff-received"));
+                    assertThat(status.get("xdp-unplaced")).as("every queue has its worker's socket").isZero();
+                }
+                else
+                {
+                    assertThat(status.get("handed-off")).as("fanout placed every frame").isZero();
+                }
                 assertThat(status.get("handoff-dropped")).isZero();
                 daemon.signal("TERM");
                 assertThat(daemon.awaitExit(Duration.ofSeconds(20))).isZero();
