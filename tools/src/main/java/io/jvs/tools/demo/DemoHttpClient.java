@@ -1,10 +1,13 @@
 package io.jvs.tools.demo;
 
+import com.sun.net.httpserver.HttpServer;
 import org.HdrHistogram.Histogram;
 
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -21,8 +24,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * The client of the live demo: the JDK's HttpClient keeping a number of requests in flight against the virtual
  * service for some seconds, each in-flight slot a sequence of fresh connections of a few requests each, so that
  * jvs schedules a stream of new connections. Run inside the client's namespace by {@link LiveDemo}:
- * {@code DemoHttpClient URL SECONDS IN_FLIGHT REQUESTS_PER_CONNECTION}. It prints {@value #READY} when loaded,
- * drives when it reads {@value #GO} on its standard input, then prints its results as {@value #RESULT} lines
+ * {@code DemoHttpClient URL SECONDS IN_FLIGHT REQUESTS_PER_CONNECTION}. It warms up against a server of its own,
+ * prints {@value #READY}, drives when it reads {@value #GO} on its standard input, then prints its results as {@value #RESULT} lines
  * (see {@link DemoClientResult}) and exits; it exits at once when its standard input closes first.
  */
 public final class DemoHttpClient
@@ -35,6 +38,9 @@ public final class DemoHttpClient
     static final String RESULT = "result ";
 
     private static final Duration TIMEOUT = Duration.ofSeconds(2);
+    private static final Duration WARM_UP = Duration.ofMillis(1500);
+    private static final int WARM_UP_CONNECTIONS = 20;
+    private static final int WARM_UP_REQUESTS = 50;
 
     private final URI uri;
     private final long nanos;
@@ -72,8 +78,7 @@ public final class DemoHttpClient
         final DemoHttpClient client = new DemoHttpClient(URI.create(args[0]),
             Duration.ofMillis((long)(Double.parseDouble(args[1]) * 1000)).toNanos(), Integer.parseInt(args[2]),
             Integer.parseInt(args[3]));
-        // Load the HTTP client's classes before the drive, not during it.
-        newClient().close();
+        warmUp();
         System.out.println(READY);
         System.out.flush();
         final BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
@@ -89,6 +94,47 @@ public final class DemoHttpClient
         client.drive().lines().forEach(System.out::println);
         System.out.flush();
         System.exit(0);
+    }
+
+    /**
+     * Sends requests to an HTTP server of its own on the loopback device for a moment, so that the classes the
+     * requests need are loaded and their code compiled before the drive: the latencies measured are then jvs's
+     * and the servers', not this JVM's start-up. Nothing goes through jvs.
+     */
+    private static void warmUp() throws IOException, InterruptedException
+    {
+        final HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 16);
+        final byte[] answer = "warm-up\n".getBytes(StandardCharsets.US_ASCII);
+        server.createContext("/", exchange ->
+        {
+            try (exchange)
+            {
+                exchange.sendResponseHeaders(200, answer.length);
+                exchange.getResponseBody().write(answer);
+            }
+        });
+        server.start();
+        try
+        {
+            final URI local = URI.create("http://" + InetAddress.getLoopbackAddress().getHostAddress() + ":" +
+                server.getAddress().getPort() + "/");
+            final HttpRequest request = HttpRequest.newBuilder(local).timeout(TIMEOUT).GET().build();
+            final long end = System.nanoTime() + WARM_UP.toNanos();
+            for (int c = 0; c < WARM_UP_CONNECTIONS && System.nanoTime() < end; c++)
+            {
+                try (HttpClient client = newClient())
+                {
+                    for (int i = 0; i < WARM_UP_REQUESTS && System.nanoTime() < end; i++)
+                    {
+                        client.send(request, HttpResponse.BodyHandlers.ofString());
+                    }
+                }
+            }
+        }
+        finally
+        {
+            server.stop(0);
+        }
     }
 
     private static HttpClient newClient()

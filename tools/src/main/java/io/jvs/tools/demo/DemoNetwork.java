@@ -22,11 +22,14 @@ final class DemoNetwork implements AutoCloseable
     /** What every demo namespace's name starts with. */
     static final String PREFIX = "jvsdemo";
 
+    /** A line of {@code ip netns list}: "name" or "name (id: 3)". */
+    private static final Pattern LISTED = Pattern.compile("([^\\s:]+)(?: \\(id: \\d+\\))?");
     private static final Pattern DEMO_NAMESPACE = Pattern.compile(PREFIX + "(\\d+)-\\S+");
     private static final long COMMAND_TIMEOUT_SECONDS = 30;
 
     private final String prefix;
     private final List<String> namespaces = new ArrayList<>();
+    private boolean closed;
 
     /**
      * @param pid the process whose namespaces these are (this one's, but for tests).
@@ -48,14 +51,16 @@ final class DemoNetwork implements AutoCloseable
      * @param role what it is for ({@code client}, {@code jvs}, {@code rs1}...): the name's last part.
      * @return its name.
      */
-    String namespace(final String role)
+    synchronized String namespace(final String role)
     {
-        final String name = prefix + role;
-        run("ip", "netns", "add", name);
-        synchronized (this)
+        // Under the lock that close() takes: a namespace is either made before the cleaning or refused.
+        if (closed)
         {
-            namespaces.add(name);
+            throw new IllegalStateException("interrupted");
         }
+        final String name = prefix + role;
+        namespaces.add(name);
+        run("ip", "netns", "add", name);
         run("ip", "-n", name, "link", "set", "dev", "lo", "up");
         return name;
     }
@@ -95,13 +100,14 @@ final class DemoNetwork implements AutoCloseable
     static List<String> list()
     {
         final List<String> names = new ArrayList<>();
-        for (final String line : run("ip", "netns", "list").split("\n"))
+        // Its status is not looked at: while a namespace is being torn down it may also print an error about
+        // that one ("Peer netns reference is invalid") and still list the others.
+        for (final String line : tryRun("ip", "netns", "list").output().split("\n"))
         {
-            // "name" or "name (id: 3)".
-            final String name = line.strip().split(" ", 2)[0];
-            if (!name.isEmpty())
+            final Matcher matcher = LISTED.matcher(line.strip());
+            if (matcher.matches())
             {
-                names.add(name);
+                names.add(matcher.group(1));
             }
         }
         return names;
@@ -156,12 +162,13 @@ final class DemoNetwork implements AutoCloseable
     }
 
     /**
-     * Removes this run's namespaces, latest first; deleting a namespace deletes the veth ends in it and so
-     * their peers. Harmless when called again.
+     * Removes this run's namespaces, latest first (deleting a namespace deletes the veth ends in it and so
+     * their peers), and refuses to make more. Harmless when called again.
      */
     @Override
     public synchronized void close()
     {
+        closed = true;
         for (int i = namespaces.size() - 1; i >= 0; i--)
         {
             tryRun("ip", "netns", "delete", namespaces.get(i));

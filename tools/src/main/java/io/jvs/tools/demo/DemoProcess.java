@@ -209,6 +209,19 @@ final class DemoProcess implements AutoCloseable
         }
     }
 
+    /** Closes its standard input: the demo's programs take that as the end. */
+    void closeInput()
+    {
+        try
+        {
+            input.close();
+        }
+        catch (final IOException ignored)
+        {
+            // It has gone already.
+        }
+    }
+
     /** Asks it to stop: SIGTERM. */
     void terminate()
     {

@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * {@code jvs demo} as root: jvs balancing real HTTP traffic. It builds a two-arm NAT farm in network namespaces
@@ -52,7 +51,7 @@ final class LiveDemo
     private final Path dir;
     private final double seconds;
     private final List<DemoProcess> processes = new CopyOnWriteArrayList<>();
-    private final AtomicBoolean cleaned = new AtomicBoolean();
+    private volatile boolean cleaned;
     private volatile boolean interrupted;
     private DemoNetwork network;
 
@@ -126,22 +125,28 @@ final class LiveDemo
 
     private void interrupt()
     {
-        if (!cleaned.get())
+        interrupted = true;
+        if (!cleaned)
         {
-            interrupted = true;
             err.println("jvs demo: interrupted; removing its namespaces and processes");
             err.flush();
-            cleanUp();
         }
+        // Also when the main thread is cleaning already (a command of its got the Ctrl-C too and failed): the
+        // hook waits for it, since the JVM halts when its hooks return.
+        cleanUp();
     }
 
-    /** Stops every process (all asked at once, then each waited for) and removes the namespaces; once. */
-    private void cleanUp()
+    /**
+     * Stops every process (all asked at once, then each waited for) and removes the namespaces; once. A second
+     * caller waits until the first is done.
+     */
+    private synchronized void cleanUp()
     {
-        if (!cleaned.compareAndSet(false, true))
+        if (cleaned)
         {
             return;
         }
+        cleaned = true;
         for (final DemoProcess process : processes)
         {
             process.terminate();
@@ -275,7 +280,7 @@ final class LiveDemo
     private DemoProcess start(final DemoProcess process)
     {
         processes.add(process);
-        if (cleaned.get())
+        if (cleaned)
         {
             // Interrupted while it started: the cleaning may have missed it.
             process.close();
