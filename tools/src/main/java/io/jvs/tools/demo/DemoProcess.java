@@ -129,10 +129,11 @@ final class DemoProcess implements AutoCloseable
      * Waits for an output line that matches.
      *
      * @param deadline a {@link System#nanoTime()} by which it must have come.
+     * @param state    what the line says it is ({@code listening}, {@code ready}), for the messages.
      * @return the line.
      * @throws IllegalStateException saying so, with its last line, when it exits first or time runs out.
      */
-    String awaitLine(final Predicate<String> match, final long deadline, final String what)
+    String awaitLine(final Predicate<String> match, final long deadline, final String state)
     {
         synchronized (lines)
         {
@@ -148,11 +149,11 @@ final class DemoProcess implements AutoCloseable
                 final long left = deadline - System.nanoTime();
                 if (!reader.isAlive())
                 {
-                    throw new IllegalStateException(name + " exited" + status() + " before " + what + lastLine());
+                    throw new IllegalStateException(name + " exited" + status() + " before it was " + state + lastLine());
                 }
                 if (left <= 0)
                 {
-                    throw new IllegalStateException(name + " did not " + what + " in time" + lastLine());
+                    throw new IllegalStateException(name + " was not " + state + " in time" + lastLine());
                 }
                 try
                 {

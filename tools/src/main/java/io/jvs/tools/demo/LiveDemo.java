@@ -41,11 +41,15 @@ final class LiveDemo
     /** Requests each of the client's connections carries before it opens the next. */
     static final int PER_CONNECTION = 20;
 
+    /** The daemon's main class: tools/jvs's, as an operator runs it. */
+    static final String DAEMON_CLASS = "io.jvs.tools.JvsMain";
+
     private static final Duration START_TIMEOUT = Duration.ofSeconds(40);
     private static final Duration STOP_TIMEOUT = Duration.ofSeconds(20);
     private static final String READY_LOG = " info ready: ";
     private static final int CONTROL_PATH_MAX = 107;
 
+    private final String daemonClass;
     private final PrintWriter out;
     private final PrintWriter err;
     private final Path dir;
@@ -61,6 +65,16 @@ final class LiveDemo
      */
     LiveDemo(final PrintWriter out, final PrintWriter err, final Path dir, final double seconds)
     {
+        this(out, err, dir, seconds, DAEMON_CLASS);
+    }
+
+    /**
+     * @param daemonClass the daemon's main class, given {@code run --config FILE} (tests give one that fails).
+     */
+    LiveDemo(final PrintWriter out, final PrintWriter err, final Path dir, final double seconds,
+        final String daemonClass)
+    {
+        this.daemonClass = daemonClass;
         this.out = out;
         this.err = err;
         this.dir = dir.resolve("live").toAbsolutePath();
@@ -193,7 +207,7 @@ final class LiveDemo
 
         final long startup = System.nanoTime();
         final DemoProcess daemon = start(DemoProcess.start("jvs", topology.director(), List.of(),
-            "io.jvs.tools.JvsMain", List.of("run", "--config", config.toString()), dir.resolve("jvs.log")));
+            daemonClass, List.of("run", "--config", config.toString()), dir.resolve("jvs.log")));
         final List<DemoProcess> servers = new ArrayList<>();
         for (int i = 1; i <= WEIGHTS.length; i++)
         {
@@ -209,10 +223,10 @@ final class LiveDemo
         final long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
         for (final DemoProcess server : servers)
         {
-            server.awaitLine(line -> line.startsWith(DemoHttpServer.READY), deadline, "listen");
+            server.awaitLine(line -> line.startsWith(DemoHttpServer.READY), deadline, "listening");
         }
-        client.awaitLine(DemoHttpClient.READY::equals, deadline, "start");
-        final String ready = daemon.awaitLine(line -> line.contains(READY_LOG), deadline, "get ready");
+        client.awaitLine(DemoHttpClient.READY::equals, deadline, "ready");
+        final String ready = daemon.awaitLine(line -> line.contains(READY_LOG), deadline, "ready");
         out.printf(Locale.ROOT, "jvs ready in %.1f s: %s%n", since(startup),
             ready.substring(ready.indexOf(READY_LOG) + READY_LOG.length()));
         out.printf(Locale.ROOT, "driving http://%s/ from the client for %s s: %d requests in flight, a new " +
@@ -223,7 +237,7 @@ final class LiveDemo
         final long driveStart = System.nanoTime();
         client.send(DemoHttpClient.GO);
         client.awaitLine(line -> line.equals(DemoHttpClient.RESULT + "end"),
-            System.nanoTime() + Duration.ofMillis((long)(seconds * 1000)).plus(STOP_TIMEOUT).toNanos(), "finish");
+            System.nanoTime() + Duration.ofMillis((long)(seconds * 1000)).plus(STOP_TIMEOUT).toNanos(), "done");
         final Map<String, Long> after = DaemonStatus.read(control);
         final double driven = since(driveStart);
         final DemoClientResult result = DemoClientResult.parse(client.lines());

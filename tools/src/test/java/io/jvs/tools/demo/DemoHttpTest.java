@@ -32,12 +32,12 @@ class DemoHttpTest
             client = DemoProcess.start("client", namespace, List.of(), DemoHttpClient.class.getName(),
                 List.of("http://127.0.0.1:8080/", "1", "2", "5"), directory.resolve("client.log"));
             final long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-            assertThat(server.awaitLine(line -> line.startsWith(DemoHttpServer.READY), deadline, "listen"))
+            assertThat(server.awaitLine(line -> line.startsWith(DemoHttpServer.READY), deadline, "listening"))
                 .isEqualTo("listening 127.0.0.1:8080");
-            client.awaitLine(DemoHttpClient.READY::equals, deadline, "start");
+            client.awaitLine(DemoHttpClient.READY::equals, deadline, "ready");
 
             client.send(DemoHttpClient.GO);
-            client.awaitLine("result end"::equals, deadline, "finish");
+            client.awaitLine("result end"::equals, deadline, "done");
             final DemoClientResult result = DemoClientResult.parse(client.lines());
 
             assertThat(client.awaitExit(Duration.ofSeconds(10))).isZero();
