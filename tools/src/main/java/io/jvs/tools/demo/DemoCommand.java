@@ -34,14 +34,15 @@ import java.util.function.BooleanSupplier;
     name = "demo",
     mixinStandardHelpOptions = true,
     description = {
-        "As root: jvs live. A client, jvs (the daemon: two-arm NAT over AF_XDP)",
-        "and three HTTP servers with weights 1, 2 and 3 in network namespaces; the",
-        "client sends HTTP requests for --seconds, then the demo prints each",
-        "server's connections and share against its weight, the packets per second",
-        "through jvs and the requests' latency, and removes everything it made.",
-        "Otherwise (or --offline): synthesises a farm trace, replays it through",
-        "jvs's data path and prints the report. The trace: clients opening TCP",
-        "connections and UDP flows to two dual-stack services, with VLAN tags,",
+        "Shows jvs at work: live as root, offline otherwise.",
+        "Live: a client, jvs (the daemon: two-arm NAT over AF_XDP) and three HTTP",
+        "servers with weights 1, 2 and 3 in network namespaces; the client sends",
+        "HTTP requests for --seconds, then the demo prints each server's",
+        "connections and share against its weight, the packets per second through",
+        "jvs and the requests' latency, and removes everything it made.",
+        "Offline (not root, or --offline): synthesises a farm trace, replays it",
+        "through jvs's data path and prints the report. The trace: clients opening",
+        "TCP connections and UDP flows to two dual-stack services, with VLAN tags,",
         "fragments, ICMP errors and malformed frames; the trace, rules, forwarded",
         "frames, JSON and SVG reports stay in --dir."})
 public final class DemoCommand implements Callable<Integer>
@@ -62,10 +63,12 @@ public final class DemoCommand implements Callable<Integer>
         description = "live: how long the client sends requests (default ${DEFAULT-VALUE})")
     private double seconds;
 
-    @Option(names = "--packets", defaultValue = "500000", description = "offline: frames in the trace (default ${DEFAULT-VALUE})")
+    @Option(names = "--packets", defaultValue = "500000",
+        description = "offline: frames in the trace (default ${DEFAULT-VALUE})")
     private long packets;
 
-    @Option(names = "--scheduler", defaultValue = "wlc", description = "offline: the services' scheduler (default ${DEFAULT-VALUE})")
+    @Option(names = "--scheduler", defaultValue = "wlc",
+        description = "offline: the services' scheduler (default ${DEFAULT-VALUE})")
     private String scheduler;
 
     @Option(names = "--seed", defaultValue = "1", description = "offline: the trace's seed (default ${DEFAULT-VALUE})")

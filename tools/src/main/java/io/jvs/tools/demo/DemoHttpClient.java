@@ -25,8 +25,9 @@ import java.util.concurrent.atomic.AtomicReference;
  * service for some seconds, each in-flight slot a sequence of fresh connections of a few requests each, so that
  * jvs schedules a stream of new connections. Run inside the client's namespace by {@link LiveDemo}:
  * {@code DemoHttpClient URL SECONDS IN_FLIGHT REQUESTS_PER_CONNECTION}. It warms up against a server of its own,
- * prints {@value #READY}, drives when it reads {@value #GO} on its standard input, then prints its results as {@value #RESULT} lines
- * (see {@link DemoClientResult}) and exits; it exits at once when its standard input closes first.
+ * prints {@value #READY}, drives when it reads {@value #GO} on its standard input, then prints its results as
+ * {@value #RESULT} lines (see {@link DemoClientResult}) and exits; it exits at once when its standard input closes
+ * first.
  */
 public final class DemoHttpClient
 {

@@ -149,7 +149,8 @@ final class DemoProcess implements AutoCloseable
                 final long left = deadline - System.nanoTime();
                 if (!reader.isAlive())
                 {
-                    throw new IllegalStateException(name + " exited" + status() + " before it was " + state + lastLine());
+                    throw new IllegalStateException(name + " exited" + status() + " before it was " + state +
+                        lastLine());
                 }
                 if (left <= 0)
                 {

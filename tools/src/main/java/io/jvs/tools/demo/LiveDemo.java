@@ -57,7 +57,7 @@ final class LiveDemo
     private final List<DemoProcess> processes = new CopyOnWriteArrayList<>();
     private volatile boolean cleaned;
     private volatile boolean interrupted;
-    private DemoNetwork network;
+    private final DemoNetwork network = new DemoNetwork(ProcessHandle.current().pid());
 
     /**
      * @param dir     where the config and the logs go (a {@code live} directory in it).
@@ -89,7 +89,6 @@ final class LiveDemo
     int run()
     {
         final long begin = System.nanoTime();
-        network = new DemoNetwork(ProcessHandle.current().pid());
         final Thread hook = new Thread(this::interrupt, "jvs-demo-cleanup");
         Runtime.getRuntime().addShutdownHook(hook);
         int status;
@@ -97,9 +96,13 @@ final class LiveDemo
         {
             status = demo(begin);
         }
-        catch (final IllegalStateException | IllegalArgumentException | IOException ex)
+        catch (final IllegalStateException | IllegalArgumentException ex)
         {
             status = fail(ex.getMessage());
+        }
+        catch (final IOException ex)
+        {
+            status = fail(ex.getClass().getSimpleName() + ": " + ex.getMessage());
         }
         finally
         {
@@ -113,8 +116,7 @@ final class LiveDemo
                 // Shutting down already: the hook has done the cleaning.
             }
         }
-        final List<String> left = DemoNetwork.list().stream().filter(name -> name.startsWith(network.prefix()))
-            .toList();
+        final List<String> left = leftOver();
         if (!left.isEmpty())
         {
             return fail("could not remove the namespaces " + left + "; remove them with: ip netns delete NAME");
@@ -125,6 +127,19 @@ final class LiveDemo
             out.flush();
         }
         return status;
+    }
+
+    /** @return this run's namespaces that are still there (none when they cannot even be listed). */
+    private List<String> leftOver()
+    {
+        try
+        {
+            return DemoNetwork.list().stream().filter(name -> name.startsWith(network.prefix())).toList();
+        }
+        catch (final IllegalStateException ex)
+        {
+            return List.of();
+        }
     }
 
     private int fail(final String why)
