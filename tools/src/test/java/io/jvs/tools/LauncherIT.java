@@ -15,8 +15,11 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.offset;
 
 /**
  * The launcher as an operator runs it, against the jar this build packaged (JVS_SKIP_BUILD=1, so it
@@ -150,10 +153,10 @@ class LauncherIT
     }
 
     @Test
-    void shouldRunTheDemo() throws Exception
+    void shouldRunTheOfflineDemo() throws Exception
     {
         final Path dir = directory.resolve("demo");
-        final Run run = launch("demo", "--dir", dir.toString(), "--packets", "20000");
+        final Run run = launch("demo", "--offline", "--dir", dir.toString(), "--packets", "20000");
         assertThat(run.err()).isEmpty();
         assertThat(run.status()).isZero();
         assertThat(run.out()).contains("frames in 20000 = forwarded ")
@@ -163,6 +166,47 @@ class LauncherIT
         assertThat(dir.resolve("report.svg")).isNotEmptyFile();
         assertThat(dir.resolve("forwarded.pcap")).isNotEmptyFile();
         assertThat(dir.resolve("report.json")).content().contains("\"frames\": {\"in\": 20000");
+    }
+
+    /**
+     * As root (CI is): the live demo, jvs between a client and three HTTP servers in namespaces, every server with
+     * its share of the connections, and nothing of it left afterwards.
+     */
+    @Test
+    void shouldRunTheLiveDemoAsRootWithEveryServerBalancedAndLeaveNothingBehind() throws Exception
+    {
+        final Path dir = directory.resolve("live-demo");
+        final long start = System.nanoTime();
+        final Run run = launch("demo", "--dir", dir.toString(), "--seconds", "3");
+        final double seconds = (System.nanoTime() - start) / 1e9;
+
+        assertThat(run.err()).as(run.out()).isEmpty();
+        assertThat(run.status()).as(run.out()).isZero();
+        final Matcher prefix = Pattern.compile("in network namespaces (jvsdemo\\d+-)\\*").matcher(run.out());
+        assertThat(prefix.find()).as(run.out()).isTrue();
+        for (int i = 1; i <= 3; i++)
+        {
+            // rs1     172.16.0.2:8080       1           52   16.5 %        16.7 %      1030
+            final Matcher row = Pattern.compile("(?m)^rs" + i + " +172\\.16\\.0\\." + (i + 1) + ":8080 +" + i +
+                " +(\\d+) +([0-9.]+) % +([0-9.]+) % +(\\d+)$").matcher(run.out());
+            assertThat(row.find()).as(run.out()).isTrue();
+            assertThat(Long.parseLong(row.group(1))).as("rs%d's connections", i).isPositive();
+            assertThat(Double.parseDouble(row.group(3))).as("rs%d's weight share", i).isCloseTo(100.0 * i / 6,
+                offset(0.05));
+            // wrr deals out the connections in rounds of six (3, 2, 3, 1, 2, 3 here): off by less than a round.
+            assertThat(Double.parseDouble(row.group(2))).as("rs%d's share", i).isPositive()
+                .isCloseTo(100.0 * i / 6, offset(5.0));
+            assertThat(Long.parseLong(row.group(4))).as("rs%d's requests", i).isPositive();
+        }
+        assertThat(run.out()).contains("jvs ready in ", " packets/s (both directions), ",
+            "request latency as the client measured it: p50 ", " 0 failed, ",
+            "jvs stopped cleanly on SIGTERM (exit status 0)", "removed the namespaces and processes");
+        assertThat(seconds).as("the whole demo, in seconds").isLessThan(60);
+        final String namespaces = new String(new ProcessBuilder("ip", "netns", "list").redirectErrorStream(true)
+            .start().getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(namespaces).doesNotContain(prefix.group(1));
+        assertThat(dir.resolve("live/jvs.conf")).content().contains("-s wrr", "-m -w 3");
+        assertThat(dir.resolve("live/jvs.log")).content().contains(" info ready: ");
     }
 
     @Test

@@ -22,48 +22,132 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import java.util.function.BooleanSupplier;
 
 /**
- * {@code jvs demo}: until the forwarder daemon exists, the data path shown offline: a realistic trace is
- * synthesised, replayed through the pipeline, and the report printed, with the pictures written beside it.
+ * {@code jvs demo}: as root, jvs live ({@link LiveDemo}): a client, the daemon and three HTTP servers in network
+ * namespaces, real requests balanced by wrr, each server's share against its weight, the packets per second and
+ * the latency. Otherwise, or with {@code --offline}, the data path offline: a realistic trace is synthesised,
+ * replayed through the pipeline, and the report printed, with the pictures written beside it.
  */
 @Command(
     name = "demo",
     mixinStandardHelpOptions = true,
     description = {
-        "Synthesises a farm trace, replays it and prints the report.",
-        "The trace: clients opening TCP connections and UDP flows to two dual-stack",
-        "services, with VLAN tags, fragments, ICMP errors and malformed frames. It",
-        "goes through jvs's data path; the trace, rules, forwarded frames, JSON and",
-        "SVG reports stay in --dir."})
+        "Shows jvs at work: live as root, offline otherwise.",
+        "Live: a client, jvs (the daemon: two-arm NAT over AF_XDP) and three HTTP",
+        "servers with weights 1, 2 and 3 in network namespaces; the client sends",
+        "HTTP requests for --seconds, then the demo prints each server's",
+        "connections and share against its weight, the packets per second through",
+        "jvs and the requests' latency, and removes everything it made.",
+        "Offline (not root, or --offline): synthesises a farm trace, replays it",
+        "through jvs's data path and prints the report. The trace: clients opening",
+        "TCP connections and UDP flows to two dual-stack services, with VLAN tags,",
+        "fragments, ICMP errors and malformed frames; the trace, rules, forwarded",
+        "frames, JSON and SVG reports stay in --dir."})
 public final class DemoCommand implements Callable<Integer>
 {
+    private static final double MAX_SECONDS = 60;
+
     @Spec
     private CommandSpec spec;
 
-    @Option(names = "--dir", defaultValue = "${java.io.tmpdir}/jvs-demo", description = "where the files go (default ${DEFAULT-VALUE})")
+    @Option(names = "--dir", defaultValue = "${java.io.tmpdir}/jvs-demo",
+        description = "where the files go (default ${DEFAULT-VALUE}); live: the config and logs in DIR/live")
     private Path dir;
 
-    @Option(names = "--packets", defaultValue = "500000", description = "frames in the trace (default ${DEFAULT-VALUE})")
+    @Option(names = "--offline", description = "the offline demo even as root")
+    private boolean offline;
+
+    @Option(names = "--seconds", defaultValue = "5",
+        description = "live: how long the client sends requests (default ${DEFAULT-VALUE})")
+    private double seconds;
+
+    @Option(names = "--packets", defaultValue = "500000",
+        description = "offline: frames in the trace (default ${DEFAULT-VALUE})")
     private long packets;
 
-    @Option(names = "--scheduler", defaultValue = "wlc", description = "the services' scheduler (default ${DEFAULT-VALUE})")
+    @Option(names = "--scheduler", defaultValue = "wlc",
+        description = "offline: the services' scheduler (default ${DEFAULT-VALUE})")
     private String scheduler;
 
-    @Option(names = "--seed", defaultValue = "1", description = "the trace's seed (default ${DEFAULT-VALUE})")
+    @Option(names = "--seed", defaultValue = "1", description = "offline: the trace's seed (default ${DEFAULT-VALUE})")
     private long seed;
+
+    private final BooleanSupplier root;
+
+    /** The command as {@code tools/jvs demo} runs it: live when this process's effective user is root. */
+    public DemoCommand()
+    {
+        this(DemoCommand::isRoot);
+    }
+
+    /**
+     * @param root whether this process may build namespaces and run the daemon (tests choose).
+     */
+    DemoCommand(final BooleanSupplier root)
+    {
+        this.root = root;
+    }
+
+    /** @return whether this process's effective user id is 0, as /proc/self/status says. */
+    static boolean isRoot()
+    {
+        try
+        {
+            return rootIn(Files.readString(Path.of("/proc/self/status"), StandardCharsets.US_ASCII));
+        }
+        catch (final IOException ex)
+        {
+            return false;
+        }
+    }
+
+    /**
+     * @param status the text of /proc/PID/status.
+     * @return whether its effective user id (the second of the {@code Uid:} line's real, effective, saved and
+     *         file-system ids) is 0.
+     */
+    static boolean rootIn(final String status)
+    {
+        for (final String line : status.split("\n"))
+        {
+            if (line.startsWith("Uid:"))
+            {
+                final String[] ids = line.substring("Uid:".length()).strip().split("\\s+");
+                return ids.length >= 2 && ids[1].equals("0");
+            }
+        }
+        return false;
+    }
 
     @Override
     public Integer call()
     {
         final PrintWriter out = spec.commandLine().getOut();
         final PrintWriter err = spec.commandLine().getErr();
-        if (SchedulerKind.byName(scheduler) == null || packets < 1)
+        if (SchedulerKind.byName(scheduler) == null || packets < 1 || !(seconds > 0 && seconds <= MAX_SECONDS))
         {
-            err.println("jvs demo: need a known --scheduler and --packets >= 1");
+            err.println("jvs demo: need a known --scheduler, --packets >= 1 and --seconds above 0, at most " +
+                (int)MAX_SECONDS);
             err.flush();
             return 2;
         }
+        if (!offline)
+        {
+            if (root.getAsBoolean())
+            {
+                return new LiveDemo(out, err, dir, seconds).run();
+            }
+            out.println("jvs demo: not root, so jvs's data path offline instead of live (the live demo makes " +
+                "network namespaces and runs jvs on AF_XDP); for it: sudo tools/jvs demo");
+            out.println();
+        }
+        return offline(out, err);
+    }
+
+    private int offline(final PrintWriter out, final PrintWriter err)
+    {
         try
         {
             Files.createDirectories(dir);
@@ -75,7 +159,7 @@ public final class DemoCommand implements Callable<Integer>
             final Path json = dir.resolve("report.json");
             final Path svg = dir.resolve("report.svg");
             final Path decisions = dir.resolve("decisions.csv");
-            out.println("jvs demo: the forwarder daemon is still to come, so this shows its data path offline.");
+            out.println("jvs demo, offline: a synthesised trace through jvs's data path.");
             out.println();
             final long synthStart = System.nanoTime();
             final SynthSummary summary = TraceSynthesizer.synthesize(settings, trace);
