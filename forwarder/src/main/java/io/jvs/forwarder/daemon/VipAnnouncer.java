@@ -4,6 +4,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteOrder;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
@@ -146,6 +147,7 @@ public final class VipAnnouncer implements AutoCloseable
     private long ignored;
     private long announcements;
     private long sendFailures;
+    private Set<IpAddress> known = Set.of();
     private boolean closed;
 
     private VipAnnouncer(final Syscalls syscalls, final List<Interface> interfaces)
@@ -310,6 +312,24 @@ public final class VipAnnouncer implements AutoCloseable
                 announcements++;
             }
         }
+    }
+
+    /**
+     * {@link #announce}s the VIPs that are in {@code vips} but were not in the set of the previous call (the first
+     * call: all of them), and remembers {@code vips}: for the conductor to call after each published snapshot.
+     *
+     * @return the VIPs announced.
+     */
+    public int announceAppeared(final Set<IpAddress> vips)
+    {
+        final Set<IpAddress> appeared = new HashSet<>(vips);
+        appeared.removeAll(known);
+        known = Set.copyOf(vips);
+        if (!appeared.isEmpty())
+        {
+            announce(appeared);
+        }
+        return appeared.size();
     }
 
     /** @return ARP replies sent by {@link #poll}. */

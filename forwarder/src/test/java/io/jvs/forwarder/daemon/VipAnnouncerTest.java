@@ -257,6 +257,44 @@ class VipAnnouncerTest
             Arrays.equals(frame.frame(), 6, 12, Netns.macBytes(LB_MAC), 0, 6);
     }
 
+    @Test
+    void shouldLeaveARequestFromAVlanItHasNoDeviceFor() throws InterruptedException
+    {
+        try (PacketSocket arp = PacketSocket.open(peer, "va1", AfPacket.ETH_P_ARP))
+        {
+            startPolling();
+            final byte[] untagged = arpProbe(VIP4);
+            final byte[] tagged = new byte[untagged.length + 4];
+            System.arraycopy(untagged, 0, tagged, 0, 12);
+            tagged[12] = (byte)0x81;
+            tagged[15] = 100;
+            System.arraycopy(untagged, 12, tagged, 16, untagged.length - 12);
+            arp.send(tagged);
+            final long deadline = System.nanoTime() + WAIT.toNanos();
+            while (announcer.ignored() == 0 && System.nanoTime() < deadline)
+            {
+                Thread.sleep(10);
+            }
+            // The kernel takes the tag off and hands the frame on as PACKET_OTHERHOST: an untagged answer to it
+            // would go to the wrong VLAN.
+            Thread.sleep(100);
+            stopPolling();
+            assertThat(announcer.ignored()).isEqualTo(1);
+            assertThat(announcer.arpAnswers()).isZero();
+        }
+    }
+
+    @Test
+    void shouldAnnounceOnlyTheVipsThatAppearedSinceTheLastCall()
+    {
+        final IpAddress third = IpAddress.parse("10.9.9.10");
+        assertThat(announcer.announceAppeared(VIPS)).isEqualTo(2);
+        assertThat(announcer.announceAppeared(VIPS)).isZero();
+        assertThat(announcer.announceAppeared(Set.of(third))).isEqualTo(1);
+        assertThat(announcer.announceAppeared(VIPS)).as("appeared again after going away").isEqualTo(2);
+        assertThat(announcer.announcements()).isEqualTo(5);
+    }
+
     /** A DAD probe (RFC 4862): from ::, to the target's solicited-node group, no source link-layer option. */
     private static byte[] duplicateAddressDetection(final String target)
     {

@@ -24,8 +24,10 @@ import static io.jvs.nativebindings.bpf.BpfSize.WORD;
  * <p>
  * The kernel runs it in {@code packet_rcv} through {@code run_filter} after pushing the MAC header back for a
  * {@code SOCK_RAW} socket ({@code skb_push(skb, skb->data - skb_mac_header(skb))}), so the data starts at the
- * Ethernet header; a receive VLAN tag is in the skb's metadata by then, not in the data. A frame the
- * hardware left a tag on ({@link SkbContext#VLAN_PRESENT}) is refused: its answer would need the tag. Note that
+ * Ethernet header. A VLAN tag is never in the data there: {@code __netif_receive_skb_core} has moved it to the
+ * metadata and, with no VLAN device for it, cleared it and marked the frame {@code PACKET_OTHERHOST} before
+ * handing it to a protocol's sockets (a user of the socket leaves those). Should a tag still be in the metadata
+ * ({@link SkbContext#VLAN_PRESENT}), the frame is refused: its answer would need the tag. Note that
  * {@code BPF_PROG_TEST_RUN} hands a socket filter its data from the network header instead, so the program
  * cannot be checked that way; {@code NeighbourSolicitationFilterTest} checks it on a real socket.
  * <p>
