@@ -72,6 +72,24 @@ public final class VipAnnouncer implements AutoCloseable
                     " are of the wrong family");
             }
         }
+
+        /**
+         * @param address six bytes, as an interface's hardware address is read (SIOCGIFHWADDR, sysfs, netlink).
+         * @return the form {@link #mac} takes.
+         */
+        public static long macOf(final byte[] address)
+        {
+            if (address.length != 6)
+            {
+                throw new IllegalArgumentException("a MAC has 6 bytes, not " + address.length);
+            }
+            long mac = 0;
+            for (final byte b : address)
+            {
+                mac = mac << 8 | b & 0xFF;
+            }
+            return mac;
+        }
     }
 
     /** SO_ATTACH_BPF (asm-generic/socket.h), at SOL_SOCKET: the value is a program fd. */

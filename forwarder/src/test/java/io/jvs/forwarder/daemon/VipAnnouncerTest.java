@@ -151,6 +151,8 @@ class VipAnnouncerTest
             .hasMessageContaining("not a 48-bit unicast address");
         assertThatThrownBy(() -> new VipAnnouncer.Interface("x", 1, LB_MAC_VALUE, IpAddress.parse("::1"), null))
             .hasMessageContaining("wrong family");
+        assertThat(VipAnnouncer.Interface.macOf(Netns.macBytes(LB_MAC))).isEqualTo(LB_MAC_VALUE);
+        assertThatThrownBy(() -> VipAnnouncer.Interface.macOf(new byte[5])).hasMessageContaining("6 bytes, not 5");
     }
 
     @Test
