@@ -53,6 +53,9 @@ final class Conductor implements Agent
     private long lastBuildNs;
     private long snapshots;
     private final List<Runnable> afterPublish = new ArrayList<>();
+    /** With {@code vip-arp on}: answers ARP and neighbour solicitations for the VIPs, announces new ones. */
+    private VipAnnouncer announcer;
+    private Set<IpAddress> publishedVips = Set.of();
     /** Workers to conductor: next hops without a MAC (Worker.MISS_MESSAGE). */
     private final ManyToOneRingBuffer fromWorkers = new ManyToOneRingBuffer(new UnsafeBuffer(
         java.nio.ByteBuffer.allocateDirect((1 << 16) + RingBufferDescriptor.TRAILER_LENGTH)));
@@ -202,6 +205,10 @@ final class Conductor implements Agent
                 topologySource.resolve(v6 ? IpAddress.ofV6(high, low) : IpAddress.ofV4((int)low), now);
             }
         });
+        if (announcer != null)
+        {
+            work += announcer.poll(publishedVips);
+        }
         if (topologySource.poll(now))
         {
             dirty = true;
@@ -226,6 +233,11 @@ final class Conductor implements Agent
         maps.update(vips, sources, topologySource.localAddresses(), true);
         publisher.publish(next);
         maps.update(vips, sources, topologySource.localAddresses(), false);
+        publishedVips = Set.copyOf(vips);
+        if (announcer != null)
+        {
+            announcer.announceAppeared(publishedVips);
+        }
         for (final Runnable action : afterPublish)
         {
             action.run();
@@ -233,6 +245,17 @@ final class Conductor implements Agent
         lastBuildNs = now;
         dirty = false;
         snapshots++;
+    }
+
+    /**
+     * @param announcer answers for the VIPs from now on (set before the conductor runs); it announces the current
+     *                  ones at once.
+     */
+    void announcer(final VipAnnouncer announcer, final Set<IpAddress> vips)
+    {
+        this.announcer = announcer;
+        this.publishedVips = Set.copyOf(vips);
+        announcer.announceAppeared(publishedVips);
     }
 
     /** Runs after every publication (the daemon refreshes the workers' owner function). */

@@ -294,6 +294,12 @@ public final class Daemon implements AutoCloseable
         stolen.update(maps.vips(), topology.localAddresses(), maps.sources());
         conductor.afterPublish(() -> stolen.update(maps.vips(), topology.localAddresses(), maps.sources()));
 
+        if (config.vipArp())
+        {
+            conductor.announcer(own(VipAnnouncer.open(control, announcerInterfaces(first.topology()))),
+                Conductor.virtualAddresses(table, config.markRules()));
+        }
+
         final TemplateTable templates = new TemplateTable(Math.max(1024, config.connections() / 16));
         final HandoffRing[][] rings = new HandoffRing[workers][workers];
         final boolean handsOff = workers > 1;
@@ -490,6 +496,18 @@ public final class Daemon implements AutoCloseable
     private static int[] portIndexes(final List<Integer> indexes)
     {
         return indexes.stream().mapToInt(Integer::intValue).toArray();
+    }
+
+    private List<VipAnnouncer.Interface> announcerInterfaces(final Topology topology)
+    {
+        final List<VipAnnouncer.Interface> interfaces = new ArrayList<>();
+        for (int p = 0; p < config.interfaces().size(); p++)
+        {
+            final Topology.Port port = topology.ports().get(p);
+            interfaces.add(new VipAnnouncer.Interface(config.interfaces().get(p).name(),
+                control.ifNameToIndex(config.interfaces().get(p).name()), port.mac(), port.ipv4(), port.ipv6()));
+        }
+        return interfaces;
     }
 
     private HostTap[] openTaps(final Syscalls[] workerSyscalls, final Topology topology)

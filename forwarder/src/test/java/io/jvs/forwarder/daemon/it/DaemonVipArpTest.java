@@ -1,0 +1,66 @@
+package io.jvs.forwarder.daemon.it;
+
+import io.jvs.forwarder.daemon.it.LbTopology.Mode;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@code vip-arp on}: the VIP is on no interface of the director, and the client reaches it on its own link
+ * (no gateway), so it must ask for the VIP's MAC; jvs answers with the interface's MAC, and the connections
+ * go through it byte-exact (VipAnnouncerTest shows that nothing else is answered).
+ */
+class DaemonVipArpTest
+{
+    private static final int PORT = 8080;
+    private static final int MIB = 1 << 20;
+
+    @TempDir
+    Path directory;
+
+    @Test
+    void shouldAnswerArpForItsVipsWhenAsked() throws Exception
+    {
+        try (LbTopology topology = LbTopology.builder("vipa").mode(Mode.NAT).realServers(2).ipv6(false).build())
+        {
+            topology.inNamespace(topology.clientNamespace(), "ethtool", "-K", LbTopology.CLIENT_DEVICE, "tx", "off");
+            for (final LbTopology.RealServer server : topology.realServers())
+            {
+                topology.inNamespace(server.namespace(), "ethtool", "-K", LbTopology.REAL_SERVER_DEVICE, "tx", "off");
+            }
+            final String vipAddress = topology.vip4().getHostAddress();
+            topology.inNamespace(topology.clientNamespace(), "ip", "route", "replace", vipAddress + "/32", "dev",
+                LbTopology.CLIENT_DEVICE);
+            topology.startTcpServers(PORT, false);
+            final String vip = vipAddress + ":" + PORT;
+            final StringBuilder config = new StringBuilder()
+                .append("interface ").append(LbTopology.DIRECTOR_CLIENT_DEVICE).append(" port afxdp xdp-mode drv\n")
+                .append("interface ").append(LbTopology.DIRECTOR_SERVER_DEVICE).append(" port afxdp xdp-mode drv\n")
+                .append("workers 1\n")
+                .append("vip-arp on\n")
+                .append("-A -t ").append(vip).append(" -s rr\n");
+            for (final LbTopology.RealServer server : topology.realServers())
+            {
+                config.append("-a -t ").append(vip).append(" -r ").append(server.ipv4().getHostAddress()).append(':')
+                    .append(PORT).append(" -m -w 1\n");
+            }
+            try (DaemonProcess daemon = DaemonProcess.start(topology.directorNamespace(), directory, config.toString()))
+            {
+                final List<TcpDigestClient.Connection> connections = TcpDigestClient.run(topology.clientNamespace(),
+                    TcpDigestClient.Load.of(new InetSocketAddress(topology.vip4(), PORT), 10, MIB));
+                final Map<String, Long> status = daemon.status();
+                assertThat(TcpDigestClient.failures(connections)).as("%s\n%s", daemon.log(), status).isEmpty();
+                final String neighbours = topology.inNamespace(topology.clientNamespace(), "ip", "neigh", "show",
+                    vipAddress);
+                assertThat(neighbours).as("the client's entry for the VIP")
+                    .contains(topology.directorClientSide().orElseThrow().mac());
+            }
+        }
+    }
+}
