@@ -265,8 +265,11 @@ final class LiveDemo
                 DaemonStatus.get(after, key + ".weight"), delta(before, after, key + ".connections"),
                 result.answered().getOrDefault("rs" + i, 0L)));
         }
+        final long[] packetLatency = {DaemonStatus.get(after, "latency.p50-ns"), DaemonStatus.get(after,
+            "latency.p90-ns"), DaemonStatus.get(after, "latency.p99-ns"), DaemonStatus.get(after, "latency.p99.9-ns"),
+            DaemonStatus.get(after, "latency.max-ns")};
         out.print(LiveReport.format(rows, delta(before, after, "frames"), delta(before, after, "dropped"), driven,
-            result));
+            result, packetLatency));
         out.println();
         out.flush();
 

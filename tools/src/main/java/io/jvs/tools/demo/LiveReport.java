@@ -32,10 +32,12 @@ final class LiveReport
      * @param dropped the frames it dropped.
      * @param seconds how long the drive took, between the two status readings.
      * @param client  what the client saw.
+     * @param packetLatency jvs's own time per packet (receive to verdict) since it started, p50, p90, p99, p99.9
+     *                      and max in ns, from its status.
      * @return the report, lines ended by a newline.
      */
     static String format(final List<Server> servers, final long frames, final long dropped, final double seconds,
-        final DemoClientResult client)
+        final DemoClientResult client, final long[] packetLatency)
     {
         final long weights = servers.stream().mapToLong(Server::weight).sum();
         final long connections = servers.stream().mapToLong(Server::connections).sum();
@@ -57,11 +59,13 @@ final class LiveReport
         out.append('\n');
         out.append(String.format(Locale.ROOT, "through jvs: %d packets in %.2f s, %.0f packets/s (both directions" +
             "), %d dropped%n", frames, seconds, seconds > 0 ? frames / seconds : 0.0, dropped));
+        out.append(String.format(Locale.ROOT, "time per packet inside jvs (receive to verdict): p50 %s, p90 %s, p99 %s, " +
+            "p99.9 %s, max %s%n", micros(packetLatency[0]), micros(packetLatency[1]), micros(packetLatency[2]),
+            micros(packetLatency[3]), micros(packetLatency[4])));
         final long[] latency = client.latencyNanos();
         out.append(String.format(Locale.ROOT, "request latency as the client measured it: p50 %s, p90 %s, p99 %s, " +
             "max %s%n", millis(latency[0]), millis(latency[1]), millis(latency[2]), millis(latency[3])));
-        out.append("  (an HTTP request's round trip through jvs and a server; jvs's own time per packet is not in " +
-            "its status yet)\n");
+        out.append("  (an HTTP request's round trip: the client's and the server's JVMs, their TCP stacks, and jvs)\n");
         out.append(String.format(Locale.ROOT, "%d requests answered, %d failed%s, over %d connections from the " +
             "client%n", client.requests(), client.failed(),
             client.firstError() == null ? "" : " (the first: " + client.firstError() + ")", client.connections()));
@@ -72,6 +76,13 @@ final class LiveReport
     static String percent(final long part, final long whole)
     {
         return whole == 0 ? "-" : String.format(Locale.ROOT, "%.1f %%", 100.0 * part / whole);
+    }
+
+    /** @return nanoseconds as microseconds: "3.2 µs", "412 µs". */
+    static String micros(final long nanos)
+    {
+        final double us = nanos / 1e3;
+        return us < 10 ? String.format(Locale.ROOT, "%.1f µs", us) : String.format(Locale.ROOT, "%.0f µs", us);
     }
 
     /** @return nanoseconds as milliseconds with three significant digits or more: "0.412 ms", "12.3 ms". */
