@@ -165,13 +165,16 @@ final class KernelTopology implements TopologySource
             builder.port(p, mac, mtu, firstAddress(link, false), firstAddress(link, true));
         }
         inUse.clear();
-        // Every resolved neighbour on a jvs interface: on-link clients, gateways, servers.
+        // Every resolved neighbour on a jvs interface (on-link clients, gateways), but a real server: it is reached
+        // by the route the kernel picks for it, which may go through a gateway even when the server is on-link.
+        final java.util.Set<IpAddress> serverSet = new java.util.HashSet<>(servers);
         for (final Neighbour neighbour : neighbours.values())
         {
             final int port = portOf(neighbour.index());
-            if (port >= 0 && neighbour.usable())
+            final IpAddress address = IpAddress.of(neighbour.address());
+            if (port >= 0 && neighbour.usable() && !serverSet.contains(address))
             {
-                builder.neighbour(IpAddress.of(neighbour.address()), port, neighbour.mac());
+                builder.neighbour(address, port, neighbour.mac());
             }
         }
         for (final IpAddress server : servers)

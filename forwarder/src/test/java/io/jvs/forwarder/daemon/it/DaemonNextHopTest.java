@@ -1,0 +1,105 @@
+package io.jvs.forwarder.daemon.it;
+
+import io.jvs.forwarder.daemon.it.LbTopology.Mode;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Next hops follow the kernel live, without a reload: while transfers run through the daemon (NAT over AF_XDP),
+ * the kernel's view of a real server changes, and every transfer still completes byte-exact.
+ * <ul>
+ *   <li>the server's neighbour entry is deleted ({@code ip neigh del}): jvs holds its frames and has the kernel
+ *       resolve it again;</li>
+ *   <li>the server gets a new MAC, and the director's entry the new one ({@code ip neigh replace}): frames go
+ *       to the new MAC;</li>
+ *   <li>the route to the server is replaced by one through a router ({@code ip route replace}): frames go to
+ *       the router, which forwards them, as the router's counters show.</li>
+ * </ul>
+ */
+class DaemonNextHopTest
+{
+    private static final int PORT = 8080;
+    private static final int MIB = 1 << 20;
+
+    @TempDir
+    Path directory;
+
+    @Test
+    void shouldFollowNeighbourAndRouteChangesDuringTransfers() throws Exception
+    {
+        try (LbTopology topology = LbTopology.builder("hops").mode(Mode.NAT).realServers(2).router(true)
+            .ipv6(false).build())
+        {
+            topology.inNamespace(topology.clientNamespace(), "ethtool", "-K", LbTopology.CLIENT_DEVICE, "tx", "off");
+            for (final LbTopology.RealServer server : topology.realServers())
+            {
+                topology.inNamespace(server.namespace(), "ethtool", "-K", LbTopology.REAL_SERVER_DEVICE, "tx", "off");
+            }
+            topology.startTcpServers(PORT, false);
+            final String director = topology.directorNamespace();
+            final String vip = topology.vip4().getHostAddress() + ":" + PORT;
+            final LbTopology.RealServer first = topology.realServers().get(0);
+            final String rip = first.ipv4().getHostAddress();
+            // Only the first server: every connection needs its next hop.
+            final String config = "interface " + LbTopology.DIRECTOR_CLIENT_DEVICE + " port afxdp xdp-mode drv\n" +
+                "interface " + LbTopology.DIRECTOR_SERVER_DEVICE + " port afxdp xdp-mode drv\n" +
+                "workers 1\n" +
+                "-A -t " + vip + " -s rr\n" +
+                "-a -t " + vip + " -r " + rip + ":" + PORT + " -m -w 1\n";
+            try (DaemonProcess daemon = DaemonProcess.start(director, directory, config))
+            {
+                // 1. The entry deleted mid-transfer.
+                transferWhile(topology, daemon, () ->
+                    topology.inNamespace(director, "ip", "neigh", "del", rip, "dev", LbTopology.DIRECTOR_SERVER_DEVICE));
+                assertThat(topology.inNamespace(director, "ip", "neigh", "show", rip)).as("resolved again")
+                    .contains(first.nic().mac());
+
+                // 2. A new MAC for the server, and for the director's entry.
+                final String newMac = "02:42:00:00:99:01";
+                transferWhile(topology, daemon, () ->
+                {
+                    topology.inNamespace(first.namespace(), "ip", "link", "set", "dev",
+                        LbTopology.REAL_SERVER_DEVICE, "address", newMac);
+                    topology.inNamespace(director, "ip", "neigh", "replace", rip, "lladdr", newMac, "dev",
+                        LbTopology.DIRECTOR_SERVER_DEVICE, "nud", "reachable");
+                });
+
+                // 3. The route to the server replaced by one through the router, which forwards on the same LAN.
+                Netns.forwarding(topology.routerNamespace().orElseThrow(), true);
+                final String routerAddress = topology.routerServerSide().orElseThrow().ipv4().getHostAddress();
+                final Netns.Counters before = Netns.counters(topology.routerNamespace().orElseThrow(),
+                    LbTopology.ROUTER_SERVER_DEVICE);
+                transferWhile(topology, daemon, () ->
+                    topology.inNamespace(director, "ip", "route", "replace", rip + "/32", "via", routerAddress, "dev",
+                        LbTopology.DIRECTOR_SERVER_DEVICE));
+                final Netns.Counters routed = Netns.counters(topology.routerNamespace().orElseThrow(),
+                    LbTopology.ROUTER_SERVER_DEVICE).since(before);
+                assertThat(routed.rxPackets()).as("frames to the server now reach the router first")
+                    .isGreaterThan(500);
+            }
+        }
+    }
+
+    private static void transferWhile(final LbTopology topology, final DaemonProcess daemon, final Runnable change)
+        throws Exception
+    {
+        final CompletableFuture<List<TcpDigestClient.Connection>> transfers = CompletableFuture.supplyAsync(() ->
+            TcpDigestClient.run(topology.clientNamespace(), TcpDigestClient.Load.of(
+                new InetSocketAddress(topology.vip4(), PORT), 12, 4 * MIB).parallel(2)));
+        Thread.sleep(150);
+        change.run();
+        final List<TcpDigestClient.Connection> connections = transfers.get();
+        final Map<String, Long> status = daemon.status();
+        assertThat(TcpDigestClient.failures(connections)).as("%s\n%s", daemon.log(), status).isEmpty();
+        assertThat(connections).hasSize(12).allSatisfy(connection ->
+            assertThat(connection.bytesConfirmed()).isEqualTo(4 * MIB));
+    }
+}
