@@ -4,10 +4,13 @@ import io.jvs.forwarder.daemon.it.LbTopology.Mode;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -18,6 +21,28 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class DaemonVipArpTest
 {
+    /** @return the CPUs the daemon's worker thread may run on, as /proc lists them. */
+    private static String workerAffinity(final long pid) throws IOException
+    {
+        try (Stream<Path> tasks = Files.list(Path.of("/proc", Long.toString(pid), "task")))
+        {
+            for (final Path task : tasks.toList())
+            {
+                if (Files.readString(task.resolve("comm")).trim().equals("jvs-worker-0"))
+                {
+                    for (final String line : Files.readAllLines(task.resolve("status")))
+                    {
+                        if (line.startsWith("Cpus_allowed_list:"))
+                        {
+                            return line.substring("Cpus_allowed_list:".length()).trim();
+                        }
+                    }
+                }
+            }
+        }
+        return "no worker thread";
+    }
+
     private static final int PORT = 8080;
     private static final int MIB = 1 << 20;
 
@@ -42,7 +67,7 @@ class DaemonVipArpTest
             final StringBuilder config = new StringBuilder()
                 .append("interface ").append(LbTopology.DIRECTOR_CLIENT_DEVICE).append(" port afxdp xdp-mode drv\n")
                 .append("interface ").append(LbTopology.DIRECTOR_SERVER_DEVICE).append(" port afxdp xdp-mode drv\n")
-                .append("workers 1\n")
+                .append("workers 1 cpus 1\n")
                 .append("vip-arp on\n")
                 .append("-A -t ").append(vip).append(" -s rr\n");
             for (final LbTopology.RealServer server : topology.realServers())
@@ -60,6 +85,7 @@ class DaemonVipArpTest
                     vipAddress);
                 assertThat(neighbours).as("the client's entry for the VIP")
                     .contains(topology.directorClientSide().orElseThrow().mac());
+                assertThat(workerAffinity(daemon.pid())).as("the worker bound to the config's CPU").isEqualTo("1");
             }
         }
     }
