@@ -565,7 +565,8 @@ public final class Daemon implements AutoCloseable
             final Port[] ports = new Port[topology.ports().size()];
             for (int p = 0; p < ports.length; p++)
             {
-                ports[p] = new MemoryPort(p, p == 0 ? frames : null, pool, WarmUp.BURST, MemoryPort.DEFAULT_TRANSMIT_QUEUE,
+                ports[p] = new MemoryPort(p, p == 0 ? frames : null, pool, WarmUp.BURST,
+                    MemoryPort.DEFAULT_TRANSMIT_QUEUE,
                     TransmitObserver.NONE);
             }
             final Pipeline pipeline = new Pipeline(publisher, 0, 1 << 16, 1 << 12, MAX_SERVICES, MAX_SERVERS, 0);

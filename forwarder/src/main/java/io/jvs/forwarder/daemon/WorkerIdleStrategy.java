@@ -1,5 +1,6 @@
 package io.jvs.forwarder.daemon;
 
+import io.jvs.forwarder.config.IdleMode;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
 
@@ -21,7 +22,7 @@ final class WorkerIdleStrategy implements IdleStrategy
     static final int ADAPTIVE_SPINS = 16;
     static final int ADAPTIVE_YIELDS = 128;
 
-    private final io.jvs.forwarder.config.IdleMode mode;
+    private final IdleMode mode;
     private final PollSet pollSet;
     private final Wakeup wakeup;
     private final BooleanSupplier hasInbound;
@@ -32,7 +33,8 @@ final class WorkerIdleStrategy implements IdleStrategy
     /**
      * @param hasInbound whether frames from other workers are waiting (checked once more before sleeping).
      */
-    WorkerIdleStrategy(final io.jvs.forwarder.config.IdleMode mode, final PollSet pollSet, final Wakeup wakeup, final BooleanSupplier hasInbound)
+    WorkerIdleStrategy(final IdleMode mode, final PollSet pollSet, final Wakeup wakeup,
+        final BooleanSupplier hasInbound)
     {
         this.mode = mode;
         this.pollSet = pollSet;

@@ -43,7 +43,8 @@ class DaemonHostPathTest
                 "interface " + LbTopology.DIRECTOR_SERVER_DEVICE + " port " + port + "\n" +
                 "workers 1\n" +
                 "-A -t " + vip + " -s rr\n" +
-                "-a -t " + vip + " -r " + topology.realServers().get(0).ipv4().getHostAddress() + ":" + PORT + " -m -w 1\n";
+                "-a -t " + vip + " -r " + topology.realServers().get(0).ipv4().getHostAddress() + ":" + PORT +
+                " -m -w 1\n";
             try (DaemonProcess daemon = DaemonProcess.start(topology.directorNamespace(), directory, config))
             {
                 final boolean answered = LbTopology.callIn(topology.clientNamespace(),

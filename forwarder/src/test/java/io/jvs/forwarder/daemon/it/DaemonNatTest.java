@@ -41,14 +41,17 @@ class DaemonNatTest
             }
             topology.startTcpServers(PORT, false);
             final StringBuilder config = new StringBuilder()
-                .append("interface ").append(LbTopology.DIRECTOR_CLIENT_DEVICE).append(" port ").append(port).append("\n")
-                .append("interface ").append(LbTopology.DIRECTOR_SERVER_DEVICE).append(" port ").append(port).append("\n")
+                .append("interface ").append(LbTopology.DIRECTOR_CLIENT_DEVICE).append(" port ").append(port)
+                .append("\n")
+                .append("interface ").append(LbTopology.DIRECTOR_SERVER_DEVICE).append(" port ").append(port)
+                .append("\n")
                 .append("workers 1\n")
                 .append("-A -t ").append(topology.vip4().getHostAddress()).append(':').append(PORT).append(" -s rr\n");
             for (final LbTopology.RealServer server : topology.realServers())
             {
                 config.append("-a -t ").append(topology.vip4().getHostAddress()).append(':').append(PORT)
-                    .append(" -r ").append(server.ipv4().getHostAddress()).append(':').append(PORT).append(" -m -w 1\n");
+                    .append(" -r ").append(server.ipv4().getHostAddress()).append(':').append(PORT)
+                    .append(" -m -w 1\n");
             }
             try (DaemonProcess daemon = DaemonProcess.start(topology.directorNamespace(), directory, config.toString()))
             {

@@ -58,7 +58,8 @@ class DaemonNextHopTest
             {
                 // 1. The entry deleted mid-transfer.
                 transferWhile(topology, daemon, () ->
-                    topology.inNamespace(director, "ip", "neigh", "del", rip, "dev", LbTopology.DIRECTOR_SERVER_DEVICE));
+                    topology.inNamespace(director, "ip", "neigh", "del", rip, "dev",
+                        LbTopology.DIRECTOR_SERVER_DEVICE));
                 assertThat(topology.inNamespace(director, "ip", "neigh", "show", rip)).as("resolved again")
                     .contains(first.nic().mac());
 

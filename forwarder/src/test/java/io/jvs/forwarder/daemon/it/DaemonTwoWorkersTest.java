@@ -44,8 +44,10 @@ class DaemonTwoWorkersTest
             topology.startTcpServers(PORT, false);
             final String vip = topology.vip4().getHostAddress() + ":" + PORT;
             final StringBuilder config = new StringBuilder()
-                .append("interface ").append(LbTopology.DIRECTOR_CLIENT_DEVICE).append(" port ").append(port).append("\n")
-                .append("interface ").append(LbTopology.DIRECTOR_SERVER_DEVICE).append(" port ").append(port).append("\n")
+                .append("interface ").append(LbTopology.DIRECTOR_CLIENT_DEVICE).append(" port ").append(port)
+                .append("\n")
+                .append("interface ").append(LbTopology.DIRECTOR_SERVER_DEVICE).append(" port ").append(port)
+                .append("\n")
                 .append("workers 2\n")
                 .append("-A -t ").append(vip).append(" -s rr\n");
             for (final LbTopology.RealServer server : topology.realServers())
