@@ -75,6 +75,7 @@ class DaemonDrTunTest
                     ".connections", 10L);
             }
             assertThat(status.get("connections")).isGreaterThanOrEqualTo(30);
+            assertThat(DaemonConfigs.drops(status)).as(String.join("\n", daemon.log())).isEmpty();
             // The replies went around the director, through the router: at least a SYN-ACK, an answer and a FIN
             // each.
             assertThat(Netns.counters(router, LbTopology.ROUTER_CLIENT_DEVICE).since(before).txPackets())

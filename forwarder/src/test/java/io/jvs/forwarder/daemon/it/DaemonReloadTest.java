@@ -33,6 +33,7 @@ class DaemonReloadTest
         try (LbTopology topology = LbTopology.builder("dreload").realServers(4).build())
         {
             DaemonConfigs.sendersComputeChecksums(topology);
+            DaemonConfigs.introduceClient(topology);
             topology.startTcpServers(PORT, false);
             final List<java.net.InetAddress> servers = DaemonConfigs.serversV4(topology);
             final String before = DaemonConfigs.twoArm() + DaemonConfigs.service('t', topology.vip4(), PORT, "wrr",

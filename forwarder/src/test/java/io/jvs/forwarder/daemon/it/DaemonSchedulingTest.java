@@ -33,6 +33,7 @@ class DaemonSchedulingTest
         try (LbTopology topology = LbTopology.builder("dwrr").realServers(3).build())
         {
             DaemonConfigs.sendersComputeChecksums(topology);
+            DaemonConfigs.introduceClient(topology);
             topology.startTcpServers(PORT, false);
             final String config = DaemonConfigs.twoArm() + DaemonConfigs.service('t', topology.vip4(), PORT, "wrr",
                 'm', DaemonConfigs.serversV4(topology), 1, 2, 3);
@@ -47,6 +48,7 @@ class DaemonSchedulingTest
                 final Map<String, Integer> byServer = new TreeMap<>();
                 connections.forEach(connection -> byServer.merge(connection.serverIdentity(), 1, Integer::sum));
                 assertThat(byServer).isEqualTo(Map.of("rs1", 10, "rs2", 20, "rs3", 30));
+                assertThat(DaemonConfigs.drops(status)).as(String.join("\n", daemon.log())).isEmpty();
                 for (final LbTopology.RealServer server : topology.realServers())
                 {
                     final String name = "server." + DaemonConfigs.endpoint(server.ipv4(), PORT);
@@ -63,6 +65,7 @@ class DaemonSchedulingTest
         try (LbTopology topology = LbTopology.builder("dsh").realServers(3).clientAddresses(3).build())
         {
             DaemonConfigs.sendersComputeChecksums(topology);
+            DaemonConfigs.introduceClient(topology);
             topology.startTcpServers(PORT, false);
             final String config = DaemonConfigs.twoArm() + DaemonConfigs.service('t', topology.vip4(), PORT, "sh",
                 'm', DaemonConfigs.serversV4(topology), DaemonConfigs.ones(3));

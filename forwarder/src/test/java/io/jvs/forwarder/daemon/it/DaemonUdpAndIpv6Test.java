@@ -30,6 +30,7 @@ class DaemonUdpAndIpv6Test
         try (LbTopology topology = LbTopology.builder("dudp").realServers(3).build())
         {
             DaemonConfigs.sendersComputeChecksums(topology);
+            DaemonConfigs.introduceClient(topology);
             topology.startUdpServers(PORT);
             final String config = DaemonConfigs.twoArm() + DaemonConfigs.service('u', topology.vip4(), PORT, "rr",
                 'm', DaemonConfigs.serversV4(topology), DaemonConfigs.ones(3));
@@ -48,6 +49,7 @@ class DaemonUdpAndIpv6Test
                 assertThat(byServer).containsOnlyKeys("rs1", "rs2", "rs3").allSatisfy((name, count) ->
                     assertThat(count).isEqualTo(10));
                 assertThat(status.get("connections")).isGreaterThanOrEqualTo(30);
+                assertThat(DaemonConfigs.drops(status)).as(String.join("\n", daemon.log())).isEmpty();
             }
         }
     }
@@ -58,6 +60,7 @@ class DaemonUdpAndIpv6Test
         try (LbTopology topology = LbTopology.builder("dnat6").realServers(3).build())
         {
             DaemonConfigs.sendersComputeChecksums(topology);
+            DaemonConfigs.introduceClient(topology);
             final List<TcpDigestServer> servers = topology.startTcpServers(PORT, false);
             final String config = DaemonConfigs.twoArm() + DaemonConfigs.service('t', topology.vip6(), PORT, "rr",
                 'm', DaemonConfigs.serversV6(topology), DaemonConfigs.ones(3));
@@ -83,6 +86,7 @@ class DaemonUdpAndIpv6Test
                     assertThat(server.clientAddresses()).containsOnly(topology.client().ipv6());
                 }
                 assertThat(status.get("connections")).isGreaterThanOrEqualTo(30);
+                assertThat(DaemonConfigs.drops(status)).as(String.join("\n", daemon.log())).isEmpty();
             }
         }
     }
