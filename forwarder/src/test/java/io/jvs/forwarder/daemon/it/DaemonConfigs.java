@@ -1,8 +1,14 @@
 package io.jvs.forwarder.daemon.it;
 
+import java.io.IOException;
 import java.net.Inet6Address;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * Configuration text for the daemon's system tests: the director's two devices over AF_XDP, one worker, and
@@ -72,7 +78,7 @@ final class DaemonConfigs
     static int[] ones(final int count)
     {
         final int[] weights = new int[count];
-        java.util.Arrays.fill(weights, 1);
+        Arrays.fill(weights, 1);
         return weights;
     }
 
@@ -90,9 +96,9 @@ final class DaemonConfigs
     }
 
     /** @return the names of the {@code drop.*} counters that are not zero, with their values. */
-    static java.util.Map<String, Long> drops(final java.util.Map<String, Long> status)
+    static Map<String, Long> drops(final Map<String, Long> status)
     {
-        final java.util.Map<String, Long> drops = new java.util.TreeMap<>();
+        final Map<String, Long> drops = new TreeMap<>();
         status.forEach((name, value) ->
         {
             if (name.startsWith("drop.") && value != 0)
@@ -120,11 +126,11 @@ final class DaemonConfigs
         {
             for (final InetAddress address : addresses)
             {
-                try (java.net.Socket socket = new java.net.Socket())
+                try (Socket socket = new Socket())
                 {
-                    socket.connect(new java.net.InetSocketAddress(address, 9), 2000);
+                    socket.connect(new InetSocketAddress(address, 9), 2000);
                 }
-                catch (final java.io.IOException expected)
+                catch (final IOException expected)
                 {
                     // Refused: the reset came back, so the director's kernel has resolved the client.
                 }

@@ -3,6 +3,7 @@ package io.jvs.forwarder.daemon.it;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -35,7 +36,7 @@ class DaemonReloadTest
             DaemonConfigs.sendersComputeChecksums(topology);
             DaemonConfigs.introduceClient(topology);
             topology.startTcpServers(PORT, false);
-            final List<java.net.InetAddress> servers = DaemonConfigs.serversV4(topology);
+            final List<InetAddress> servers = DaemonConfigs.serversV4(topology);
             final String before = DaemonConfigs.twoArm() + DaemonConfigs.service('t', topology.vip4(), PORT, "wrr",
                 'm', servers.subList(0, 3), 1, 1, 1);
             final String after = DaemonConfigs.twoArm() + DaemonConfigs.service('t', topology.vip4(), PORT, "wrr",

@@ -6,6 +6,7 @@ import org.junit.jupiter.api.io.TempDir;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -76,8 +77,8 @@ class DaemonSchedulingTest
                         .sources(topology.clientAddresses4()));
                 assertThat(TcpDigestClient.failures(connections))
                     .as(() -> String.join("\n", daemon.log()) + "\n" + daemon.status()).isEmpty();
-                final Map<InetAddress, Set<String>> serversByClient = new java.util.HashMap<>();
-                final Map<InetAddress, Integer> countByClient = new java.util.HashMap<>();
+                final Map<InetAddress, Set<String>> serversByClient = new HashMap<>();
+                final Map<InetAddress, Integer> countByClient = new HashMap<>();
                 for (final TcpDigestClient.Connection connection : connections)
                 {
                     serversByClient.computeIfAbsent(connection.local().getAddress(), any -> new TreeSet<>())
