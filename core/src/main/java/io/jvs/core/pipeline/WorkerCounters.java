@@ -46,6 +46,24 @@ public final class WorkerCounters
         serverConnections = new long[maxServers];
     }
 
+    /**
+     * Takes back the count of one frame and its verdict: the worker held the frame instead (it waits for its next
+     * hop's MAC) and will give it to the pipeline again, which then counts it with its final verdict. Called by
+     * this counter's worker only.
+     *
+     * @param verdict the verdict the frame was counted with.
+     */
+    public void retract(final int verdict)
+    {
+        frames--;
+        final int kind = Verdict.kind(verdict);
+        verdicts[kind]--;
+        if (kind == Verdict.DROP)
+        {
+            drops[Verdict.reason(verdict)]--;
+        }
+    }
+
     public long transmitted()
     {
         return verdicts[Verdict.TRANSMIT];

@@ -22,6 +22,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 
 /**
@@ -154,6 +155,45 @@ final class Conductor implements Agent
     private static boolean isHost(final io.jvs.core.net.IpPrefix prefix)
     {
         return prefix.length() == (prefix.isV6() ? 128 : 32);
+    }
+
+    /**
+     * Has the kernel resolve the next hops of {@code wanted} and waits for them, at most {@code timeoutNs}, before
+     * a snapshot naming them is published: a worker that finds no MAC drops the frame, where the kernel would
+     * queue it on the neighbour ({@code __neigh_event_send}) until the answer came, so without this wait the first
+     * SYNs a server is given are lost and their clients wait a second for a retransmission. The caller publishes
+     * afterwards (what this polls is not marked dirty). Conductor thread only, or before it runs.
+     *
+     * @param servers every server of the table (the topology is asked for their next hops).
+     * @return those of {@code wanted} still without a next hop.
+     */
+    static Set<IpAddress> awaitNextHops(final TopologySource source, final Set<IpAddress> wanted,
+        final Set<IpAddress> servers, final long timeoutNs)
+    {
+        final Set<IpAddress> missing = new LinkedHashSet<>(wanted);
+        final long started = System.nanoTime();
+        for (final IpAddress address : wanted)
+        {
+            source.resolve(address, started);
+        }
+        while (!missing.isEmpty())
+        {
+            source.poll(System.nanoTime());
+            final Topology topology = source.topology(servers);
+            missing.removeIf(address -> topology.resolve(address) != null);
+            if (missing.isEmpty() || System.nanoTime() - started >= timeoutNs)
+            {
+                break;
+            }
+            LockSupport.parkNanos(1_000_000L);
+        }
+        return missing;
+    }
+
+    /** @return the addresses of the table's real servers. */
+    static Set<IpAddress> serverAddressesOf(final ServiceTable table)
+    {
+        return serverAddresses(table);
     }
 
     /**

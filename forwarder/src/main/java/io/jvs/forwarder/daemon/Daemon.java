@@ -75,6 +75,8 @@ public final class Daemon implements AutoCloseable
     private static final int MAX_SERVERS = 8192;
     private static final int HANDOFF_SLOTS = 4096;
     private static final int BATCH = 64;
+    /** The longest the start waits for the servers' next hops: past the kernel's first ARP retransmission. */
+    private static final long START_NEXT_HOP_WAIT_NS = 1_500_000_000L;
 
     private final Path configFile;
     private final JvsConfig config;
@@ -299,6 +301,16 @@ public final class Daemon implements AutoCloseable
             conductor.announcer(own(VipAnnouncer.open(control, announcerInterfaces(first.topology()))),
                 Conductor.virtualAddresses(table, config.markRules()));
         }
+        // The servers' next hops before ready (an ARP answer may have been lost while the programs attached).
+        final java.util.Set<IpAddress> servers = Conductor.serverAddressesOf(table);
+        final java.util.Set<IpAddress> unresolved = Conductor.awaitNextHops(topology, servers, servers,
+            START_NEXT_HOP_WAIT_NS);
+        if (!unresolved.isEmpty())
+        {
+            DaemonLog.warning("no MAC yet for the next hop of " + unresolved + ": their first frames wait (up to a " +
+                "second) for the kernel to resolve them");
+        }
+        conductor.publish(System.nanoTime());
 
         final TemplateTable templates = new TemplateTable(Math.max(1024, config.connections() / 16));
         final HandoffRing[][] rings = new HandoffRing[workers][workers];

@@ -1,5 +1,6 @@
 package io.jvs.forwarder.daemon;
 
+import io.jvs.core.net.IpAddress;
 import io.jvs.core.rules.RuleException;
 import io.jvs.core.sched.SchedulerFlags;
 import io.jvs.core.sched.SchedulerSettings;
@@ -11,6 +12,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * A reload (SIGHUP, or the control socket's {@code reload}): the file is read and checked in full first, by
@@ -22,6 +24,9 @@ import java.util.Objects;
  */
 final class Reload
 {
+    /** The longest a reload waits for the next hops of the servers it adds (the conductor waits with it). */
+    static final long NEXT_HOP_WAIT_NS = 200_000_000L;
+
     private Reload()
     {
     }
@@ -64,7 +69,14 @@ final class Reload
         {
             throw new IllegalArgumentException(ex.getMessage(), ex);
         }
+        final Set<IpAddress> added = Conductor.serverAddressesOf(desired);
+        added.removeAll(Conductor.serverAddressesOf(live));
         final List<String> changes = new ArrayList<>(ServiceDiff.apply(live, desired));
+        if (!added.isEmpty())
+        {
+            Conductor.awaitNextHops(conductor.topologySource(), added, Conductor.serverAddressesOf(desired),
+                NEXT_HOP_WAIT_NS);
+        }
         if (!next.settings().equals(conductor.settings()))
         {
             conductor.settings(next.settings());

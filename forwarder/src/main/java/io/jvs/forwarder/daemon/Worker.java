@@ -369,6 +369,8 @@ final class Worker implements Agent
             }
             else if (Verdict.reason(verdict) == NO_NEIGHBOUR && hold(frames, i))
             {
+                // Counted once, with the verdict it gets when it is processed again.
+                pipeline.counters().retract(verdict);
                 counters.add(index, DaemonCounters.HELD, 1);
             }
         }

@@ -1,0 +1,87 @@
+package io.jvs.forwarder.daemon.it;
+
+import io.jvs.forwarder.daemon.it.LbTopology.Mode;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The daemon in direct routing ({@code -g}: the frame goes to the real server with only its MAC addresses
+ * changed) and tunnelling ({@code -i}: the packet goes inside an IPv4 header to the server) over AF_XDP: three
+ * real servers that hold the VIP on {@code lo} and answer the client directly through the router, 30 TCP
+ * connections of 1 MiB byte-exact, shared by rr. Root only (namespaces, XDP), as CI runs.
+ */
+class DaemonDrTunTest
+{
+    private static final int PORT = 8080;
+    private static final int MIB = 1 << 20;
+
+    @TempDir
+    Path directory;
+
+    @Test
+    void shouldCarryThirtyMebibyteConnectionsByDirectRouting() throws Exception
+    {
+        try (LbTopology topology = LbTopology.builder("ddr").mode(Mode.DR).realServers(3).build())
+        {
+            carryThirty(topology, 'g');
+        }
+    }
+
+    @Test
+    void shouldCarryThirtyMebibyteConnectionsThroughTunnels() throws Exception
+    {
+        // The outer header's 20 bytes on top of full-sized client packets.
+        try (LbTopology topology = LbTopology.builder("dtun").mode(Mode.TUN).realServers(3).serverMtu(1540).build())
+        {
+            carryThirty(topology, 'i');
+        }
+    }
+
+    private void carryThirty(final LbTopology topology, final char forward)
+    {
+        DaemonConfigs.sendersComputeChecksums(topology);
+        topology.startTcpServers(PORT, false);
+        final String config = DaemonConfigs.twoArm() + DaemonConfigs.service('t', topology.vip4(), PORT, "rr",
+            forward, DaemonConfigs.serversV4(topology), DaemonConfigs.ones(3));
+        final String router = topology.routerNamespace().orElseThrow();
+        try (DaemonProcess daemon = DaemonProcess.start(topology.directorNamespace(), directory, config))
+        {
+            final Netns.Counters before = Netns.counters(router, LbTopology.ROUTER_CLIENT_DEVICE);
+            final List<TcpDigestClient.Connection> connections = TcpDigestClient.run(topology.clientNamespace(),
+                TcpDigestClient.Load.of(new InetSocketAddress(topology.vip4(), PORT), 30, MIB).parallel(3));
+            final Map<String, Long> status = daemon.status();
+            assertThat(TcpDigestClient.failures(connections)).as(String.join("\n", daemon.log()) + "\n" + status)
+                .isEmpty();
+            final Map<String, Integer> byServer = new TreeMap<>();
+            for (final TcpDigestClient.Connection connection : connections)
+            {
+                assertThat(connection.bytesConfirmed()).isEqualTo(MIB);
+                byServer.merge(connection.serverIdentity(), 1, Integer::sum);
+            }
+            assertThat(byServer).containsOnlyKeys("rs1", "rs2", "rs3").allSatisfy((name, count) ->
+                assertThat(count).isEqualTo(10));
+            for (final LbTopology.RealServer server : topology.realServers())
+            {
+                assertThat(status).containsEntry("server." + DaemonConfigs.endpoint(server.ipv4(), PORT) +
+                    ".connections", 10L);
+            }
+            assertThat(status.get("connections")).isGreaterThanOrEqualTo(30);
+            assertThat(DaemonConfigs.drops(status)).as(String.join("\n", daemon.log())).isEmpty();
+            // The replies went around the director, through the router: at least a SYN-ACK, an answer and a FIN
+            // each.
+            assertThat(Netns.counters(router, LbTopology.ROUTER_CLIENT_DEVICE).since(before).txPackets())
+                .isGreaterThanOrEqualTo(3 * 30);
+            daemon.signal("TERM");
+            assertThat(daemon.awaitExit(Duration.ofSeconds(20))).isZero();
+        }
+    }
+}

@@ -1,0 +1,91 @@
+package io.jvs.forwarder.daemon.it;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The daemon's NAT beyond IPv4 TCP: UDP request and response (each datagram from its own socket, so each is a
+ * connection of its own, shared by rr), and TCP over IPv6 (neighbour discovery instead of ARP, the IPv6
+ * header's rewrite and checksums), 30 connections of 1 MiB byte-exact. Root only (namespaces, XDP), as CI runs.
+ */
+class DaemonUdpAndIpv6Test
+{
+    private static final int PORT = 8080;
+    private static final int MIB = 1 << 20;
+
+    @TempDir
+    Path directory;
+
+    @Test
+    void shouldAnswerEveryUdpRequestThroughNatSharedByRoundRobin() throws Exception
+    {
+        try (LbTopology topology = LbTopology.builder("dudp").realServers(3).build())
+        {
+            DaemonConfigs.sendersComputeChecksums(topology);
+            topology.startUdpServers(PORT);
+            final String config = DaemonConfigs.twoArm() + DaemonConfigs.service('u', topology.vip4(), PORT, "rr",
+                'm', DaemonConfigs.serversV4(topology), DaemonConfigs.ones(3));
+            try (DaemonProcess daemon = DaemonProcess.start(topology.directorNamespace(), directory, config))
+            {
+                final List<UdpDigestClient.Exchange> exchanges = UdpDigestClient.run(topology.clientNamespace(),
+                    UdpDigestClient.Load.of(new InetSocketAddress(topology.vip4(), PORT), 30, 1000));
+                final Map<String, Long> status = daemon.status();
+                final Map<String, Integer> byServer = new TreeMap<>();
+                for (final UdpDigestClient.Exchange exchange : exchanges)
+                {
+                    assertThat(exchange.ok()).as(exchange + "\n" + String.join("\n", daemon.log()) + "\n" + status)
+                        .isTrue();
+                    byServer.merge(exchange.serverIdentity(), 1, Integer::sum);
+                }
+                assertThat(byServer).containsOnlyKeys("rs1", "rs2", "rs3").allSatisfy((name, count) ->
+                    assertThat(count).isEqualTo(10));
+                assertThat(status.get("connections")).isGreaterThanOrEqualTo(30);
+                assertThat(DaemonConfigs.drops(status)).as(String.join("\n", daemon.log())).isEmpty();
+            }
+        }
+    }
+
+    @Test
+    void shouldCarryThirtyMebibyteConnectionsOverIpv6Nat() throws Exception
+    {
+        try (LbTopology topology = LbTopology.builder("dnat6").realServers(3).build())
+        {
+            DaemonConfigs.sendersComputeChecksums(topology);
+            final List<TcpDigestServer> servers = topology.startTcpServers(PORT, false);
+            final String config = DaemonConfigs.twoArm() + DaemonConfigs.service('t', topology.vip6(), PORT, "rr",
+                'm', DaemonConfigs.serversV6(topology), DaemonConfigs.ones(3));
+            try (DaemonProcess daemon = DaemonProcess.start(topology.directorNamespace(), directory, config))
+            {
+                final List<TcpDigestClient.Connection> connections = TcpDigestClient.run(topology.clientNamespace(),
+                    TcpDigestClient.Load.of(new InetSocketAddress(topology.vip6(), PORT), 30, MIB).parallel(3));
+                final Map<String, Long> status = daemon.status();
+                assertThat(TcpDigestClient.failures(connections)).as(String.join("\n", daemon.log()) + "\n" + status)
+                    .isEmpty();
+                final Map<String, Integer> byServer = new TreeMap<>();
+                for (final TcpDigestClient.Connection connection : connections)
+                {
+                    assertThat(connection.bytesConfirmed()).isEqualTo(MIB);
+                    assertThat(connection.local().getAddress()).isEqualTo(topology.client().ipv6());
+                    byServer.merge(connection.serverIdentity(), 1, Integer::sum);
+                }
+                assertThat(byServer).containsOnlyKeys("rs1", "rs2", "rs3").allSatisfy((name, count) ->
+                    assertThat(count).isEqualTo(10));
+                // The servers saw the client's own address: NAT rewrote only the destination.
+                for (final TcpDigestServer server : servers)
+                {
+                    assertThat(server.clientAddresses()).containsOnly(topology.client().ipv6());
+                }
+                assertThat(status.get("connections")).isGreaterThanOrEqualTo(30);
+                assertThat(DaemonConfigs.drops(status)).as(String.join("\n", daemon.log())).isEmpty();
+            }
+        }
+    }
+}
