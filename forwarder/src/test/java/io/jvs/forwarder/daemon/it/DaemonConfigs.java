@@ -17,11 +17,20 @@ final class DaemonConfigs
     {
     }
 
-    /** @return the two interface statements (client side, server side) and {@code workers 1}. */
+    /** @return the two interface statements (client side, server side) over AF_XDP and {@code workers 1}. */
     static String twoArm()
     {
-        return "interface " + LbTopology.DIRECTOR_CLIENT_DEVICE + " port afxdp xdp-mode drv\n" +
-            "interface " + LbTopology.DIRECTOR_SERVER_DEVICE + " port afxdp xdp-mode drv\n" +
+        return twoArm("afxdp xdp-mode drv");
+    }
+
+    /**
+     * @param port the interface statements' port options, e.g. {@code afpacket}.
+     * @return the two interface statements (client side, server side) and {@code workers 1}.
+     */
+    static String twoArm(final String port)
+    {
+        return "interface " + LbTopology.DIRECTOR_CLIENT_DEVICE + " port " + port + "\n" +
+            "interface " + LbTopology.DIRECTOR_SERVER_DEVICE + " port " + port + "\n" +
             "workers 1\n";
     }
 

@@ -1,8 +1,9 @@
 package io.jvs.forwarder.daemon.it;
 
 import io.jvs.forwarder.daemon.it.LbTopology.Mode;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
@@ -15,7 +16,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The daemon in direct routing ({@code -g}: the frame goes to the real server with only its MAC addresses
- * changed) and tunnelling ({@code -i}: the packet goes inside an IPv4 header to the server) over AF_XDP: three
+ * changed) and tunnelling ({@code -i}: the packet goes inside an IPv4 header to the server), over AF_XDP and
+ * over AF_PACKET: three
  * real servers that hold the VIP on {@code lo} and answer the client directly through the router, 30 TCP
  * connections of 1 MiB byte-exact, shared by rr. Root only (namespaces, XDP), as CI runs.
  */
@@ -27,30 +29,32 @@ class DaemonDrTunTest
     @TempDir
     Path directory;
 
-    @Test
-    void shouldCarryThirtyMebibyteConnectionsByDirectRouting() throws Exception
+    @ParameterizedTest
+    @ValueSource(strings = {"afxdp xdp-mode drv", "afpacket"})
+    void shouldCarryThirtyMebibyteConnectionsByDirectRouting(final String port) throws Exception
     {
         try (LbTopology topology = LbTopology.builder("ddr").mode(Mode.DR).realServers(3).build())
         {
-            carryThirty(topology, 'g');
+            carryThirty(topology, 'g', port);
         }
     }
 
-    @Test
-    void shouldCarryThirtyMebibyteConnectionsThroughTunnels() throws Exception
+    @ParameterizedTest
+    @ValueSource(strings = {"afxdp xdp-mode drv", "afpacket"})
+    void shouldCarryThirtyMebibyteConnectionsThroughTunnels(final String port) throws Exception
     {
         // The outer header's 20 bytes on top of full-sized client packets.
         try (LbTopology topology = LbTopology.builder("dtun").mode(Mode.TUN).realServers(3).serverMtu(1540).build())
         {
-            carryThirty(topology, 'i');
+            carryThirty(topology, 'i', port);
         }
     }
 
-    private void carryThirty(final LbTopology topology, final char forward)
+    private void carryThirty(final LbTopology topology, final char forward, final String port)
     {
         DaemonConfigs.sendersComputeChecksums(topology);
         topology.startTcpServers(PORT, false);
-        final String config = DaemonConfigs.twoArm() + DaemonConfigs.service('t', topology.vip4(), PORT, "rr",
+        final String config = DaemonConfigs.twoArm(port) + DaemonConfigs.service('t', topology.vip4(), PORT, "rr",
             forward, DaemonConfigs.serversV4(topology), DaemonConfigs.ones(3));
         final String router = topology.routerNamespace().orElseThrow();
         try (DaemonProcess daemon = DaemonProcess.start(topology.directorNamespace(), directory, config))
