@@ -49,7 +49,7 @@ final class KernelTopology implements TopologySource
     private static final int AF_INET = 2;
     private static final int AF_INET6 = 10;
 
-    private final JvsConfig config;
+    private JvsConfig config;
     private final RouteNetlink netlink;
     private final NetlinkSubscription subscription;
     private final Map<Integer, Link> links = new HashMap<>();
@@ -415,6 +415,12 @@ final class KernelTopology implements TopologySource
         {
             DaemonLog.warning("resolving " + key.address().getHostAddress() + ": " + ex.getMessage());
         }
+    }
+
+    @Override
+    public void reconfigure(final JvsConfig next)
+    {
+        this.config = next;
     }
 
     @Override

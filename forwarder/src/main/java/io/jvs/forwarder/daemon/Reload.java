@@ -1,6 +1,7 @@
 package io.jvs.forwarder.daemon;
 
 import io.jvs.core.net.IpAddress;
+import io.jvs.core.conn.ConnectionTimeouts;
 import io.jvs.core.rules.RuleException;
 import io.jvs.core.sched.SchedulerFlags;
 import io.jvs.core.sched.SchedulerSettings;
@@ -83,9 +84,19 @@ final class Reload
             changes.add("settings");
         }
         conductor.marks(next.markRules());
-        final int[] timeouts = {next.timeouts().tcpSeconds(), next.timeouts().tcpFinSeconds(),
-            next.timeouts().udpSeconds()};
-        conductor.timeouts().set(timeouts[0], timeouts[1], timeouts[2]);
+        // The file says what the timeouts are: one it no longer gives goes back to the kernel's default.
+        final ConnectionTimeouts defaults = new ConnectionTimeouts();
+        final JvsConfig.Timeouts given = next.timeouts();
+        conductor.timeouts().set(
+            given.tcpSeconds() != 0 ? given.tcpSeconds() : defaults.current().tcpSeconds(),
+            given.tcpFinSeconds() != 0 ? given.tcpFinSeconds() : defaults.current().tcpFinSeconds(),
+            given.udpSeconds() != 0 ? given.udpSeconds() : defaults.current().udpSeconds());
+        if (!running.neighbours().equals(next.neighbours()) || !Objects.equals(running.gatewayV4(), next.gatewayV4()) ||
+            !Objects.equals(running.gatewayV6(), next.gatewayV6()))
+        {
+            changes.add("neighbour and gateway statements");
+        }
+        conductor.topologySource().reconfigure(next);
         conductor.publish(System.nanoTime());
         return changes.isEmpty() ? "no change to services" : changes.size() + " changes: " + String.join("; ", changes);
     }
@@ -118,11 +129,6 @@ final class Reload
         if (running.vipArp() != next.vipArp())
         {
             return "vip-arp";
-        }
-        if (!running.neighbours().equals(next.neighbours()) || !Objects.equals(running.gatewayV4(), next.gatewayV4()) ||
-            !Objects.equals(running.gatewayV6(), next.gatewayV6()))
-        {
-            return "neighbour or gateway statements";
         }
         return null;
     }

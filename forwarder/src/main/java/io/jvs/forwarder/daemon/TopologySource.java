@@ -29,6 +29,12 @@ interface TopologySource extends AutoCloseable
     /** A worker found no MAC for this next hop: have it resolved (rate-limited by the source). */
     void resolve(IpAddress address, long nowNs);
 
+    /**
+     * Takes a reloaded configuration's {@code neighbour} and {@code gateway} statements (its interfaces are the
+     * running ones: a reload that changes them is refused before this).
+     */
+    void reconfigure(io.jvs.forwarder.config.JvsConfig config);
+
     /** @return the box's own addresses (the XDP program passes traffic to them to the kernel). */
     Set<IpAddress> localAddresses();
 

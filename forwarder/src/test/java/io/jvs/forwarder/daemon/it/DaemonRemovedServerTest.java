@@ -22,7 +22,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * A reload that removes a real server: its connections follow {@code expire_nodest_conn}, as IPVS's do. A UDP
  * client keeps one source port, so its datagrams are one connection; after its server is removed, with
  * {@code expire_nodest_conn 0} the next datagram is dropped ({@code server-removed}), with 1 the connection is
- * expired and the datagram scheduled afresh, to the server that is left.
+ * expired and the datagram scheduled afresh, to the server that is left. And a reload's {@code neighbour}
+ * statement overrides the kernel's entry at once, and its removal gives the kernel's back.
  */
 class DaemonRemovedServerTest
 {
@@ -67,6 +68,40 @@ class DaemonRemovedServerTest
                 {
                     assertThat(ask(socket, service)).as("scheduled afresh").isEqualTo(kept.name());
                 }
+            }
+        }
+    }
+
+    @org.junit.jupiter.api.Test
+    void shouldApplyAReloadedNeighbourStatementAndItsRemoval() throws Exception
+    {
+        try (LbTopology topology = LbTopology.builder("nbrld").mode(Mode.NAT).realServers(1).ipv6(false).build())
+        {
+            DaemonConfigs.sendersComputeChecksums(topology);
+            topology.startUdpServers(PORT);
+            final LbTopology.RealServer server = topology.realServers().get(0);
+            final String vip = DaemonConfigs.endpoint(topology.vip4(), PORT);
+            final String config = DaemonConfigs.twoArm() + "-A -u " + vip + " -s rr\n" + serverLine(vip, server);
+            try (DaemonProcess daemon = DaemonProcess.start(topology.directorNamespace(), directory, config);
+                DatagramSocket socket = LbTopology.callIn(topology.clientNamespace(), DatagramSocket::new))
+            {
+                socket.setSoTimeout(2000);
+                final InetSocketAddress service = new InetSocketAddress(topology.vip4(), PORT);
+                assertThat(ask(socket, service)).isEqualTo("rs1");
+
+                // A MAC nobody has: the frames leave for it, and no answer comes.
+                daemon.rewrite(directory, config + "neighbour " + server.ipv4().getHostAddress() +
+                    " mac 02:00:00:00:99:99 port 1\n");
+                daemon.signal("HUP");
+                daemon.awaitLog("neighbour and gateway statements", Duration.ofSeconds(10));
+                socket.setSoTimeout(1000);
+                assertThat(askOrNull(socket, service)).as("sent to the statement's MAC").isNull();
+
+                daemon.rewrite(directory, config);
+                daemon.signal("HUP");
+                Thread.sleep(500);
+                socket.setSoTimeout(2000);
+                assertThat(ask(socket, service)).as("the kernel's entry again").isEqualTo("rs1");
             }
         }
     }
