@@ -13,6 +13,7 @@ import java.util.stream.Collectors;
 import io.jvs.forwarder.daemon.it.LbTopology.Mode;
 import io.jvs.forwarder.daemon.it.LbTopology.RealServer;
 import io.jvs.nativebindings.packet.AfPacket;
+import io.jvs.nativebindings.testing.RawPacketSocket;
 import io.jvs.nativebindings.testing.TestNetwork;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -215,19 +216,16 @@ class LbTopologyTest
         {
             routeServersThroughTheDirector(topology);
             topology.startTcpServers(PORT, false);
-            try (PacketSocket watch = PacketSocket.open(topology.directorNamespace(),
+            try (RawPacketSocket watch = RawPacketSocket.openIncoming(topology.directorNamespace(),
                 LbTopology.DIRECTOR_CLIENT_DEVICE, AfPacket.ETH_P_IP))
             {
                 final List<TcpDigestClient.Connection> connections = TcpDigestClient.run(topology.clientNamespace(),
                     TcpDigestClient.Load.of(new InetSocketAddress(topology.realServer(1).ipv4(), PORT), 1, MIB));
                 assertThat(TcpDigestClient.failures(connections)).isEmpty();
                 int largest = 0;
-                for (PacketSocket.Received frame = watch.poll(); frame != null; frame = watch.poll())
+                for (byte[] frame = watch.poll(); frame != null; frame = watch.poll())
                 {
-                    if (frame.incoming())
-                    {
-                        largest = Math.max(largest, frame.frame().length);
-                    }
+                    largest = Math.max(largest, frame.length);
                 }
                 return largest;
             }
