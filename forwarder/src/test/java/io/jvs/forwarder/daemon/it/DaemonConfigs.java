@@ -95,7 +95,7 @@ final class DaemonConfigs
     static void sendersComputeChecksums(final LbTopology topology)
     {
         topology.inNamespace(topology.clientNamespace(), "ethtool", "-K", LbTopology.CLIENT_DEVICE, "tx", "off");
-        for (final LbTopology.RealServer server : topology.realServers())
+        for (final Host server : topology.realServers())
         {
             topology.inNamespace(server.namespace(), "ethtool", "-K", LbTopology.REAL_SERVER_DEVICE, "tx", "off");
         }

@@ -73,7 +73,7 @@ class DaemonDrTunTest
             }
             assertThat(byServer).containsOnlyKeys("rs1", "rs2", "rs3").allSatisfy((name, count) ->
                 assertThat(count).isEqualTo(10));
-            for (final LbTopology.RealServer server : topology.realServers())
+            for (final Host server : topology.realServers())
             {
                 assertThat(status).containsEntry("server." + DaemonConfigs.endpoint(server.ipv4(), PORT) +
                     ".connections", 10L);

@@ -36,7 +36,7 @@ class DaemonFirewallSandwichTest
         {
             sandwich.inNamespace(sandwich.outsideNamespace(), "ethtool", "-K", FirewallSandwich.CLIENT_DEVICE, "tx",
                 "off");
-            for (final FirewallSandwich.Host server : sandwich.servers())
+            for (final Host server : sandwich.servers())
             {
                 sandwich.inNamespace(server.namespace(), "ethtool", "-K", FirewallSandwich.SERVER_DEVICE, "tx", "off");
             }
@@ -56,7 +56,7 @@ class DaemonFirewallSandwichTest
                 .append("workers 1\n")
                 .append("set sloppy_tcp 1\n")
                 .append("-A -t ").append(vip).append(':').append(PORT).append(" -s rr\n");
-            for (final FirewallSandwich.Host server : sandwich.servers())
+            for (final Host server : sandwich.servers())
             {
                 inside.append("-a -t ").append(vip).append(':').append(PORT).append(" -r ")
                     .append(server.ipv4().getHostAddress()).append(':').append(PORT).append(" -g -w 1\n");

@@ -35,7 +35,7 @@ class DaemonNatTest
         {
             // A veth hands AF_XDP its sender's partial checksums (offload) with no sign of it: senders compute them.
             topology.inNamespace(topology.clientNamespace(), "ethtool", "-K", LbTopology.CLIENT_DEVICE, "tx", "off");
-            for (final LbTopology.RealServer server : topology.realServers())
+            for (final Host server : topology.realServers())
             {
                 topology.inNamespace(server.namespace(), "ethtool", "-K", LbTopology.REAL_SERVER_DEVICE, "tx", "off");
             }
@@ -47,7 +47,7 @@ class DaemonNatTest
                 .append("\n")
                 .append("workers 1\n")
                 .append("-A -t ").append(topology.vip4().getHostAddress()).append(':').append(PORT).append(" -s rr\n");
-            for (final LbTopology.RealServer server : topology.realServers())
+            for (final Host server : topology.realServers())
             {
                 config.append("-a -t ").append(topology.vip4().getHostAddress()).append(':').append(PORT)
                     .append(" -r ").append(server.ipv4().getHostAddress()).append(':').append(PORT)

@@ -39,14 +39,14 @@ class DaemonNextHopTest
             .ipv6(false).build())
         {
             topology.inNamespace(topology.clientNamespace(), "ethtool", "-K", LbTopology.CLIENT_DEVICE, "tx", "off");
-            for (final LbTopology.RealServer server : topology.realServers())
+            for (final Host server : topology.realServers())
             {
                 topology.inNamespace(server.namespace(), "ethtool", "-K", LbTopology.REAL_SERVER_DEVICE, "tx", "off");
             }
             topology.startTcpServers(PORT, false);
             final String director = topology.directorNamespace();
             final String vip = topology.vip4().getHostAddress() + ":" + PORT;
-            final LbTopology.RealServer first = topology.realServers().get(0);
+            final Host first = topology.realServers().get(0);
             final String rip = first.ipv4().getHostAddress();
             // Only the first server: every connection needs its next hop.
             final String config = "interface " + LbTopology.DIRECTOR_CLIENT_DEVICE + " port afxdp xdp-mode drv\n" +

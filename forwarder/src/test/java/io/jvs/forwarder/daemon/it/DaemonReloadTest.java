@@ -74,7 +74,7 @@ class DaemonReloadTest
                 final Map<String, Integer> byServer = new TreeMap<>();
                 later.forEach(connection -> byServer.merge(connection.serverIdentity(), 1, Integer::sum));
                 assertThat(byServer).isEqualTo(Map.of("rs1", 10, "rs2", 10, "rs3", 20, "rs4", 20));
-                for (final LbTopology.RealServer server : topology.realServers())
+                for (final Host server : topology.realServers())
                 {
                     final String name = "server." + DaemonConfigs.endpoint(server.ipv4(), PORT);
                     assertThat(status.get(name + ".connections") - mid.getOrDefault(name + ".connections", 0L))

@@ -49,7 +49,7 @@ class DaemonSchedulingTest
                 connections.forEach(connection -> byServer.merge(connection.serverIdentity(), 1, Integer::sum));
                 assertThat(byServer).isEqualTo(Map.of("rs1", 10, "rs2", 20, "rs3", 30));
                 assertThat(DaemonConfigs.drops(status)).as(String.join("\n", daemon.log())).isEmpty();
-                for (final LbTopology.RealServer server : topology.realServers())
+                for (final Host server : topology.realServers())
                 {
                     final String name = "server." + DaemonConfigs.endpoint(server.ipv4(), PORT);
                     assertThat(status).containsEntry(name + ".connections", 10L * server.index())

@@ -37,7 +37,7 @@ class DaemonTwoWorkersTest
             .directorQueues(2).build())
         {
             topology.inNamespace(topology.clientNamespace(), "ethtool", "-K", LbTopology.CLIENT_DEVICE, "tx", "off");
-            for (final LbTopology.RealServer server : topology.realServers())
+            for (final Host server : topology.realServers())
             {
                 topology.inNamespace(server.namespace(), "ethtool", "-K", LbTopology.REAL_SERVER_DEVICE, "tx", "off");
             }
@@ -50,7 +50,7 @@ class DaemonTwoWorkersTest
                 .append("\n")
                 .append("workers 2\n")
                 .append("-A -t ").append(vip).append(" -s rr\n");
-            for (final LbTopology.RealServer server : topology.realServers())
+            for (final Host server : topology.realServers())
             {
                 config.append("-a -t ").append(vip).append(" -r ").append(server.ipv4().getHostAddress()).append(':')
                     .append(PORT).append(" -m -w 1\n");

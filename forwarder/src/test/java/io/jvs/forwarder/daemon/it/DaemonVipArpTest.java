@@ -55,7 +55,7 @@ class DaemonVipArpTest
         try (LbTopology topology = LbTopology.builder("vipa").mode(Mode.NAT).realServers(2).ipv6(false).build())
         {
             topology.inNamespace(topology.clientNamespace(), "ethtool", "-K", LbTopology.CLIENT_DEVICE, "tx", "off");
-            for (final LbTopology.RealServer server : topology.realServers())
+            for (final Host server : topology.realServers())
             {
                 topology.inNamespace(server.namespace(), "ethtool", "-K", LbTopology.REAL_SERVER_DEVICE, "tx", "off");
             }
@@ -70,7 +70,7 @@ class DaemonVipArpTest
                 .append("workers 1 cpus 1\n")
                 .append("vip-arp on\n")
                 .append("-A -t ").append(vip).append(" -s rr\n");
-            for (final LbTopology.RealServer server : topology.realServers())
+            for (final Host server : topology.realServers())
             {
                 config.append("-a -t ").append(vip).append(" -r ").append(server.ipv4().getHostAddress()).append(':')
                     .append(PORT).append(" -m -w 1\n");

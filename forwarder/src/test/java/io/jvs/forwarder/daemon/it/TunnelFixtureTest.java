@@ -16,7 +16,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 import io.jvs.forwarder.daemon.it.LbTopology.Mode;
-import io.jvs.forwarder.daemon.it.LbTopology.RealServer;
+import io.jvs.forwarder.daemon.it.Host;
 import io.jvs.nativebindings.packet.AfPacket;
 import io.jvs.nativebindings.testing.RawPacketSocket;
 import io.jvs.nativebindings.testing.TestNetwork;
@@ -60,7 +60,7 @@ class TunnelFixtureTest
         try (LbTopology topology = LbTopology.builder("tun").mode(Mode.TUN).realServers(2).build())
         {
             final List<UdpDigestServer> servers = topology.startUdpServers(UDP_PORT);
-            final RealServer target = topology.realServer(2);
+            final Host target = topology.realServer(2);
             final InetAddress client = innerIpv4 ? topology.client().ipv4() : topology.client().ipv6();
             final InetAddress vip = innerIpv4 ? topology.vip4() : topology.vip6();
             final byte[] request = "a datagram for the VIP, sent in a tunnel".getBytes();
@@ -126,7 +126,7 @@ class TunnelFixtureTest
     {
         try (LbTopology topology = LbTopology.builder("nodc").mode(Mode.TUN).realServers(1).build())
         {
-            final RealServer server = topology.realServer(1);
+            final Host server = topology.realServer(1);
             assertThat(Netns.ip(server.namespace(), "-d", "link", "show", "dev", LbTopology.REAL_SERVER_DEVICE))
                 .contains("xdpgeneric").contains(TunnelDecapsulator.PROGRAM_NAME);
             final List<UdpDigestServer> servers = topology.startUdpServers(UDP_PORT);
@@ -148,7 +148,7 @@ class TunnelFixtureTest
     }
 
     /** Sends {@code inner} from the director's server side to the real server inside an outer header. */
-    private static void sendTunnelled(final LbTopology topology, final RealServer server, final boolean outerIpv4,
+    private static void sendTunnelled(final LbTopology topology, final Host server, final boolean outerIpv4,
         final byte[] inner)
     {
         final NetInterface director = topology.directorServerSide();
