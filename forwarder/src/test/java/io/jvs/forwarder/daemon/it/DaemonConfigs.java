@@ -142,6 +142,14 @@ final class DaemonConfigs
         topology.inNamespace(device.namespace(), "ethtool", "-K", device.name(), "tx", "off");
     }
 
+    /** @return per server identity ({@code rs1}...), how many of the connections it answered. */
+    static Map<String, Integer> byServer(final List<TcpDigestClient.Connection> connections)
+    {
+        final Map<String, Integer> byServer = new TreeMap<>();
+        connections.forEach(connection -> byServer.merge(connection.serverIdentity(), 1, Integer::sum));
+        return byServer;
+    }
+
     /** @return the names of the {@code drop.*} counters that are not zero, with their values. */
     static Map<String, Long> drops(final Map<String, Long> status)
     {

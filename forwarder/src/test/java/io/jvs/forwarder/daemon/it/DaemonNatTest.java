@@ -10,7 +10,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -45,14 +44,10 @@ class DaemonNatTest
                 final Map<String, Long> status = daemon.status();
                 assertThat(TcpDigestClient.failures(connections)).as(String.join("\n", daemon.log()) + "\n" + status)
                     .isEmpty();
-                final Map<String, Integer> byServer = new TreeMap<>();
-                for (final TcpDigestClient.Connection connection : connections)
-                {
-                    assertThat(connection.bytesConfirmed()).isEqualTo(MIB);
-                    byServer.merge(connection.serverIdentity(), 1, Integer::sum);
-                }
-                assertThat(byServer).containsOnlyKeys("rs1", "rs2", "rs3").allSatisfy((name, count) ->
-                    assertThat(count).isEqualTo(10));
+                assertThat(connections).allSatisfy(connection ->
+                    assertThat(connection.bytesConfirmed()).isEqualTo(MIB));
+                assertThat(DaemonConfigs.byServer(connections)).containsOnlyKeys("rs1", "rs2", "rs3")
+                    .allSatisfy((name, count) -> assertThat(count).isEqualTo(10));
                 assertThat(status.get("connections")).isGreaterThanOrEqualTo(30);
                 daemon.signal("TERM");
                 assertThat(daemon.awaitExit(Duration.ofSeconds(20))).isZero();

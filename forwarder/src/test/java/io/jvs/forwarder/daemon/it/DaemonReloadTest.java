@@ -9,7 +9,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -71,8 +70,7 @@ class DaemonReloadTest
                 final Map<String, Long> status = daemon.status();
                 assertThat(TcpDigestClient.failures(later)).as(String.join("\n", daemon.log()) + "\n" + status)
                     .isEmpty();
-                final Map<String, Integer> byServer = new TreeMap<>();
-                later.forEach(connection -> byServer.merge(connection.serverIdentity(), 1, Integer::sum));
+                final Map<String, Integer> byServer = DaemonConfigs.byServer(later);
                 assertThat(byServer).isEqualTo(Map.of("rs1", 10, "rs2", 10, "rs3", 20, "rs4", 20));
                 for (final Host server : topology.realServers())
                 {
