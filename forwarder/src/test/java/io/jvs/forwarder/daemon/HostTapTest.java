@@ -6,6 +6,8 @@ import io.jvs.core.packet.Ipv4Header;
 import io.jvs.core.packet.L4Headers;
 import io.jvs.forwarder.synth.HeaderWriter;
 import io.jvs.nativebindings.Syscalls;
+import io.jvs.nativebindings.packet.AfPacket;
+import io.jvs.nativebindings.testing.RawPacketSocket;
 import io.jvs.nativebindings.testing.TestNetwork;
 import org.junit.jupiter.api.Test;
 
@@ -14,6 +16,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -73,7 +76,7 @@ class HostTapTest
             final String ns = network.namespace("h");
             final HostTap tap = TestNetwork.callIn(ns, () -> HostTap.open(Syscalls.create(),
                 new Syscalls[] {Syscalls.create(), Syscalls.create()}, "jvs0", mac(TAP_MAC)));
-            try (tap; TapSink sink = TestNetwork.callIn(ns, () -> new TapSink("jvs0")))
+            try (tap; RawPacketSocket sink = RawPacketSocket.openIncoming(ns, "jvs0", AfPacket.ETH_P_IP))
             {
                 final MemorySegment frame = arena.allocate(128);
                 for (int worker = 0; worker < 2; worker++)
@@ -81,7 +84,7 @@ class HostTapTest
                     final int length = udpFrame(frame.address(), TAP_MAC, 4000 + worker);
                     final byte[] sent = Frames.read(frame.address(), length);
                     assertThat(tap.write(worker, frame.address(), length)).as("write on queue %d", worker).isTrue();
-                    final byte[] seen = sink.receiveIpv4(2_000);
+                    final byte[] seen = sink.receive(Duration.ofSeconds(2));
                     assertThat(seen).as("frame from queue %d on the device", worker).isEqualTo(sent);
                 }
                 assertThat(tap.written()).isEqualTo(2);

@@ -6,10 +6,13 @@ import io.jvs.forwarder.port.memory.FrameTemplates;
 import io.jvs.forwarder.port.memory.MemoryPort;
 import io.jvs.forwarder.port.memory.TransmitObserver;
 import io.jvs.nativebindings.Syscalls;
+import io.jvs.nativebindings.packet.AfPacket;
+import io.jvs.nativebindings.testing.RawPacketSocket;
 import io.jvs.nativebindings.testing.TestNetwork;
 import org.junit.jupiter.api.Test;
 
 import java.lang.management.ManagementFactory;
+import java.time.Duration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -23,6 +26,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class WorkerHostPathTest
 {
+    private static final Duration FRAME_WAIT = Duration.ofSeconds(2);
+
     @Test
     void shouldWritePassedFramesToTheTapWhenTheHostMissedThem() throws Exception
     {
@@ -31,7 +36,7 @@ class WorkerHostPathTest
             final String ns = network.namespace("h");
             final HostTap tap = farm.own(TestNetwork.callIn(ns, () -> HostTap.open(Syscalls.create(),
                 new Syscalls[] {Syscalls.create(), Syscalls.create()}, "jvs0", HostTapTest.mac(WorkerFarm.PORT0_MAC))));
-            try (TapSink sink = TestNetwork.callIn(ns, () -> new TapSink("jvs0")))
+            try (RawPacketSocket sink = RawPacketSocket.openIncoming(ns, "jvs0", AfPacket.ETH_P_IP))
             {
                 // A TCP segment to the VIP of no connection, a datagram to no service: both the host's to answer.
                 final byte[] stray = farm.toVip(3, L4Headers.TCP_ACK);
@@ -48,10 +53,10 @@ class WorkerHostPathTest
                 assertThat(worker.doWork()).isEqualTo(4);
 
                 assertThat(worker.pipeline().counters().passed()).isEqualTo(3);
-                assertThat(sink.receiveIpv4(2_000)).as("first passed frame, unchanged").isEqualTo(stray);
-                assertThat(sink.receiveIpv4(2_000)).as("second passed frame, unchanged").isEqualTo(unmatched);
+                assertThat(sink.receive(FRAME_WAIT)).as("first passed frame, unchanged").isEqualTo(stray);
+                assertThat(sink.receive(FRAME_WAIT)).as("second passed frame, unchanged").isEqualTo(unmatched);
                 // The SYN went to a server; port 1's stray reply has no TAP to go to.
-                assertThat(sink.receiveIpv4(200)).isNull();
+                assertThat(sink.receive(Duration.ofMillis(200))).isNull();
                 assertThat(toServers.frames).hasSize(1);
                 assertThat(farm.counters.get(1, DaemonCounters.HOST_PASSED)).isEqualTo(2);
                 assertThat(farm.counters.get(1, DaemonCounters.HOST_REFUSED)).isZero();
@@ -69,7 +74,7 @@ class WorkerHostPathTest
             final String ns = network.namespace("h");
             final HostTap tap = farm.own(TestNetwork.callIn(ns, () -> HostTap.open(Syscalls.create(),
                 new Syscalls[] {Syscalls.create()}, "jvs0", HostTapTest.mac(WorkerFarm.PORT0_MAC))));
-            try (TapSink sink = TestNetwork.callIn(ns, () -> new TapSink("jvs0")))
+            try (RawPacketSocket sink = RawPacketSocket.openIncoming(ns, "jvs0", AfPacket.ETH_P_IP))
             {
                 final MemoryPort[] ports = farm.ports(new FrameTemplates(2, farm.toVip(3, L4Headers.TCP_ACK)), null,
                     TransmitObserver.NONE, TransmitObserver.NONE);
@@ -80,7 +85,7 @@ class WorkerHostPathTest
                 assertThat(worker.doWork()).isEqualTo(2);
 
                 assertThat(worker.pipeline().counters().passed()).isEqualTo(2);
-                assertThat(sink.receiveIpv4(300)).isNull();
+                assertThat(sink.receive(Duration.ofMillis(300))).isNull();
                 assertThat(farm.counters.get(0, DaemonCounters.HOST_PASSED)).isZero();
                 assertThat(tap.written()).isZero();
             }

@@ -13,6 +13,7 @@ import io.jvs.nativebindings.Sockets;
 import io.jvs.nativebindings.Syscalls;
 import io.jvs.nativebindings.packet.AfPacket;
 import io.jvs.nativebindings.packet.SockaddrLl;
+import io.jvs.nativebindings.testing.RawPacketSocket;
 import io.jvs.nativebindings.testing.TestNetwork;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -134,7 +135,7 @@ class NeighbourSolicitationFilterTest
             final String peer = network.namespace("b");
             network.veth(here, "nsf0", peer, "nsf1");
             final int fd = TestNetwork.callIn(here, () -> filteredSocket(syscalls, arena, program.fd(), "nsf0"));
-            try (FrameSender sender = FrameSender.open(peer, "nsf1"))
+            try (RawPacketSocket sender = RawPacketSocket.open(peer, "nsf1", 0))
             {
                 final List<byte[]> expected = new ArrayList<>();
                 for (final byte[] other : others())

@@ -8,6 +8,7 @@ import java.util.Random;
 import java.util.concurrent.TimeUnit;
 
 import io.jvs.nativebindings.Syscalls;
+import io.jvs.nativebindings.testing.RawPacketSocket;
 import io.jvs.nativebindings.testing.TestNetwork;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -194,7 +195,7 @@ class TcProgramsTest
                          countBySourceMac().link(Map.of("counts", counts.fd())), 0);
                      TcxLink first = TcxLink.attach(syscalls, steal, "fa", TcxDirection.INGRESS);
                      TcxLink second = TcxLink.attach(syscalls, counter, "fa", TcxDirection.INGRESS);
-                     FrameSender sender = FrameSender.open(generator, "g0"))
+                     RawPacketSocket sender = RawPacketSocket.open(generator, "g0", 0))
                 {
                     assertThat(TcxLink.attachedProgramIds(syscalls, "fa", TcxDirection.INGRESS))
                         .containsExactly(steal.id(), counter.id());

@@ -8,8 +8,8 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * Configuration text for the daemon's system tests: the director's two devices over AF_XDP, one worker, and
- * services in ipvsadm's language; and the set-up every such test needs before traffic.
+ * Configuration text for the daemon's system tests: the director's devices over AF_XDP or AF_PACKET, the
+ * workers, and services in ipvsadm's language; and the set-up every such test needs before traffic.
  */
 final class DaemonConfigs
 {
@@ -29,9 +29,29 @@ final class DaemonConfigs
      */
     static String twoArm(final String port)
     {
-        return "interface " + LbTopology.DIRECTOR_CLIENT_DEVICE + " port " + port + "\n" +
-            "interface " + LbTopology.DIRECTOR_SERVER_DEVICE + " port " + port + "\n" +
-            "workers 1\n";
+        return twoArm(port, "1");
+    }
+
+    /**
+     * @param port    the interface statements' port options, e.g. {@code afpacket}.
+     * @param workers the {@code workers} statement's words, e.g. {@code 2} or {@code 1 cpus 1}.
+     * @return the two interface statements of an {@link LbTopology}'s director and the {@code workers} one.
+     */
+    static String twoArm(final String port, final String workers)
+    {
+        return interfaces(port, LbTopology.DIRECTOR_CLIENT_DEVICE, LbTopology.DIRECTOR_SERVER_DEVICE) +
+            "workers " + workers + "\n";
+    }
+
+    /** @return an {@code interface} statement per device, each with the port options {@code port}. */
+    static String interfaces(final String port, final String... devices)
+    {
+        final StringBuilder text = new StringBuilder();
+        for (final String device : devices)
+        {
+            text.append("interface ").append(device).append(" port ").append(port).append('\n');
+        }
+        return text.toString();
     }
 
     /** @return {@code ADDR:PORT}, an IPv6 address in brackets, as ipvsadm writes it. */
@@ -52,32 +72,48 @@ final class DaemonConfigs
     static String service(final char protocol, final InetAddress vip, final int port, final String scheduler,
         final char forward, final List<? extends InetAddress> servers, final int... weights)
     {
+        return virtualService("-" + protocol + " " + endpoint(vip, port), port, scheduler, forward, servers,
+            weights);
+    }
+
+    /**
+     * @param mark the firewall mark the service takes ({@code -f}).
+     * @return an {@code -A -f} line and one {@code -a -f} line per server (port 0: the packets' own).
+     * @see #service
+     */
+    static String fwmarkService(final int mark, final String scheduler, final char forward,
+        final List<? extends InetAddress> servers, final int... weights)
+    {
+        return virtualService("-f " + mark, 0, scheduler, forward, servers, weights);
+    }
+
+    private static String virtualService(final String virtual, final int port, final String scheduler,
+        final char forward, final List<? extends InetAddress> servers, final int... weights)
+    {
         if (weights.length != servers.size())
         {
             throw new IllegalArgumentException(servers.size() + " servers but " + weights.length + " weights");
         }
         final StringBuilder text = new StringBuilder()
-            .append("-A -").append(protocol).append(' ').append(endpoint(vip, port)).append(" -s ").append(scheduler)
-            .append('\n');
+            .append("-A ").append(virtual).append(" -s ").append(scheduler).append('\n');
         for (int i = 0; i < servers.size(); i++)
         {
-            text.append("-a -").append(protocol).append(' ').append(endpoint(vip, port)).append(" -r ")
-                .append(endpoint(servers.get(i), port)).append(" -").append(forward).append(" -w ").append(weights[i])
-                .append('\n');
+            text.append("-a ").append(virtual).append(" -r ").append(endpoint(servers.get(i), port)).append(" -")
+                .append(forward).append(" -w ").append(weights[i]).append('\n');
         }
         return text.toString();
     }
 
-    /** @return the real servers' IPv4 addresses, rs1 first. */
-    static List<InetAddress> serversV4(final LbTopology topology)
+    /** @return the servers' IPv4 addresses, the first (rs1, in1) first. */
+    static List<InetAddress> serversV4(final Topology topology)
     {
-        return topology.realServers().stream().map(server -> (InetAddress)server.ipv4()).toList();
+        return topology.servers().stream().map(server -> (InetAddress)server.ipv4()).toList();
     }
 
-    /** @return the real servers' IPv6 addresses, rs1 first. */
-    static List<InetAddress> serversV6(final LbTopology topology)
+    /** @return the servers' IPv6 addresses, the first (rs1, in1) first. */
+    static List<InetAddress> serversV6(final Topology topology)
     {
-        return topology.realServers().stream().map(server -> (InetAddress)server.ipv6()).toList();
+        return topology.servers().stream().map(server -> (InetAddress)server.ipv6()).toList();
     }
 
     /** @return {@code count} ones. */
@@ -89,16 +125,29 @@ final class DaemonConfigs
     }
 
     /**
-     * A veth hands AF_XDP its sender's partial checksums (offload) with no sign of it: the client and the real
+     * A veth hands AF_XDP its sender's partial checksums (offload) with no sign of it: the client and the
      * servers compute them.
      */
-    static void sendersComputeChecksums(final LbTopology topology)
+    static void sendersComputeChecksums(final Topology topology)
     {
-        topology.inNamespace(topology.clientNamespace(), "ethtool", "-K", LbTopology.CLIENT_DEVICE, "tx", "off");
-        for (final LbTopology.RealServer server : topology.realServers())
+        checksumsOff(topology, topology.client());
+        for (final Host server : topology.servers())
         {
-            topology.inNamespace(server.namespace(), "ethtool", "-K", LbTopology.REAL_SERVER_DEVICE, "tx", "off");
+            checksumsOff(topology, server.nic());
         }
+    }
+
+    private static void checksumsOff(final Topology topology, final NetInterface device)
+    {
+        topology.inNamespace(device.namespace(), "ethtool", "-K", device.name(), "tx", "off");
+    }
+
+    /** @return per server identity ({@code rs1}...), how many of the connections it answered. */
+    static Map<String, Integer> byServer(final List<TcpDigestClient.Connection> connections)
+    {
+        final Map<String, Integer> byServer = new TreeMap<>();
+        connections.forEach(connection -> byServer.merge(connection.serverIdentity(), 1, Integer::sum));
+        return byServer;
     }
 
     /** @return the names of the {@code drop.*} counters that are not zero, with their values. */
@@ -114,5 +163,4 @@ final class DaemonConfigs
         });
         return drops;
     }
-
 }

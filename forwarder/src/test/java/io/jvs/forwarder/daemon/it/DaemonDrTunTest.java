@@ -10,7 +10,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -65,15 +64,11 @@ class DaemonDrTunTest
             final Map<String, Long> status = daemon.status();
             assertThat(TcpDigestClient.failures(connections)).as(String.join("\n", daemon.log()) + "\n" + status)
                 .isEmpty();
-            final Map<String, Integer> byServer = new TreeMap<>();
-            for (final TcpDigestClient.Connection connection : connections)
-            {
-                assertThat(connection.bytesConfirmed()).isEqualTo(MIB);
-                byServer.merge(connection.serverIdentity(), 1, Integer::sum);
-            }
-            assertThat(byServer).containsOnlyKeys("rs1", "rs2", "rs3").allSatisfy((name, count) ->
-                assertThat(count).isEqualTo(10));
-            for (final LbTopology.RealServer server : topology.realServers())
+            assertThat(connections).allSatisfy(connection ->
+                assertThat(connection.bytesConfirmed()).isEqualTo(MIB));
+            assertThat(DaemonConfigs.byServer(connections)).containsOnlyKeys("rs1", "rs2", "rs3")
+                .allSatisfy((name, count) -> assertThat(count).isEqualTo(10));
+            for (final Host server : topology.realServers())
             {
                 assertThat(status).containsEntry("server." + DaemonConfigs.endpoint(server.ipv4(), PORT) +
                     ".connections", 10L);

@@ -5,6 +5,7 @@ import io.jvs.forwarder.daemon.it.FirewallSandwich.Firewall;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -23,6 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class DaemonFirewallSandwichTest
 {
     private static final int PORT = 8080;
+    private static final String AFXDP = "afxdp xdp-mode drv";
     private static final int MIB = 1 << 20;
 
     @TempDir
@@ -34,44 +36,32 @@ class DaemonFirewallSandwichTest
         try (FirewallSandwich sandwich = FirewallSandwich.builder("fwjvs").ipv6(false).servers(2).clientAddresses(6)
             .vip(true).build())
         {
-            sandwich.inNamespace(sandwich.outsideNamespace(), "ethtool", "-K", FirewallSandwich.CLIENT_DEVICE, "tx",
-                "off");
-            for (final FirewallSandwich.Host server : sandwich.servers())
-            {
-                sandwich.inNamespace(server.namespace(), "ethtool", "-K", FirewallSandwich.SERVER_DEVICE, "tx", "off");
-            }
+            DaemonConfigs.sendersComputeChecksums(sandwich);
             // A's kernel routes the replies back out to the clients: jvs passes what no service takes.
             Netns.forwarding(sandwich.balancerA().namespace(), true);
             sandwich.startTcpServers(PORT, false);
             final String vip = sandwich.vip4().getHostAddress();
-            final StringBuilder outside = new StringBuilder()
-                .append("interface ").append(FirewallSandwich.A_OUTSIDE_DEVICE).append(" port afxdp xdp-mode drv\n")
-                .append("interface ").append(FirewallSandwich.A_INSIDE_DEVICE).append(" port afxdp xdp-mode drv\n")
-                .append("workers 1\n")
-                .append("mark 1 in ").append(FirewallSandwich.A_OUTSIDE_DEVICE).append(" dst ").append(vip).append('\n')
-                .append("-A -f 1 -s sh\n");
-            final StringBuilder inside = new StringBuilder()
-                .append("interface ").append(FirewallSandwich.B_OUTSIDE_DEVICE).append(" port afxdp xdp-mode drv\n")
-                .append("interface ").append(FirewallSandwich.B_INSIDE_DEVICE).append(" port afxdp xdp-mode drv\n")
-                .append("workers 1\n")
-                .append("set sloppy_tcp 1\n")
-                .append("-A -t ").append(vip).append(':').append(PORT).append(" -s rr\n");
-            for (final FirewallSandwich.Host server : sandwich.servers())
-            {
-                inside.append("-a -t ").append(vip).append(':').append(PORT).append(" -r ")
-                    .append(server.ipv4().getHostAddress()).append(':').append(PORT).append(" -g -w 1\n");
-            }
-            inside.append("mark 2 in ").append(FirewallSandwich.B_INSIDE_DEVICE).append(" src ").append(vip)
-                .append('\n').append("-A -f 2 -s dh\n");
-            for (final Firewall firewall : sandwich.firewalls())
-            {
-                outside.append("-a -f 1 -r ").append(firewall.outside().ipv4().getHostAddress()).append(":0 -g -w 1\n");
-                inside.append("-a -f 2 -r ").append(firewall.inside().ipv4().getHostAddress()).append(":0 -g -w 1\n");
-            }
+            final List<Firewall> firewalls = sandwich.firewalls();
+            final List<InetAddress> firewallsOutside = firewalls.stream()
+                .map(firewall -> (InetAddress)firewall.outside().ipv4()).toList();
+            final List<InetAddress> firewallsInside = firewalls.stream()
+                .map(firewall -> (InetAddress)firewall.inside().ipv4()).toList();
+            final int[] ones = DaemonConfigs.ones(firewalls.size());
+            final String outside = DaemonConfigs.interfaces(AFXDP, FirewallSandwich.A_OUTSIDE_DEVICE,
+                FirewallSandwich.A_INSIDE_DEVICE) + "workers 1\n" +
+                "mark 1 in " + FirewallSandwich.A_OUTSIDE_DEVICE + " dst " + vip + "\n" +
+                DaemonConfigs.fwmarkService(1, "sh", 'g', firewallsOutside, ones);
+            final String inside = DaemonConfigs.interfaces(AFXDP, FirewallSandwich.B_OUTSIDE_DEVICE,
+                FirewallSandwich.B_INSIDE_DEVICE) + "workers 1\n" +
+                "set sloppy_tcp 1\n" +
+                DaemonConfigs.service('t', sandwich.vip4(), PORT, "rr", 'g', DaemonConfigs.serversV4(sandwich),
+                    DaemonConfigs.ones(sandwich.servers().size())) +
+                "mark 2 in " + FirewallSandwich.B_INSIDE_DEVICE + " src " + vip + "\n" +
+                DaemonConfigs.fwmarkService(2, "dh", 'g', firewallsInside, ones);
             final Path a = Files.createDirectories(directory.resolve("a"));
             final Path b = Files.createDirectories(directory.resolve("b"));
-            try (DaemonProcess jvsA = DaemonProcess.start(sandwich.balancerA().namespace(), a, outside.toString());
-                DaemonProcess jvsB = DaemonProcess.start(sandwich.balancerB().namespace(), b, inside.toString()))
+            try (DaemonProcess jvsA = DaemonProcess.start(sandwich.balancerA().namespace(), a, outside);
+                DaemonProcess jvsB = DaemonProcess.start(sandwich.balancerB().namespace(), b, inside))
             {
                 final List<TcpDigestClient.Connection> connections = TcpDigestClient.run(sandwich.outsideNamespace(),
                     TcpDigestClient.Load.of(sandwich.service(sandwich.vip4(), PORT), 18, MIB).parallel(3)

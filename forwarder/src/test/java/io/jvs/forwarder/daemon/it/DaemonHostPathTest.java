@@ -5,7 +5,6 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -38,13 +37,8 @@ class DaemonHostPathTest
             topology.inNamespace(topology.clientNamespace(), "ethtool", "-K", LbTopology.CLIENT_DEVICE, "tx", "off");
             topology.inNamespace(topology.directorNamespace(), "ip", "addr", "add",
                 topology.vip4().getHostAddress() + "/32", "dev", "lo");
-            final String vip = topology.vip4().getHostAddress() + ":" + PORT;
-            final String config = "interface " + LbTopology.DIRECTOR_CLIENT_DEVICE + " port " + port + "\n" +
-                "interface " + LbTopology.DIRECTOR_SERVER_DEVICE + " port " + port + "\n" +
-                "workers 1\n" +
-                "-A -t " + vip + " -s rr\n" +
-                "-a -t " + vip + " -r " + topology.realServers().get(0).ipv4().getHostAddress() + ":" + PORT +
-                " -m -w 1\n";
+            final String config = DaemonConfigs.twoArm(port) + DaemonConfigs.service('t', topology.vip4(), PORT, "rr",
+                'm', DaemonConfigs.serversV4(topology), 1);
             try (DaemonProcess daemon = DaemonProcess.start(topology.directorNamespace(), directory, config))
             {
                 final boolean answered = LbTopology.callIn(topology.clientNamespace(),
@@ -71,5 +65,4 @@ class DaemonHostPathTest
             }
         }
     }
-
 }

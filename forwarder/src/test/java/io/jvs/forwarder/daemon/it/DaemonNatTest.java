@@ -7,9 +7,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -33,44 +33,24 @@ class DaemonNatTest
     {
         try (LbTopology topology = LbTopology.builder("dnat").mode(Mode.NAT).realServers(3).build())
         {
-            // A veth hands AF_XDP its sender's partial checksums (offload) with no sign of it: senders compute them.
-            topology.inNamespace(topology.clientNamespace(), "ethtool", "-K", LbTopology.CLIENT_DEVICE, "tx", "off");
-            for (final LbTopology.RealServer server : topology.realServers())
-            {
-                topology.inNamespace(server.namespace(), "ethtool", "-K", LbTopology.REAL_SERVER_DEVICE, "tx", "off");
-            }
+            DaemonConfigs.sendersComputeChecksums(topology);
             topology.startTcpServers(PORT, false);
-            final StringBuilder config = new StringBuilder()
-                .append("interface ").append(LbTopology.DIRECTOR_CLIENT_DEVICE).append(" port ").append(port)
-                .append("\n")
-                .append("interface ").append(LbTopology.DIRECTOR_SERVER_DEVICE).append(" port ").append(port)
-                .append("\n")
-                .append("workers 1\n")
-                .append("-A -t ").append(topology.vip4().getHostAddress()).append(':').append(PORT).append(" -s rr\n");
-            for (final LbTopology.RealServer server : topology.realServers())
-            {
-                config.append("-a -t ").append(topology.vip4().getHostAddress()).append(':').append(PORT)
-                    .append(" -r ").append(server.ipv4().getHostAddress()).append(':').append(PORT)
-                    .append(" -m -w 1\n");
-            }
-            try (DaemonProcess daemon = DaemonProcess.start(topology.directorNamespace(), directory, config.toString()))
+            final String config = DaemonConfigs.twoArm(port) + DaemonConfigs.service('t', topology.vip4(), PORT, "rr",
+                'm', DaemonConfigs.serversV4(topology), DaemonConfigs.ones(3));
+            try (DaemonProcess daemon = DaemonProcess.start(topology.directorNamespace(), directory, config))
             {
                 final List<TcpDigestClient.Connection> connections = TcpDigestClient.run(topology.clientNamespace(),
                     TcpDigestClient.Load.of(new InetSocketAddress(topology.vip4(), PORT), 30, MIB).parallel(3));
                 final Map<String, Long> status = daemon.status();
                 assertThat(TcpDigestClient.failures(connections)).as(String.join("\n", daemon.log()) + "\n" + status)
                     .isEmpty();
-                final Map<String, Integer> byServer = new TreeMap<>();
-                for (final TcpDigestClient.Connection connection : connections)
-                {
-                    assertThat(connection.bytesConfirmed()).isEqualTo(MIB);
-                    byServer.merge(connection.serverIdentity(), 1, Integer::sum);
-                }
-                assertThat(byServer).containsOnlyKeys("rs1", "rs2", "rs3").allSatisfy((name, count) ->
-                    assertThat(count).isEqualTo(10));
+                assertThat(connections).allSatisfy(connection ->
+                    assertThat(connection.bytesConfirmed()).isEqualTo(MIB));
+                assertThat(DaemonConfigs.byServer(connections)).containsOnlyKeys("rs1", "rs2", "rs3")
+                    .allSatisfy((name, count) -> assertThat(count).isEqualTo(10));
                 assertThat(status.get("connections")).isGreaterThanOrEqualTo(30);
                 daemon.signal("TERM");
-                assertThat(daemon.awaitExit(java.time.Duration.ofSeconds(20))).isZero();
+                assertThat(daemon.awaitExit(Duration.ofSeconds(20))).isZero();
                 assertThat(Netns.ip(topology.directorNamespace(), "-d", "link")).doesNotContain("xdp")
                     .doesNotContain("jvs0");
                 assertThat(daemon.control()).doesNotExist();

@@ -38,22 +38,14 @@ class DaemonNextHopTest
         try (LbTopology topology = LbTopology.builder("hops").mode(Mode.NAT).realServers(2).router(true)
             .ipv6(false).build())
         {
-            topology.inNamespace(topology.clientNamespace(), "ethtool", "-K", LbTopology.CLIENT_DEVICE, "tx", "off");
-            for (final LbTopology.RealServer server : topology.realServers())
-            {
-                topology.inNamespace(server.namespace(), "ethtool", "-K", LbTopology.REAL_SERVER_DEVICE, "tx", "off");
-            }
+            DaemonConfigs.sendersComputeChecksums(topology);
             topology.startTcpServers(PORT, false);
             final String director = topology.directorNamespace();
-            final String vip = topology.vip4().getHostAddress() + ":" + PORT;
-            final LbTopology.RealServer first = topology.realServers().get(0);
+            final Host first = topology.realServers().get(0);
             final String rip = first.ipv4().getHostAddress();
             // Only the first server: every connection needs its next hop.
-            final String config = "interface " + LbTopology.DIRECTOR_CLIENT_DEVICE + " port afxdp xdp-mode drv\n" +
-                "interface " + LbTopology.DIRECTOR_SERVER_DEVICE + " port afxdp xdp-mode drv\n" +
-                "workers 1\n" +
-                "-A -t " + vip + " -s rr\n" +
-                "-a -t " + vip + " -r " + rip + ":" + PORT + " -m -w 1\n";
+            final String config = DaemonConfigs.twoArm() + DaemonConfigs.service('t', topology.vip4(), PORT, "rr",
+                'm', List.of(first.ipv4()), 1);
             try (DaemonProcess daemon = DaemonProcess.start(director, directory, config))
             {
                 // 1. The entry deleted mid-transfer.

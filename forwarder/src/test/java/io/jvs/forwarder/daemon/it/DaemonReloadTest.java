@@ -9,7 +9,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -71,22 +70,15 @@ class DaemonReloadTest
                 final Map<String, Long> status = daemon.status();
                 assertThat(TcpDigestClient.failures(later)).as(String.join("\n", daemon.log()) + "\n" + status)
                     .isEmpty();
-                final Map<String, Integer> byServer = new TreeMap<>();
-                later.forEach(connection -> byServer.merge(connection.serverIdentity(), 1, Integer::sum));
+                final Map<String, Integer> byServer = DaemonConfigs.byServer(later);
                 assertThat(byServer).isEqualTo(Map.of("rs1", 10, "rs2", 10, "rs3", 20, "rs4", 20));
-                for (final LbTopology.RealServer server : topology.realServers())
+                for (final Host server : topology.realServers())
                 {
                     final String name = "server." + DaemonConfigs.endpoint(server.ipv4(), PORT);
                     assertThat(status.get(name + ".connections") - mid.getOrDefault(name + ".connections", 0L))
                         .as(name).isEqualTo((long)byServer.get(server.name()));
                 }
-                assertThat(status).as(String.join("\n", daemon.log())).allSatisfy((name, value) ->
-                {
-                    if (name.startsWith("drop."))
-                    {
-                        assertThat(value).as(name).isZero();
-                    }
-                });
+                assertThat(DaemonConfigs.drops(status)).as(String.join("\n", daemon.log())).isEmpty();
             }
         }
     }

@@ -10,7 +10,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.TreeSet;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -45,11 +44,9 @@ class DaemonSchedulingTest
                 final Map<String, Long> status = daemon.status();
                 assertThat(TcpDigestClient.failures(connections)).as(String.join("\n", daemon.log()) + "\n" + status)
                     .isEmpty();
-                final Map<String, Integer> byServer = new TreeMap<>();
-                connections.forEach(connection -> byServer.merge(connection.serverIdentity(), 1, Integer::sum));
-                assertThat(byServer).isEqualTo(Map.of("rs1", 10, "rs2", 20, "rs3", 30));
+                assertThat(DaemonConfigs.byServer(connections)).isEqualTo(Map.of("rs1", 10, "rs2", 20, "rs3", 30));
                 assertThat(DaemonConfigs.drops(status)).as(String.join("\n", daemon.log())).isEmpty();
-                for (final LbTopology.RealServer server : topology.realServers())
+                for (final Host server : topology.realServers())
                 {
                     final String name = "server." + DaemonConfigs.endpoint(server.ipv4(), PORT);
                     assertThat(status).containsEntry(name + ".connections", 10L * server.index())

@@ -36,26 +36,11 @@ class DaemonTwoWorkersTest
         try (LbTopology topology = LbTopology.builder("two").mode(Mode.NAT).realServers(3).clientAddresses(6)
             .directorQueues(2).build())
         {
-            topology.inNamespace(topology.clientNamespace(), "ethtool", "-K", LbTopology.CLIENT_DEVICE, "tx", "off");
-            for (final LbTopology.RealServer server : topology.realServers())
-            {
-                topology.inNamespace(server.namespace(), "ethtool", "-K", LbTopology.REAL_SERVER_DEVICE, "tx", "off");
-            }
+            DaemonConfigs.sendersComputeChecksums(topology);
             topology.startTcpServers(PORT, false);
-            final String vip = topology.vip4().getHostAddress() + ":" + PORT;
-            final StringBuilder config = new StringBuilder()
-                .append("interface ").append(LbTopology.DIRECTOR_CLIENT_DEVICE).append(" port ").append(port)
-                .append("\n")
-                .append("interface ").append(LbTopology.DIRECTOR_SERVER_DEVICE).append(" port ").append(port)
-                .append("\n")
-                .append("workers 2\n")
-                .append("-A -t ").append(vip).append(" -s rr\n");
-            for (final LbTopology.RealServer server : topology.realServers())
-            {
-                config.append("-a -t ").append(vip).append(" -r ").append(server.ipv4().getHostAddress()).append(':')
-                    .append(PORT).append(" -m -w 1\n");
-            }
-            try (DaemonProcess daemon = DaemonProcess.start(topology.directorNamespace(), directory, config.toString()))
+            final String config = DaemonConfigs.twoArm(port, "2") + DaemonConfigs.service('t', topology.vip4(), PORT,
+                "rr", 'm', DaemonConfigs.serversV4(topology), DaemonConfigs.ones(3));
+            try (DaemonProcess daemon = DaemonProcess.start(topology.directorNamespace(), directory, config))
             {
                 final List<TcpDigestClient.Connection> connections = TcpDigestClient.run(topology.clientNamespace(),
                     TcpDigestClient.Load.of(new InetSocketAddress(topology.vip4(), PORT), 30, MIB).parallel(3)

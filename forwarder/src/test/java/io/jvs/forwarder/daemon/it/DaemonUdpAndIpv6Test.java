@@ -69,15 +69,13 @@ class DaemonUdpAndIpv6Test
                 final Map<String, Long> status = daemon.status();
                 assertThat(TcpDigestClient.failures(connections)).as(String.join("\n", daemon.log()) + "\n" + status)
                     .isEmpty();
-                final Map<String, Integer> byServer = new TreeMap<>();
-                for (final TcpDigestClient.Connection connection : connections)
+                assertThat(connections).allSatisfy(connection ->
                 {
                     assertThat(connection.bytesConfirmed()).isEqualTo(MIB);
                     assertThat(connection.local().getAddress()).isEqualTo(topology.client().ipv6());
-                    byServer.merge(connection.serverIdentity(), 1, Integer::sum);
-                }
-                assertThat(byServer).containsOnlyKeys("rs1", "rs2", "rs3").allSatisfy((name, count) ->
-                    assertThat(count).isEqualTo(10));
+                });
+                assertThat(DaemonConfigs.byServer(connections)).containsOnlyKeys("rs1", "rs2", "rs3")
+                    .allSatisfy((name, count) -> assertThat(count).isEqualTo(10));
                 // The servers saw the client's own address: NAT rewrote only the destination.
                 for (final TcpDigestServer server : servers)
                 {

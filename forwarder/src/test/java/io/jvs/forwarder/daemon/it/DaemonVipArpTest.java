@@ -54,28 +54,15 @@ class DaemonVipArpTest
     {
         try (LbTopology topology = LbTopology.builder("vipa").mode(Mode.NAT).realServers(2).ipv6(false).build())
         {
-            topology.inNamespace(topology.clientNamespace(), "ethtool", "-K", LbTopology.CLIENT_DEVICE, "tx", "off");
-            for (final LbTopology.RealServer server : topology.realServers())
-            {
-                topology.inNamespace(server.namespace(), "ethtool", "-K", LbTopology.REAL_SERVER_DEVICE, "tx", "off");
-            }
+            DaemonConfigs.sendersComputeChecksums(topology);
             final String vipAddress = topology.vip4().getHostAddress();
             topology.inNamespace(topology.clientNamespace(), "ip", "route", "replace", vipAddress + "/32", "dev",
                 LbTopology.CLIENT_DEVICE);
             topology.startTcpServers(PORT, false);
-            final String vip = vipAddress + ":" + PORT;
-            final StringBuilder config = new StringBuilder()
-                .append("interface ").append(LbTopology.DIRECTOR_CLIENT_DEVICE).append(" port afxdp xdp-mode drv\n")
-                .append("interface ").append(LbTopology.DIRECTOR_SERVER_DEVICE).append(" port afxdp xdp-mode drv\n")
-                .append("workers 1 cpus 1\n")
-                .append("vip-arp on\n")
-                .append("-A -t ").append(vip).append(" -s rr\n");
-            for (final LbTopology.RealServer server : topology.realServers())
-            {
-                config.append("-a -t ").append(vip).append(" -r ").append(server.ipv4().getHostAddress()).append(':')
-                    .append(PORT).append(" -m -w 1\n");
-            }
-            try (DaemonProcess daemon = DaemonProcess.start(topology.directorNamespace(), directory, config.toString()))
+            final String config = DaemonConfigs.twoArm("afxdp xdp-mode drv", "1 cpus 1") + "vip-arp on\n" +
+                DaemonConfigs.service('t', topology.vip4(), PORT, "rr", 'm', DaemonConfigs.serversV4(topology),
+                    DaemonConfigs.ones(2));
+            try (DaemonProcess daemon = DaemonProcess.start(topology.directorNamespace(), directory, config))
             {
                 final List<TcpDigestClient.Connection> connections = TcpDigestClient.run(topology.clientNamespace(),
                     TcpDigestClient.Load.of(new InetSocketAddress(topology.vip4(), PORT), 10, MIB));

@@ -2,23 +2,14 @@ package io.jvs.forwarder.daemon.it;
 
 import java.net.Inet4Address;
 import java.net.Inet6Address;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Deque;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.Callable;
-
-import io.jvs.nativebindings.testing.TestNetwork;
-
-import static io.jvs.forwarder.daemon.it.LbTopology.v4;
-import static io.jvs.forwarder.daemon.it.LbTopology.v6;
 
 /**
  * The seeds' firewall cluster: two balancers around a row of firewalls, for the daemon's system tests.
@@ -47,7 +38,7 @@ import static io.jvs.forwarder.daemon.it.LbTopology.v6;
  * same both ways. Closing detaches the counters, closes what was {@link #register registered} and removes
  * every namespace, also when a test fails.
  */
-public final class FirewallSandwich implements AutoCloseable
+public final class FirewallSandwich extends Topology
 {
     public static final String CLIENT_DEVICE = "eth0";
     public static final String A_OUTSIDE_DEVICE = "ao";
@@ -85,16 +76,9 @@ public final class FirewallSandwich implements AutoCloseable
     private static final int FIRST_FIREWALL_HOST = 11;
     private static final int FIRST_SERVER_HOST = 2;
 
-    private final TestNetwork network;
-    private final boolean ipv6;
     private final boolean vip;
-    private final Deque<AutoCloseable> closeables = new ArrayDeque<>();
-    private final List<Inet4Address> clientAddresses4 = new ArrayList<>();
-    private final List<Inet6Address> clientAddresses6 = new ArrayList<>();
     private final List<Firewall> firewalls = new ArrayList<>();
-    private final List<Host> servers = new ArrayList<>();
     private String outsideNamespace;
-    private NetInterface client;
     private Balancer balancerA;
     private Balancer balancerB;
 
@@ -119,20 +103,6 @@ public final class FirewallSandwich implements AutoCloseable
      */
     public record Balancer(String namespace, NetInterface outside, NetInterface inside)
     {
-    }
-
-    /** An inside server: {@code in1}, {@code in2}... */
-    public record Host(int index, String name, String namespace, NetInterface nic)
-    {
-        public Inet4Address ipv4()
-        {
-            return nic.ipv4();
-        }
-
-        public Inet6Address ipv6()
-        {
-            return nic.ipv6();
-        }
     }
 
     /**
@@ -183,8 +153,7 @@ public final class FirewallSandwich implements AutoCloseable
 
     private FirewallSandwich(final Builder builder)
     {
-        this.network = TestNetwork.create(builder.tag);
-        this.ipv6 = builder.ipv6;
+        super("sandwich", builder.tag, builder.ipv6, VIP_V4, VIP_V6);
         this.vip = builder.vip;
     }
 
@@ -256,53 +225,37 @@ public final class FirewallSandwich implements AutoCloseable
         /** Makes the namespaces; on any failure removes what it made and throws. */
         public FirewallSandwich build()
         {
-            final FirewallSandwich sandwich = new FirewallSandwich(this);
-            try
-            {
-                sandwich.create(this);
-                return sandwich;
-            }
-            catch (final RuntimeException | Error ex)
-            {
-                sandwich.close();
-                throw ex;
-            }
+            return Topology.build(new FirewallSandwich(this), sandwich -> sandwich.create(this));
         }
     }
 
     private void create(final Builder builder)
     {
-        outsideNamespace = network.namespace("out");
-        final String lbA = network.namespace("lba");
-        final String switchA = network.namespace("swa");
+        outsideNamespace = network().namespace("out");
+        final String lbA = network().namespace("lba");
+        final String switchA = network().namespace("swa");
         final List<String> firewallNamespaces = new ArrayList<>();
         for (int i = 1; i <= builder.firewalls; i++)
         {
-            firewallNamespaces.add(network.namespace("fw" + i));
+            firewallNamespaces.add(network().namespace("fw" + i));
         }
-        final String switchB = network.namespace("swb");
-        final String lbB = network.namespace("lbb");
-        final String switchInside = network.namespace("swi");
+        final String switchB = network().namespace("swb");
+        final String lbB = network().namespace("lbb");
+        final String switchInside = network().namespace("swi");
         final List<String> serverNamespaces = new ArrayList<>();
         for (int i = 1; i <= builder.servers; i++)
         {
-            serverNamespaces.add(network.namespace("in" + i));
+            serverNamespaces.add(network().namespace("in" + i));
         }
         final Set<String> switches = Set.of(switchA, switchB, switchInside);
-        for (final String namespace : network.namespaces())
-        {
-            Wiring.baseSysctls(namespace, ipv6 && !switches.contains(namespace));
-        }
+        baseSysctls(switches);
         for (final String firewall : firewallNamespaces)
         {
             Netns.forwarding(firewall, true);
         }
         if (vip)
         {
-            for (final String server : serverNamespaces)
-            {
-                Netns.sysctl(server, "net.ipv4.conf.all.arp_ignore", "1", "net.ipv4.conf.all.arp_announce", "2");
-            }
+            serverNamespaces.forEach(Topology::ignoreArpForLo);
         }
 
         Netns.ipBatch(outsideNamespace, List.of(Wiring.veth(CLIENT_DEVICE, lbA, A_OUTSIDE_DEVICE)));
@@ -325,7 +278,10 @@ public final class FirewallSandwich implements AutoCloseable
         }
         Netns.ipBatch(switchInside, inside);
 
-        configureClients(builder.clientAddresses);
+        final List<String> clients = clientAddresses(CLIENT_DEVICE, OUTSIDE_V4, OUTSIDE_V6, FIRST_CLIENT_HOST,
+            builder.clientAddresses);
+        clients.addAll(defaultRoutes(OUTSIDE_V4, OUTSIDE_V6, BALANCER_HOST));
+        Netns.ipBatch(outsideNamespace, clients);
         Netns.ipBatch(lbA, concat(
             addresses(A_OUTSIDE_DEVICE, OUTSIDE_V4, OUTSIDE_V6, BALANCER_HOST),
             addresses(A_INSIDE_DEVICE, A_V4, A_V6, BALANCER_HOST)));
@@ -340,13 +296,9 @@ public final class FirewallSandwich implements AutoCloseable
         {
             configureServer(serverNamespaces.get(i), FIRST_SERVER_HOST + i);
         }
-        for (final String namespace : network.namespaces())
-        {
-            Netns.awaitReady(namespace, ipv6 && !switches.contains(namespace));
-        }
+        awaitReady(switches);
 
-        client = NetInterface.read(outsideNamespace, CLIENT_DEVICE, clientAddresses4.getFirst(),
-            ipv6 ? clientAddresses6.getFirst() : null);
+        readClient(outsideNamespace, CLIENT_DEVICE);
         balancerA = new Balancer(lbA, nic(lbA, A_OUTSIDE_DEVICE, OUTSIDE_V4, OUTSIDE_V6, BALANCER_HOST),
             nic(lbA, A_INSIDE_DEVICE, A_V4, A_V6, BALANCER_HOST));
         balancerB = new Balancer(lbB, nic(lbB, B_OUTSIDE_DEVICE, B_V4, B_V6, BALANCER_HOST),
@@ -363,86 +315,37 @@ public final class FirewallSandwich implements AutoCloseable
         }
         for (int i = 0; i < serverNamespaces.size(); i++)
         {
-            final String namespace = serverNamespaces.get(i);
-            servers.add(new Host(i + 1, "in" + (i + 1), namespace,
-                nic(namespace, SERVER_DEVICE, INSIDE_V4, INSIDE_V6, FIRST_SERVER_HOST + i)));
+            addServer("in" + (i + 1), serverNamespaces.get(i), SERVER_DEVICE, INSIDE_V4, INSIDE_V6,
+                FIRST_SERVER_HOST + i);
         }
-    }
-
-    private void configureClients(final int count)
-    {
-        final List<String> commands = new ArrayList<>();
-        for (int i = 0; i < count; i++)
-        {
-            final int host = FIRST_CLIENT_HOST + i;
-            clientAddresses4.add(v4(OUTSIDE_V4 + host));
-            commands.add("addr add " + OUTSIDE_V4 + host + "/24 dev " + CLIENT_DEVICE);
-            if (ipv6)
-            {
-                clientAddresses6.add(v6(OUTSIDE_V6 + Integer.toHexString(host)));
-                commands.add("addr add " + OUTSIDE_V6 + Integer.toHexString(host) + "/64 dev " + CLIENT_DEVICE +
-                    " nodad");
-            }
-        }
-        commands.add("link set dev " + CLIENT_DEVICE + " up");
-        commands.addAll(defaultRoutes(OUTSIDE_V4, OUTSIDE_V6, BALANCER_HOST));
-        Netns.ipBatch(outsideNamespace, commands);
     }
 
     private void configureFirewall(final String namespace, final int host)
     {
         final List<String> commands = concat(addresses(FIREWALL_OUTSIDE_DEVICE, A_V4, A_V6, host),
-            addresses(FIREWALL_INSIDE_DEVICE, B_V4, B_V6, host));
-        commands.add("route add " + OUTSIDE_NETWORK_V4 + " via " + A_V4 + BALANCER_HOST);
-        commands.add("route add " + INSIDE_NETWORK_V4 + " via " + B_V4 + BALANCER_HOST);
-        commands.add("route add " + VIP_V4.getHostAddress() + "/32 via " + B_V4 + BALANCER_HOST);
-        if (ipv6)
-        {
-            commands.add("route add " + OUTSIDE_NETWORK_V6 + " via " + A_V6 + BALANCER_HOST);
-            commands.add("route add " + INSIDE_NETWORK_V6 + " via " + B_V6 + BALANCER_HOST);
-            commands.add("route add " + VIP_V6.getHostAddress() + "/128 via " + B_V6 + BALANCER_HOST);
-        }
+            addresses(FIREWALL_INSIDE_DEVICE, B_V4, B_V6, host),
+            routes(OUTSIDE_NETWORK_V4, OUTSIDE_NETWORK_V6, A_V4, A_V6, BALANCER_HOST),
+            routes(INSIDE_NETWORK_V4, INSIDE_NETWORK_V6, B_V4, B_V6, BALANCER_HOST),
+            vipRoutes(B_V4, B_V6, BALANCER_HOST));
         Netns.ipBatch(namespace, commands);
     }
 
     private void configureServer(final String namespace, final int host)
     {
-        final List<String> commands = new ArrayList<>(addresses(SERVER_DEVICE, INSIDE_V4, INSIDE_V6, host));
-        commands.addAll(defaultRoutes(INSIDE_V4, INSIDE_V6, BALANCER_HOST));
+        final List<String> commands = concat(addresses(SERVER_DEVICE, INSIDE_V4, INSIDE_V6, host),
+            defaultRoutes(INSIDE_V4, INSIDE_V6, BALANCER_HOST));
         if (vip)
         {
-            commands.add("addr add " + VIP_V4.getHostAddress() + "/32 dev lo");
-            if (ipv6)
-            {
-                commands.add("addr add " + VIP_V6.getHostAddress() + "/128 dev lo nodad");
-            }
+            commands.addAll(vipOnLo());
         }
         Netns.ipBatch(namespace, commands);
     }
 
-    private List<String> defaultRoutes(final String v4Prefix, final String v6Prefix, final int host)
+    /** The inside servers hold the VIP with {@link Builder#vip}. */
+    @Override
+    boolean serversHoldVip()
     {
-        final List<String> commands = new ArrayList<>();
-        commands.add("route add default via " + v4Prefix + host);
-        if (ipv6)
-        {
-            commands.add("route add default via " + v6Prefix + Integer.toHexString(host));
-        }
-        return commands;
-    }
-
-    private List<String> addresses(final String device, final String v4Prefix, final String v6Prefix,
-        final int host)
-    {
-        return Wiring.addresses(device, v4Prefix + host + "/24",
-            ipv6 ? v6Prefix + Integer.toHexString(host) + "/64" : null);
-    }
-
-    private NetInterface nic(final String namespace, final String device, final String v4Prefix,
-        final String v6Prefix, final int host)
-    {
-        return NetInterface.read(namespace, device, v4(v4Prefix + host),
-            ipv6 ? v6(v6Prefix + Integer.toHexString(host)) : null);
+        return vip;
     }
 
     @SafeVarargs
@@ -533,97 +436,10 @@ public final class FirewallSandwich implements AutoCloseable
         return byFirewall;
     }
 
-    /**
-     * Starts a {@link TcpDigestServer} on every inside server (all its addresses, the VIP too), answering as
-     * its name; closed with the sandwich.
-     */
-    public List<TcpDigestServer> startTcpServers(final int port, final boolean echo)
-    {
-        final List<TcpDigestServer> started = new ArrayList<>();
-        for (final Host server : servers)
-        {
-            started.add(register(TcpDigestServer.start(server.namespace(), server.name(), port, echo)));
-        }
-        return started;
-    }
-
-    /**
-     * Starts a {@link UdpDigestServer} on every inside server, on its addresses and (with {@link Builder#vip})
-     * the VIPs; closed with the sandwich.
-     */
-    public List<UdpDigestServer> startUdpServers(final int port)
-    {
-        final List<UdpDigestServer> started = new ArrayList<>();
-        for (final Host server : servers)
-        {
-            final List<InetSocketAddress> addresses = new ArrayList<>();
-            addresses.add(new InetSocketAddress(server.ipv4(), port));
-            if (vip)
-            {
-                addresses.add(new InetSocketAddress(VIP_V4, port));
-            }
-            if (ipv6)
-            {
-                addresses.add(new InetSocketAddress(server.ipv6(), port));
-                if (vip)
-                {
-                    addresses.add(new InetSocketAddress(VIP_V6, port));
-                }
-            }
-            started.add(register(UdpDigestServer.start(server.namespace(), server.name(), addresses)));
-        }
-        return started;
-    }
-
-    /** Closes {@code closeable} with the sandwich, before the namespaces go, latest first. */
-    public synchronized <T extends AutoCloseable> T register(final T closeable)
-    {
-        closeables.push(closeable);
-        return closeable;
-    }
-
-    /** Runs a command in a namespace and fails with its output if it fails; returns its output. */
-    public String inNamespace(final String namespace, final String... command)
-    {
-        return network.inNamespace(namespace, command);
-    }
-
-    /** Runs code on a thread inside a namespace ({@link TestNetwork#callIn}). */
-    public static <T> T callIn(final String namespace, final Callable<T> body)
-    {
-        return TestNetwork.callIn(namespace, body);
-    }
-
-    public TestNetwork network()
-    {
-        return network;
-    }
-
-    public boolean ipv6()
-    {
-        return ipv6;
-    }
-
     /** @return the clients' namespace. */
     public String outsideNamespace()
     {
         return outsideNamespace;
-    }
-
-    /** @return the clients' device {@code eth0}, with the first addresses. */
-    public NetInterface client()
-    {
-        return client;
-    }
-
-    public List<Inet4Address> clientAddresses4()
-    {
-        return List.copyOf(clientAddresses4);
-    }
-
-    public List<Inet6Address> clientAddresses6()
-    {
-        return List.copyOf(clientAddresses6);
     }
 
     /** @return jvs A's namespace and devices: {@code ao} (198.51.100.1) and {@code ai} (10.1.0.1). */
@@ -648,61 +464,5 @@ public final class FirewallSandwich implements AutoCloseable
     public Firewall firewall(final int index)
     {
         return firewalls.get(index - 1);
-    }
-
-    /** @return the inside servers, in1 (10.3.0.2) first. */
-    public List<Host> servers()
-    {
-        return List.copyOf(servers);
-    }
-
-    /** @param index 1 to N. */
-    public Host server(final int index)
-    {
-        return servers.get(index - 1);
-    }
-
-    public Inet4Address vip4()
-    {
-        return VIP_V4;
-    }
-
-    public Inet6Address vip6()
-    {
-        return VIP_V6;
-    }
-
-    /** @return the VIP of {@code like}'s family and {@code port}. */
-    public InetSocketAddress service(final InetAddress like, final int port)
-    {
-        return new InetSocketAddress(like instanceof Inet4Address ? VIP_V4 : VIP_V6, port);
-    }
-
-    /** Detaches the counters, closes what was registered, latest first, then removes every namespace. */
-    @Override
-    public void close()
-    {
-        final List<Throwable> failures = new ArrayList<>();
-        synchronized (this)
-        {
-            while (!closeables.isEmpty())
-            {
-                try
-                {
-                    closeables.pop().close();
-                }
-                catch (final Exception ex)
-                {
-                    failures.add(ex);
-                }
-            }
-        }
-        network.close();
-        if (!failures.isEmpty())
-        {
-            final IllegalStateException failure = new IllegalStateException("closing the sandwich failed");
-            failures.forEach(failure::addSuppressed);
-            throw failure;
-        }
     }
 }

@@ -2,15 +2,10 @@ package io.jvs.forwarder.daemon.it;
 
 import java.net.Inet4Address;
 import java.net.Inet6Address;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.UnknownHostException;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Deque;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.Callable;
+import java.util.Set;
 
 import io.jvs.nativebindings.bpf.XdpLink;
 import io.jvs.nativebindings.testing.TestNetwork;
@@ -45,7 +40,7 @@ import io.jvs.nativebindings.testing.TestNetwork;
  * {@link #startTcpServers}) and removes every namespace, also when a test fails (a shutdown hook of
  * {@link TestNetwork} covers a JVM that dies).
  */
-public final class LbTopology implements AutoCloseable
+public final class LbTopology extends Topology
 {
     /** How the director forwards to the real servers. */
     public enum Mode
@@ -77,54 +72,24 @@ public final class LbTopology implements AutoCloseable
     private static final String V6_SERVER = "fd00:172:16::";
     private static final int DIRECTOR_HOST = 1;
     private static final int ROUTER_HOST = 254;
-    private static final String ROUTER_HOST_V6 = "fe";
 
-    private final TestNetwork network;
     private final Mode mode;
     private final boolean oneArm;
-    private final boolean ipv6;
-    private final Deque<AutoCloseable> closeables = new ArrayDeque<>();
     private String clientNamespace;
     private String clientSwitchNamespace;
     private String directorNamespace;
     private String serverSwitchNamespace;
     private String routerNamespace;
-    private NetInterface client;
     private NetInterface directorClientSide;
     private NetInterface directorServerSide;
     private NetInterface routerClientSide;
     private NetInterface routerServerSide;
-    private final List<Inet4Address> clientAddresses4 = new ArrayList<>();
-    private final List<Inet6Address> clientAddresses6 = new ArrayList<>();
-    private final List<RealServer> realServers = new ArrayList<>();
-
-    /**
-     * A real server.
-     *
-     * @param index     1 to N, in the order of the bridge's ports and of the addresses.
-     * @param name      {@code rs1}, {@code rs2}...: the identity its servers answer with.
-     * @param namespace its namespace.
-     * @param nic       its one device, {@code eth0}.
-     */
-    public record RealServer(int index, String name, String namespace, NetInterface nic)
-    {
-        public Inet4Address ipv4()
-        {
-            return nic.ipv4();
-        }
-
-        public Inet6Address ipv6()
-        {
-            return nic.ipv6();
-        }
-    }
 
     private LbTopology(final Builder builder)
     {
-        this.network = TestNetwork.create(builder.tag);
+        super("topology", builder.tag, builder.ipv6, VIP_V4, VIP_V6);
         this.mode = builder.mode;
         this.oneArm = builder.oneArm;
-        this.ipv6 = builder.ipv6;
     }
 
     /**
@@ -252,50 +217,33 @@ public final class LbTopology implements AutoCloseable
         /** Makes the namespaces; on any failure removes what it made and throws. */
         public LbTopology build()
         {
-            final LbTopology topology = new LbTopology(this);
-            try
-            {
-                topology.create(this);
-                return topology;
-            }
-            catch (final RuntimeException | Error ex)
-            {
-                topology.close();
-                throw ex;
-            }
+            return Topology.build(new LbTopology(this), topology -> topology.create(this));
         }
     }
 
     private void create(final Builder builder)
     {
         final boolean withRouter = builder.router || oneArm || mode != Mode.NAT;
-        clientNamespace = network.namespace("cli");
-        clientSwitchNamespace = network.namespace("swc");
-        directorNamespace = network.namespace("lb");
-        serverSwitchNamespace = network.namespace("sws");
-        routerNamespace = withRouter ? network.namespace("rt") : null;
+        clientNamespace = network().namespace("cli");
+        clientSwitchNamespace = network().namespace("swc");
+        directorNamespace = network().namespace("lb");
+        serverSwitchNamespace = network().namespace("sws");
+        routerNamespace = withRouter ? network().namespace("rt") : null;
         final List<String> servers = new ArrayList<>();
         for (int i = 1; i <= builder.realServers; i++)
         {
-            servers.add(network.namespace("rs" + i));
+            servers.add(network().namespace("rs" + i));
         }
-        for (final String namespace : network.namespaces())
+        final Set<String> switches = Set.of(clientSwitchNamespace, serverSwitchNamespace);
+        baseSysctls(switches);
+        if (serversHoldVip())
         {
-            Wiring.baseSysctls(namespace, ipv6 && !namespace.equals(clientSwitchNamespace) &&
-                !namespace.equals(serverSwitchNamespace));
-        }
-        if (mode != Mode.NAT)
-        {
-            for (final String server : servers)
-            {
-                // Never answer ARP for the VIP on lo, never source ARP from it (the selftest's DR/TUN set-up).
-                Netns.sysctl(server, "net.ipv4.conf.all.arp_ignore", "1", "net.ipv4.conf.all.arp_announce", "2");
-            }
+            servers.forEach(Topology::ignoreArpForLo);
         }
         if (routerNamespace != null)
         {
             Netns.sysctl(routerNamespace, "net.ipv4.ip_forward", "1");
-            if (ipv6)
+            if (ipv6())
             {
                 Netns.sysctl(routerNamespace, "net.ipv6.conf.all.forwarding", "1");
             }
@@ -342,36 +290,14 @@ public final class LbTopology implements AutoCloseable
             Netns.ip(clientNamespace, "link", "set", "dev", CLIENT_DEVICE, "gso_max_segs", "1");
         }
         readInterfaces(servers);
-        for (final String namespace : network.namespaces())
-        {
-            Netns.awaitReady(namespace, ipv6 && !namespace.equals(clientSwitchNamespace) &&
-                !namespace.equals(serverSwitchNamespace));
-        }
+        awaitReady(switches);
     }
 
     private void configureClient(final Builder builder)
     {
-        final List<String> commands = new ArrayList<>();
-        for (int i = 0; i < builder.clientAddresses; i++)
-        {
-            final int host = 2 + i;
-            clientAddresses4.add(v4(V4_CLIENT + host));
-            commands.add("addr add " + V4_CLIENT + host + "/24 dev " + CLIENT_DEVICE);
-            if (ipv6)
-            {
-                clientAddresses6.add(v6(V6_CLIENT + Integer.toHexString(host)));
-                commands.add("addr add " + V6_CLIENT + Integer.toHexString(host) + "/64 dev " + CLIENT_DEVICE +
-                    " nodad");
-            }
-        }
-        commands.add("link set dev " + CLIENT_DEVICE + " up");
-        final int gateway = oneArm ? ROUTER_HOST : DIRECTOR_HOST;
-        commands.add("route add " + VIP_V4.getHostAddress() + "/32 via " + V4_CLIENT + gateway);
-        if (ipv6)
-        {
-            final String gateway6 = oneArm ? ROUTER_HOST_V6 : Integer.toString(DIRECTOR_HOST);
-            commands.add("route add " + VIP_V6.getHostAddress() + "/128 via " + V6_CLIENT + gateway6);
-        }
+        final List<String> commands = clientAddresses(CLIENT_DEVICE, V4_CLIENT, V6_CLIENT, 2,
+            builder.clientAddresses);
+        commands.addAll(vipRoutes(V4_CLIENT, V6_CLIENT, oneArm ? ROUTER_HOST : DIRECTOR_HOST));
         Netns.ipBatch(clientNamespace, commands);
     }
 
@@ -385,11 +311,7 @@ public final class LbTopology implements AutoCloseable
         commands.addAll(addresses(DIRECTOR_SERVER_DEVICE, V4_SERVER, V6_SERVER, DIRECTOR_HOST));
         if (oneArm)
         {
-            commands.add("route add default via " + V4_SERVER + ROUTER_HOST);
-            if (ipv6)
-            {
-                commands.add("route add default via " + V6_SERVER + ROUTER_HOST_V6);
-            }
+            commands.addAll(defaultRoutes(V4_SERVER, V6_SERVER, ROUTER_HOST));
         }
         Netns.ipBatch(directorNamespace, commands);
     }
@@ -401,11 +323,7 @@ public final class LbTopology implements AutoCloseable
         commands.addAll(addresses(ROUTER_SERVER_DEVICE, V4_SERVER, V6_SERVER, ROUTER_HOST));
         if (oneArm)
         {
-            commands.add("route add " + VIP_V4.getHostAddress() + "/32 via " + V4_SERVER + DIRECTOR_HOST);
-            if (ipv6)
-            {
-                commands.add("route add " + VIP_V6.getHostAddress() + "/128 via " + V6_SERVER + DIRECTOR_HOST);
-            }
+            commands.addAll(vipRoutes(V4_SERVER, V6_SERVER, DIRECTOR_HOST));
         }
         Netns.ipBatch(routerNamespace, commands);
     }
@@ -418,47 +336,17 @@ public final class LbTopology implements AutoCloseable
         {
             commands.add("link set dev " + REAL_SERVER_DEVICE + " gso_max_segs 1");
         }
-        final boolean viaDirector = mode == Mode.NAT;
-        commands.add("route add default via " + V4_SERVER + (viaDirector ? DIRECTOR_HOST : ROUTER_HOST));
-        if (ipv6)
+        commands.addAll(defaultRoutes(V4_SERVER, V6_SERVER, mode == Mode.NAT ? DIRECTOR_HOST : ROUTER_HOST));
+        if (serversHoldVip())
         {
-            commands.add("route add default via " + V6_SERVER +
-                (viaDirector ? Integer.toString(DIRECTOR_HOST) : ROUTER_HOST_V6));
-        }
-        if (mode != Mode.NAT)
-        {
-            commands.add("addr add " + VIP_V4.getHostAddress() + "/32 dev lo");
-            if (ipv6)
-            {
-                commands.add("addr add " + VIP_V6.getHostAddress() + "/128 dev lo nodad");
-            }
+            commands.addAll(vipOnLo());
         }
         Netns.ipBatch(namespace, commands);
     }
 
-    /** Both families' address of {@code host} on a LAN, and the device up. */
-    private List<String> addresses(final String device, final String v4Prefix, final String v6Prefix,
-        final int host)
-    {
-        final List<String> commands = new ArrayList<>();
-        commands.add("addr add " + v4Prefix + host + "/24 dev " + device);
-        if (ipv6)
-        {
-            commands.add("addr add " + v6Prefix + hostV6(host) + "/64 dev " + device + " nodad");
-        }
-        commands.add("link set dev " + device + " up");
-        return commands;
-    }
-
-    private static String hostV6(final int host)
-    {
-        return host == ROUTER_HOST ? ROUTER_HOST_V6 : Integer.toHexString(host);
-    }
-
     private void readInterfaces(final List<String> servers)
     {
-        client = nic(clientNamespace, CLIENT_DEVICE, clientAddresses4.getFirst(),
-            ipv6 ? clientAddresses6.getFirst() : null);
+        readClient(clientNamespace, CLIENT_DEVICE);
         if (!oneArm)
         {
             directorClientSide = nic(directorNamespace, DIRECTOR_CLIENT_DEVICE, V4_CLIENT, V6_CLIENT, DIRECTOR_HOST);
@@ -472,99 +360,19 @@ public final class LbTopology implements AutoCloseable
         for (int i = 1; i <= servers.size(); i++)
         {
             final String namespace = servers.get(i - 1);
-            final RealServer server = new RealServer(i, "rs" + i, namespace,
-                nic(namespace, REAL_SERVER_DEVICE, V4_SERVER, V6_SERVER, 1 + i));
-            realServers.add(server);
+            final Host server = addServer("rs" + i, namespace, REAL_SERVER_DEVICE, V4_SERVER, V6_SERVER, 1 + i);
             if (mode == Mode.TUN)
             {
-                closeables.push(TunnelDecapsulator.attach(namespace, REAL_SERVER_DEVICE, server.ipv4(),
-                    server.ipv6()));
+                register(TunnelDecapsulator.attach(namespace, REAL_SERVER_DEVICE, server.ipv4(), server.ipv6()));
             }
         }
     }
 
-    private NetInterface nic(final String namespace, final String device, final String v4Prefix,
-        final String v6Prefix, final int host)
+    /** The real servers hold the VIP under DR and TUN. */
+    @Override
+    boolean serversHoldVip()
     {
-        return nic(namespace, device, v4(v4Prefix + host), ipv6 ? v6(v6Prefix + hostV6(host)) : null);
-    }
-
-    private static NetInterface nic(final String namespace, final String device, final Inet4Address ipv4,
-        final Inet6Address ipv6)
-    {
-        return NetInterface.read(namespace, device, ipv4, ipv6);
-    }
-
-    /**
-     * Starts a {@link TcpDigestServer} on every real server, on all its addresses (the VIP too under DR and
-     * TUN), answering as the server's name; they are closed with the topology.
-     *
-     * @return them, in the servers' order.
-     */
-    public List<TcpDigestServer> startTcpServers(final int port, final boolean echo)
-    {
-        final List<TcpDigestServer> started = new ArrayList<>();
-        for (final RealServer server : realServers)
-        {
-            started.add(register(TcpDigestServer.start(server.namespace(), server.name(), port, echo)));
-        }
-        return started;
-    }
-
-    /**
-     * Starts a {@link UdpDigestServer} on every real server, on its own addresses and, under DR and TUN, the
-     * VIPs; closed with the topology.
-     */
-    public List<UdpDigestServer> startUdpServers(final int port)
-    {
-        final List<UdpDigestServer> started = new ArrayList<>();
-        for (final RealServer server : realServers)
-        {
-            final List<InetSocketAddress> addresses = new ArrayList<>();
-            addresses.add(new InetSocketAddress(server.ipv4(), port));
-            if (ipv6)
-            {
-                addresses.add(new InetSocketAddress(server.ipv6(), port));
-            }
-            if (mode != Mode.NAT)
-            {
-                addresses.add(new InetSocketAddress(VIP_V4, port));
-                if (ipv6)
-                {
-                    addresses.add(new InetSocketAddress(VIP_V6, port));
-                }
-            }
-            started.add(register(UdpDigestServer.start(server.namespace(), server.name(), addresses)));
-        }
-        return started;
-    }
-
-    /**
-     * Closes {@code closeable} when the topology closes (before the namespaces go), latest first.
-     *
-     * @return it.
-     */
-    public synchronized <T extends AutoCloseable> T register(final T closeable)
-    {
-        closeables.push(closeable);
-        return closeable;
-    }
-
-    /** Runs a command in a namespace and fails with its output if it fails; returns its output. */
-    public String inNamespace(final String namespace, final String... command)
-    {
-        return network.inNamespace(namespace, command);
-    }
-
-    /** Runs code on a thread inside a namespace ({@link TestNetwork#callIn}). */
-    public static <T> T callIn(final String namespace, final Callable<T> body)
-    {
-        return TestNetwork.callIn(namespace, body);
-    }
-
-    public TestNetwork network()
-    {
-        return network;
+        return mode != Mode.NAT;
     }
 
     public Mode mode()
@@ -575,11 +383,6 @@ public final class LbTopology implements AutoCloseable
     public boolean oneArm()
     {
         return oneArm;
-    }
-
-    public boolean ipv6()
-    {
-        return ipv6;
     }
 
     public String clientNamespace()
@@ -608,24 +411,6 @@ public final class LbTopology implements AutoCloseable
         return Optional.ofNullable(routerNamespace);
     }
 
-    /** @return the client's device, {@code c0}, with its first addresses. */
-    public NetInterface client()
-    {
-        return client;
-    }
-
-    /** @return every client address, 10.0.0.2 up. */
-    public List<Inet4Address> clientAddresses4()
-    {
-        return List.copyOf(clientAddresses4);
-    }
-
-    /** @return every client IPv6 address, fd00:10::2 up; empty without IPv6. */
-    public List<Inet6Address> clientAddresses6()
-    {
-        return List.copyOf(clientAddresses6);
-    }
-
     /** @return the director's client-side device {@code lc} (10.0.0.1); empty when one-arm. */
     public Optional<NetInterface> directorClientSide()
     {
@@ -650,99 +435,31 @@ public final class LbTopology implements AutoCloseable
         return Optional.ofNullable(routerServerSide);
     }
 
-    /** @return the real servers, rs1 (172.16.0.2) first. */
-    public List<RealServer> realServers()
+    /** @return the real servers, rs1 (172.16.0.2) first: {@link #servers()}. */
+    public List<Host> realServers()
     {
-        return List.copyOf(realServers);
+        return servers();
     }
 
     /** @param index 1 to N. */
-    public RealServer realServer(final int index)
+    public Host realServer(final int index)
     {
-        return realServers.get(index - 1);
+        return server(index);
     }
 
     /** @return the real server whose name is {@code name}. */
-    public RealServer realServer(final String name)
+    public Host realServer(final String name)
     {
-        return realServers.stream().filter(server -> server.name().equals(name)).findFirst()
+        return servers().stream().filter(server -> server.name().equals(name)).findFirst()
             .orElseThrow(() -> new IllegalArgumentException("no real server " + name));
-    }
-
-    public Inet4Address vip4()
-    {
-        return VIP_V4;
-    }
-
-    public Inet6Address vip6()
-    {
-        return VIP_V6;
-    }
-
-    /** @return the VIP of {@code like}'s family and {@code port}. */
-    public InetSocketAddress service(final InetAddress like, final int port)
-    {
-        return new InetSocketAddress(like instanceof Inet4Address ? VIP_V4 : VIP_V6, port);
     }
 
     /**
      * @return the XDP links of the TUN decapsulator, one per real server, still attached (empty in other
      *         modes).
      */
-    public synchronized List<XdpLink> decapsulatorLinks()
+    public List<XdpLink> decapsulatorLinks()
     {
-        return closeables.stream().filter(XdpLink.class::isInstance).map(XdpLink.class::cast).toList().reversed();
-    }
-
-    /** Closes what was registered (servers, XDP links), latest first, then removes every namespace. */
-    @Override
-    public void close()
-    {
-        final List<Throwable> failures = new ArrayList<>();
-        synchronized (this)
-        {
-            while (!closeables.isEmpty())
-            {
-                try
-                {
-                    closeables.pop().close();
-                }
-                catch (final Exception ex)
-                {
-                    failures.add(ex);
-                }
-            }
-        }
-        network.close();
-        if (!failures.isEmpty())
-        {
-            final IllegalStateException failure = new IllegalStateException("closing the topology failed");
-            failures.forEach(failure::addSuppressed);
-            throw failure;
-        }
-    }
-
-    static Inet4Address v4(final String text)
-    {
-        try
-        {
-            return (Inet4Address)InetAddress.getByName(text);
-        }
-        catch (final UnknownHostException ex)
-        {
-            throw new IllegalArgumentException("not an IPv4 address: " + text, ex);
-        }
-    }
-
-    static Inet6Address v6(final String text)
-    {
-        try
-        {
-            return (Inet6Address)InetAddress.getByName(text);
-        }
-        catch (final UnknownHostException ex)
-        {
-            throw new IllegalArgumentException("not an IPv6 address: " + text, ex);
-        }
+        return registered(XdpLink.class);
     }
 }

@@ -11,8 +11,9 @@ import java.util.function.Function;
 import java.util.stream.Collectors;
 
 import io.jvs.forwarder.daemon.it.LbTopology.Mode;
-import io.jvs.forwarder.daemon.it.LbTopology.RealServer;
+import io.jvs.forwarder.daemon.it.Host;
 import io.jvs.nativebindings.packet.AfPacket;
+import io.jvs.nativebindings.testing.RawPacketSocket;
 import io.jvs.nativebindings.testing.TestNetwork;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -40,7 +41,7 @@ class LbTopologyTest
             final List<TcpDigestServer> servers = topology.startTcpServers(PORT, false);
 
             final Map<String, List<TcpDigestClient.Connection>> byServer = new TreeMap<>();
-            for (final RealServer server : topology.realServers())
+            for (final Host server : topology.realServers())
             {
                 byServer.put(server.name(), TcpDigestClient.run(topology.clientNamespace(),
                     TcpDigestClient.Load.of(new InetSocketAddress(server.ipv4(), PORT), 10, MIB).seed(server.index())));
@@ -152,7 +153,7 @@ class LbTopologyTest
         {
             routeServersThroughTheDirector(topology);
             final List<UdpDigestServer> servers = topology.startUdpServers(5353);
-            final RealServer target = topology.realServer(2);
+            final Host target = topology.realServer(2);
 
             final List<UdpDigestClient.Exchange> exchanges = UdpDigestClient.run(topology.clientNamespace(),
                 UdpDigestClient.Load.of(new InetSocketAddress(target.ipv4(), 5353), 30, 1200)
@@ -180,7 +181,7 @@ class LbTopologyTest
             final List<UdpDigestServer> udp = topology.startUdpServers(5353);
 
             final List<TcpDigestClient.Connection> connections = new ArrayList<>();
-            for (final RealServer server : topology.realServers())
+            for (final Host server : topology.realServers())
             {
                 connections.addAll(TcpDigestClient.run(topology.clientNamespace(),
                     TcpDigestClient.Load.of(new InetSocketAddress(server.ipv6(), PORT), 10, MIB)));
@@ -215,19 +216,16 @@ class LbTopologyTest
         {
             routeServersThroughTheDirector(topology);
             topology.startTcpServers(PORT, false);
-            try (PacketSocket watch = PacketSocket.open(topology.directorNamespace(),
+            try (RawPacketSocket watch = RawPacketSocket.openIncoming(topology.directorNamespace(),
                 LbTopology.DIRECTOR_CLIENT_DEVICE, AfPacket.ETH_P_IP))
             {
                 final List<TcpDigestClient.Connection> connections = TcpDigestClient.run(topology.clientNamespace(),
                     TcpDigestClient.Load.of(new InetSocketAddress(topology.realServer(1).ipv4(), PORT), 1, MIB));
                 assertThat(TcpDigestClient.failures(connections)).isEmpty();
                 int largest = 0;
-                for (PacketSocket.Received frame = watch.poll(); frame != null; frame = watch.poll())
+                for (byte[] frame = watch.poll(); frame != null; frame = watch.poll())
                 {
-                    if (frame.incoming())
-                    {
-                        largest = Math.max(largest, frame.frame().length);
-                    }
+                    largest = Math.max(largest, frame.length);
                 }
                 return largest;
             }
@@ -247,7 +245,7 @@ class LbTopologyTest
             assertThat(lc.ipv4().getHostAddress()).isEqualTo("10.0.0.1");
             assertThat(lc.mac()).isEqualTo(Netns.mac(topology.directorNamespace(), "lc"));
             assertThat(topology.directorServerSide().ipv6().getHostAddress()).isEqualTo("fd00:172:16:0:0:0:0:1");
-            assertThat(topology.realServers()).extracting(RealServer::name).containsExactly("rs1", "rs2");
+            assertThat(topology.realServers()).extracting(Host::name).containsExactly("rs1", "rs2");
             assertThat(topology.realServer(2).ipv4().getHostAddress()).isEqualTo("172.16.0.3");
             assertThat(topology.realServer(2).nic().macBytes()).hasSize(6);
             assertThat(Netns.ip(topology.realServer(1).namespace(), "route", "show", "default"))

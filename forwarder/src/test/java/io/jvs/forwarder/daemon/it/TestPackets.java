@@ -10,7 +10,8 @@ import java.util.Arrays;
 /**
  * Frames built and read by hand for the harness's own tests: Ethernet, IPv4 (header checksum, DF), IPv6,
  * UDP and TCP (checksums over the pseudo-header, RFC 768 / RFC 793 / RFC 8200 section 8.1), and IP-in-IP
- * as a TUN director sends it. Byte arrays, no native memory: they are sent with a {@link PacketSocket}.
+ * as a TUN director sends it. Byte arrays, no native memory: they are sent with a
+ * {@link io.jvs.nativebindings.testing.RawPacketSocket}.
  */
 public final class TestPackets
 {

@@ -16,8 +16,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 import io.jvs.forwarder.daemon.it.LbTopology.Mode;
-import io.jvs.forwarder.daemon.it.LbTopology.RealServer;
+import io.jvs.forwarder.daemon.it.Host;
 import io.jvs.nativebindings.packet.AfPacket;
+import io.jvs.nativebindings.testing.RawPacketSocket;
 import io.jvs.nativebindings.testing.TestNetwork;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -59,13 +60,13 @@ class TunnelFixtureTest
         try (LbTopology topology = LbTopology.builder("tun").mode(Mode.TUN).realServers(2).build())
         {
             final List<UdpDigestServer> servers = topology.startUdpServers(UDP_PORT);
-            final RealServer target = topology.realServer(2);
+            final Host target = topology.realServer(2);
             final InetAddress client = innerIpv4 ? topology.client().ipv4() : topology.client().ipv6();
             final InetAddress vip = innerIpv4 ? topology.vip4() : topology.vip6();
             final byte[] request = "a datagram for the VIP, sent in a tunnel".getBytes();
             try (DatagramChannel socket = clientSocket(topology, client);
-                 PacketSocket watch = PacketSocket.open(topology.clientNamespace(), LbTopology.CLIENT_DEVICE,
-                     AfPacket.ETH_P_ALL))
+                 RawPacketSocket watch = RawPacketSocket.openIncoming(topology.clientNamespace(),
+                     LbTopology.CLIENT_DEVICE, AfPacket.ETH_P_ALL))
             {
                 sendTunnelled(topology, target, outerIpv4, TestPackets.ip(client, vip, TestPackets.IPPROTO_UDP,
                     TestPackets.udp(client, vip, CLIENT_PORT, UDP_PORT, request)));
@@ -83,11 +84,11 @@ class TunnelFixtureTest
                     assertThat(asked.local()).isEqualTo(new InetSocketAddress(vip, UDP_PORT));
                 });
                 assertThat(servers.get(0).asked()).isEmpty();
-                final PacketSocket.Received arrived = watch.await(received -> received.incoming() &&
-                    isFrom(received, vip, UDP_PORT), Duration.ofSeconds(1));
+                final byte[] arrived = watch.await(received -> isFrom(received, vip, UDP_PORT),
+                    Duration.ofSeconds(1));
                 assertThat(arrived).as("the answer's frame on the client's device").isNotNull();
-                assertThat(arrived.frame()).startsWith(topology.client().macBytes());
-                assertThat(TestPackets.parse(arrived.frame()).sourceMac())
+                assertThat(arrived).startsWith(topology.client().macBytes());
+                assertThat(TestPackets.parse(arrived).sourceMac())
                     .as("the answer comes from the router, not the director")
                     .isEqualTo(topology.routerClientSide().orElseThrow().macBytes());
             }
@@ -101,17 +102,17 @@ class TunnelFixtureTest
         {
             topology.startTcpServers(TCP_PORT, false);
             final InetAddress client = topology.client().ipv4();
-            try (PacketSocket watch = PacketSocket.open(topology.clientNamespace(), LbTopology.CLIENT_DEVICE,
-                AfPacket.ETH_P_IP))
+            try (RawPacketSocket watch = RawPacketSocket.openIncoming(topology.clientNamespace(),
+                LbTopology.CLIENT_DEVICE, AfPacket.ETH_P_IP))
             {
                 sendTunnelled(topology, topology.realServer(1), true, TestPackets.ip(client, topology.vip4(),
                     TestPackets.IPPROTO_TCP, TestPackets.tcp(client, topology.vip4(), CLIENT_PORT + 1, TCP_PORT,
                         1000, 0, TestPackets.TCP_SYN)));
 
-                final PacketSocket.Received synAck = watch.await(received -> received.incoming() &&
-                    isFrom(received, topology.vip4(), TCP_PORT), ANSWER_TIMEOUT);
+                final byte[] synAck = watch.await(received -> isFrom(received, topology.vip4(), TCP_PORT),
+                    ANSWER_TIMEOUT);
                 assertThat(synAck).as("the server's answer to the SYN").isNotNull();
-                final TestPackets.Frame frame = TestPackets.parse(synAck.frame());
+                final TestPackets.Frame frame = TestPackets.parse(synAck);
                 assertThat(frame.hasTcpFlags(TestPackets.TCP_SYN | TestPackets.TCP_ACK)).isTrue();
                 assertThat(frame.destination()).isEqualTo(client);
                 assertThat(frame.destinationPort()).isEqualTo(CLIENT_PORT + 1);
@@ -125,7 +126,7 @@ class TunnelFixtureTest
     {
         try (LbTopology topology = LbTopology.builder("nodc").mode(Mode.TUN).realServers(1).build())
         {
-            final RealServer server = topology.realServer(1);
+            final Host server = topology.realServer(1);
             assertThat(Netns.ip(server.namespace(), "-d", "link", "show", "dev", LbTopology.REAL_SERVER_DEVICE))
                 .contains("xdpgeneric").contains(TunnelDecapsulator.PROGRAM_NAME);
             final List<UdpDigestServer> servers = topology.startUdpServers(UDP_PORT);
@@ -147,13 +148,13 @@ class TunnelFixtureTest
     }
 
     /** Sends {@code inner} from the director's server side to the real server inside an outer header. */
-    private static void sendTunnelled(final LbTopology topology, final RealServer server, final boolean outerIpv4,
+    private static void sendTunnelled(final LbTopology topology, final Host server, final boolean outerIpv4,
         final byte[] inner)
     {
         final NetInterface director = topology.directorServerSide();
         final InetAddress outerSource = outerIpv4 ? director.ipv4() : director.ipv6();
         final InetAddress outerDestination = outerIpv4 ? server.ipv4() : server.ipv6();
-        try (PacketSocket sender = PacketSocket.open(director.namespace(), director.name(), 0))
+        try (RawPacketSocket sender = RawPacketSocket.open(director.namespace(), director.name(), 0))
         {
             sender.send(TestPackets.ethernet(server.nic().macBytes(), director.macBytes(),
                 TestPackets.etherType(outerSource), TestPackets.encapsulate(outerSource, outerDestination, inner)));
@@ -192,9 +193,9 @@ class TunnelFixtureTest
         }
     }
 
-    private static boolean isFrom(final PacketSocket.Received received, final InetAddress source, final int port)
+    private static boolean isFrom(final byte[] received, final InetAddress source, final int port)
     {
-        final TestPackets.Frame frame = TestPackets.parse(received.frame());
+        final TestPackets.Frame frame = TestPackets.parse(received);
         return frame != null && frame.source().equals(source) && frame.sourcePort() == port;
     }
 }

@@ -13,7 +13,7 @@
  *       {@link io.jvs.forwarder.daemon.it.TcpDigestServer} / {@link io.jvs.forwarder.daemon.it.TcpDigestClient}
  *       (seeded bytes, SHA-256 checked at both ends, the server's identity back) and
  *       {@link io.jvs.forwarder.daemon.it.UdpDigestServer} / {@link io.jvs.forwarder.daemon.it.UdpDigestClient};</li>
- *   <li>{@link io.jvs.forwarder.daemon.it.FlowCounter}, {@link io.jvs.forwarder.daemon.it.PacketSocket},
+ *   <li>{@link io.jvs.forwarder.daemon.it.FlowCounter}, {@link io.jvs.nativebindings.testing.RawPacketSocket},
  *       {@link io.jvs.forwarder.daemon.it.TestPackets} and {@link io.jvs.forwarder.daemon.it.Netns} for
  *       looking at and making packets and namespaces.</li>
  * </ul>

@@ -3,11 +3,13 @@ package io.jvs.forwarder.port.packet;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
 import io.jvs.forwarder.l2.MacRewriteLoop;
 import io.jvs.nativebindings.Syscalls;
+import io.jvs.nativebindings.testing.RawPacketSocket;
 import io.jvs.nativebindings.testing.TestNetwork;
 import org.junit.jupiter.api.Test;
 
@@ -38,7 +40,7 @@ class AfPacketChecksumOffloadTest
             {
                 assertThat(features.output()).as("the veth default this test relies on").contains("tx-checksumming: on");
             }
-            try (RawSocket sink = TestNetwork.callIn(net.sink, () -> new RawSocket("s0", ETH_P_IP));
+            try (RawPacketSocket sink = RawPacketSocket.openIncoming(net.sink, "s0", ETH_P_IP);
                 AfPacketForwardingPair pair = TestNetwork.callIn(net.fwd,
                     () -> AfPacketForwardingPair.open(Syscalls.create(), "fA", "fB", AfPacketForwardingTest.SMALL)))
             {
@@ -76,7 +78,7 @@ class AfPacketChecksumOffloadTest
         }
     }
 
-    private static List<byte[]> forward(final AfPacketForwardingPair pair, final RawSocket sink)
+    private static List<byte[]> forward(final AfPacketForwardingPair pair, final RawPacketSocket sink)
     {
         final MacRewriteLoop loop = new MacRewriteLoop(
             pair.receivePort(), pair.transmitPort(), TestPackets.NEW_DESTINATION, TestPackets.NEW_SOURCE);
@@ -87,7 +89,7 @@ class AfPacketChecksumOffloadTest
         {
             loop.poll(System.nanoTime());
             byte[] frame;
-            while ((frame = sink.receive(0)) != null)
+            while ((frame = sink.receive(Duration.ZERO)) != null)
             {
                 arrived.add(frame);
             }

@@ -7,6 +7,7 @@ import io.jvs.nativebindings.NativeCallException;
 import io.jvs.nativebindings.Syscalls;
 import io.jvs.nativebindings.packet.AfPacket;
 import io.jvs.nativebindings.testing.TestCapabilities;
+import io.jvs.nativebindings.testing.RawPacketSocket;
 import io.jvs.nativebindings.testing.TestNetwork;
 import org.junit.jupiter.api.Test;
 
@@ -68,7 +69,7 @@ class AfPacketFailureTest
         final AfPacketSettings tiny = AfPacketForwardingTest.SMALL.withRxRing(4096, 2, 1);
         final int frames = 200;
         try (ForwardingNetwork net = new ForwardingNetwork("afpdrop");
-            RawSocket generator = TestNetwork.callIn(net.gen, () -> new RawSocket("g0", 0));
+            RawPacketSocket generator = RawPacketSocket.openIncoming(net.gen, "g0", 0);
             AfPacketPort port = TestNetwork.callIn(net.fwd,
                 () -> AfPacketPort.open(Syscalls.create(), 0, "fA", tiny, AfPacketPort.Direction.RECEIVE)))
         {

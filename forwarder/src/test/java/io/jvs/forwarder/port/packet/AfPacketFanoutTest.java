@@ -9,6 +9,7 @@ import io.jvs.core.packet.Frames;
 import io.jvs.core.pipeline.FrameBurst;
 import io.jvs.nativebindings.Syscalls;
 import io.jvs.nativebindings.packet.AfPacket;
+import io.jvs.nativebindings.testing.RawPacketSocket;
 import io.jvs.nativebindings.testing.TestNetwork;
 import org.junit.jupiter.api.Test;
 
@@ -29,7 +30,7 @@ class AfPacketFanoutTest
     {
         final AfPacketSettings settings = AfPacketForwardingTest.SMALL.withFanout(4243, AfPacket.PACKET_FANOUT_HASH);
         try (ForwardingNetwork net = new ForwardingNetwork("afpfan");
-            RawSocket generator = TestNetwork.callIn(net.gen, () -> new RawSocket("g0", 0));
+            RawPacketSocket generator = RawPacketSocket.openIncoming(net.gen, "g0", 0);
             AfPacketPort first = TestNetwork.callIn(net.fwd,
                 () -> AfPacketPort.open(Syscalls.create(), 0, "fA", settings, AfPacketPort.Direction.RECEIVE));
             AfPacketPort second = TestNetwork.callIn(net.fwd,

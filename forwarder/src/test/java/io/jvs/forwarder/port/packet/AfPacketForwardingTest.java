@@ -3,6 +3,7 @@ package io.jvs.forwarder.port.packet;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 
@@ -10,6 +11,7 @@ import io.jvs.core.pipeline.FrameBurst;
 import io.jvs.forwarder.l2.MacRewriteLoop;
 import io.jvs.nativebindings.Syscalls;
 import io.jvs.nativebindings.packet.AfPacket;
+import io.jvs.nativebindings.testing.RawPacketSocket;
 import io.jvs.nativebindings.testing.TestNetwork;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -40,8 +42,8 @@ class AfPacketForwardingTest
         final AfPacketSettings settings = SMALL.withTxRing(txVersionNumber - 1, 64 << 10, 1024)
             .withLinearTransmit(linear);
         try (ForwardingNetwork net = new ForwardingNetwork("afpfwd");
-            RawSocket generator = TestNetwork.callIn(net.gen, () -> new RawSocket("g0", 0));
-            RawSocket sink = TestNetwork.callIn(net.sink, () -> new RawSocket("s0", TestPackets.ETH_P_EXPERIMENTAL));
+            RawPacketSocket generator = RawPacketSocket.openIncoming(net.gen, "g0", 0);
+            RawPacketSocket sink = RawPacketSocket.openIncoming(net.sink, "s0", TestPackets.ETH_P_EXPERIMENTAL);
             AfPacketForwardingPair pair = TestNetwork.callIn(net.fwd,
                 () -> AfPacketForwardingPair.open(Syscalls.create(), "fA", "fB", settings)))
         {
@@ -64,7 +66,7 @@ class AfPacketForwardingTest
     {
         final AfPacketSettings settings = SMALL.withQdiscBypass(false);
         try (ForwardingNetwork net = new ForwardingNetwork("afpsame");
-            RawSocket generator = TestNetwork.callIn(net.gen, () -> new RawSocket("g0", TestPackets.ETH_P_EXPERIMENTAL));
+            RawPacketSocket generator = RawPacketSocket.openIncoming(net.gen, "g0", TestPackets.ETH_P_EXPERIMENTAL);
             AfPacketForwardingPair pair = TestNetwork.callIn(net.fwd,
                 () -> AfPacketForwardingPair.open(Syscalls.create(), "fA", "fA", settings)))
         {
@@ -88,7 +90,7 @@ class AfPacketForwardingTest
     {
         final int frames = 50;
         try (ForwardingNetwork net = new ForwardingNetwork("afpvlan");
-            RawSocket generator = TestNetwork.callIn(net.gen, () -> new RawSocket("g0", 0));
+            RawPacketSocket generator = RawPacketSocket.openIncoming(net.gen, "g0", 0);
             AfPacketPort sink = TestNetwork.callIn(net.sink,
                 () -> AfPacketPort.open(Syscalls.create(), 2, "s0", SMALL, AfPacketPort.Direction.RECEIVE));
             AfPacketForwardingPair pair = TestNetwork.callIn(net.fwd,
@@ -146,7 +148,7 @@ class AfPacketForwardingTest
     void shouldWakeAnIdleWorkerWhenFramesArrive()
     {
         try (ForwardingNetwork net = new ForwardingNetwork("afpwake");
-            RawSocket generator = TestNetwork.callIn(net.gen, () -> new RawSocket("g0", 0));
+            RawPacketSocket generator = RawPacketSocket.openIncoming(net.gen, "g0", 0);
             AfPacketForwardingPair pair = TestNetwork.callIn(net.fwd,
                 () -> AfPacketForwardingPair.open(Syscalls.create(), "fA", "fB", SMALL)))
         {
@@ -165,7 +167,8 @@ class AfPacketForwardingTest
     }
 
     static List<byte[]> sendAndForward(
-        final RawSocket generator, final RawSocket sink, final AfPacketForwardingPair pair, final int frames)
+        final RawPacketSocket generator, final RawPacketSocket sink, final AfPacketForwardingPair pair,
+        final int frames)
     {
         final MacRewriteLoop loop = new MacRewriteLoop(
             pair.receivePort(), pair.transmitPort(), TestPackets.NEW_DESTINATION, TestPackets.NEW_SOURCE);
@@ -230,10 +233,10 @@ class AfPacketForwardingTest
         assertThat(in.truncatedFrames).isZero();
     }
 
-    private static void collect(final RawSocket sink, final List<byte[]> arrived, final int timeoutMs)
+    private static void collect(final RawPacketSocket sink, final List<byte[]> arrived, final int timeoutMs)
     {
         byte[] frame;
-        while ((frame = sink.receive(timeoutMs)) != null)
+        while ((frame = sink.receive(Duration.ofMillis(timeoutMs))) != null)
         {
             arrived.add(frame);
         }

@@ -23,6 +23,7 @@ import io.jvs.nativebindings.bpf.FanoutPrograms;
 import io.jvs.nativebindings.bpf.XdpPrograms;
 import io.jvs.nativebindings.bpf.XdpVipFilter;
 import io.jvs.nativebindings.packet.AfPacket;
+import io.jvs.nativebindings.testing.RawPacketSocket;
 import io.jvs.nativebindings.testing.TestNetwork;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -135,7 +136,7 @@ class FanoutProgramTest
         try (ForwardingNetwork net = new ForwardingNetwork("afpfanp");
              XdpVipFilter filter = vipFilter(syscalls);
              BpfProgram program = FanoutPrograms.load(syscalls, workers, filter);
-             RawSocket generator = TestNetwork.callIn(net.gen, () -> new RawSocket("g0", 0)))
+             RawPacketSocket generator = RawPacketSocket.openIncoming(net.gen, "g0", 0))
         {
             final AfPacketPrograms programs = AfPacketPrograms.NONE.withFanout(program);
             final AfPacketPort[] ports = new AfPacketPort[workers];

@@ -16,6 +16,7 @@ import io.jvs.core.packet.Checksums;
 import io.jvs.forwarder.l2.MacRewriteLoop;
 import io.jvs.nativebindings.bpf.XdpMode;
 import io.jvs.nativebindings.packet.AfPacket;
+import io.jvs.nativebindings.testing.RawPacketSocket;
 import io.jvs.nativebindings.testing.TestNetwork;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -46,7 +47,7 @@ class AfXdpChecksumTest
     {
         try (ForwardingNetwork network = new ForwardingNetwork("afxc");
              AfXdpForwardingPair pair = AfXdpForwardingTest.openIn(network.forwarder, AfXdpSettings.defaults(mode));
-             RawSocket sink = RawSocket.open(network.sink, SINK_DEVICE, AfPacket.ETH_P_IP))
+             RawPacketSocket sink = RawPacketSocket.open(network.sink, SINK_DEVICE, AfPacket.ETH_P_IP))
         {
             final TestNetwork test = network.network;
             test.inNamespace(network.generator, "ip", "addr", "add", "10.77.1.1/24", "dev", GENERATOR_DEVICE);
@@ -67,7 +68,7 @@ class AfXdpChecksumTest
     }
 
     private static byte[] forwardOneDatagram(final ForwardingNetwork network, final MacRewriteLoop loop,
-        final RawSocket sink)
+        final RawPacketSocket sink)
     {
         TestNetwork.callIn(network.generator, () ->
         {

@@ -14,6 +14,7 @@ import io.jvs.nativebindings.NativeCallException;
 import io.jvs.nativebindings.Syscalls;
 import io.jvs.nativebindings.bpf.XdpMode;
 import io.jvs.nativebindings.testing.TestCapabilities;
+import io.jvs.nativebindings.testing.RawPacketSocket;
 import io.jvs.nativebindings.testing.TestNetwork;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -72,7 +73,7 @@ class AfXdpFailureTest
         try (ForwardingNetwork network = new ForwardingNetwork("afxr");
              AfXdpForwardingPair pair = AfXdpForwardingTest.openIn(network.forwarder,
                  SMALL.withRings(256, ring, 256, ring));
-             RawSocket sink = RawSocket.open(network.sink, ForwardingNetwork.SINK_DEVICE,
+             RawPacketSocket sink = RawPacketSocket.open(network.sink, ForwardingNetwork.SINK_DEVICE,
                  AfXdpForwardingTest.TEST_ETHER_TYPE);
              Arena arena = Arena.ofConfined())
         {
@@ -156,7 +157,7 @@ class AfXdpFailureTest
         try (ForwardingNetwork network = new ForwardingNetwork("afxo");
              AfXdpForwardingPair pair = TestNetwork.callIn(network.forwarder, () ->
                  AfXdpForwardingPair.open(Syscalls.create(), RECEIVE_DEVICE, RECEIVE_DEVICE, SMALL));
-             RawSocket generator = RawSocket.open(network.generator, ForwardingNetwork.GENERATOR_DEVICE,
+             RawPacketSocket generator = RawPacketSocket.open(network.generator, ForwardingNetwork.GENERATOR_DEVICE,
                  AfXdpForwardingTest.TEST_ETHER_TYPE))
         {
             assertThat(pair.transmitPort()).isSameAs(pair.receivePort());

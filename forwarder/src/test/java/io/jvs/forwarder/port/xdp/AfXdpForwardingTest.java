@@ -9,6 +9,7 @@ import io.jvs.forwarder.l2.MacRewriteLoop;
 import io.jvs.forwarder.port.PortCounters;
 import io.jvs.nativebindings.Syscalls;
 import io.jvs.nativebindings.bpf.XdpMode;
+import io.jvs.nativebindings.testing.RawPacketSocket;
 import io.jvs.nativebindings.testing.TestNetwork;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -58,9 +59,9 @@ class AfXdpForwardingTest
         final XdpMode mode = settings.xdpMode();
         try (ForwardingNetwork network = new ForwardingNetwork("afxf");
              AfXdpForwardingPair pair = openIn(network.forwarder, settings);
-             RawSocket generator = RawSocket.open(network.generator, ForwardingNetwork.GENERATOR_DEVICE,
+             RawPacketSocket generator = RawPacketSocket.open(network.generator, ForwardingNetwork.GENERATOR_DEVICE,
                  TEST_ETHER_TYPE);
-             RawSocket sink = RawSocket.open(network.sink, ForwardingNetwork.SINK_DEVICE, TEST_ETHER_TYPE))
+             RawPacketSocket sink = RawPacketSocket.open(network.sink, ForwardingNetwork.SINK_DEVICE, TEST_ETHER_TYPE))
         {
             assertThat(pair.describe()).contains("afxdp:fA/0 -> afxdp:fB/0").contains("copy")
                 .contains("xdp " + mode);
@@ -117,7 +118,8 @@ class AfXdpForwardingTest
     }
 
     /** Polls the forwarder and drains the sink until {@code total} frames arrived, for at most 10 s. */
-    static void pump(final MacRewriteLoop loop, final RawSocket sink, final List<String> received, final int total)
+    static void pump(final MacRewriteLoop loop, final RawPacketSocket sink, final List<String> received,
+        final int total)
     {
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (received.size() < total && System.nanoTime() - deadline < 0)

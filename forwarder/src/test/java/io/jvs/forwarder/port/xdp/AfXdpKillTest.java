@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import io.jvs.nativebindings.bpf.XdpMode;
+import io.jvs.nativebindings.testing.RawPacketSocket;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -29,9 +30,9 @@ class AfXdpKillTest
     void shouldLeaveNoProgramAttachedAndTheQueueFreeWhenTheHoldingProcessIsKilled() throws Exception
     {
         try (ForwardingNetwork network = new ForwardingNetwork("afxk");
-             RawSocket generator = RawSocket.open(network.generator, ForwardingNetwork.GENERATOR_DEVICE,
+             RawPacketSocket generator = RawPacketSocket.open(network.generator, ForwardingNetwork.GENERATOR_DEVICE,
                  AfXdpForwardingTest.TEST_ETHER_TYPE);
-             RawSocket sink = RawSocket.open(network.sink, ForwardingNetwork.SINK_DEVICE,
+             RawPacketSocket sink = RawPacketSocket.open(network.sink, ForwardingNetwork.SINK_DEVICE,
                  AfXdpForwardingTest.TEST_ETHER_TYPE))
         {
             final Path errors = Files.createTempFile("afxdp-child", ".err");
@@ -82,7 +83,7 @@ class AfXdpKillTest
         }
     }
 
-    private static List<String> drain(final RawSocket sink, final int count) throws InterruptedException
+    private static List<String> drain(final RawPacketSocket sink, final int count) throws InterruptedException
     {
         final List<String> received = new ArrayList<>();
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);

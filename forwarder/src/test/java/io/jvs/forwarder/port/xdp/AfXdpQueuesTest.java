@@ -7,6 +7,7 @@ import java.util.concurrent.TimeUnit;
 import io.jvs.forwarder.l2.MacRewriteLoop;
 import io.jvs.nativebindings.bpf.XdpMode;
 import io.jvs.nativebindings.packet.AfPacket;
+import io.jvs.nativebindings.testing.RawPacketSocket;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -32,9 +33,10 @@ class AfXdpQueuesTest
         try (ForwardingNetwork network = new ForwardingNetwork("afxq", QUEUES);
              AfXdpForwardingPair pair = AfXdpForwardingTest.openIn(network.forwarder,
                  AfXdpSettings.defaults(XdpMode.DRV).withChunks(4096).withQueues(0, QUEUES));
-             RawSocket generator = RawSocket.open(network.generator, ForwardingNetwork.GENERATOR_DEVICE,
+             RawPacketSocket generator = RawPacketSocket.open(network.generator, ForwardingNetwork.GENERATOR_DEVICE,
                  AfPacket.ETH_P_IP);
-             RawSocket sink = RawSocket.open(network.sink, ForwardingNetwork.SINK_DEVICE, AfPacket.ETH_P_IP))
+             RawPacketSocket sink = RawPacketSocket.open(network.sink, ForwardingNetwork.SINK_DEVICE,
+                 AfPacket.ETH_P_IP))
         {
             assertThat(pair.queues()).isEqualTo(QUEUES);
             assertThat(pair.describe()).contains("afxdp:fA/0 -> afxdp:fB/0, afxdp:fA/1 -> afxdp:fB/1");

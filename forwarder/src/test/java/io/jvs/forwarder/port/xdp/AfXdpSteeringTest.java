@@ -9,6 +9,7 @@ import io.jvs.forwarder.l2.MacRewriteLoop;
 import io.jvs.nativebindings.NativeCallException;
 import io.jvs.nativebindings.bpf.XdpMode;
 import io.jvs.nativebindings.packet.AfPacket;
+import io.jvs.nativebindings.testing.RawPacketSocket;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -34,9 +35,10 @@ class AfXdpSteeringTest
         try (ForwardingNetwork network = new ForwardingNetwork("afxv");
              AfXdpForwardingPair pair = AfXdpForwardingTest.openIn(network.forwarder,
                  SMALL.withSteering(XdpSteering.VIP_FILTER));
-             RawSocket generator = RawSocket.open(network.generator, ForwardingNetwork.GENERATOR_DEVICE,
+             RawPacketSocket generator = RawPacketSocket.open(network.generator, ForwardingNetwork.GENERATOR_DEVICE,
                  AfPacket.ETH_P_IP);
-             RawSocket sink = RawSocket.open(network.sink, ForwardingNetwork.SINK_DEVICE, AfPacket.ETH_P_IP))
+             RawPacketSocket sink = RawPacketSocket.open(network.sink, ForwardingNetwork.SINK_DEVICE,
+                 AfPacket.ETH_P_IP))
         {
             assertThat(pair.describe()).contains("steering VIP_FILTER");
             pair.vipFilter().addVip(InetAddress.getByName("10.77.2.2"));

@@ -11,6 +11,7 @@ import io.jvs.core.pipeline.FrameBurst;
 import io.jvs.forwarder.port.Port;
 import io.jvs.nativebindings.bpf.XdpMode;
 import io.jvs.nativebindings.packet.AfPacket;
+import io.jvs.nativebindings.testing.RawPacketSocket;
 import io.jvs.nativebindings.testing.TestNetwork;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -37,7 +38,7 @@ class AfXdpUnplacedTest
         try (ForwardingNetwork network = new ForwardingNetwork("afxu", 2);
              AfXdpForwardingPair pair = AfXdpForwardingTest.openIn(network.forwarder, AfXdpSettings.defaults(
                  XdpMode.DRV).withChunks(4096).withSteering(XdpSteering.VIP_FILTER).withQueues(0, 1));
-             RawSocket generator = RawSocket.open(network.generator, ForwardingNetwork.GENERATOR_DEVICE,
+             RawPacketSocket generator = RawPacketSocket.open(network.generator, ForwardingNetwork.GENERATOR_DEVICE,
                  AfPacket.ETH_P_IP))
         {
             network.network.inNamespace(network.forwarder, "ip", "addr", "add", VIP + "/32", "dev", "lo");
