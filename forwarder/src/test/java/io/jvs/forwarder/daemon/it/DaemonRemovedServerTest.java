@@ -40,7 +40,7 @@ class DaemonRemovedServerTest
         {
             DaemonConfigs.sendersComputeChecksums(topology);
             topology.startUdpServers(PORT);
-            final List<LbTopology.RealServer> servers = topology.realServers();
+            final List<Host> servers = topology.realServers();
             final String vip = DaemonConfigs.endpoint(topology.vip4(), PORT);
             final String head = DaemonConfigs.twoArm() + "set expire_nodest_conn " + expire + "\n" +
                 "-A -u " + vip + " -s rr\n";
@@ -52,7 +52,7 @@ class DaemonRemovedServerTest
                 final InetSocketAddress service = new InetSocketAddress(topology.vip4(), PORT);
                 final String first = ask(socket, service);
                 assertThat(first).as("%s", daemon.log()).isIn("rs1", "rs2");
-                final LbTopology.RealServer kept = first.equals("rs1") ? servers.get(1) : servers.get(0);
+                final Host kept = first.equals("rs1") ? servers.get(1) : servers.get(0);
 
                 daemon.rewrite(directory, head + serverLine(vip, kept));
                 daemon.signal("HUP");
@@ -79,7 +79,7 @@ class DaemonRemovedServerTest
         {
             DaemonConfigs.sendersComputeChecksums(topology);
             topology.startUdpServers(PORT);
-            final LbTopology.RealServer server = topology.realServers().get(0);
+            final Host server = topology.realServers().get(0);
             final String vip = DaemonConfigs.endpoint(topology.vip4(), PORT);
             final String config = DaemonConfigs.twoArm() + "-A -u " + vip + " -s rr\n" + serverLine(vip, server);
             try (DaemonProcess daemon = DaemonProcess.start(topology.directorNamespace(), directory, config);
@@ -106,7 +106,7 @@ class DaemonRemovedServerTest
         }
     }
 
-    private static String serverLine(final String vip, final LbTopology.RealServer server)
+    private static String serverLine(final String vip, final Host server)
     {
         return "-a -u " + vip + " -r " + DaemonConfigs.endpoint(server.ipv4(), PORT) + " -m -w 1\n";
     }
