@@ -24,27 +24,25 @@ import io.jvs.forwarder.port.memory.MemoryPort;
 import io.jvs.forwarder.port.memory.TransmitObserver;
 import io.jvs.forwarder.port.packet.AfPacketPort;
 import io.jvs.forwarder.port.packet.AfPacketPrograms;
-import io.jvs.nativebindings.bpf.BpfProgram;
-import io.jvs.nativebindings.bpf.FanoutPrograms;
-import io.jvs.nativebindings.bpf.TcPrograms;
-import io.jvs.nativebindings.bpf.TcxDirection;
-import io.jvs.nativebindings.bpf.TcxLink;
-import io.jvs.nativebindings.packet.AfPacket;
 import io.jvs.forwarder.port.packet.AfPacketSettings;
 import io.jvs.forwarder.port.xdp.AfXdpDevices;
 import io.jvs.forwarder.port.xdp.AfXdpSettings;
 import io.jvs.forwarder.port.xdp.XdpSteering;
 import io.jvs.nativebindings.NativeCallException;
 import io.jvs.nativebindings.Syscalls;
+import io.jvs.nativebindings.bpf.BpfProgram;
+import io.jvs.nativebindings.bpf.FanoutPrograms;
+import io.jvs.nativebindings.bpf.TcPrograms;
+import io.jvs.nativebindings.bpf.TcxDirection;
+import io.jvs.nativebindings.bpf.TcxLink;
 import io.jvs.nativebindings.bpf.XdpVipFilter;
+import io.jvs.nativebindings.packet.AfPacket;
 import org.agrona.ErrorHandler;
 import org.agrona.concurrent.AgentRunner;
-import org.agrona.concurrent.BusySpinIdleStrategy;
 import org.agrona.concurrent.SleepingMillisIdleStrategy;
 import sun.misc.Signal;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -775,13 +773,4 @@ public final class Daemon implements AutoCloseable
             this.status = status;
         }
     }
-
-    @SuppressWarnings("unused")
-    private static UncheckedIOException unchecked(final IOException ex)
-    {
-        return new UncheckedIOException(ex);
-    }
-
-    @SuppressWarnings("unused")
-    private static final BusySpinIdleStrategy UNUSED = null;
 }
