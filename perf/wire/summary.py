@@ -5,7 +5,8 @@
 
 Groups the logs/*.json of measure.py by label with the round suffix (_r<N>) taken off, and prints per group
 the medians over every rep of every round: lb-forwarded (Δ l1 tx + tx_dropped, the shared bench's metric),
-delivered (s0 rx), offered (g0 tx + tx_dropped) and the CPU split of both CPUs. --ratio prints the ratio
+delivered (s0 rx), offered (g0 tx + tx_dropped), the CPU split of both CPUs and, where measured, the
+balancer's own CPU time (the processes in blb and the NAPI kthreads of l0/l1) as a share of one core. --ratio prints the ratio
 of two groups' lb-forwarded medians (group names as printed, or unique substrings of them). For daemon
 runs it sums the counters of the saved status files (logs/<label>_60.status) that say what bounded them.
 """
@@ -48,8 +49,8 @@ def main():
         if os.path.exists(status):
             g["status"].append(status_counters(status))
     print("| case | reps | lb-forwarded Mpps median (min–max) | delivered Mpps | offered Mpps | "
-          "CPU1 usr/sys/si/idle % | CPU0 busy % |")
-    print("|---|---|---|---|---|---|---|")
+          "CPU1 usr/sys/si/idle % | CPU0 busy % | lb's own CPU, % of a core |")
+    print("|---|---|---|---|---|---|---|---|")
     medians = {}
     for group, g in groups.items():
         reps = g["reps"]
@@ -58,11 +59,13 @@ def main():
         off = [r["gen_tx_mpps"] + r["gen_txdrop_mpps"] for r in reps]
         c1 = {k: statistics.median(r["cpu"]["cpu1"][k] for r in reps) for k in ("usr", "sys", "softirq", "idle")}
         c0 = statistics.median(100 - r["cpu"]["cpu0"]["idle"] for r in reps)
+        own = [100 - r["cpu"]["lb"]["idle"] for r in reps if "lb" in r["cpu"]]
+        own_text = f"{statistics.median(own):.0f}" if own else "–"
         m, lo, hi = median_range(lf) if lf else (0, 0, 0)
         medians[group] = m
         print(f"| {group} | {len(reps)} | {m:.3f} ({lo:.3f}–{hi:.3f}) | {statistics.median(dl):.3f} | "
               f"{statistics.median(off):.3f} | {c1['usr']:.0f}/{c1['sys']:.0f}/{c1['softirq']:.0f}/{c1['idle']:.0f} "
-              f"| {c0:.0f} |")
+              f"| {c0:.0f} | {own_text} |")
     for group, g in groups.items():
         for s in g["status"]:
             shown = {k: v for k, v in s.items()
