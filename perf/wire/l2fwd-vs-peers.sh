@@ -14,8 +14,9 @@
 #   the DPDK cases run twice, with the l0/l1 NAPI in kthreads on CPU1 (threaded) and with busy-poll settings
 #   (no NAPI threads: veth's receive work then runs as softirq on the sender's CPU0); dpdk_afxdp_threaded only
 #   the first. nft_dnat is the shared bench's nat_jhash (DNAT over conntrack to 10.0.1.2-4).
-#   jvs_daemon_nat_*: the daemon with default settings, one worker, wlc over 10.0.1.2-4 for udp 10.0.0.100:80,
-#   started fresh, measured once it logs "ready", its status saved at the end (logs/<case>_60.status).
+#   jvs_daemon_nat_*: the daemon with default settings (jvs_daemon_nat_afxdp_idle_MODE: with `idle MODE`), one
+#   worker, wlc over 10.0.1.2-4 for udp 10.0.0.100:80, started fresh, measured once it logs "ready", its status
+#   saved at the end (logs/<case>_60.status).
 #   jvs_daemon_latency: a fresh daemon under trafgen at JVS_LAT_RATE (trafgen --rate, default 250000pps),
 #   whatever GEN says (bench txgen has no rate limit); its status's latency.* are the workers' histograms.
 #   jvs_daemon_idle: a fresh daemon, no traffic, its CPU time (all threads) over JVS_IDLE_SECONDS (30).
@@ -146,7 +147,7 @@ jvs_case() {   # name port xdp-mode
 
 # The daemon's configuration: forwarding NAT as in the issue, defaults for everything else (one worker: the
 # bench has one lb core and the veths one queue each).
-daemon_config() {   # port control-socket
+daemon_config() {   # port control-socket [more statements]
     cat <<EOF
 # written by perf/wire/l2fwd-vs-peers.sh
 interface l0 port $1
@@ -157,15 +158,16 @@ control $2
 -a -u 10.0.0.100:80 -r 10.0.1.2:80 -m -w 1
 -a -u 10.0.0.100:80 -r 10.0.1.3:80 -m -w 1
 -a -u 10.0.0.100:80 -r 10.0.1.4:80 -m -w 1
+${3:-}
 EOF
 }
 
 # Starts a fresh daemon in blb pinned to CPU1 with the launcher's own JVM flags; sets DAEMON_PID once it logs
 # "ready" (its warm-up compiles the data path first).
-daemon_start() {   # name port
+daemon_start() {   # name port [more statements]
     local name=$1 port=$2 i
     DAEMON_LOG="logs/${name}_60.jvs.log"; DAEMON_SOCK="$BENCH_DIR/logs/${name}.sock"
-    daemon_config "$port" "$DAEMON_SOCK" > "logs/${name}.conf"
+    daemon_config "$port" "$DAEMON_SOCK" "${3:-}" > "logs/${name}.conf"
     ./topo.sh lbfix
     ip netns exec blb nft flush ruleset 2>/dev/null || true
     ip netns exec blb sysctl -qw net.ipv4.ip_forward=0
@@ -177,7 +179,8 @@ daemon_start() {   # name port
         if ! kill -0 $DAEMON_PID 2>/dev/null; then echo "the daemon did not start:"; cat "$DAEMON_LOG"; return 1; fi
         sleep 0.5
     done
-    grep ' info ready: ' "$DAEMON_LOG" || { echo "no ready line after 120 s:"; cat "$DAEMON_LOG"; daemon_stop; return 1; }
+    grep ' info ready: ' "$DAEMON_LOG" ||
+        { echo "no ready line after 120 s:"; cat "$DAEMON_LOG"; daemon_stop; return 1; }
 }
 
 daemon_stop() {   # saves the status first
@@ -187,13 +190,14 @@ daemon_stop() {   # saves the status first
     wait $DAEMON_PID 2>/dev/null || true
     DAEMON_PID=""
     # what bounds it: the counters that name drops, full rings, sleeps, and the latency histogram
-    grep -E '^(frames|transmitted|passed|dropped|connections|sleeps|handed-off) |^drop\.[a-z.-]+ [1-9]|^port\..*(rx-frames|tx-frames|tx-ring-full) |^latency\.|^server\..*\.connections ' \
-        "$status" | tr '\n' ' ' | sed 's/^/STATUS: /'; echo
+    grep -E '^(frames|transmitted|passed|dropped|connections|sleeps|handed-off) |^drop\.[a-z.-]+ [1-9]|'\
+'^port\..*(rx-frames|tx-frames|tx-ring-full) |^latency\.|^server\..*\.connections ' "$status" |
+        tr '\n' ' ' | sed 's/^/STATUS: /'; echo
 }
 
-daemon_case() {   # name port
+daemon_case() {   # name port [more statements]
     local name=$1$S
-    daemon_start "$name" "$2" || return 0
+    daemon_start "$name" "$2" "${3:-}" || return 0
     LB_NAPI=$JVS_LB_NAPI TAG="_$name" ./run_case.sh custom 60 "$REPS" "$DUR" || true
     daemon_stop
     mv logs/custom_${name}_60.log logs/${name}_60.log; mv logs/custom_${name}_60.json logs/${name}_60.json
@@ -210,7 +214,8 @@ daemon_latency() {
 snap_threads() {   # tid comm ticks, one line per thread of DAEMON_PID
     local t
     for t in /proc/$DAEMON_PID/task/*; do
-        echo "$(basename "$t") $(tr -d '()' < "$t/comm" | tr ' ' _) $(sed 's/^.*) //' "$t/stat" | awk '{ print $12 + $13 }')"
+        echo "$(basename "$t") $(tr -d '()' < "$t/comm" | tr ' ' _) \
+            $(sed 's/^.*) //' "$t/stat" | awk '{ print $12 + $13 }')"
     done
 }
 daemon_idle() {
@@ -223,7 +228,8 @@ daemon_idle() {
     t1=$(sed 's/^.*) //' /proc/$DAEMON_PID/stat | awk '{ print $12 + $13 }'); snap_threads > "logs/${name}.t1"
     echo "IDLE $name: $((t1 - t0)) ticks of 1/$hz s in $secs s = $(awk -v d=$((t1 - t0)) -v hz=$hz -v s=$secs \
         'BEGIN { printf "%.2f", 100 * d / hz / s }') % of a core" | tee "logs/${name}.idle"
-    join <(sort logs/${name}.t0) <(sort logs/${name}.t1) | awk '$5 - $3 > 0 { print "  thread", $2, $5 - $3, "ticks" }' \
+    join <(sort logs/${name}.t0) <(sort logs/${name}.t1) |
+        awk '$5 - $3 > 0 { print "  thread", $2, $5 - $3, "ticks" }' \
         | sort -k3 -nr | head -8 | tee -a "logs/${name}.idle"
     daemon_stop
 }
@@ -248,6 +254,8 @@ for c in "${CASES[@]}"; do
         nft_dnat) TAG=$S ./run_case.sh nat_jhash 60 "$REPS" "$DUR" ;;
         jvs_daemon_nat_afxdp) daemon_case jvs_daemon_nat_afxdp_$JVS_LB_NAPI afxdp ;;
         jvs_daemon_nat_afpacket) daemon_case jvs_daemon_nat_afpacket_$JVS_LB_NAPI afpacket ;;
+        jvs_daemon_nat_afxdp_idle_*) daemon_case jvs_daemon_nat_afxdp_${JVS_LB_NAPI}_${c#jvs_daemon_nat_afxdp_} afxdp \
+                                         "idle ${c#jvs_daemon_nat_afxdp_idle_}" ;;
         jvs_daemon_latency) daemon_latency ;;
         jvs_daemon_idle) daemon_idle ;;
         *) echo "unknown case $c" >&2; exit 2 ;;

@@ -6,9 +6,12 @@
 Groups the logs/*.json of measure.py by label with the round suffix (_r<N>) taken off, and prints per group
 the medians over every rep of every round: lb-forwarded (Δ l1 tx + tx_dropped, the shared bench's metric),
 delivered (s0 rx), offered (g0 tx + tx_dropped), the CPU split of both CPUs and, where measured, the
-balancer's own CPU time (the processes in blb and the NAPI kthreads of l0/l1) as a share of one core. --ratio prints the ratio
-of two groups' lb-forwarded medians (group names as printed, or unique substrings of them). For daemon
-runs it sums the counters of the saved status files (logs/<label>_60.status) that say what bounded them.
+balancer's own CPU time (the processes in blb and the NAPI kthreads of l0/l1) as a share of one core, and
+lb-forwarded divided by that share (what one core of the balancer's own time forwarded: a rough correction
+when other work took part of CPU1; tick-sampled, and it ignores what the sharing costs in caches and
+wake-ups). --ratio prints the ratio of two groups' lb-forwarded medians (group names as printed, or unique
+substrings of them). For daemon runs it prints, per saved status file (logs/<label>_60.status), the counters
+that say what bounded them.
 """
 import argparse, glob, json, os, re, statistics
 
@@ -49,8 +52,8 @@ def main():
         if os.path.exists(status):
             g["status"].append(status_counters(status))
     print("| case | reps | lb-forwarded Mpps median (min–max) | delivered Mpps | offered Mpps | "
-          "CPU1 usr/sys/si/idle % | CPU0 busy % | lb's own CPU, % of a core |")
-    print("|---|---|---|---|---|---|---|---|")
+          "CPU1 usr/sys/si/idle % | CPU0 busy % | lb's own CPU, % of a core | Mpps per lb core |")
+    print("|---|---|---|---|---|---|---|---|---|")
     medians = {}
     for group, g in groups.items():
         reps = g["reps"]
@@ -61,11 +64,14 @@ def main():
         c0 = statistics.median(100 - r["cpu"]["cpu0"]["idle"] for r in reps)
         own = [100 - r["cpu"]["lb"]["idle"] for r in reps if "lb" in r["cpu"]]
         own_text = f"{statistics.median(own):.0f}" if own else "–"
+        per_core = [r["lb_fwd_mpps"] / ((100 - r["cpu"]["lb"]["idle"]) / 100) for r in reps
+                    if "lb" in r["cpu"] and r["cpu"]["lb"]["idle"] < 100 and r.get("lb_fwd_mpps") is not None]
+        per_core_text = f"{statistics.median(per_core):.3f}" if per_core else "–"
         m, lo, hi = median_range(lf) if lf else (0, 0, 0)
         medians[group] = m
         print(f"| {group} | {len(reps)} | {m:.3f} ({lo:.3f}–{hi:.3f}) | {statistics.median(dl):.3f} | "
               f"{statistics.median(off):.3f} | {c1['usr']:.0f}/{c1['sys']:.0f}/{c1['softirq']:.0f}/{c1['idle']:.0f} "
-              f"| {c0:.0f} | {own_text} |")
+              f"| {c0:.0f} | {own_text} | {per_core_text} |")
     for group, g in groups.items():
         for s in g["status"]:
             shown = {k: v for k, v in s.items()
