@@ -359,7 +359,8 @@ public final class Daemon implements AutoCloseable
                 worker.pinTo(config.cpus().get(w));
             }
             final PollSet pollSet = own(new PollSet(workerSyscalls[w], pollFds(ports[w], wakeups[w])));
-            idles[w] = new WorkerIdleStrategy(config.idle(), pollSet, wakeups[w], worker::hasInbound);
+            idles[w] = new WorkerIdleStrategy(config.idle(), pollSet, wakeups[w], worker::hasInbound)
+                .countInto(counters, w);
         }
 
         try

@@ -82,6 +82,13 @@ final class Status
                 line(out, name + "tx-frames", port.txFrames);
                 line(out, name + "tx-ring-full", port.txRingFull);
                 line(out, name + "tx-copied", port.txCopied);
+                line(out, name + "wakeups", port.wakeups);
+                // The kernel's drops for the socket (XDP_STATISTICS, PACKET_STATISTICS): one system call, made
+                // with the counters' own bindings, so it does not touch the worker's.
+                port.refresh();
+                line(out, name + "kernel-rx-dropped", port.kernelRxDropped);
+                line(out, name + "kernel-fill-empty", port.kernelFillEmpty);
+                line(out, name + "kernel-invalid", port.kernelInvalid);
             }
         }
         final DataPlane plane = daemon.conductor().current();

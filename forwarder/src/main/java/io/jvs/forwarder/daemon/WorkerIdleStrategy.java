@@ -28,7 +28,8 @@ final class WorkerIdleStrategy implements IdleStrategy
     private final BooleanSupplier hasInbound;
     private final BackoffIdleStrategy backoff = new BackoffIdleStrategy();
     private int emptyPolls;
-    private long sleeps;
+    private DaemonCounters counters;
+    private int worker;
 
     /**
      * @param hasInbound whether frames from other workers are waiting (checked once more before sleeping).
@@ -82,13 +83,24 @@ final class WorkerIdleStrategy implements IdleStrategy
         }
     }
 
+    /** Counts this worker's sleeps ({@link DaemonCounters#SLEEPS}) from now on. */
+    WorkerIdleStrategy countInto(final DaemonCounters counters, final int worker)
+    {
+        this.counters = counters;
+        this.worker = worker;
+        return this;
+    }
+
     private void sleep()
     {
         wakeup.aboutToSleep();
         if (!hasInbound.getAsBoolean())
         {
             pollSet.await(SLEEP_MS);
-            sleeps++;
+            if (counters != null)
+            {
+                counters.add(worker, DaemonCounters.SLEEPS, 1);
+            }
         }
         wakeup.awake();
     }
@@ -98,12 +110,6 @@ final class WorkerIdleStrategy implements IdleStrategy
     {
         emptyPolls = 0;
         backoff.reset();
-    }
-
-    /** @return how often the worker slept in poll(2). */
-    long sleeps()
-    {
-        return sleeps;
     }
 
     @Override

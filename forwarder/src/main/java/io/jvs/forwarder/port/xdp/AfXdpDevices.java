@@ -58,8 +58,10 @@ public final class AfXdpDevices implements AutoCloseable
         try
         {
             final AfXdpSettings first = settings[0];
-            final int chunks = Math.max(first.chunkCount(), devices.length * (first.fillRingSize() +
-                first.txRingSize()) * 2);
+            // Room for every fill ring, one RX ring's worth in flight and the TX ring, and no more: when sending
+            // falls behind, the fill rings run dry and the kernel drops at receive, before it copies the frame and
+            // before any work here, instead of the frame being received, processed and dropped at a full TX ring.
+            final int chunks = Math.max(first.chunkCount(), (devices.length + 2) * first.fillRingSize());
             for (int w = 0; w < workers; w++)
             {
                 opened.umems[w] = Umem.map(control, chunks, first.chunkSize());
