@@ -20,6 +20,9 @@ import io.jvs.nativebindings.Syscalls;
  */
 public final class AfXdpPort implements Port
 {
+    /** The most TX kicks one flush makes to work off a backlog (32 frames each in copy mode). */
+    static final int MAX_FLUSH_KICKS = 8;
+
     private final int index;
     private final Syscalls syscalls;
     private final Umem umem;
@@ -201,9 +204,19 @@ public final class AfXdpPort implements Port
         {
             return;
         }
-        if (tx.unconsumed() > 0)
+        // A copy-mode kick sends at most 32 frames (the kernel's TX_BATCH_SIZE in __xsk_generic_xmit), so a backlog
+        // that one kick per burst leaves behind would stay and overflow the ring, dropping frames already received
+        // and rewritten: keep kicking while it shrinks, a few kicks at most per flush.
+        int backlog = tx.unconsumed();
+        for (int kicks = 0; backlog > 0 && kicks < MAX_FLUSH_KICKS; kicks++)
         {
             kick();
+            final int left = tx.unconsumed();
+            if (left >= backlog)
+            {
+                break;
+            }
+            backlog = left;
         }
         reapCompletions();
     }
