@@ -54,6 +54,8 @@ final class Conductor implements Agent
     private long lastBuildNs;
     private long snapshots;
     private final List<Runnable> afterPublish = new ArrayList<>();
+    /** Where each worker records the snapshot it uses, or null (tests). */
+    private io.jvs.core.pipeline.WorkerEpochs epochs;
     /** With {@code vip-arp on}: answers ARP and neighbour solicitations for the VIPs, announces new ones. */
     private VipAnnouncer announcer;
     private Set<IpAddress> publishedVips = Set.of();
@@ -296,6 +298,37 @@ final class Conductor implements Agent
         this.announcer = announcer;
         this.publishedVips = Set.copyOf(vips);
         announcer.announceAppeared(publishedVips);
+    }
+
+    void epochs(final io.jvs.core.pipeline.WorkerEpochs epochs)
+    {
+        this.epochs = epochs;
+    }
+
+    /**
+     * Waits until every worker has begun a burst (or an idle sweep) with the current snapshot or a later one, at
+     * most {@code timeoutNs}: after it, nothing a worker does uses an older one. An idle worker records its
+     * snapshot at least every {@link WorkerIdleStrategy#SLEEP_MS}.
+     *
+     * @return whether they all did in time.
+     */
+    boolean awaitWorkersOnCurrent(final long timeoutNs)
+    {
+        if (epochs == null)
+        {
+            return true;
+        }
+        final long generation = publisher.current().generation();
+        final long deadline = System.nanoTime() + timeoutNs;
+        while (epochs.oldest() < generation)
+        {
+            if (System.nanoTime() - deadline > 0)
+            {
+                return false;
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(200_000L);
+        }
+        return true;
     }
 
     /** Runs after every publication (the daemon refreshes the workers' owner function). */

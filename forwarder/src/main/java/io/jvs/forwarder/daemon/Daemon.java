@@ -288,6 +288,7 @@ public final class Daemon implements AutoCloseable
 
         conductor = new Conductor(table, builder, publisher, topology, maps, timeouts, config.settings(),
             config.markRules());
+        conductor.epochs(epochs);
         refreshOwner(maps);
         conductor.afterPublish(() -> refreshOwner(maps));
         final StolenFrames stolen = new StolenFrames();

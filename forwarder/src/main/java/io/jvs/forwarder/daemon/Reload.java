@@ -25,6 +25,9 @@ import java.util.Set;
  */
 final class Reload
 {
+    /** How long a reload waits for the workers to take the snapshot that names the servers it added. */
+    static final long WORKERS_WAIT_NS = 500_000_000L;
+
     /** The longest a reload waits for the next hops of the servers it adds (the conductor waits with it). */
     static final long NEXT_HOP_WAIT_NS = 200_000_000L;
 
@@ -72,7 +75,8 @@ final class Reload
         }
         final Set<IpAddress> added = Conductor.serverAddressesOf(desired);
         added.removeAll(Conductor.serverAddressesOf(live));
-        final List<String> changes = new ArrayList<>(ServiceDiff.apply(live, desired));
+        final List<ServiceDiff.Pending> quiesced = new ArrayList<>();
+        final List<String> changes = new ArrayList<>(ServiceDiff.apply(live, desired, quiesced));
         if (!added.isEmpty())
         {
             Conductor.awaitNextHops(conductor.topologySource(), added, Conductor.serverAddressesOf(desired),
@@ -98,6 +102,17 @@ final class Reload
         }
         conductor.topologySource().reconfigure(next);
         conductor.publish(System.nanoTime());
+        if (!quiesced.isEmpty())
+        {
+            // Once every worker uses a snapshot that holds their slots, the schedulers may give them connections.
+            if (!conductor.awaitWorkersOnCurrent(WORKERS_WAIT_NS))
+            {
+                DaemonLog.warning("reload: a worker did not take the new snapshot within " +
+                    WORKERS_WAIT_NS / 1_000_000 + " ms; the added servers get their weights anyway");
+            }
+            ServiceDiff.release(live, quiesced);
+            conductor.publish(System.nanoTime());
+        }
         return changes.isEmpty() ? "no change to services" : changes.size() + " changes: " + String.join("; ", changes);
     }
 

@@ -22,7 +22,18 @@ import java.util.List;
  */
 final class ServiceDiff
 {
+    /**
+     * A server added to a running service at weight 0, which no scheduler gives a connection, and to be given its
+     * weight once a snapshot holds its slot ({@link #release}): the running service's scheduler is shared with the
+     * workers, so a server it could pick before the snapshot naming it is published would be one the workers
+     * cannot send to (they would refuse the connection as {@code no-server}).
+     */
+    record Pending(ServiceKey key, RealServer server)
+    {
+    }
+
     private final List<String> changes = new ArrayList<>();
+    private final List<Pending> pending = new ArrayList<>();
 
     private ServiceDiff()
     {
@@ -35,12 +46,39 @@ final class ServiceDiff
      */
     static List<String> apply(final ServiceTable live, final ServiceTable desired)
     {
+        return apply(live, desired, null);
+    }
+
+    /**
+     * @param pending where servers added to running services go, at weight 0, for {@link #release} after the next
+     *                publication; null to add them at their weights at once (no workers run).
+     * @return one line per operation applied.
+     */
+    static List<String> apply(final ServiceTable live, final ServiceTable desired, final List<Pending> pending)
+    {
         final ServiceDiff diff = new ServiceDiff();
-        diff.run(live, desired);
+        diff.run(live, desired, pending != null);
+        if (pending != null)
+        {
+            pending.addAll(diff.pending);
+        }
         return diff.changes;
     }
 
-    private void run(final ServiceTable live, final ServiceTable desired)
+    /**
+     * Gives the servers added at weight 0 their weights (a snapshot naming them has been published since).
+     */
+    static void release(final ServiceTable live, final List<Pending> pending)
+    {
+        for (final Pending added : pending)
+        {
+            final RealServer server = added.server();
+            live.editServer(added.key(), server.address(), server.port(), server.forwardMethod(), server.weight(),
+                server.upperThreshold(), server.lowerThreshold());
+        }
+    }
+
+    private void run(final ServiceTable live, final ServiceTable desired, final boolean twoSteps)
     {
         for (final VirtualService service : List.copyOf(live.services()))
         {
@@ -58,7 +96,8 @@ final class ServiceDiff
             {
                 live.addService(key, wanted.settings());
                 changes.add("-A " + key + " -s " + wanted.settings().scheduler());
-                addServers(live, key, wanted.servers());
+                // A new service is in no snapshot yet: workers meet it with its servers' slots.
+                addServers(live, key, wanted.servers(), false);
                 continue;
             }
             for (final RealServer server : running.servers().clone())
@@ -91,18 +130,26 @@ final class ServiceDiff
                     changes.add("-e " + key + " -r " + server + " -w " + server.weight());
                 }
             }
-            addServers(live, key, added.toArray(RealServer[]::new));
+            addServers(live, key, added.toArray(RealServer[]::new), twoSteps);
         }
     }
 
-    /** @param servers in list order (newest first, as a service lists them): added oldest first. */
-    private void addServers(final ServiceTable live, final ServiceKey key, final RealServer[] servers)
+    /**
+     * @param servers  in list order (newest first, as a service lists them): added oldest first.
+     * @param quiesced add at weight 0 and keep them for {@link #release}.
+     */
+    private void addServers(final ServiceTable live, final ServiceKey key, final RealServer[] servers,
+        final boolean quiesced)
     {
         for (int i = servers.length - 1; i >= 0; i--)
         {
             final RealServer server = servers[i];
-            live.addServer(key, server.address(), server.port(), server.forwardMethod(), server.weight(),
-                server.upperThreshold(), server.lowerThreshold());
+            live.addServer(key, server.address(), server.port(), server.forwardMethod(),
+                quiesced ? 0 : server.weight(), server.upperThreshold(), server.lowerThreshold());
+            if (quiesced && server.weight() != 0)
+            {
+                pending.add(new Pending(key, server));
+            }
             changes.add("-a " + key + " -r " + server + " -w " + server.weight());
         }
     }

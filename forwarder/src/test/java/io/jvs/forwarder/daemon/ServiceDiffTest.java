@@ -63,6 +63,30 @@ class ServiceDiffTest
     }
 
     @Test
+    void shouldAddAServerToARunningServiceQuiescedUntilReleasedButANewServicesAtOnce() throws Exception
+    {
+        final ServiceTable live = table(FARM);
+        final String[] next = java.util.Arrays.copyOf(FARM, FARM.length + 3);
+        next[FARM.length] = "-a -t 10.0.0.1:80 -r 192.168.1.4:80 -m -w 4";
+        next[FARM.length + 1] = "-A -t 10.0.0.3:443 -s rr";
+        next[FARM.length + 2] = "-a -t 10.0.0.3:443 -r 192.168.3.1:443 -m -w 5";
+        final java.util.List<ServiceDiff.Pending> pending = new java.util.ArrayList<>();
+
+        ServiceDiff.apply(live, table(next), pending);
+
+        final RealServer added = live.find(WEB).find(IpAddress.parse("192.168.1.4"), 80);
+        assertThat(added.weight()).as("no scheduler gives it a connection before a snapshot names it").isZero();
+        assertThat(live.find(ServiceKey.of(Protocol.TCP, IpAddress.parse("10.0.0.3"), 443)).servers())
+            .extracting(RealServer::weight).containsExactly(5);
+        assertThat(pending).extracting(ServiceDiff.Pending::key).containsExactly(WEB);
+
+        ServiceDiff.release(live, pending);
+
+        assertThat(added.weight()).isEqualTo(4);
+        assertThat(ServiceDiff.apply(live, table(next))).as("nothing left to do").isEmpty();
+    }
+
+    @Test
     void shouldKeepTheObjectsOfWhatStaysSoCountersAndSchedulerCursorSurvive() throws Exception
     {
         final ServiceTable live = table(FARM);
