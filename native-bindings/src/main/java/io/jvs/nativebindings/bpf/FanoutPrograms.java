@@ -2,6 +2,17 @@ package io.jvs.nativebindings.bpf;
 
 import io.jvs.nativebindings.Syscalls;
 
+import static io.jvs.nativebindings.bpf.HeaderOffsets.VLAN_TAG;
+import static io.jvs.nativebindings.bpf.HeaderOffsets.VLAN_INNER_ETHERTYPE;
+import static io.jvs.nativebindings.bpf.HeaderOffsets.IPV4_HEADER;
+import static io.jvs.nativebindings.bpf.HeaderOffsets.IPV4_FRAGMENT;
+import static io.jvs.nativebindings.bpf.HeaderOffsets.IPV4_PROTOCOL;
+import static io.jvs.nativebindings.bpf.HeaderOffsets.IPV4_SOURCE;
+import static io.jvs.nativebindings.bpf.HeaderOffsets.IPV4_DESTINATION;
+import static io.jvs.nativebindings.bpf.HeaderOffsets.IPV6_HEADER;
+import static io.jvs.nativebindings.bpf.HeaderOffsets.IPV6_NEXT_HEADER;
+import static io.jvs.nativebindings.bpf.HeaderOffsets.IPV6_SOURCE;
+import static io.jvs.nativebindings.bpf.HeaderOffsets.IPV6_DESTINATION;
 import static io.jvs.nativebindings.bpf.BpfCondition.EQUAL;
 import static io.jvs.nativebindings.bpf.BpfCondition.GREATER;
 import static io.jvs.nativebindings.bpf.BpfCondition.LESS;
@@ -57,17 +68,6 @@ public final class FanoutPrograms
     /** The tags {@code ClientDispatch} steps over (EthernetHeader.MAX_TAGS). */
     private static final int MAX_TAGS = 3;
 
-    private static final int VLAN_TAG = 4;
-    private static final int VLAN_INNER_ETHERTYPE = 2;
-    private static final int IPV4_HEADER = 20;
-    private static final int IPV4_FRAGMENT = 6;
-    private static final int IPV4_PROTOCOL = 9;
-    private static final int IPV4_SOURCE = 12;
-    private static final int IPV4_DESTINATION = 16;
-    private static final int IPV6_HEADER = 40;
-    private static final int IPV6_NEXT_HEADER = 6;
-    private static final int IPV6_SOURCE = 8;
-    private static final int IPV6_DESTINATION = 24;
     private static final int IPV6_ADDRESS = 16;
     private static final int ICMP_HEADER = 8;
     private static final int IPPROTO_ICMP = 1;

@@ -1,5 +1,16 @@
 package io.jvs.nativebindings.bpf;
 
+import static io.jvs.nativebindings.bpf.HeaderOffsets.VLAN_TAG;
+import static io.jvs.nativebindings.bpf.HeaderOffsets.VLAN_INNER_ETHERTYPE;
+import static io.jvs.nativebindings.bpf.HeaderOffsets.IPV4_HEADER;
+import static io.jvs.nativebindings.bpf.HeaderOffsets.IPV4_FRAGMENT;
+import static io.jvs.nativebindings.bpf.HeaderOffsets.IPV4_PROTOCOL;
+import static io.jvs.nativebindings.bpf.HeaderOffsets.IPV4_SOURCE;
+import static io.jvs.nativebindings.bpf.HeaderOffsets.IPV4_DESTINATION;
+import static io.jvs.nativebindings.bpf.HeaderOffsets.IPV6_HEADER;
+import static io.jvs.nativebindings.bpf.HeaderOffsets.IPV6_NEXT_HEADER;
+import static io.jvs.nativebindings.bpf.HeaderOffsets.IPV6_SOURCE;
+import static io.jvs.nativebindings.bpf.HeaderOffsets.IPV6_DESTINATION;
 import static io.jvs.nativebindings.bpf.BpfCondition.EQUAL;
 import static io.jvs.nativebindings.bpf.BpfCondition.GREATER;
 import static io.jvs.nativebindings.bpf.BpfCondition.LESS;
@@ -77,17 +88,6 @@ final class JvsTrafficRule
 
     private static final int ETHERNET_HEADER = 14;
     private static final int ETHERTYPE_OFFSET = 12;
-    private static final int VLAN_TAG = 4;
-    private static final int VLAN_INNER_ETHERTYPE = 2;
-    private static final int IPV4_HEADER = 20;
-    private static final int IPV4_FRAGMENT = 6;
-    private static final int IPV4_PROTOCOL = 9;
-    private static final int IPV4_SOURCE = 12;
-    private static final int IPV4_DESTINATION = 16;
-    private static final int IPV6_HEADER = 40;
-    private static final int IPV6_NEXT_HEADER = 6;
-    private static final int IPV6_SOURCE = 8;
-    private static final int IPV6_DESTINATION = 24;
     private static final int IPPROTO_ICMP = 1;
     private static final int IPPROTO_ICMPV6 = 58;
     private static final int ICMP_ECHO_REQUEST = 8;
