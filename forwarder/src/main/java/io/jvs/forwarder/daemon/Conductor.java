@@ -11,6 +11,7 @@ import io.jvs.core.pipeline.Topology;
 import io.jvs.core.service.RealServer;
 import io.jvs.core.service.ServiceTable;
 import io.jvs.core.service.VirtualService;
+import io.jvs.nativebindings.Syscalls;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -58,6 +59,8 @@ final class Conductor implements Agent
     private io.jvs.core.pipeline.WorkerEpochs epochs;
     /** With {@code vip-arp on}: answers ARP and neighbour solicitations for the VIPs, announces new ones. */
     private VipAnnouncer announcer;
+    private volatile Wakeup wakeup;
+    private Syscalls wakers;
     private Set<IpAddress> publishedVips = Set.of();
     /** Workers to conductor: next hops without a MAC (Worker.MISS_MESSAGE). */
     private final ManyToOneRingBuffer fromWorkers = new ManyToOneRingBuffer(new UnsafeBuffer(
@@ -205,7 +208,46 @@ final class Conductor implements Agent
      */
     boolean submit(final Consumer<Conductor> request)
     {
-        return requests.offer(request);
+        final boolean queued = requests.offer(request);
+        final Wakeup sleeping = wakeup;
+        if (queued && sleeping != null)
+        {
+            // Submitters are control and signal threads, never a worker: they share one set of bindings.
+            synchronized (wakers)
+            {
+                sleeping.wake(wakers);
+            }
+        }
+        return queued;
+    }
+
+    /**
+     * Gives the conductor a wake-up for its idle sleep (before it runs): {@link #submit} writes it, and so may a
+     * worker after reporting a miss.
+     *
+     * @param wakeup the eventfd in the conductor's poll set.
+     * @param wakers the bindings {@link #submit}'s callers write it with.
+     */
+    void wakeup(final Wakeup wakeup, final Syscalls wakers)
+    {
+        this.wakers = wakers;
+        this.wakeup = wakeup;
+    }
+
+    /** @return whether a request or a worker's message waits (any thread; the idle sleep's last look). */
+    boolean hasInput()
+    {
+        return !requests.isEmpty() || fromWorkers.size() > 0;
+    }
+
+    /** @return the descriptors whose input is the conductor's work: rtnetlink, the announcer's sockets. */
+    int[] descriptors()
+    {
+        final int[] topology = topologySource.descriptors();
+        final int[] announcing = announcer == null ? new int[0] : announcer.descriptors();
+        final int[] all = java.util.Arrays.copyOf(topology, topology.length + announcing.length);
+        System.arraycopy(announcing, 0, all, topology.length, announcing.length);
+        return all;
     }
 
     /**

@@ -39,7 +39,6 @@ import io.jvs.nativebindings.bpf.XdpVipFilter;
 import io.jvs.nativebindings.packet.AfPacket;
 import org.agrona.ErrorHandler;
 import org.agrona.concurrent.AgentRunner;
-import org.agrona.concurrent.SleepingMillisIdleStrategy;
 import sun.misc.Signal;
 
 import java.io.IOException;
@@ -374,7 +373,18 @@ public final class Daemon implements AutoCloseable
         }
 
         final ErrorHandler errors = error -> DaemonLog.error("uncaught in an agent: " + error);
-        conductorRunner = new AgentRunner(new SleepingMillisIdleStrategy(1), errors, null, conductor);
+        final Wakeup conductorWakeup = own(new Wakeup(control));
+        final int[] conductorFds = conductor.descriptors();
+        final int[] conductorPoll = java.util.Arrays.copyOf(conductorFds, conductorFds.length + 1);
+        conductorPoll[conductorFds.length] = conductorWakeup.fd();
+        conductor.wakeup(conductorWakeup, Syscalls.create());
+        for (final Worker worker : workerAgents)
+        {
+            worker.wakeConductor(conductorWakeup);
+        }
+        final ConductorIdleStrategy conductorIdle = new ConductorIdleStrategy(own(new PollSet(control, conductorPoll)),
+            conductorWakeup, conductor::hasInput);
+        conductorRunner = new AgentRunner(conductorIdle, errors, null, conductor);
         AgentRunner.startOnThread(conductorRunner);
         workerRunners = new AgentRunner[workers];
         for (int w = 0; w < workers; w++)

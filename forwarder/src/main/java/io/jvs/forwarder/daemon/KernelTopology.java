@@ -289,6 +289,12 @@ final class KernelTopology implements TopologySource
     }
 
     @Override
+    public int[] descriptors()
+    {
+        return new int[] {subscription.fd()};
+    }
+
+    @Override
     public boolean poll(final long nowNs)
     {
         final boolean[] changed = {false};

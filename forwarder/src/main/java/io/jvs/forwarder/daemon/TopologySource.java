@@ -35,6 +35,12 @@ interface TopologySource extends AutoCloseable
      */
     void reconfigure(io.jvs.forwarder.config.JvsConfig config);
 
+    /** @return descriptors that become readable when {@link #poll} has something to take in (none by default). */
+    default int[] descriptors()
+    {
+        return new int[0];
+    }
+
     /** @return the box's own addresses (the XDP program passes traffic to them to the kernel). */
     Set<IpAddress> localAddresses();
 

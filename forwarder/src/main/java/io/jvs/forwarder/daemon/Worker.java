@@ -71,6 +71,7 @@ final class Worker implements Agent
     private final boolean[] handedTo;
     private final int batch;
     private final RingBuffer toConductor;
+    private Wakeup conductorWakeup;
     private final UnsafeBuffer miss = new UnsafeBuffer(new byte[MISS_LENGTH]);
     private final NeighbourMisses.Sink missSink = this::reportMiss;
     private volatile boolean running = true;
@@ -117,6 +118,15 @@ final class Worker implements Agent
         this.toSend = new int[ports.length][FrameBurst.MAX_FRAMES];
         this.toSendCount = new int[ports.length];
         this.handedTo = new boolean[outbound.length];
+    }
+
+    /**
+     * @param wakeup the conductor's, written after a miss is reported so a sleeping conductor resolves it at once
+     *               (set before the worker runs).
+     */
+    void wakeConductor(final Wakeup wakeup)
+    {
+        this.conductorWakeup = wakeup;
     }
 
     /**
@@ -490,6 +500,10 @@ final class Worker implements Agent
         if (toConductor.write(MISS_MESSAGE, miss, 0, MISS_LENGTH))
         {
             counters.add(index, DaemonCounters.NEIGHBOUR_MISSES, 1);
+            if (conductorWakeup != null)
+            {
+                conductorWakeup.wake(syscalls);
+            }
         }
     }
 
