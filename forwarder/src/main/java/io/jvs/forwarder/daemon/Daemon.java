@@ -496,15 +496,24 @@ public final class Daemon implements AutoCloseable
                 continue;
             }
             // One fanout group per interface whose program picks each frame's worker (ClientDispatch's rule over
-            // the VIP map); the sockets join in worker order, so worker w is the group's socket w.
-            final int group = (int)((ProcessHandle.current().pid() * 31 + p) & 0xFFFF);
-            final BpfProgram fanout = own(FanoutPrograms.load(control, workers, filter));
-            final AfPacketSettings settings = AfPacketSettings.DEFAULT.withFanout(group,
-                AfPacket.PACKET_FANOUT_EBPF);
-            for (int w = 0; w < workers; w++)
+            // the VIP map); the sockets join in worker order, so worker w is the group's socket w. A single worker
+            // needs no group, and spares every frame the program.
+            if (workers == 1)
             {
-                ports[w][p] = own(AfPacketPort.open(workerSyscalls[w], p, face.name(), settings,
-                    AfPacketPort.Direction.BOTH, AfPacketPrograms.NONE.withFanout(fanout)));
+                ports[0][p] = own(AfPacketPort.open(workerSyscalls[0], p, face.name(), AfPacketSettings.DEFAULT,
+                    AfPacketPort.Direction.BOTH));
+            }
+            else
+            {
+                final int group = (int)((ProcessHandle.current().pid() * 31 + p) & 0xFFFF);
+                final BpfProgram fanout = own(FanoutPrograms.load(control, workers, filter));
+                final AfPacketSettings settings = AfPacketSettings.DEFAULT.withFanout(group,
+                    AfPacket.PACKET_FANOUT_EBPF);
+                for (int w = 0; w < workers; w++)
+                {
+                    ports[w][p] = own(AfPacketPort.open(workerSyscalls[w], p, face.name(), settings,
+                        AfPacketPort.Direction.BOTH, AfPacketPrograms.NONE.withFanout(fanout)));
+                }
             }
             // Only now, with every worker in the group: the kernel stops processing what jvs forwards.
             try (BpfProgram steal = TcPrograms.loadStealJvsTraffic(control, filter))
