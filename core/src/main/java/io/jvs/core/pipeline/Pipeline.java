@@ -17,6 +17,7 @@ import io.jvs.core.sched.SchedulingContext;
 import io.jvs.core.service.RealServer;
 import io.jvs.core.service.ServiceSettings;
 import io.jvs.core.service.VirtualService;
+import io.jvs.core.stats.TrafficStats;
 import org.HdrHistogram.Histogram;
 
 import static io.jvs.core.packet.ParsedBurst.*;
@@ -70,6 +71,7 @@ public final class Pipeline
     private final TemplateTable.Sweeper templateSweeper;
     private final IcmpResponder icmp;
     private final WorkerCounters counters;
+    private final TrafficStats traffic;
     private final Histogram latency = new Histogram(MAX_LATENCY_NS, 2);
     private final FlowTuple flow = new FlowTuple();
     private final SchedulingContext context;
@@ -183,6 +185,7 @@ public final class Pipeline
         this.v4 = new ConnectionTable(false, connectionsV4, this::onRemoved, allocator);
         this.v6 = new ConnectionTable(true, connectionsV6, this::onRemoved, allocator);
         this.counters = new WorkerCounters(maxServices, maxServers);
+        this.traffic = new TrafficStats(maxServices, maxServers);
         this.icmp = new IcmpResponder(icmpPerSecond);
         this.context = new SchedulingContext(workerIndex, 0x6A76_7300L + workerIndex);
     }
@@ -198,6 +201,15 @@ public final class Pipeline
     public WorkerCounters counters()
     {
         return counters;
+    }
+
+    /**
+     * @return this worker's IPVS-style counters per service and real-server slot (connections, packets and IP bytes
+     *         in and out), which other threads may read while it runs.
+     */
+    public TrafficStats traffic()
+    {
+        return traffic;
     }
 
     /**
@@ -597,6 +609,7 @@ public final class Pipeline
             counters.connections++;
             counters.serverConnections[serverSlot]++;
             counters.serviceConnections[service]++;
+            traffic.connection(service, serverSlot);
             rememberFirstFragment(p, i, serverSlot);
             return forward(burst, i, p, current, serverSlot, service, p.destinationPort[i]);
         }
@@ -625,6 +638,7 @@ public final class Pipeline
         counters.connections++;
         counters.serverConnections[serverSlot]++;
         counters.serviceConnections[service]++;
+        traffic.connection(service, serverSlot);
         track(table, slot, inboundOnly ? TcpStates.INPUT_ONLY : TcpStates.INPUT, flags, server, current.timeouts,
             settings);
         rememberFirstFragment(p, i, serverSlot);
@@ -669,6 +683,7 @@ public final class Pipeline
         }
         final long virtualHigh = table.virtualHigh(slot);
         final long virtualLow = table.virtualLow(slot);
+        final int datagram = p.ipEnd[i] - p.l3Offset[i];
         final int verdict = rewriter.natOutbound(burst, i, p, current, virtualHigh, virtualLow, table.virtualPort(slot));
         if (p.fragment[i] == FRAGMENT_FIRST)
         {
@@ -676,6 +691,10 @@ public final class Pipeline
                 p.fragmentId[i], serverSlot, FragmentTable.TOWARDS_CLIENT, virtualHigh, virtualLow, nowTick);
         }
         countServer(serverSlot, current.serverService[serverSlot], burst.length[i]);
+        if (Verdict.kind(verdict) == Verdict.TRANSMIT)
+        {
+            traffic.out(current.serverService[serverSlot], serverSlot, datagram);
+        }
         return verdict;
     }
 
@@ -744,6 +763,7 @@ public final class Pipeline
                 p.kind[i] == KIND_IPV6 ? L4Headers.ICMPV6_TIME_EXCEEDED : L4Headers.ICMP_TIME_EXCEEDED, 0, 0, false);
         }
         final int length = burst.length[i];
+        final int datagram = p.ipEnd[i] - p.l3Offset[i];
         final int verdict = switch (current.forwardMethod[serverSlot])
         {
             case 0 -> rewriter.natInbound(burst, i, p, current, serverSlot, virtualPort);
@@ -755,6 +775,7 @@ public final class Pipeline
             counters.servicePackets[service]++;
             counters.serviceBytes[service] += length;
             countServer(serverSlot, service, length);
+            traffic.in(service, serverSlot, datagram);
         }
         return verdict;
     }
@@ -787,8 +808,10 @@ public final class Pipeline
         }
         counters.fragmentsFollowed++;
         final int length = burst.length[i];
+        final int datagram = p.ipEnd[i] - p.l3Offset[i];
+        final boolean towardsClient = fragments.foundDirection() == FragmentTable.TOWARDS_CLIENT;
         final int verdict;
-        if (fragments.foundDirection() == FragmentTable.TOWARDS_CLIENT)
+        if (towardsClient)
         {
             verdict = rewriter.natOutbound(burst, i, p, current, fragments.foundVirtualHigh(),
                 fragments.foundVirtualLow(), 0);
@@ -805,6 +828,14 @@ public final class Pipeline
         if (Verdict.kind(verdict) == Verdict.TRANSMIT)
         {
             countServer(serverSlot, current.serverService[serverSlot], length);
+            if (towardsClient)
+            {
+                traffic.out(current.serverService[serverSlot], serverSlot, datagram);
+            }
+            else
+            {
+                traffic.in(current.serverService[serverSlot], serverSlot, datagram);
+            }
         }
         return verdict;
     }

@@ -1,0 +1,139 @@
+package io.jvs.core.stats;
+
+import org.agrona.BufferUtil;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.util.Arrays;
+
+import static io.jvs.core.stats.TrafficStatsDescriptor.CONNECTIONS;
+import static io.jvs.core.stats.TrafficStatsDescriptor.IN_BYTES;
+import static io.jvs.core.stats.TrafficStatsDescriptor.IN_PACKETS;
+import static io.jvs.core.stats.TrafficStatsDescriptor.OUT_BYTES;
+import static io.jvs.core.stats.TrafficStatsDescriptor.OUT_PACKETS;
+import static io.jvs.core.stats.TrafficStatsDescriptor.SLOT_LENGTH;
+
+/**
+ * One worker's IPVS-style traffic counters per service slot and per real-server slot, laid out by
+ * {@link TrafficStatsDescriptor} in two buffers.
+ * <p>
+ * Ordering: one writer, the worker, which adds with a plain read and a release store (on x86 a plain move); any
+ * other thread reads with a volatile load and may see a value a burst old. An aligned 8-byte access does not tear
+ * on a 64-bit JVM, so a reader never sees half an update. Nothing is ever reset: a reader that wants zeroed
+ * counters keeps a baseline and subtracts it, as the kernel's {@code ip_vs_zero_stats} does with its
+ * {@code kstats0}, because the writer's read-add-store would undo a reset made by another thread.
+ */
+public final class TrafficStats
+{
+    private final UnsafeBuffer services;
+    private final UnsafeBuffer servers;
+    private final int serviceSlots;
+    private final int serverSlots;
+
+    /**
+     * @param serviceSlots how many service slots the pipeline has.
+     * @param serverSlots  how many real-server slots.
+     */
+    public TrafficStats(final int serviceSlots, final int serverSlots)
+    {
+        this.serviceSlots = serviceSlots;
+        this.serverSlots = serverSlots;
+        this.services = new UnsafeBuffer(BufferUtil.allocateDirectAligned(serviceSlots * SLOT_LENGTH, SLOT_LENGTH));
+        this.servers = new UnsafeBuffer(BufferUtil.allocateDirectAligned(serverSlots * SLOT_LENGTH, SLOT_LENGTH));
+    }
+
+    /** A new connection to {@code server} of {@code service} (the writer only). */
+    public void connection(final int service, final int server)
+    {
+        add(services, service * SLOT_LENGTH + CONNECTIONS * Long.BYTES, 1);
+        add(servers, server * SLOT_LENGTH + CONNECTIONS * Long.BYTES, 1);
+    }
+
+    /** A packet from a client to {@code server}, {@code bytes} its IP datagram's length (the writer only). */
+    public void in(final int service, final int server, final int bytes)
+    {
+        final int serviceBase = service * SLOT_LENGTH;
+        final int serverBase = server * SLOT_LENGTH;
+        add(services, serviceBase + IN_PACKETS * Long.BYTES, 1);
+        add(services, serviceBase + IN_BYTES * Long.BYTES, bytes);
+        add(servers, serverBase + IN_PACKETS * Long.BYTES, 1);
+        add(servers, serverBase + IN_BYTES * Long.BYTES, bytes);
+    }
+
+    /** A packet from {@code server} back to a client (the writer only). */
+    public void out(final int service, final int server, final int bytes)
+    {
+        final int serviceBase = service * SLOT_LENGTH;
+        final int serverBase = server * SLOT_LENGTH;
+        add(services, serviceBase + OUT_PACKETS * Long.BYTES, 1);
+        add(services, serviceBase + OUT_BYTES * Long.BYTES, bytes);
+        add(servers, serverBase + OUT_PACKETS * Long.BYTES, 1);
+        add(servers, serverBase + OUT_BYTES * Long.BYTES, bytes);
+    }
+
+    private static void add(final UnsafeBuffer buffer, final int offset, final long delta)
+    {
+        buffer.putLongRelease(offset, buffer.getLong(offset) + delta);
+    }
+
+    /**
+     * @param slot  a service slot.
+     * @param field a {@link TrafficStatsDescriptor} field id.
+     * @return the count since the worker started (any thread).
+     */
+    public long service(final int slot, final int field)
+    {
+        return services.getLongVolatile(slot * SLOT_LENGTH + field * Long.BYTES);
+    }
+
+    /**
+     * @param slot  a real-server slot.
+     * @param field a {@link TrafficStatsDescriptor} field id.
+     * @return the count since the worker started (any thread).
+     */
+    public long server(final int slot, final int field)
+    {
+        return servers.getLongVolatile(slot * SLOT_LENGTH + field * Long.BYTES);
+    }
+
+    /** @return how many service slots there are. */
+    public int serviceSlots()
+    {
+        return serviceSlots;
+    }
+
+    /** @return how many real-server slots there are. */
+    public int serverSlots()
+    {
+        return serverSlots;
+    }
+
+    /**
+     * Sums one service's counters over workers into {@code into} (indexed by field id).
+     */
+    public static void sumService(final TrafficStats[] workers, final int slot, final long[] into)
+    {
+        Arrays.fill(into, 0, TrafficStatsDescriptor.FIELDS, 0L);
+        for (final TrafficStats stats : workers)
+        {
+            for (int field = 0; field < TrafficStatsDescriptor.FIELDS; field++)
+            {
+                into[field] += stats.service(slot, field);
+            }
+        }
+    }
+
+    /**
+     * Sums one real server's counters over workers into {@code into} (indexed by field id).
+     */
+    public static void sumServer(final TrafficStats[] workers, final int slot, final long[] into)
+    {
+        Arrays.fill(into, 0, TrafficStatsDescriptor.FIELDS, 0L);
+        for (final TrafficStats stats : workers)
+        {
+            for (int field = 0; field < TrafficStatsDescriptor.FIELDS; field++)
+            {
+                into[field] += stats.server(slot, field);
+            }
+        }
+    }
+}

@@ -1,0 +1,74 @@
+package io.jvs.core.stats;
+
+import org.junit.jupiter.api.Test;
+
+import static io.jvs.core.stats.TrafficStatsDescriptor.CONNECTIONS;
+import static io.jvs.core.stats.TrafficStatsDescriptor.IN_BYTES;
+import static io.jvs.core.stats.TrafficStatsDescriptor.IN_PACKETS;
+import static io.jvs.core.stats.TrafficStatsDescriptor.OUT_BYTES;
+import static io.jvs.core.stats.TrafficStatsDescriptor.OUT_PACKETS;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A worker's traffic counters: each count lands in its own service's and server's slot and field only, and the
+ * sums over workers add them up; the descriptor's names are the ones ipvsadm and IPVS's netlink use.
+ */
+class TrafficStatsTest
+{
+    @Test
+    void shouldCountIntoTheGivenSlotsAndFieldsOnly()
+    {
+        final TrafficStats stats = new TrafficStats(4, 8);
+        stats.connection(1, 5);
+        stats.in(1, 5, 100);
+        stats.in(1, 5, 60);
+        stats.out(1, 5, 1500);
+        stats.in(2, 6, 40);
+
+        assertThat(stats.service(1, CONNECTIONS)).isEqualTo(1);
+        assertThat(stats.service(1, IN_PACKETS)).isEqualTo(2);
+        assertThat(stats.service(1, IN_BYTES)).isEqualTo(160);
+        assertThat(stats.service(1, OUT_PACKETS)).isEqualTo(1);
+        assertThat(stats.service(1, OUT_BYTES)).isEqualTo(1500);
+        assertThat(stats.server(5, IN_BYTES)).isEqualTo(160);
+        assertThat(stats.server(5, OUT_BYTES)).isEqualTo(1500);
+        assertThat(stats.service(2, IN_PACKETS)).isEqualTo(1);
+        assertThat(stats.server(6, CONNECTIONS)).isZero();
+        for (int field = 0; field < TrafficStatsDescriptor.FIELDS; field++)
+        {
+            assertThat(stats.service(0, field)).isZero();
+            assertThat(stats.service(3, field)).isZero();
+            assertThat(stats.server(4, field)).isZero();
+            assertThat(stats.server(7, field)).isZero();
+        }
+    }
+
+    @Test
+    void shouldSumOverWorkers()
+    {
+        final TrafficStats first = new TrafficStats(2, 2);
+        final TrafficStats second = new TrafficStats(2, 2);
+        first.in(0, 1, 100);
+        second.in(0, 1, 50);
+        second.out(0, 1, 10);
+        final long[] sum = new long[TrafficStatsDescriptor.FIELDS];
+
+        TrafficStats.sumService(new TrafficStats[] {first, second}, 0, sum);
+        assertThat(sum).containsExactly(0, 2, 1, 150, 10);
+        TrafficStats.sumServer(new TrafficStats[] {first, second}, 1, sum);
+        assertThat(sum).containsExactly(0, 2, 1, 150, 10);
+        TrafficStats.sumServer(new TrafficStats[] {first, second}, 0, sum);
+        assertThat(sum).containsExactly(0, 0, 0, 0, 0);
+    }
+
+    @Test
+    void shouldNameTheFieldsAsIpvsDoes()
+    {
+        assertThat(TrafficStatsDescriptor.name(CONNECTIONS)).isEqualTo("conns");
+        assertThat(TrafficStatsDescriptor.name(IN_PACKETS)).isEqualTo("inpkts");
+        assertThat(TrafficStatsDescriptor.name(OUT_PACKETS)).isEqualTo("outpkts");
+        assertThat(TrafficStatsDescriptor.name(IN_BYTES)).isEqualTo("inbytes");
+        assertThat(TrafficStatsDescriptor.name(OUT_BYTES)).isEqualTo("outbytes");
+        assertThat(TrafficStatsDescriptor.offset(OUT_BYTES)).isEqualTo(32);
+    }
+}
