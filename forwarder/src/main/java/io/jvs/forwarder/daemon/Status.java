@@ -5,6 +5,8 @@ import io.jvs.core.pipeline.DataPlane;
 import io.jvs.core.pipeline.WorkerCounters;
 import io.jvs.core.service.RealServer;
 import io.jvs.core.service.VirtualService;
+import io.jvs.core.stats.TrafficStats;
+import io.jvs.core.stats.TrafficStatsDescriptor;
 
 import java.util.Locale;
 
@@ -92,6 +94,12 @@ final class Status
             }
         }
         final DataPlane plane = daemon.conductor().current();
+        final TrafficStats[] traffic = new TrafficStats[workers];
+        for (int w = 0; w < workers; w++)
+        {
+            traffic[w] = daemon.worker(w).pipeline().traffic();
+        }
+        final long[] sum = new long[TrafficStatsDescriptor.FIELDS];
         for (int slot = 0; slot < plane.serviceCount(); slot++)
         {
             final VirtualService service = plane.service(slot);
@@ -109,6 +117,8 @@ final class Status
             }
             line(out, name + ".connections", serviceConnections);
             line(out, name + ".packets", packets);
+            TrafficStats.sumService(traffic, slot, sum);
+            ipvsStats(out, name, sum);
         }
         for (int slot = 1; slot < plane.serverSlots(); slot++)
         {
@@ -127,6 +137,8 @@ final class Status
             }
             line(out, name + ".connections", serverConnections);
             line(out, name + ".packets", packets);
+            TrafficStats.sumServer(traffic, slot, sum);
+            ipvsStats(out, name, sum);
             line(out, name + ".active", server.activeConnections());
             line(out, name + ".inactive", server.inactiveConnections());
             line(out, name + ".weight", server.weight());
@@ -163,4 +175,14 @@ final class Status
     {
         out.append(name).append(' ').append(value).append('\n');
     }
+
+    /** The IPVS counters of a service or server ({@code ipvsadm --stats}'s, since start): in and out, IP bytes. */
+    private static void ipvsStats(final StringBuilder out, final String name, final long[] sum)
+    {
+        for (int field = TrafficStatsDescriptor.IN_PACKETS; field < TrafficStatsDescriptor.FIELDS; field++)
+        {
+            line(out, name + "." + TrafficStatsDescriptor.name(field), sum[field]);
+        }
+    }
+
 }

@@ -49,6 +49,20 @@ class DaemonNatTest
                 assertThat(DaemonConfigs.byServer(connections)).containsOnlyKeys("rs1", "rs2", "rs3")
                     .allSatisfy((name, count) -> assertThat(count).isEqualTo(10));
                 assertThat(status.get("connections")).isGreaterThanOrEqualTo(30);
+                // ipvsadm --stats's counters: both directions pass a NAT director, 30 MiB of payload at least one
+                // way, and the service's figures are its servers' summed.
+                final String service = "service.tcp-" + topology.vip4().getHostAddress() + ":" + PORT + ".";
+                assertThat(status.get(service + "inbytes") + status.get(service + "outbytes"))
+                    .as("IP bytes both ways").isGreaterThan(30L * MIB);
+                assertThat(status.get(service + "inpkts")).as("inpkts").isPositive();
+                assertThat(status.get(service + "outpkts")).as("outpkts").isPositive();
+                for (final String field : List.of("inpkts", "outpkts", "inbytes", "outbytes"))
+                {
+                    assertThat(status.entrySet().stream()
+                        .filter(entry -> entry.getKey().startsWith("server.") && entry.getKey().endsWith("." + field))
+                        .mapToLong(Map.Entry::getValue).sum()).as("servers' " + field)
+                        .isEqualTo(status.get(service + field));
+                }
                 daemon.signal("TERM");
                 assertThat(daemon.awaitExit(Duration.ofSeconds(20))).isZero();
                 assertThat(Netns.ip(topology.directorNamespace(), "-d", "link")).doesNotContain("xdp")
