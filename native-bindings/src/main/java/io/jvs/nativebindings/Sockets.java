@@ -21,6 +21,10 @@ public final class Sockets
     public static final int SO_ERROR = 4;
     public static final int SO_SNDBUF = 7;
     public static final int SO_RCVBUF = 8;
+    /** The peer's {@code struct ucred} (pid, uid, gid) on a Unix socket, as of connect(2). */
+    public static final int SO_PEERCRED = 17;
+    /** The peer's supplementary groups ({@code gid_t} array; ERANGE with the needed length when too small). */
+    public static final int SO_PEERGROUPS = 59;
     /** Busy polling of the device queue for this many microseconds in blocking receives and poll. */
     public static final int SO_BUSY_POLL = 46;
     public static final int SO_PREFER_BUSY_POLL = 69;

@@ -25,7 +25,7 @@ final class DemoProcess implements AutoCloseable
 {
     /** The flags {@code tools/jvs} gives the JVM (the forwarder's FFM downcalls and its Unsafe use). */
     static final List<String> JVM_FLAGS = List.of("--enable-native-access=ALL-UNNAMED", "--add-exports",
-        "java.base/jdk.internal.misc=ALL-UNNAMED");
+        "java.base/jdk.internal.misc=ALL-UNNAMED", "--add-exports", "java.base/sun.nio.ch=ALL-UNNAMED");
 
     private static final Duration STOP_TIMEOUT = Duration.ofSeconds(10);
 

@@ -63,6 +63,7 @@ public final class DaemonProcess implements AutoCloseable
             final List<String> command = new ArrayList<>(List.of("ip", "netns", "exec", namespace,
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "--enable-native-access=ALL-UNNAMED", "--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED",
+                "--add-exports", "java.base/sun.nio.ch=ALL-UNNAMED",
                 "-XX:+UseParallelGC", "-Xmx1g", "-cp", System.getProperty("java.class.path"),
                 "io.jvs.forwarder.daemon.Daemon", "--config", file.toString()));
             final Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
