@@ -1,7 +1,19 @@
 package io.jvs.forwarder.daemon;
 
-import java.io.EOFException;
+import io.jvs.forwarder.control.ControlProtocol;
+import io.jvs.forwarder.control.ControlProtocolException;
+import io.jvs.forwarder.control.ControlRequest;
+import io.jvs.forwarder.control.ControlResponse;
+import io.jvs.nativebindings.ChannelDescriptors;
+import io.jvs.nativebindings.NativeCallException;
+import io.jvs.nativebindings.PeerCredentials;
+import io.jvs.nativebindings.Syscalls;
+import jdk.net.ExtendedSocketOptions;
+import jdk.net.UnixDomainPrincipal;
+
 import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.net.SocketTimeoutException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
@@ -12,35 +24,48 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.GroupPrincipal;
+import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.OptionalInt;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 /**
- * The daemon's control socket: a Unix stream socket at the config's {@code control} path, mode 0660, owned by
- * the config's group. Each request is one line of text ({@code status}, {@code reload}), answered by the
- * conductor and closed by an empty line; every client has its own virtual thread and a time limit, so a slow or
- * silent one holds up nobody. The ipvsadm-compatible protocol of {@code tools/jvs ctl} comes in over the same
- * socket next; this is the part the daemon's own tools and tests use now.
+ * The daemon's control socket: a Unix stream socket at the config's {@code control} path, mode 0660, owned by the
+ * config's group (root's by default). A connection is served only when its peer, as the kernel recorded it at
+ * connect(2) ({@code SO_PEERCRED}, {@code SO_PEERGROUPS}), is root or has the socket's group as its own or a
+ * supplementary one: the file mode alone would let in any process that can reach the file with the group's
+ * permissions, a descriptor passed on, or a mode changed by hand. Refused peers are counted.
+ * <p>
+ * One request per connection, as {@link ControlProtocol} frames it; for {@code socat} and scripts a single text
+ * line {@code status} or {@code reload} is also understood, and answered with text ended by an empty line. Every
+ * client has its own virtual thread and a deadline for its request and for taking the answer, so a slow, stuck or
+ * vanished client holds up neither the conductor nor a worker nor another client. A request is checked whole
+ * before the handler sees it: a malformed, truncated or oversized one is refused and changes nothing.
  */
 final class ControlServer implements AutoCloseable
 {
-    /** The longest request line. */
-    static final int MAX_REQUEST = 4096;
-    /** A client that sends no whole request within this long is dropped. */
+    /** The longest text request line. */
+    static final int MAX_TEXT_REQUEST = 4096;
+    /** A client must send its whole request, and take its whole answer, within this long. */
     static final long REQUEST_TIMEOUT_MS = 5_000;
 
     private final Path path;
     private final ServerSocketChannel server;
-    private final Function<String, String> handler;
+    private final Function<ControlRequest, ControlResponse> handler;
+    private final int group;
     private final Thread acceptor;
+    private final ControlCounters counters = new ControlCounters();
+    private final Syscalls credentials = Syscalls.create();
     private volatile boolean closed;
 
-    private ControlServer(final Path path, final ServerSocketChannel server, final Function<String, String> handler)
+    private ControlServer(final Path path, final ServerSocketChannel server,
+        final Function<ControlRequest, ControlResponse> handler, final int group)
     {
         this.path = path;
         this.server = server;
         this.handler = handler;
+        this.group = group;
         this.acceptor = Thread.ofPlatform().daemon().name("jvs-control").unstarted(this::accept);
     }
 
@@ -48,11 +73,12 @@ final class ControlServer implements AutoCloseable
      * Creates the socket (and its directory), refusing to take over a socket another daemon answers on; a stale
      * socket file left by a killed daemon is replaced.
      *
-     * @param group the group that may use the socket, or null to leave the file's group as created (root's).
+     * @param group   the group that may use the socket, or null for root's.
+     * @param handler answers a checked request (on the client's thread).
      * @throws IOException naming the path when it cannot be made.
      */
-    static ControlServer open(final Path path, final String group, final Function<String, String> handler)
-        throws IOException
+    static ControlServer open(final Path path, final String group,
+        final Function<ControlRequest, ControlResponse> handler) throws IOException
     {
         final Path parent = path.toAbsolutePath().getParent();
         if (parent != null)
@@ -68,6 +94,7 @@ final class ControlServer implements AutoCloseable
             Files.delete(path);
         }
         final ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+        final int gid;
         try
         {
             server.bind(UnixDomainSocketAddress.of(path));
@@ -76,9 +103,9 @@ final class ControlServer implements AutoCloseable
             {
                 final GroupPrincipal principal = path.getFileSystem().getUserPrincipalLookupService()
                     .lookupPrincipalByGroupName(group);
-                Files.getFileAttributeView(path, java.nio.file.attribute.PosixFileAttributeView.class)
-                    .setGroup(principal);
+                Files.getFileAttributeView(path, PosixFileAttributeView.class).setGroup(principal);
             }
+            gid = (int)Files.getAttribute(path, "unix:gid");
         }
         catch (final IOException | RuntimeException ex)
         {
@@ -86,7 +113,12 @@ final class ControlServer implements AutoCloseable
             Files.deleteIfExists(path);
             throw ex;
         }
-        final ControlServer control = new ControlServer(path, server, handler);
+        if (!ChannelDescriptors.available())
+        {
+            DaemonLog.warning("control socket: the JVM does not export sun.nio.ch to jvs, so a peer's supplementary " +
+                "groups cannot be read; only root and members by primary group are served (run jvs by its launcher)");
+        }
+        final ControlServer control = new ControlServer(path, server, handler, gid);
         control.acceptor.start();
         return control;
     }
@@ -106,6 +138,12 @@ final class ControlServer implements AutoCloseable
     Path path()
     {
         return path;
+    }
+
+    /** @return the socket's counters ({@link ControlCounters} ids). */
+    long counter(final int id)
+    {
+        return counters.get(id);
     }
 
     private void accept()
@@ -133,22 +171,29 @@ final class ControlServer implements AutoCloseable
 
     private void serve(final SocketChannel client)
     {
+        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(REQUEST_TIMEOUT_MS);
         try (client)
         {
-            final String request = readLine(client);
-            final String answer = request == null ? "error: no request line within " + REQUEST_TIMEOUT_MS +
-                " ms (at most " + MAX_REQUEST + " bytes)\n" : handler.apply(request.trim());
-            final ByteBuffer out = ByteBuffer.wrap((answer.endsWith("\n") ? answer : answer + "\n")
-                .concat("\n").getBytes(StandardCharsets.UTF_8));
-            while (out.hasRemaining())
+            final String refusal = refusal(client);
+            client.configureBlocking(false);
+            final ByteBuffer first = ByteBuffer.allocate(1);
+            if (!ControlProtocol.fill(client, first, deadline))
             {
-                client.write(out);
+                // Closed before sending anything, as the probe of a second daemon's start does: nothing to answer.
+                return;
+            }
+            if (first.get(0) == (byte)(ControlProtocol.MAGIC >>> 24))
+            {
+                serveFramed(client, refusal, deadline);
+            }
+            else
+            {
+                serveText(client, first.get(0), refusal, deadline);
             }
         }
-        catch (final EOFException ex)
+        catch (final InterruptedIOException ex)
         {
-            // Closed before sending anything, as the probe of a second daemon's start does: nothing to answer.
-            return;
+            counters.increment(ControlCounters.TIMED_OUT);
         }
         catch (final IOException | RuntimeException ex)
         {
@@ -156,44 +201,156 @@ final class ControlServer implements AutoCloseable
         }
     }
 
-    private static String readLine(final SocketChannel client) throws IOException
+    /** @return why the peer may not use the socket, or null when it may. */
+    private String refusal(final SocketChannel client) throws IOException
     {
-        final ByteBuffer in = ByteBuffer.allocate(MAX_REQUEST);
-        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(REQUEST_TIMEOUT_MS);
-        client.configureBlocking(false);
-        while (in.hasRemaining() && System.nanoTime() - deadline < 0)
+        final OptionalInt fd = ChannelDescriptors.of(client);
+        if (fd.isPresent())
         {
-            final int read = client.read(in);
-            if (read < 0)
-            {
-                if (in.position() == 0)
-                {
-                    throw new EOFException("control client closed without a request");
-                }
-                break;
-            }
-            for (int i = 0; i < in.position(); i++)
-            {
-                if (in.get(i) == '\n')
-                {
-                    client.configureBlocking(true);
-                    return new String(in.array(), 0, i, StandardCharsets.UTF_8);
-                }
-            }
-            if (read == 0)
+            final PeerCredentials peer;
+            synchronized (credentials)
             {
                 try
                 {
-                    Thread.sleep(2);
+                    peer = PeerCredentials.of(credentials, fd.getAsInt());
                 }
-                catch (final InterruptedException ex)
+                catch (final NativeCallException ex)
                 {
-                    Thread.currentThread().interrupt();
-                    return null;
+                    return "cannot tell who the peer is: " + ex.getMessage();
                 }
             }
+            return peer.uid() == 0 || peer.inGroup(group) ? null :
+                "permission denied: uid " + peer.uid() + " is not root and not in group " + group;
         }
-        return null;
+        final UnixDomainPrincipal peer = client.getOption(ExtendedSocketOptions.SO_PEERCRED);
+        final String groupName = String.valueOf(Files.getAttribute(path, "posix:group"));
+        return peer.user().getName().equals("root") || peer.group().getName().equals(groupName) ? null :
+            "permission denied: " + peer.user().getName() + " is not root and not in group " + groupName;
+    }
+
+    private void serveFramed(final SocketChannel client, final String refusal, final long deadline)
+        throws IOException
+    {
+        final ByteBuffer header = ByteBuffer.allocate(ControlProtocol.HEADER_LENGTH)
+            .put((byte)(ControlProtocol.MAGIC >>> 24));
+        ControlResponse response;
+        try
+        {
+            if (!ControlProtocol.fill(client, header, deadline))
+            {
+                throw new ControlProtocolException("the message ends inside its " + ControlProtocol.HEADER_LENGTH +
+                    "-byte header");
+            }
+            final int type = ControlProtocol.checkHeader(header);
+            if (refusal != null)
+            {
+                counters.increment(ControlCounters.REFUSED_PEERS);
+                ControlProtocol.write(client, ControlProtocol.encode(new ControlResponse.Refused(refusal)), deadline);
+                return;
+            }
+            final ByteBuffer payload = ByteBuffer.allocate(header.getInt(8));
+            if (!ControlProtocol.fill(client, payload, deadline))
+            {
+                throw new ControlProtocolException("the message ends after " + payload.position() + " of its " +
+                    payload.capacity() + " payload bytes");
+            }
+            final ControlRequest request = ControlProtocol.decodeRequest(type, payload.flip());
+            response = handler.apply(request);
+            counters.increment(ControlCounters.SERVED);
+        }
+        catch (final SocketTimeoutException ex)
+        {
+            counters.increment(ControlCounters.TIMED_OUT);
+            answerLate(client, ControlProtocol.encode(new ControlResponse.Refused(ex.getMessage())));
+            return;
+        }
+        catch (final ControlProtocolException ex)
+        {
+            counters.increment(refusal != null ? ControlCounters.REFUSED_PEERS : ControlCounters.MALFORMED);
+            response = new ControlResponse.Refused(refusal != null ? refusal : ex.getMessage());
+        }
+        ControlProtocol.write(client, ControlProtocol.encode(response), deadline);
+    }
+
+    private void serveText(final SocketChannel client, final byte first, final String refusal, final long deadline)
+        throws IOException
+    {
+        final String line;
+        try
+        {
+            line = readLine(client, first, deadline);
+        }
+        catch (final SocketTimeoutException ex)
+        {
+            counters.increment(ControlCounters.TIMED_OUT);
+            answerLate(client, ByteBuffer.wrap(("error " + ex.getMessage() + "\n\n").getBytes(StandardCharsets.UTF_8)));
+            return;
+        }
+        final String answer;
+        if (refusal != null)
+        {
+            counters.increment(ControlCounters.REFUSED_PEERS);
+            answer = "error " + refusal;
+        }
+        else if (line == null)
+        {
+            counters.increment(ControlCounters.MALFORMED);
+            answer = "error no request line of at most " + MAX_TEXT_REQUEST + " bytes (status, reload)";
+        }
+        else
+        {
+            final ControlResponse response = switch (line.trim())
+            {
+                case "status" -> handler.apply(new ControlRequest.Status());
+                case "reload" -> handler.apply(new ControlRequest.Reload());
+                default -> new ControlResponse.Refused("unknown request \"" + line.trim() + "\" (status, reload)");
+            };
+            counters.increment(response instanceof ControlResponse.Refused ? ControlCounters.MALFORMED :
+                ControlCounters.SERVED);
+            answer = switch (response)
+            {
+                case ControlResponse.Result result -> new String(result.output(), StandardCharsets.UTF_8) +
+                    new String(result.error(), StandardCharsets.UTF_8);
+                case ControlResponse.Refused refused -> "error " + refused.reason();
+            };
+        }
+        ControlProtocol.write(client, ByteBuffer.wrap((answer.endsWith("\n") ? answer : answer + "\n")
+            .concat("\n").getBytes(StandardCharsets.UTF_8)), deadline);
+    }
+
+    /** Tells a client that ran out of time why it is dropped, if it takes the answer within a second. */
+    private static void answerLate(final SocketChannel client, final ByteBuffer answer)
+    {
+        try
+        {
+            ControlProtocol.write(client, answer, System.nanoTime() + TimeUnit.SECONDS.toNanos(1));
+        }
+        catch (final IOException ex)
+        {
+            // Gone or stuck: it is dropped either way.
+        }
+    }
+
+    /** @return the line without its newline, or null when none ends within {@link #MAX_TEXT_REQUEST} bytes. */
+    private static String readLine(final SocketChannel client, final byte first, final long deadline)
+        throws IOException
+    {
+        final ByteBuffer in = ByteBuffer.allocate(MAX_TEXT_REQUEST).put(first);
+        final ByteBuffer one = ByteBuffer.allocate(1);
+        while (first != '\n' && in.hasRemaining())
+        {
+            one.clear();
+            if (!ControlProtocol.fill(client, one, deadline))
+            {
+                return null;
+            }
+            if (one.get(0) == '\n')
+            {
+                return new String(in.array(), 0, in.position(), StandardCharsets.UTF_8);
+            }
+            in.put(one.get(0));
+        }
+        return first == '\n' ? "" : null;
     }
 
     /** Stops accepting and removes the socket file. */

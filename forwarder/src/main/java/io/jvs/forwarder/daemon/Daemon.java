@@ -18,6 +18,8 @@ import io.jvs.core.service.ServiceTable;
 import io.jvs.forwarder.config.InterfaceConfig;
 import io.jvs.forwarder.config.JvsConfig;
 import io.jvs.forwarder.config.PortKind;
+import io.jvs.forwarder.control.ControlRequest;
+import io.jvs.forwarder.control.ControlResponse;
 import io.jvs.forwarder.port.FramePool;
 import io.jvs.forwarder.port.Port;
 import io.jvs.forwarder.port.memory.MemoryPort;
@@ -659,14 +661,25 @@ public final class Daemon implements AutoCloseable
         }
     }
 
-    private String answer(final String request)
+    private ControlResponse answer(final ControlRequest request)
     {
         return switch (request)
         {
-            case "status" -> Status.text(this);
-            case "reload" -> reload("control socket");
-            default -> "error unknown request \"" + request + "\" (status, reload)";
+            case ControlRequest.Status status -> ControlResponse.Result.of(0, Status.text(this), "");
+            case ControlRequest.Reload reload ->
+            {
+                final String result = reload("control socket");
+                yield ControlResponse.Result.of(result.startsWith("error") ? 1 : 0, result + "\n", "");
+            }
+            case ControlRequest.Ipvsadm ipvsadm -> new ControlResponse.Refused("ipvsadm requests are not served " +
+                "by this daemon yet");
         };
+    }
+
+    /** @return the control socket's server, once open. */
+    ControlServer controlServer()
+    {
+        return controlServer;
     }
 
     int workers()

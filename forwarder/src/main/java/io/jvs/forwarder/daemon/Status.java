@@ -57,6 +57,14 @@ final class Status
         }
         line(out, "connections", connections);
         line(out, "snapshots", daemon.conductor().snapshots());
+        final ControlServer control = daemon.controlServer();
+        if (control != null)
+        {
+            for (int id = 0; id < ControlCounters.COUNT; id++)
+            {
+                line(out, "control." + ControlCounters.label(id), control.counter(id));
+            }
+        }
         line(out, "xdp-unplaced", daemon.unplacedFrames());
         final DaemonCounters counters = daemon.counters();
         for (int id = 0; id < DaemonCounters.COUNT; id++)

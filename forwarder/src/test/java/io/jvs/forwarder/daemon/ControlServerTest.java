@@ -1,5 +1,9 @@
 package io.jvs.forwarder.daemon;
 
+import io.jvs.forwarder.control.ControlClient;
+import io.jvs.forwarder.control.ControlProtocol;
+import io.jvs.forwarder.control.ControlRequest;
+import io.jvs.forwarder.control.ControlResponse;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -17,9 +21,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -29,14 +35,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * The control socket: a request line gets the handler's answer and an empty line; a client that never sends
- * is dropped after the time limit while others are served; an over-long request is refused; the socket file
- * is mode 0660 with the configured group and goes away on close; a running daemon's socket is never taken
- * over, a stale one is.
+ * The control socket: a framed request reaches the handler whole and its answer comes back byte for byte; a
+ * malformed, truncated or oversized request is refused, reaches no handler and is counted; a client that sends
+ * nothing or half a request is dropped at the time limit while others are served; a peer that is neither root
+ * nor in the socket's group is refused even when the file's mode lets it connect, and one in the group only by a
+ * supplementary group is served; the text lines {@code status} and {@code reload} work for socat; the socket file
+ * is mode 0660 with the configured group, goes away on close, is never taken over from a running daemon and is
+ * replaced when stale.
  */
 class ControlServerTest
 {
-    private static final Function<String, String> ECHO = request -> "answer to [" + request + "]";
+    private static final Duration TIMEOUT = Duration.ofSeconds(10);
+    private static final int NOBODY = 65534;
     /** The clients' reads: not the common pool, which has one thread on two cores and would queue them. */
     private static final ExecutorService THREADS = Executors.newVirtualThreadPerTaskExecutor();
 
@@ -44,6 +54,7 @@ class ControlServerTest
     Path dir;
 
     private final List<AutoCloseable> open = new ArrayList<>();
+    private final List<ControlRequest> handled = new CopyOnWriteArrayList<>();
 
     @AfterEach
     void closeAll() throws Exception
@@ -54,94 +65,164 @@ class ControlServerTest
         }
     }
 
+    /** Answers with what it was asked, and records it. */
+    private ControlResponse echo(final ControlRequest request)
+    {
+        handled.add(request);
+        return switch (request)
+        {
+            case ControlRequest.Ipvsadm ipvsadm -> new ControlResponse.Result(3,
+                String.join("|", ipvsadm.arguments()).getBytes(StandardCharsets.UTF_8), ipvsadm.input());
+            case ControlRequest.Status status -> ControlResponse.Result.of(0, "forwarding\nworkers 2\n", "");
+            case ControlRequest.Reload reload -> ControlResponse.Result.of(0, "ok reloaded\n", "");
+        };
+    }
+
     @Test
-    void shouldAnswerARequestLineAndEndTheAnswerWithAnEmptyLine() throws Exception
+    void shouldCarryAnIpvsadmRequestAndItsAnswerWhole() throws Exception
     {
         final Path path = dir.resolve("run/jvs/control");
-        final ControlServer server = open(path, null, request -> switch (request)
-        {
-            case "status" -> "forwarding\nworkers 2";
-            case "reload" -> "reloaded\n";
-            default -> ECHO.apply(request);
-        });
+        final ControlServer server = open(path, null, this::echo);
         assertThat(server.path()).isEqualTo(path);
+        final byte[] rules = "-A -t 10.0.0.1:80 -s rr\n-a -t 10.0.0.1:80 -r 10.0.1.2:80 -m -w 1\n"
+            .getBytes(StandardCharsets.UTF_8);
+
+        final ControlResponse response = ControlClient.exchange(path,
+            new ControlRequest.Ipvsadm(List.of("-R", "ünïcode", ""), rules), TIMEOUT);
+
+        assertThat(response).isInstanceOf(ControlResponse.Result.class);
+        final ControlResponse.Result result = (ControlResponse.Result)response;
+        assertThat(result.status()).isEqualTo(3);
+        assertThat(new String(result.output(), StandardCharsets.UTF_8)).isEqualTo("-R|ünïcode|");
+        assertThat(result.error()).isEqualTo(rules);
+        assertThat(handled).hasSize(1);
+        assertThat(((ControlRequest.Ipvsadm)handled.get(0)).arguments()).containsExactly("-R", "ünïcode", "");
+        assertThat(server.counter(ControlCounters.SERVED)).isEqualTo(1);
+    }
+
+    @Test
+    void shouldAnswerTheTextLinesForScripts() throws Exception
+    {
+        final Path path = dir.resolve("control");
+        open(path, null, this::echo);
 
         assertThat(ask(path, "status\n")).isEqualTo("forwarding\nworkers 2\n\n");
-        assertThat(ask(path, "reload\n")).isEqualTo("reloaded\n\n");
-        // The line is trimmed, and only the first line is the request.
-        assertThat(ask(path, "  spaced out \r\nsecond line\n")).isEqualTo("answer to [spaced out]\n\n");
-        assertThat(ask(path, "\n")).isEqualTo("answer to []\n\n");
-    }
-
-    @Test
-    void shouldTakeARequestThatArrivesInPieces() throws Exception
-    {
-        final Path path = dir.resolve("control");
-        open(path, null, ECHO);
+        assertThat(ask(path, "  reload \r\n")).isEqualTo("ok reloaded\n\n");
+        assertThat(ask(path, "bogus\n")).isEqualTo("error unknown request \"bogus\" (status, reload)\n\n");
         try (SocketChannel client = SocketChannel.open(UnixDomainSocketAddress.of(path)))
         {
-            write(client, "sta");
+            write(client, "sta".getBytes(StandardCharsets.US_ASCII));
             Thread.sleep(50);
-            write(client, "tus\n");
-            assertThat(readAll(client, 5_000)).isEqualTo("answer to [status]\n\n");
+            write(client, "tus\n".getBytes(StandardCharsets.US_ASCII));
+            assertThat(readAll(client)).isEqualTo("forwarding\nworkers 2\n\n".getBytes(StandardCharsets.UTF_8));
         }
+        assertThat(handled).hasSize(3);
     }
 
     @Test
-    void shouldDropASilentClientAfterTheTimeLimitWhileServingOthers() throws Exception
+    void shouldRefuseMalformedFramesWithoutCallingTheHandler() throws Exception
     {
         final Path path = dir.resolve("control");
-        open(path, null, ECHO);
-        try (SocketChannel silent = SocketChannel.open(UnixDomainSocketAddress.of(path)))
+        final ControlServer server = open(path, null, this::echo);
+        final ByteBuffer status = ControlProtocol.encode(new ControlRequest.Status());
+
+        assertThat(refusal(path, frame(status, 1, (byte)'X'))).contains("not a jvs control message");
+        assertThat(refusal(path, frame(status, 4, (byte)2))).contains("version 2 is not supported");
+        assertThat(refusal(path, frame(status, 7, (byte)1))).contains("unknown flags");
+        assertThat(refusal(path, frame(status, 5, (byte)9))).contains("unknown request type 9");
+        // A status request with a payload it should not have.
+        final ByteBuffer withPayload = ByteBuffer.allocate(ControlProtocol.HEADER_LENGTH + 3)
+            .put(status.duplicate()).put(new byte[3]).flip();
+        withPayload.putInt(8, 3);
+        assertThat(refusal(path, bytes(withPayload))).contains("3 bytes after the request's last field");
+        // An ipvsadm request whose argument claims more bytes than there are.
+        final ByteBuffer liar = ControlProtocol.encode(new ControlRequest.Ipvsadm(List.of("-L"), new byte[0]));
+        liar.putInt(ControlProtocol.HEADER_LENGTH + 2, 1000);
+        assertThat(refusal(path, bytes(liar))).contains("argument 1 claims 1000 bytes");
+        // Not UTF-8.
+        final ByteBuffer latin = ControlProtocol.encode(new ControlRequest.Ipvsadm(List.of("-L"), new byte[0]));
+        latin.put(ControlProtocol.HEADER_LENGTH + 6, (byte)0xC3);
+        assertThat(refusal(path, bytes(latin))).contains("argument 1 is not UTF-8");
+
+        assertThat(handled).isEmpty();
+        assertThat(server.counter(ControlCounters.MALFORMED)).isEqualTo(7);
+        assertThat(server.counter(ControlCounters.SERVED)).isZero();
+    }
+
+    @Test
+    void shouldRefuseAnOversizedRequestFromItsHeaderAlone() throws Exception
+    {
+        final Path path = dir.resolve("control");
+        open(path, null, this::echo);
+        final ByteBuffer header = ControlProtocol.encode(new ControlRequest.Status());
+        header.putInt(8, ControlProtocol.MAX_PAYLOAD + 1);
+        final long start = System.nanoTime();
+        // Only the header is sent: the refusal must not wait for the 4 MiB it announces.
+        assertThat(refusal(path, bytes(header))).contains("larger than " + ControlProtocol.MAX_PAYLOAD);
+        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start))
+            .isLessThan(ControlServer.REQUEST_TIMEOUT_MS);
+        assertThat(handled).isEmpty();
+    }
+
+    @Test
+    void shouldDropSilentAndHalfFinishedClientsAtTheTimeLimitWhileServingOthers() throws Exception
+    {
+        final Path path = dir.resolve("control");
+        final ControlServer server = open(path, null, this::echo);
+        final byte[] request = bytes(ControlProtocol.encode(new ControlRequest.Ipvsadm(List.of("-L", "-n"),
+            new byte[0])));
+        try (SocketChannel silent = SocketChannel.open(UnixDomainSocketAddress.of(path));
+             SocketChannel half = SocketChannel.open(UnixDomainSocketAddress.of(path)))
         {
-            final long connected = System.nanoTime();
-            final CompletableFuture<String> silentAnswer = CompletableFuture.supplyAsync(() -> readAll(silent, 30_000),
+            write(half, java.util.Arrays.copyOf(request, request.length / 2));
+            final CompletableFuture<byte[]> silentAnswer = CompletableFuture.supplyAsync(() -> readAll(silent),
                 THREADS);
+            final CompletableFuture<byte[]> halfAnswer = CompletableFuture.supplyAsync(() -> readAll(half), THREADS);
             for (int i = 0; i < 3; i++)
             {
                 final long start = System.nanoTime();
-                assertThat(ask(path, "status " + i + "\n")).isEqualTo("answer to [status " + i + "]\n\n");
+                assertThat(ControlClient.exchange(path, new ControlRequest.Status(), TIMEOUT))
+                    .isInstanceOf(ControlResponse.Result.class);
                 assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).as("ms for an answer")
                     .isLessThan(ControlServer.REQUEST_TIMEOUT_MS / 2);
             }
             assertThat(silentAnswer).isNotDone();
+            assertThat(halfAnswer).isNotDone();
 
-            final String answer = silentAnswer.get(ControlServer.REQUEST_TIMEOUT_MS + 10_000, TimeUnit.MILLISECONDS);
-            final long waitedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - connected);
-            assertThat(answer).startsWith("error: no request line within " + ControlServer.REQUEST_TIMEOUT_MS + " ms")
-                .endsWith("\n\n");
-            assertThat(waitedMs).isBetween(ControlServer.REQUEST_TIMEOUT_MS - 100, ControlServer.REQUEST_TIMEOUT_MS +
-                5_000);
+            assertThat(silentAnswer.get(ControlServer.REQUEST_TIMEOUT_MS + 10_000, TimeUnit.MILLISECONDS))
+                .as("nothing to say to a client that said nothing").isEmpty();
+            final ByteBuffer refused = ByteBuffer.wrap(halfAnswer.get(10_000, TimeUnit.MILLISECONDS));
+            assertThat(ControlProtocol.checkHeader(refused)).isEqualTo(ControlProtocol.REFUSED);
         }
+        assertThat(handled).hasSize(3).allMatch(ControlRequest.Status.class::isInstance);
+        assertThat(server.counter(ControlCounters.TIMED_OUT)).isEqualTo(2);
     }
 
     @Test
-    void shouldRefuseARequestLongerThanTheLimitAtOnce() throws Exception
+    void shouldRefuseAStrangerThatTheFileModeLetsInAndServeAMemberBySupplementaryGroup() throws Exception
     {
         final Path path = dir.resolve("control");
-        final List<String> handled = new ArrayList<>();
-        open(path, request ->
-        {
-            handled.add(request);
-            return "handled";
-        });
-        final long start = System.nanoTime();
-        final String answer = ask(path, "x".repeat(ControlServer.MAX_REQUEST + 100) + "\n");
-        assertThat(answer).startsWith("error:").contains("at most " + ControlServer.MAX_REQUEST + " bytes");
-        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isLessThan(
-            ControlServer.REQUEST_TIMEOUT_MS / 2);
-        assertThat(handled).isEmpty();
-        // The longest request that fits is taken.
-        final String longest = "y".repeat(ControlServer.MAX_REQUEST - 1);
-        assertThat(ask(path, longest + "\n")).isEqualTo("handled\n\n");
-        assertThat(handled).containsExactly(longest);
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
+        final ControlServer server = open(path, "daemon", this::echo);
+        final int daemonGroup = (int)Files.getAttribute(path, "unix:gid");
+        // An operator's chmod: now anyone may connect, but the check still decides.
+        Files.setPosixFilePermissions(path, PosixFilePermissions.fromString("rw-rw-rw-"));
+
+        final String stranger = askAs(path, "--groups=100");
+        assertThat(stranger).isEqualTo("error permission denied: uid " + NOBODY + " is not root and not in group " +
+            daemonGroup + "\n\n");
+        assertThat(server.counter(ControlCounters.REFUSED_PEERS)).isEqualTo(1);
+
+        final String member = askAs(path, "--groups=100," + daemonGroup);
+        assertThat(member).isEqualTo("forwarding\nworkers 2\n\n");
+        assertThat(handled).hasSize(1);
     }
 
     @Test
     void shouldCreateTheSocketWithMode0660AndRemoveItOnClose() throws Exception
     {
         final Path path = dir.resolve("control");
-        final ControlServer server = ControlServer.open(path, null, ECHO);
+        final ControlServer server = ControlServer.open(path, null, this::echo);
         try
         {
             assertThat(Files.getPosixFilePermissions(path)).isEqualTo(PosixFilePermissions.fromString("rw-rw----"));
@@ -159,7 +240,7 @@ class ControlServerTest
     void shouldGiveTheSocketTheConfiguredGroup() throws Exception
     {
         final Path path = dir.resolve("control");
-        open(path, "daemon", ECHO);
+        open(path, "daemon", this::echo);
         assertThat(Files.readAttributes(path, PosixFileAttributes.class).group().getName()).isEqualTo("daemon");
     }
 
@@ -167,7 +248,8 @@ class ControlServerTest
     void shouldRefuseAnUnknownGroupAndLeaveNoSocketBehind()
     {
         final Path path = dir.resolve("control");
-        assertThatThrownBy(() -> ControlServer.open(path, "no-such-group-jvs", ECHO)).isInstanceOf(IOException.class);
+        assertThatThrownBy(() -> ControlServer.open(path, "no-such-group-jvs", this::echo))
+            .isInstanceOf(IOException.class);
         assertThat(path).doesNotExist();
     }
 
@@ -175,9 +257,9 @@ class ControlServerTest
     void shouldRefuseASecondServerOnASocketThatAnswers() throws Exception
     {
         final Path path = dir.resolve("control");
-        open(path, null, request -> "first");
+        open(path, null, request -> ControlResponse.Result.of(0, "first\n", ""));
 
-        assertThatThrownBy(() -> ControlServer.open(path, null, request -> "second")).isInstanceOf(IOException.class)
+        assertThatThrownBy(() -> ControlServer.open(path, null, this::echo)).isInstanceOf(IOException.class)
             .hasMessageContaining(path.toString()).hasMessageContaining("another jvs daemon");
 
         assertThat(path).exists();
@@ -192,12 +274,12 @@ class ControlServerTest
         DaemonLog.redirect(new PrintStream(log, true, StandardCharsets.UTF_8));
         try
         {
-            open(path, null, ECHO);
+            open(path, null, this::echo);
             // What a second daemon's start does to see whether this one answers.
             SocketChannel.open(UnixDomainSocketAddress.of(path)).close();
-            assertThatThrownBy(() -> ControlServer.open(path, null, ECHO)).isInstanceOf(IOException.class);
+            assertThatThrownBy(() -> ControlServer.open(path, null, this::echo)).isInstanceOf(IOException.class);
             Thread.sleep(200);
-            assertThat(ask(path, "status\n")).isEqualTo("answer to [status]\n\n");
+            assertThat(ask(path, "status\n")).isEqualTo("forwarding\nworkers 2\n\n");
         }
         finally
         {
@@ -217,7 +299,7 @@ class ControlServerTest
         }
         assertThat(path).exists();
 
-        open(path, null, request -> "new daemon");
+        open(path, null, request -> ControlResponse.Result.of(0, "new daemon\n", ""));
 
         assertThat(ask(path, "status\n")).isEqualTo("new daemon\n\n");
     }
@@ -226,71 +308,104 @@ class ControlServerTest
     void shouldServeManyClientsAtOnce() throws Exception
     {
         final Path path = dir.resolve("control");
-        open(path, null, ECHO);
-        final List<CompletableFuture<String>> answers = new ArrayList<>();
+        open(path, null, this::echo);
+        final List<CompletableFuture<ControlResponse>> answers = new ArrayList<>();
         for (int i = 0; i < 50; i++)
         {
-            final String request = "request " + i;
-            answers.add(CompletableFuture.supplyAsync(() -> askUnchecked(path, request + "\n"), THREADS));
+            final List<String> arguments = List.of("-L", "request " + i);
+            answers.add(CompletableFuture.supplyAsync(() ->
+            {
+                try
+                {
+                    return ControlClient.exchange(path, new ControlRequest.Ipvsadm(arguments, new byte[0]), TIMEOUT);
+                }
+                catch (final IOException ex)
+                {
+                    throw new IllegalStateException(ex);
+                }
+            }, THREADS));
         }
         for (int i = 0; i < answers.size(); i++)
         {
-            assertThat(answers.get(i).get(30, TimeUnit.SECONDS)).isEqualTo("answer to [request " + i + "]\n\n");
+            final ControlResponse.Result result = (ControlResponse.Result)answers.get(i).get(30, TimeUnit.SECONDS);
+            assertThat(new String(result.output(), StandardCharsets.UTF_8)).isEqualTo("-L|request " + i);
         }
     }
 
     // -----------------------------------------------------------------------------------------------------
 
-    private ControlServer open(final Path path, final Function<String, String> handler) throws IOException
-    {
-        return open(path, null, handler);
-    }
-
-    private ControlServer open(final Path path, final String group, final Function<String, String> handler)
-        throws IOException
+    private ControlServer open(final Path path, final String group,
+        final Function<ControlRequest, ControlResponse> handler) throws IOException
     {
         final ControlServer server = ControlServer.open(path, group, handler);
         open.add(server);
         return server;
     }
 
-    private static String ask(final Path path, final String request) throws IOException
+    /** Sends raw bytes as one request and returns the refusal's reason (failing if the answer is not one). */
+    private static String refusal(final Path path, final byte[] request) throws Exception
     {
         try (SocketChannel client = SocketChannel.open(UnixDomainSocketAddress.of(path)))
         {
             write(client, request);
-            return readAll(client, 10_000);
+            final ByteBuffer answer = ByteBuffer.wrap(readAll(client));
+            final int type = ControlProtocol.checkHeader(answer);
+            final ControlResponse response = ControlProtocol.decodeResponse(type,
+                answer.position(ControlProtocol.HEADER_LENGTH).slice());
+            assertThat(response).isInstanceOf(ControlResponse.Refused.class);
+            return ((ControlResponse.Refused)response).reason();
         }
     }
 
-    private static String askUnchecked(final Path path, final String request)
+    private static byte[] frame(final ByteBuffer frame, final int index, final byte value)
     {
-        try
+        final byte[] bytes = bytes(frame);
+        bytes[index] = value;
+        return bytes;
+    }
+
+    private static byte[] bytes(final ByteBuffer buffer)
+    {
+        final ByteBuffer copy = buffer.duplicate();
+        final byte[] bytes = new byte[copy.remaining()];
+        copy.get(bytes);
+        return bytes;
+    }
+
+    /** A text request from a process with uid and gid nobody and the given supplementary groups. */
+    private static String askAs(final Path path, final String groups) throws Exception
+    {
+        final Process process = new ProcessBuilder("setpriv", "--reuid=" + NOBODY, "--regid=" + NOBODY, groups,
+            "socat", "-t", "5", "-", "UNIX-CONNECT:" + path).redirectErrorStream(true).start();
+        process.getOutputStream().write("status\n".getBytes(StandardCharsets.US_ASCII));
+        process.getOutputStream().close();
+        final byte[] output = process.getInputStream().readAllBytes();
+        assertThat(process.waitFor(20, TimeUnit.SECONDS)).isTrue();
+        return new String(output, StandardCharsets.UTF_8);
+    }
+
+    private static String ask(final Path path, final String request) throws IOException
+    {
+        try (SocketChannel client = SocketChannel.open(UnixDomainSocketAddress.of(path)))
         {
-            return ask(path, request);
-        }
-        catch (final IOException ex)
-        {
-            throw new IllegalStateException(ex);
+            write(client, request.getBytes(StandardCharsets.UTF_8));
+            return new String(readAll(client), StandardCharsets.UTF_8);
         }
     }
 
-    private static void write(final SocketChannel client, final String text) throws IOException
+    private static void write(final SocketChannel client, final byte[] bytes) throws IOException
     {
-        final ByteBuffer out = ByteBuffer.wrap(text.getBytes(StandardCharsets.UTF_8));
+        final ByteBuffer out = ByteBuffer.wrap(bytes);
         while (out.hasRemaining())
         {
             client.write(out);
         }
     }
 
-    /**
-     * Reads until the server closes (or resets: it may close with part of an over-long request unread), at most
-     * {@code timeoutMs}.
-     */
-    private static String readAll(final SocketChannel client, final long timeoutMs)
+    /** Reads until the server closes (or resets), at most 20 s. */
+    private static byte[] readAll(final SocketChannel client)
     {
-        final StringBuilder text = new StringBuilder();
+        final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         final CompletableFuture<Void> done = CompletableFuture.runAsync(() ->
         {
             final ByteBuffer in = ByteBuffer.allocate(8192);
@@ -298,10 +413,9 @@ class ControlServerTest
             {
                 while (client.read(in) >= 0)
                 {
-                    in.flip();
-                    synchronized (text)
+                    synchronized (bytes)
                     {
-                        text.append(StandardCharsets.UTF_8.decode(in));
+                        bytes.write(in.array(), 0, in.position());
                     }
                     in.clear();
                 }
@@ -313,15 +427,15 @@ class ControlServerTest
         }, THREADS);
         try
         {
-            done.get(timeoutMs, TimeUnit.MILLISECONDS);
+            done.get(20, TimeUnit.SECONDS);
         }
         catch (final Exception ex)
         {
-            throw new AssertionError("no whole answer within " + timeoutMs + " ms; so far: " + text, ex);
+            throw new AssertionError("no whole answer within 20 s; so far " + bytes.size() + " bytes", ex);
         }
-        synchronized (text)
+        synchronized (bytes)
         {
-            return text.toString();
+            return bytes.toByteArray();
         }
     }
 }

@@ -1,0 +1,340 @@
+package io.jvs.forwarder.control;
+
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.net.SocketTimeoutException;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The control socket's messages: each request and each answer is one frame, a 12-byte header and a payload.
+ * <pre>
+ *   0                   1                   2                   3
+ *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+ *  +---------------------------------------------------------------+
+ *  |                      magic "JVSC"                             |
+ *  +---------------+---------------+-------------------------------+
+ *  |   version 1   |     type      |        flags (zero)           |
+ *  +---------------+---------------+-------------------------------+
+ *  |                 payload length (bytes)                        |
+ *  +---------------------------------------------------------------+
+ * </pre>
+ * Big-endian throughout. Requests: {@link #IPVSADM} (a 16-bit argument count, each argument as a 32-bit length
+ * and its UTF-8 bytes, then standard input as a 32-bit length and its bytes), {@link #STATUS} and {@link #RELOAD}
+ * (no payload). Answers: {@link #RESULT} (a 32-bit exit status, then standard output and standard error, each a
+ * 32-bit length and its bytes) and {@link #REFUSED} (the reason in UTF-8). One request per connection; every
+ * field is checked before anything is done, so a malformed, truncated or oversized request is refused whole.
+ */
+public final class ControlProtocol
+{
+    /** "JVSC". */
+    public static final int MAGIC = 0x4A565343;
+    public static final int VERSION = 1;
+    public static final int HEADER_LENGTH = 12;
+    /** The largest payload either side accepts: an {@code -R} of many thousand rules fits. */
+    public static final int MAX_PAYLOAD = 4 << 20;
+    /** The most arguments an ipvsadm request may have. */
+    public static final int MAX_ARGUMENTS = 256;
+
+    public static final int IPVSADM = 1;
+    public static final int STATUS = 2;
+    public static final int RELOAD = 3;
+    public static final int RESULT = 0x81;
+    public static final int REFUSED = 0xFF;
+
+    private ControlProtocol()
+    {
+    }
+
+    /** @return the request as one frame, ready to write. */
+    public static ByteBuffer encode(final ControlRequest request)
+    {
+        return switch (request)
+        {
+            case ControlRequest.Ipvsadm ipvsadm ->
+            {
+                final List<byte[]> arguments = ipvsadm.arguments().stream()
+                    .map(argument -> argument.getBytes(StandardCharsets.UTF_8)).toList();
+                int length = 2 + 4 + ipvsadm.input().length;
+                for (final byte[] argument : arguments)
+                {
+                    length += 4 + argument.length;
+                }
+                final ByteBuffer frame = header(IPVSADM, length);
+                frame.putShort((short)arguments.size());
+                arguments.forEach(argument -> frame.putInt(argument.length).put(argument));
+                final byte[] input = ipvsadm.input();
+                yield frame.putInt(input.length).put(input).flip();
+            }
+            case ControlRequest.Status status -> header(STATUS, 0).flip();
+            case ControlRequest.Reload reload -> header(RELOAD, 0).flip();
+        };
+    }
+
+    /** @return the answer as one frame, ready to write. */
+    public static ByteBuffer encode(final ControlResponse response)
+    {
+        return switch (response)
+        {
+            case ControlResponse.Result result ->
+            {
+                final byte[] output = result.output();
+                final byte[] error = result.error();
+                yield header(RESULT, 4 + 4 + output.length + 4 + error.length).putInt(result.status())
+                    .putInt(output.length).put(output).putInt(error.length).put(error).flip();
+            }
+            case ControlResponse.Refused refused ->
+            {
+                final byte[] reason = refused.reason().getBytes(StandardCharsets.UTF_8);
+                yield header(REFUSED, reason.length).put(reason).flip();
+            }
+        };
+    }
+
+    private static ByteBuffer header(final int type, final int payload)
+    {
+        if (payload > MAX_PAYLOAD)
+        {
+            throw new IllegalArgumentException("a control message of " + payload + " bytes is larger than " +
+                MAX_PAYLOAD);
+        }
+        return ByteBuffer.allocate(HEADER_LENGTH + payload).putInt(MAGIC).put((byte)VERSION).put((byte)type)
+            .putShort((short)0).putInt(payload);
+    }
+
+    /**
+     * Checks a frame's header.
+     *
+     * @param header the first {@link #HEADER_LENGTH} bytes, positioned at the start.
+     * @return the message type; the payload length is {@code header.getInt(8)}.
+     * @throws ControlProtocolException naming the field that is wrong.
+     */
+    public static int checkHeader(final ByteBuffer header) throws ControlProtocolException
+    {
+        final int magic = header.getInt(0);
+        if (magic != MAGIC)
+        {
+            throw new ControlProtocolException(String.format("not a jvs control message (magic 0x%08x, want 0x%08x)",
+                magic, MAGIC));
+        }
+        final int version = Byte.toUnsignedInt(header.get(4));
+        if (version != VERSION)
+        {
+            throw new ControlProtocolException("control protocol version " + version + " is not supported (" +
+                VERSION + " is)");
+        }
+        final int flags = Short.toUnsignedInt(header.getShort(6));
+        if (flags != 0)
+        {
+            throw new ControlProtocolException(String.format("unknown flags 0x%04x", flags));
+        }
+        final long length = Integer.toUnsignedLong(header.getInt(8));
+        if (length > MAX_PAYLOAD)
+        {
+            throw new ControlProtocolException("a payload of " + length + " bytes is larger than " + MAX_PAYLOAD);
+        }
+        return Byte.toUnsignedInt(header.get(5));
+    }
+
+    /**
+     * @param type    a request type from its header.
+     * @param payload the whole payload.
+     * @return the request.
+     * @throws ControlProtocolException when the type is unknown or the payload does not add up.
+     */
+    public static ControlRequest decodeRequest(final int type, final ByteBuffer payload)
+        throws ControlProtocolException
+    {
+        final ControlRequest request = switch (type)
+        {
+            case IPVSADM ->
+            {
+                final int count = Short.toUnsignedInt(field(payload, 2, "argument count").getShort());
+                if (count > MAX_ARGUMENTS)
+                {
+                    throw new ControlProtocolException(count + " arguments are more than " + MAX_ARGUMENTS);
+                }
+                final List<String> arguments = new ArrayList<>(count);
+                for (int i = 0; i < count; i++)
+                {
+                    arguments.add(text(bytes(payload, "argument " + (i + 1)), "argument " + (i + 1)));
+                }
+                yield new ControlRequest.Ipvsadm(arguments, bytes(payload, "standard input"));
+            }
+            case STATUS -> new ControlRequest.Status();
+            case RELOAD -> new ControlRequest.Reload();
+            default -> throw new ControlProtocolException("unknown request type " + type);
+        };
+        if (payload.hasRemaining())
+        {
+            throw new ControlProtocolException(payload.remaining() + " bytes after the request's last field");
+        }
+        return request;
+    }
+
+    /**
+     * @param type    an answer type from its header.
+     * @param payload the whole payload.
+     * @return the answer.
+     * @throws ControlProtocolException when the type is unknown or the payload does not add up.
+     */
+    public static ControlResponse decodeResponse(final int type, final ByteBuffer payload)
+        throws ControlProtocolException
+    {
+        final ControlResponse response = switch (type)
+        {
+            case RESULT -> new ControlResponse.Result(field(payload, 4, "exit status").getInt(),
+                bytes(payload, "standard output"), bytes(payload, "standard error"));
+            case REFUSED ->
+            {
+                final byte[] reason = new byte[payload.remaining()];
+                payload.get(reason);
+                yield new ControlResponse.Refused(text(reason, "the reason"));
+            }
+            default -> throw new ControlProtocolException("unknown answer type " + type);
+        };
+        if (payload.hasRemaining())
+        {
+            throw new ControlProtocolException(payload.remaining() + " bytes after the answer's last field");
+        }
+        return response;
+    }
+
+    private static ByteBuffer field(final ByteBuffer payload, final int length, final String what)
+        throws ControlProtocolException
+    {
+        if (payload.remaining() < length)
+        {
+            throw new ControlProtocolException("the payload ends inside " + what);
+        }
+        return payload;
+    }
+
+    private static byte[] bytes(final ByteBuffer payload, final String what) throws ControlProtocolException
+    {
+        final long length = Integer.toUnsignedLong(field(payload, 4, "the length of " + what).getInt());
+        if (length > payload.remaining())
+        {
+            throw new ControlProtocolException(what + " claims " + length + " bytes; " + payload.remaining() +
+                " are left");
+        }
+        final byte[] bytes = new byte[(int)length];
+        payload.get(bytes);
+        return bytes;
+    }
+
+    private static String text(final byte[] bytes, final String what) throws ControlProtocolException
+    {
+        try
+        {
+            return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes)).toString();
+        }
+        catch (final CharacterCodingException ex)
+        {
+            throw new ControlProtocolException(what + " is not UTF-8");
+        }
+    }
+
+    /**
+     * Reads one frame from a non-blocking channel, giving up at the deadline.
+     *
+     * @return the type (from the checked header) and the payload, or null when the peer closed before a byte.
+     * @throws ControlProtocolException when the header is wrong (nothing more is read) or the frame is cut short.
+     * @throws SocketTimeoutException   when the whole frame did not come by the deadline.
+     */
+    public static Frame read(final SocketChannel channel, final long deadlineNs)
+        throws IOException, ControlProtocolException
+    {
+        final ByteBuffer header = ByteBuffer.allocate(HEADER_LENGTH);
+        if (!fill(channel, header, deadlineNs))
+        {
+            if (header.position() == 0)
+            {
+                return null;
+            }
+            throw new ControlProtocolException("the message ends inside its " + HEADER_LENGTH + "-byte header");
+        }
+        final int type = checkHeader(header);
+        final ByteBuffer payload = ByteBuffer.allocate(header.getInt(8));
+        if (!fill(channel, payload, deadlineNs))
+        {
+            throw new ControlProtocolException("the message ends after " + payload.position() + " of its " +
+                payload.capacity() + " payload bytes");
+        }
+        return new Frame(type, payload.flip());
+    }
+
+    /**
+     * Writes a whole buffer to a non-blocking channel, giving up at the deadline.
+     *
+     * @throws SocketTimeoutException when the peer did not take it all by the deadline.
+     */
+    public static void write(final SocketChannel channel, final ByteBuffer frame, final long deadlineNs)
+        throws IOException
+    {
+        while (frame.hasRemaining())
+        {
+            if (channel.write(frame) == 0)
+            {
+                pause(deadlineNs);
+            }
+        }
+    }
+
+    /**
+     * Reads from a non-blocking channel until the buffer is full, giving up at the deadline.
+     *
+     * @return true when full, false when the peer closed first.
+     * @throws SocketTimeoutException when the bytes did not come by the deadline.
+     */
+    public static boolean fill(final SocketChannel channel, final ByteBuffer into, final long deadlineNs)
+        throws IOException
+    {
+        while (into.hasRemaining())
+        {
+            final int read = channel.read(into);
+            if (read < 0)
+            {
+                return false;
+            }
+            if (read == 0)
+            {
+                pause(deadlineNs);
+            }
+        }
+        return true;
+    }
+
+    private static void pause(final long deadlineNs) throws IOException
+    {
+        if (System.nanoTime() - deadlineNs >= 0)
+        {
+            throw new SocketTimeoutException("no whole message within the time limit");
+        }
+        try
+        {
+            Thread.sleep(1);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted");
+        }
+    }
+
+    /**
+     * One frame as read.
+     *
+     * @param type    its checked type byte.
+     * @param payload its payload, positioned at the start.
+     */
+    public record Frame(int type, ByteBuffer payload)
+    {
+    }
+}
