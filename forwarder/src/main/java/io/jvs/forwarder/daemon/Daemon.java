@@ -88,6 +88,10 @@ public final class Daemon implements AutoCloseable
     private Conductor conductor;
     private DataPlaneMaps maps;
     private Worker[] workerAgents;
+    private Wakeup[] workerWakeups;
+    /** Bindings for threads other than the workers and the conductor (control clients), one at a time. */
+    private final Syscalls otherThreads = Syscalls.create();
+    private final Object listing = new Object();
     private AgentRunner conductorRunner;
     private AgentRunner[] workerRunners;
     private ControlServer controlServer;
@@ -329,6 +333,7 @@ public final class Daemon implements AutoCloseable
             }
         }
         final Wakeup[] wakeups = new Wakeup[workers];
+        workerWakeups = wakeups;
         for (int w = 0; w < workers; w++)
         {
             wakeups[w] = own(new Wakeup(workerSyscalls[w]));
@@ -712,6 +717,69 @@ public final class Daemon implements AutoCloseable
     Worker worker(final int index)
     {
         return workerAgents[index];
+    }
+
+    /**
+     * Lists every worker's connection entries, a page at a time between their bursts (no worker stops), naming each
+     * entry's real server by the current snapshot; entries whose server has left the snapshot are left out. One
+     * listing runs at a time.
+     *
+     * @return the entries, worker by worker, IPv4 before IPv6.
+     * @throws IllegalStateException when a worker does not answer within a second (it is stopping).
+     */
+    java.util.List<ListedConnection> connections()
+    {
+        synchronized (listing)
+        {
+            final java.util.List<ListedConnection> entries = new java.util.ArrayList<>();
+            final ConnectionPage page = new ConnectionPage();
+            for (int w = 0; w < workers; w++)
+            {
+                final Wakeup wakeup = workerWakeups[w];
+                final Runnable wake = () ->
+                {
+                    synchronized (otherThreads)
+                    {
+                        wakeup.wake(otherThreads);
+                    }
+                };
+                for (final boolean v6 : new boolean[] {false, true})
+                {
+                    page.v6 = v6;
+                    page.from = 0;
+                    do
+                    {
+                        if (!workerAgents[w].connections(page, wake, TimeUnit.SECONDS.toNanos(1)))
+                        {
+                            throw new IllegalStateException("worker " + w + " did not answer within a second");
+                        }
+                        final io.jvs.core.pipeline.DataPlane plane = conductor.current();
+                        for (int i = 0; i < page.count; i++)
+                        {
+                            final io.jvs.core.service.RealServer server = page.server[i] < plane.serverSlots() ?
+                                plane.server(page.server[i]) : null;
+                            if (server == null)
+                            {
+                                continue;
+                            }
+                            entries.add(new ListedConnection(page.protocol[i], page.state[i],
+                                page.expiresInTicks[i] * io.jvs.core.conn.ConnectionTable.TICK_NS / 1_000_000L,
+                                address(v6, page.clientHigh[i], page.clientLow[i]), page.clientPort[i],
+                                address(v6, page.virtualHigh[i], page.virtualLow[i]), page.virtualPort[i],
+                                server.address(), server.port()));
+                        }
+                        page.from = page.next;
+                    }
+                    while (page.next != ConnectionPage.END);
+                }
+            }
+            return entries;
+        }
+    }
+
+    private static IpAddress address(final boolean v6, final long high, final long low)
+    {
+        return v6 ? IpAddress.ofV6(high, low) : IpAddress.ofV4((int)low);
     }
 
     DaemonCounters counters()

@@ -78,6 +78,9 @@ final class Worker implements Agent
     /** Latency copies asked for (by status) and made (by this worker, between bursts). */
     private volatile long latencyAsked;
     private volatile long latencyCopied;
+    private volatile long pageAsked;
+    private volatile long pageAnswered;
+    private ConnectionPage page;
     private final org.HdrHistogram.Histogram latencyCopy;
     private int cpu = -1;
     private long lastSweepNs = System.nanoTime();
@@ -215,6 +218,10 @@ final class Worker implements Agent
         {
             copyLatency();
         }
+        if (pageAsked != pageAnswered)
+        {
+            answerPage(now);
+        }
         if (work == 0)
         {
             idleSweep(now);
@@ -222,9 +229,16 @@ final class Worker implements Agent
         return work;
     }
 
-    /** @return whether another worker has handed this one frames not yet processed. */
+    /**
+     * @return whether another worker has handed this one frames not yet processed, or another thread waits for an
+     *         answer (a connection page): the worker must not sleep.
+     */
     boolean hasInbound()
     {
+        if (pageAsked != pageAnswered)
+        {
+            return true;
+        }
         for (final HandoffRing ring : inbound)
         {
             if (ring != null && ring.hasFrames())
@@ -458,6 +472,43 @@ final class Worker implements Agent
         {
             counters.add(index, DaemonCounters.HOST_REFUSED, 1);
         }
+    }
+
+    private void answerPage(final long nowNs)
+    {
+        final long asked = pageAsked;
+        final ConnectionPage requested = page;
+        requested.fill(requested.v6 ? pipeline.connectionsV6() : pipeline.connectionsV4(),
+            io.jvs.core.conn.ConnectionTable.tick(nowNs));
+        pageAnswered = asked;
+    }
+
+    /**
+     * Has the worker fill a page of its connection entries between two bursts (called by another thread, one at a
+     * time per worker: the caller serialises listings).
+     *
+     * @param into      the page to fill; its {@code v6} and {@code from} say which table and where to start.
+     * @param wake      wakes the worker if it sleeps (the caller's own bindings write its eventfd).
+     * @param timeoutNs how long to wait.
+     * @return whether the worker answered in time (false when it is stopped).
+     */
+    boolean connections(final ConnectionPage into, final Runnable wake, final long timeoutNs)
+    {
+        page = into;
+        final long asked = pageAsked + 1;
+        pageAsked = asked;
+        wake.run();
+        final long deadline = System.nanoTime() + timeoutNs;
+        while (pageAnswered != asked)
+        {
+            if (System.nanoTime() - deadline > 0)
+            {
+                return false;
+            }
+            Thread.onSpinWait();
+            Thread.yield();
+        }
+        return true;
     }
 
     private void copyLatency()

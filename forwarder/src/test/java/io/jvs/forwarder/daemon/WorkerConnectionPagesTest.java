@@ -1,0 +1,115 @@
+package io.jvs.forwarder.daemon;
+
+import io.jvs.core.conn.ConnectionTable;
+import io.jvs.core.conn.TcpStates;
+import io.jvs.core.packet.L4Headers;
+import io.jvs.forwarder.port.memory.FrameTemplates;
+import io.jvs.forwarder.port.memory.MemoryPort;
+import io.jvs.forwarder.port.memory.TransmitObserver;
+import org.junit.jupiter.api.Test;
+
+import java.util.HashSet;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@code ipvsadm -c}'s source: a running worker answers page requests from another thread between bursts, and the
+ * pages together hold every live connection once, with its protocol, state, client, virtual address and server;
+ * a stopped worker does not answer and the lister is told so instead of waiting forever.
+ */
+class WorkerConnectionPagesTest
+{
+    private static final int CONNECTIONS = ConnectionPage.CAPACITY + 200;
+    private static final long TIMEOUT_NS = TimeUnit.SECONDS.toNanos(10);
+
+    @Test
+    void shouldListEveryConnectionOnceAcrossPagesWhileTheWorkerRuns() throws Exception
+    {
+        try (WorkerFarm farm = new WorkerFarm(1, 0))
+        {
+            final byte[][] syns = new byte[CONNECTIONS][];
+            for (int n = 0; n < CONNECTIONS; n++)
+            {
+                syns[n] = farm.toVip(n, L4Headers.TCP_SYN);
+            }
+            final MemoryPort[] ports = farm.ports(new FrameTemplates(CONNECTIONS, syns), null, TransmitObserver.NONE,
+                TransmitObserver.NONE);
+            final Worker worker = farm.worker(0, ports, new boolean[2], WorkerFarm::ownerByParity);
+            final AtomicBoolean stop = new AtomicBoolean();
+            final Thread running = Thread.ofPlatform().start(() ->
+            {
+                while (!stop.get())
+                {
+                    if (worker.doWork() == 0)
+                    {
+                        Thread.onSpinWait();
+                    }
+                }
+            });
+            try
+            {
+                final long start = System.nanoTime();
+                while (worker.pipeline().connectionsV4().size() < CONNECTIONS && System.nanoTime() - start < TIMEOUT_NS)
+                {
+                    Thread.sleep(5);
+                }
+                final ConnectionPage page = new ConnectionPage();
+                final Set<Integer> clientPorts = new HashSet<>();
+                int pages = 0;
+                page.v6 = false;
+                page.from = 0;
+                do
+                {
+                    assertThat(worker.connections(page, () -> { }, TIMEOUT_NS)).as("answered").isTrue();
+                    pages++;
+                    for (int i = 0; i < page.count; i++)
+                    {
+                        assertThat(clientPorts.add(page.clientPort[i])).as("listed once").isTrue();
+                        assertThat(page.protocol[i]).isEqualTo(6);
+                        assertThat(page.state[i]).isEqualTo(TcpStates.SYN_RECV);
+                        assertThat(page.clientLow[i]).isEqualTo(Integer.toUnsignedLong(
+                            WorkerFarm.client(page.clientPort[i] - 10_000)));
+                        assertThat(page.virtualLow[i]).isEqualTo(Integer.toUnsignedLong(WorkerFarm.VIP));
+                        assertThat(page.virtualPort[i]).isEqualTo(80);
+                        assertThat(page.server[i]).isPositive();
+                        assertThat(page.expiresInTicks[i]).isPositive()
+                            .isLessThanOrEqualTo((int)(TimeUnit.SECONDS.toNanos(60) / ConnectionTable.TICK_NS));
+                    }
+                    page.from = page.next;
+                }
+                while (page.next != ConnectionPage.END);
+                assertThat(clientPorts).hasSize(CONNECTIONS);
+                assertThat(pages).isGreaterThanOrEqualTo(2);
+
+                page.v6 = true;
+                page.from = 0;
+                assertThat(worker.connections(page, () -> { }, TIMEOUT_NS)).isTrue();
+                assertThat(page.count).as("no IPv6 connections").isZero();
+                assertThat(page.next).isEqualTo(ConnectionPage.END);
+            }
+            finally
+            {
+                stop.set(true);
+                running.join();
+            }
+        }
+    }
+
+    @Test
+    void shouldTellTheListerWhenAStoppedWorkerDoesNotAnswer() throws Exception
+    {
+        try (WorkerFarm farm = new WorkerFarm(1, 0))
+        {
+            final MemoryPort[] ports = farm.ports(new FrameTemplates(1, farm.toVip(1, L4Headers.TCP_SYN)), null,
+                TransmitObserver.NONE, TransmitObserver.NONE);
+            final Worker worker = farm.worker(0, ports, new boolean[2], WorkerFarm::ownerByParity);
+            worker.stop();
+            final ConnectionPage page = new ConnectionPage();
+            assertThat(worker.connections(page, () -> { }, TimeUnit.MILLISECONDS.toNanos(200))).isFalse();
+            assertThat(worker.hasInbound()).as("a pending request keeps a worker from sleeping").isTrue();
+        }
+    }
+}
