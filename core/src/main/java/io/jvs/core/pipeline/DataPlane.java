@@ -208,6 +208,15 @@ public final class DataPlane
     }
 
     /**
+     * @param serverSlot a server slot of this snapshot.
+     * @return the slot of the service the server belongs to.
+     */
+    public int serviceOfServer(final int serverSlot)
+    {
+        return serverService[serverSlot];
+    }
+
+    /**
      * @return the number of server slots (slot 0 is never used).
      */
     public int serverSlots()

@@ -11,6 +11,8 @@ import io.jvs.core.pipeline.Topology;
 import io.jvs.core.service.RealServer;
 import io.jvs.core.service.ServiceTable;
 import io.jvs.core.service.VirtualService;
+import io.jvs.core.stats.RateEstimator;
+import io.jvs.core.stats.TrafficLedger;
 import io.jvs.nativebindings.Syscalls;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
@@ -60,6 +62,8 @@ final class Conductor implements Agent
     /** With {@code vip-arp on}: answers ARP and neighbour solicitations for the VIPs, announces new ones. */
     private VipAnnouncer announcer;
     private volatile Wakeup wakeup;
+    private TrafficLedger ledger;
+    private long lastSampleNs;
     private Syscalls wakers;
     private Set<IpAddress> publishedVips = Set.of();
     /** Workers to conductor: next hops without a MAC (Worker.MISS_MESSAGE). */
@@ -234,6 +238,23 @@ final class Conductor implements Agent
         this.wakeup = wakeup;
     }
 
+    /**
+     * Gives the conductor the services' and servers' traffic figures to keep (before it runs): it shows each
+     * snapshot to them and samples their rates every two seconds.
+     */
+    void ledger(final TrafficLedger ledger, final long nowNs)
+    {
+        this.ledger = ledger;
+        this.lastSampleNs = nowNs;
+        ledger.observe(publisher.current());
+    }
+
+    /** @return the traffic figures (conductor thread only), or null before {@link #ledger} set them. */
+    TrafficLedger ledger()
+    {
+        return ledger;
+    }
+
     /** @return whether a request or a worker's message waits (any thread; the idle sleep's last look). */
     boolean hasInput()
     {
@@ -302,6 +323,12 @@ final class Conductor implements Agent
             publish(now);
             work++;
         }
+        if (ledger != null && now - lastSampleNs >= RateEstimator.INTERVAL_NS)
+        {
+            // The kernel's estimator ticks every two seconds whatever else it does (ip_vs_est.c).
+            lastSampleNs = now;
+            ledger.sample();
+        }
         return work;
     }
 
@@ -316,6 +343,10 @@ final class Conductor implements Agent
         final Set<IpAddress> sources = sourceAddresses(table, marks);
         maps.update(vips, sources, topologySource.localAddresses(), true);
         publisher.publish(next);
+        if (ledger != null)
+        {
+            ledger.observe(next);
+        }
         maps.update(vips, sources, topologySource.localAddresses(), false);
         publishedVips = Set.copyOf(vips);
         if (announcer != null)

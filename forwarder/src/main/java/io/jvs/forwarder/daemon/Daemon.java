@@ -380,6 +380,12 @@ public final class Daemon implements AutoCloseable
         }
 
         final ErrorHandler errors = error -> DaemonLog.error("uncaught in an agent: " + error);
+        final io.jvs.core.stats.TrafficStats[] traffic = new io.jvs.core.stats.TrafficStats[workers];
+        for (int w = 0; w < workers; w++)
+        {
+            traffic[w] = workerAgents[w].pipeline().traffic();
+        }
+        conductor.ledger(new io.jvs.core.stats.TrafficLedger(traffic), System.nanoTime());
         final Wakeup conductorWakeup = own(new Wakeup(control));
         final int[] conductorFds = conductor.descriptors();
         final int[] conductorPoll = java.util.Arrays.copyOf(conductorFds, conductorFds.length + 1);

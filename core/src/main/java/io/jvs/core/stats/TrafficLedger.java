@@ -1,0 +1,265 @@
+package io.jvs.core.stats;
+
+import io.jvs.core.pipeline.DataPlane;
+import io.jvs.core.service.RealServer;
+import io.jvs.core.service.VirtualService;
+
+import java.util.IdentityHashMap;
+import java.util.Map;
+
+import static io.jvs.core.stats.TrafficStatsDescriptor.FIELDS;
+
+/**
+ * What {@code ipvsadm --stats}, {@code --rate} and {@code -Z} see: every service's and real server's counters
+ * summed over the workers' {@link TrafficStats}, counted from when it joined (or was last zeroed), and its
+ * {@link RateEstimator}.
+ * <p>
+ * The workers' counters are never reset (see {@link TrafficStats}); a slot's figures are its sum minus a baseline
+ * taken when its occupant changed or was zeroed, the way {@code ip_vs_zero_stats} keeps {@code kstats0}. A
+ * service or server that a snapshot puts in a slot another held starts from zero, as a new IPVS service or
+ * destination does. Services and servers are told apart by identity: the service table keeps the same object for
+ * as long as one exists.
+ * <p>
+ * Not thread-safe: the conductor calls {@link #observe} after each publish and {@link #sample} every
+ * {@link RateEstimator#INTERVAL_NS}, and answers readers on its own thread.
+ */
+public final class TrafficLedger
+{
+    private final TrafficStats[] workers;
+    private final Ledger services;
+    private final Ledger servers;
+    private final long[] sum = new long[FIELDS];
+    private DataPlane plane;
+
+    /**
+     * @param workers every worker's counters (all with the same slot counts).
+     */
+    public TrafficLedger(final TrafficStats[] workers)
+    {
+        this.workers = workers.clone();
+        this.services = new Ledger(workers[0].serviceSlots());
+        this.servers = new Ledger(workers[0].serverSlots());
+    }
+
+    /**
+     * Takes in a newly published snapshot: slots whose occupant changed start from zero.
+     */
+    public void observe(final DataPlane next)
+    {
+        plane = next;
+        for (int slot = 0; slot < Math.min(next.serviceCount(), services.occupant.length); slot++)
+        {
+            final VirtualService service = next.service(slot);
+            if (service == null)
+            {
+                services.vacate(slot);
+            }
+            else if (services.occupant[slot] != service)
+            {
+                TrafficStats.sumService(workers, slot, sum);
+                services.start(slot, service, sum);
+            }
+        }
+        for (int slot = 1; slot < Math.min(next.serverSlots(), servers.occupant.length); slot++)
+        {
+            final RealServer server = next.server(slot);
+            if (server == null)
+            {
+                servers.vacate(slot);
+            }
+            else if (servers.occupant[slot] != server)
+            {
+                TrafficStats.sumServer(workers, slot, sum);
+                servers.start(slot, server, sum);
+            }
+        }
+    }
+
+    /** One estimator interval: every occupied slot's rates move (conductor thread, every two seconds). */
+    public void sample()
+    {
+        for (final Map.Entry<Object, Integer> entry : services.slots.entrySet())
+        {
+            TrafficStats.sumService(workers, entry.getValue(), sum);
+            services.sample(entry.getValue(), sum);
+        }
+        for (final Map.Entry<Object, Integer> entry : servers.slots.entrySet())
+        {
+            TrafficStats.sumServer(workers, entry.getValue(), sum);
+            servers.sample(entry.getValue(), sum);
+        }
+    }
+
+    /**
+     * @return the service's counters and rates since it joined or was zeroed, or null when no snapshot observed
+     *         holds it.
+     */
+    public Figures of(final VirtualService service)
+    {
+        final Integer slot = services.slots.get(service);
+        if (slot == null)
+        {
+            return null;
+        }
+        TrafficStats.sumService(workers, slot, sum);
+        return services.figures(slot, sum);
+    }
+
+    /**
+     * @return the server's counters and rates since it joined or was zeroed, or null when no snapshot observed
+     *         holds it.
+     */
+    public Figures of(final RealServer server)
+    {
+        final Integer slot = servers.slots.get(server);
+        if (slot == null)
+        {
+            return null;
+        }
+        TrafficStats.sumServer(workers, slot, sum);
+        return servers.figures(slot, sum);
+    }
+
+    /** {@code ipvsadm -Z -t|-u|-f SERVICE}: the service's counters and rates, and its servers', start again. */
+    public void zero(final VirtualService service)
+    {
+        final Integer slot = services.slots.get(service);
+        if (slot == null)
+        {
+            return;
+        }
+        TrafficStats.sumService(workers, slot, sum);
+        services.zero(slot, sum);
+        for (final Map.Entry<Object, Integer> entry : servers.slots.entrySet())
+        {
+            if (plane != null && plane.serviceOfServer(entry.getValue()) == slot)
+            {
+                TrafficStats.sumServer(workers, entry.getValue(), sum);
+                servers.zero(entry.getValue(), sum);
+            }
+        }
+    }
+
+    /** {@code ipvsadm -Z}: every service and server starts again. */
+    public void zeroAll()
+    {
+        for (final Map.Entry<Object, Integer> entry : services.slots.entrySet())
+        {
+            TrafficStats.sumService(workers, entry.getValue(), sum);
+            services.zero(entry.getValue(), sum);
+        }
+        for (final Map.Entry<Object, Integer> entry : servers.slots.entrySet())
+        {
+            TrafficStats.sumServer(workers, entry.getValue(), sum);
+            servers.zero(entry.getValue(), sum);
+        }
+    }
+
+    /**
+     * A service's or server's figures, by {@link TrafficStatsDescriptor} field id.
+     *
+     * @param counts connections, packets and bytes in and out since it joined or was zeroed.
+     * @param rates  their per-second rates as {@code ip_vs_read_estimator} gives them.
+     */
+    public record Figures(long[] counts, long[] rates)
+    {
+        public Figures
+        {
+            counts = counts.clone();
+            rates = rates.clone();
+        }
+
+        public long count(final int field)
+        {
+            return counts[field];
+        }
+
+        public long rate(final int field)
+        {
+            return rates[field];
+        }
+
+        @Override
+        public long[] counts()
+        {
+            return counts.clone();
+        }
+
+        @Override
+        public long[] rates()
+        {
+            return rates.clone();
+        }
+    }
+
+    /** One kind of slot: who holds each, from what baseline, with what estimator. */
+    private static final class Ledger
+    {
+        final Object[] occupant;
+        final long[][] baseline;
+        final RateEstimator[] estimators;
+        final Map<Object, Integer> slots = new IdentityHashMap<>();
+        private final long[] since = new long[FIELDS];
+
+        Ledger(final int slotCount)
+        {
+            occupant = new Object[slotCount];
+            baseline = new long[slotCount][FIELDS];
+            estimators = new RateEstimator[slotCount];
+        }
+
+        void vacate(final int slot)
+        {
+            if (occupant[slot] != null)
+            {
+                slots.remove(occupant[slot]);
+                occupant[slot] = null;
+            }
+        }
+
+        void start(final int slot, final Object who, final long[] totals)
+        {
+            vacate(slot);
+            occupant[slot] = who;
+            slots.put(who, slot);
+            System.arraycopy(totals, 0, baseline[slot], 0, FIELDS);
+            estimators[slot] = new RateEstimator();
+            estimators[slot].zero(zeroes());
+        }
+
+        void sample(final int slot, final long[] totals)
+        {
+            estimators[slot].sample(since(slot, totals));
+        }
+
+        void zero(final int slot, final long[] totals)
+        {
+            System.arraycopy(totals, 0, baseline[slot], 0, FIELDS);
+            estimators[slot].zero(zeroes());
+        }
+
+        Figures figures(final int slot, final long[] totals)
+        {
+            final long[] rates = new long[FIELDS];
+            for (int field = 0; field < FIELDS; field++)
+            {
+                rates[field] = estimators[slot].rate(field);
+            }
+            return new Figures(since(slot, totals), rates);
+        }
+
+        private long[] since(final int slot, final long[] totals)
+        {
+            for (int field = 0; field < FIELDS; field++)
+            {
+                since[field] = totals[field] - baseline[slot][field];
+            }
+            return since;
+        }
+
+        private static long[] zeroes()
+        {
+            return new long[FIELDS];
+        }
+    }
+}
