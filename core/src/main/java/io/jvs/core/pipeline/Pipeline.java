@@ -52,6 +52,8 @@ public final class Pipeline
     private final DataPlanePublisher publisher;
     private final int workerIndex;
     private final WorkerEpochs epochs;
+    /** The generation {@link #followSnapshot} last recorded. */
+    private long followed = -1;
     private final NeighbourMisses misses = new NeighbourMisses();
     private final PacketParser parser;
     private final PacketParser strictParser;
@@ -390,6 +392,24 @@ public final class Pipeline
             sweepCredit = 0;
             lastTemplateSweepNs = now;
             templateCredit = 0;
+        }
+    }
+
+    /**
+     * Between bursts with nothing to process: records that this worker now uses the current snapshot, so a
+     * conductor waiting for every worker to take it (before it gives added servers their weights) need not wait
+     * for the next burst or sweep. One volatile read when nothing changed.
+     */
+    public void followSnapshot()
+    {
+        if (epochs != null)
+        {
+            final long generation = publisher.current().generation;
+            if (generation != followed)
+            {
+                followed = generation;
+                epochs.enter(workerIndex, generation);
+            }
         }
     }
 

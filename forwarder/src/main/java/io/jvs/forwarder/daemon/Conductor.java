@@ -63,6 +63,8 @@ final class Conductor implements Agent
     private VipAnnouncer announcer;
     private volatile Wakeup wakeup;
     private TrafficLedger ledger;
+    private Wakeup[] workerWakeups;
+    private Syscalls ownSyscalls;
     private long lastSampleNs;
     private Syscalls wakers;
     private Set<IpAddress> publishedVips = Set.of();
@@ -255,6 +257,16 @@ final class Conductor implements Agent
         return ledger;
     }
 
+    /**
+     * @param wakeups the workers' wake-ups, for {@link #awaitWorkersOnCurrent} (set before the conductor runs).
+     * @param own     the bindings of the conductor's thread.
+     */
+    void workerWakeups(final Wakeup[] wakeups, final Syscalls own)
+    {
+        this.workerWakeups = wakeups.clone();
+        this.ownSyscalls = own;
+    }
+
     /** @return whether a request or a worker's message waits (any thread; the idle sleep's last look). */
     boolean hasInput()
     {
@@ -393,6 +405,15 @@ final class Conductor implements Agent
         }
         final long generation = publisher.current().generation();
         final long deadline = System.nanoTime() + timeoutNs;
+        // A sleeping worker would take the snapshot only when its sleep ends: wake them (each wake is written only
+        // to a worker that said it sleeps).
+        if (workerWakeups != null)
+        {
+            for (final Wakeup worker : workerWakeups)
+            {
+                worker.wake(ownSyscalls);
+            }
+        }
         while (epochs.oldest() < generation)
         {
             if (System.nanoTime() - deadline > 0)

@@ -391,6 +391,7 @@ public final class Daemon implements AutoCloseable
         final int[] conductorPoll = java.util.Arrays.copyOf(conductorFds, conductorFds.length + 1);
         conductorPoll[conductorFds.length] = conductorWakeup.fd();
         conductor.wakeup(conductorWakeup, Syscalls.create());
+        conductor.workerWakeups(workerWakeups, control);
         for (final Worker worker : workerAgents)
         {
             worker.wakeConductor(conductorWakeup);

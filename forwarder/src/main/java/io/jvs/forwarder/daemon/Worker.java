@@ -224,6 +224,7 @@ final class Worker implements Agent
         }
         if (work == 0)
         {
+            pipeline.followSnapshot();
             idleSweep(now);
         }
         return work;
