@@ -104,4 +104,41 @@ class KernelChecksTest
         assertThat(KernelChecks.isUnicast(ip("ff02::1"))).isFalse();
         assertThat(KernelChecks.isUnicast(ip("fe80::1"))).isFalse();
     }
+
+    @Test
+    void shouldListTheRunningTableAsTheModelListsTheSameChanges()
+    {
+        final ServiceTable table = new ServiceTable(SchedulerSettings.of(SchedulerFlags.NONE));
+        final IpvsModel model = new IpvsModel();
+        for (final String line : new String[] {"-A -t 10.0.0.1:80 -s wrr", "-a -t 10.0.0.1:80 -r 192.168.1.1 -m -w 3",
+            "-a -t 10.0.0.1:80 -r 192.168.1.2 -x 9 -y 2", "-A -f 3 -6 -s mh -b mh-port", "--set 60 0 0",
+            "-a -f 3 -6 -r [2001:db8::7]:0 -m", "-e -t 10.0.0.1:80 -r 192.168.1.1 -i -w 5"})
+        {
+            final RuleCommand command = ((ControlRequest.Change)IpvsadmCommandLine.parse(List.of(line.split(" ")),
+                false)).command();
+            assertThat(TableViews.apply(command, table, KernelChecks.Limits.NONE)).isNull();
+            assertThat(model.apply(command)).isNull();
+        }
+        assertThat(TableViews.of(table)).isEqualTo(model.view());
+        assertThat(TableViews.apply(RuleParser.parse("-A -t 10.0.0.1:80"), table, KernelChecks.Limits.NONE))
+            .isEqualTo(KernelError.SERVICE_EXISTS);
+    }
+
+    @Test
+    void shouldReportAServerTheSchedulerCannotTakeAsOutOfMemoryAndChangeNothing()
+    {
+        final ServiceTable table = new ServiceTable(SchedulerSettings.of(SchedulerFlags.NONE));
+        assertThat(TableViews.apply(RuleParser.parse("-A -t 10.0.0.1:80 -s mh -b table-size=7"), table,
+            KernelChecks.Limits.NONE)).isNull();
+        KernelError last = null;
+        int added = 0;
+        for (int i = 1; i <= 20 && last == null; i++)
+        {
+            last = TableViews.apply(RuleParser.parse("-a -t 10.0.0.1:80 -r 192.168.1." + i), table,
+                KernelChecks.Limits.NONE);
+            added += last == null ? 1 : 0;
+        }
+        assertThat(last).isEqualTo(KernelError.NO_MEMORY);
+        assertThat(table.find(tcp("10.0.0.1", 80)).servers()).hasSize(added);
+    }
 }
