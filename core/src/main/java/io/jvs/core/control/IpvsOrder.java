@@ -114,7 +114,8 @@ public final class IpvsOrder
     }
 
     private static <T> void sort(
-        final List<T> items, final List<T> scratch, final int from, final int count, final Comparator<? super T> comparison)
+        final List<T> items, final List<T> scratch, final int from, final int count,
+        final Comparator<? super T> comparison)
     {
         if (count <= 1)
         {

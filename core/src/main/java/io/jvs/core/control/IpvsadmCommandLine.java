@@ -1232,7 +1232,8 @@ public final class IpvsadmCommandLine
         int value = 0;
         for (final String part : parts)
         {
-            if (part.isEmpty() || part.length() > 3 || !isAllDigits(part) || (part.length() > 1 && part.charAt(0) == '0'))
+            if (part.isEmpty() || part.length() > 3 || !isAllDigits(part) ||
+                (part.length() > 1 && part.charAt(0) == '0'))
             {
                 return null;
             }

@@ -308,7 +308,8 @@ public final class IpvsadmFormatter
     }
 
     /** svc_name of print_service_entry. */
-    private static String serviceName(final ServiceKey key, final boolean rule, final ListFormat format, final Names names)
+    private static String serviceName(
+        final ServiceKey key, final boolean rule, final ListFormat format, final Names names)
     {
         if (key.isFirewallMark())
         {
@@ -374,7 +375,8 @@ public final class IpvsadmFormatter
      */
     static String ntop(final IpAddress address)
     {
-        if (address.isV6() && address.high() == 0 && (address.low() >>> 32) == 0 && ((address.low() >>> 16) & 0xFFFF) != 0)
+        if (address.isV6() && address.high() == 0 && (address.low() >>> 32) == 0 &&
+            ((address.low() >>> 16) & 0xFFFF) != 0)
         {
             return "::" + IpAddress.ofV4((int)address.low());
         }

@@ -15,7 +15,8 @@ import java.util.List;
  *                     {@code list_add_rcu} in {@code __ip_vs_update_dest} puts them), which is what
  *                     {@code --nosort} prints.
  */
-public record ServiceView(ServiceKey key, ServiceSettings settings, Counters counters, List<DestinationView> destinations)
+public record ServiceView(
+    ServiceKey key, ServiceSettings settings, Counters counters, List<DestinationView> destinations)
 {
     /**
      * Copies the list so the view cannot change.

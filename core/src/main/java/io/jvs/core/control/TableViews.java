@@ -59,7 +59,8 @@ public final class TableViews
      * @param limits  jvs's table sizes.
      * @return null when applied, else the refusal.
      */
-    public static KernelError apply(final RuleCommand command, final ServiceTable table, final KernelChecks.Limits limits)
+    public static KernelError apply(
+        final RuleCommand command, final ServiceTable table, final KernelChecks.Limits limits)
     {
         final KernelError error = KernelChecks.check(command, KernelChecks.lookup(table), limits);
         if (error != null)

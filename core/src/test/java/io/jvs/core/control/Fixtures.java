@@ -78,7 +78,8 @@ final class Fixtures
     {
         final ServiceView web6 = new ServiceView(tcp("2001:db8::100", 443),
             new ServiceSettings("lc", SchedulerFlags.NONE, true, 60, 64, false), Counters.ZERO, List.of(
-            dest("2001:db8::2", 443, ForwardMethod.DR, 1, 2, 1), dest("2001:db8::1", 8443, ForwardMethod.NAT, 5, 0, 0)));
+            dest("2001:db8::2", 443, ForwardMethod.DR, 1, 2, 1),
+            dest("2001:db8::1", 8443, ForwardMethod.NAT, 5, 0, 0)));
         final ServiceView mark7 = ServiceView.of(ServiceKey.ofFirewallMark(7, true), ServiceSettings.of("sed", true))
             .withDestinations(List.of(dest("2001:db8::3", 0, ForwardMethod.NAT, 3, 0, 0)));
         final ServiceView sctp = ServiceView.of(ServiceKey.of(Protocol.SCTP, ip("10.0.0.1"), 3868),

@@ -139,7 +139,8 @@ class IpvsOrderTest
         }
         else
         {
-            key = ServiceKey.of(Protocol.values()[random.nextInt(3)], randomAddress(random, v6), random.nextInt(4) * 80);
+            key = ServiceKey.of(Protocol.values()[random.nextInt(3)], randomAddress(random, v6),
+                random.nextInt(4) * 80);
         }
         return ServiceView.of(key, ServiceSettings.of("rr", v6));
     }

@@ -50,7 +50,8 @@ class IpvsadmCommandLineTest
     {
         assertThat(parse("-Ln")).isEqualTo(new ControlRequest.ListServices(null, ListFormat.NUMERIC));
         assertThat(parse("-Lcn")).isEqualTo(new ControlRequest.ListConnections(ListFormat.NUMERIC));
-        assertThat(change("-At10.0.0.100:80")).isEqualTo(new RuleCommand.AddService(WEB, ServiceSettings.of("wlc", false)));
+        assertThat(change("-At10.0.0.100:80")).isEqualTo(
+            new RuleCommand.AddService(WEB, ServiceSettings.of("wlc", false)));
         assertThat(change("-a -t 10.0.0.100:80 -r 192.168.1.1:8080 -mw=3")).isEqualTo(new RuleCommand.PutServer(false,
             WEB, ip("192.168.1.1"), 8080, ForwardMethod.NAT, 3, 0, 0));
         assertThat(change("--add-service --tcp-service=10.0.0.100:80 --scheduler=rr")).isEqualTo(
@@ -197,12 +198,16 @@ class IpvsadmCommandLineTest
         "-A -t 10.0.0.100:80 -s sh -b sh-port,fast      | invalid scheduler flag `fast'",
         "-D -t 10.0.0.100:80 -b fast                    | invalid scheduler flag `fast'",
         "-D -t 10.0.0.100:80 -s rr                      | Illegal 'scheduler' option with the 'delete-service' command",
-        "-A -s rr                                       | You need to supply the 'service-address' option for the 'add-service' command",
-        "-a -t 10.0.0.100:80                            | You need to supply the 'real-server' option for the 'add-server' command",
+        "-A -s rr |" +
+            " You need to supply the 'service-address' option for the 'add-service' command",
+        "-a -t 10.0.0.100:80 |" +
+            " You need to supply the 'real-server' option for the 'add-server' command",
         "-A -t 10.0.0.100:80 -w 3                       | Illegal 'weight' option with the 'add-service' command",
         "-list                                          | Illegal 'scheduler' option with the 'list' command",
-        "-L -c --timeout                                | The option 'timeout' conflicts with the 'connection' option in the 'list' command",
-        "-L -t 10.0.0.100:80 -c                         | The option 'service-address' conflicts with the 'connection' option in the 'list' command",
+        "-L -c --timeout |" +
+            " The option 'timeout' conflicts with the 'connection' option in the 'list' command",
+        "-L -t 10.0.0.100:80 -c |" +
+            " The option 'service-address' conflicts with the 'connection' option in the 'list' command",
         "-L -c --stats                                  | options conflicts in the list command",
         "-L --timeout --persistent-conn                 | options conflicts in the list command",
         "-S -c                                          | Illegal 'connection' option with the 'save' command",
@@ -212,13 +217,18 @@ class IpvsadmCommandLineTest
         "--set 1 2 3 -n                                 | Illegal 'numeric' option with the 'set' command",
         "-A -t 10.0.0.100:0 -s rr                       | Zero port specified for non-persistent service",
         "-A -t 10.0.0.100:80 -o                         | One-Packet Scheduling is only for UDP virtual services",
-        "-a -t 10.0.0.100:80 -r [2001:db8::1]:80 -m     | Different address family is allowed only for tunneling servers",
+        "-a -t 10.0.0.100:80 -r [2001:db8::1]:80 -m |" +
+            " Different address family is allowed only for tunneling servers",
         "-a -t 10.0.0.100:80 -r 192.168.1.1 -m --tun-type ipip | Tunnel options conflict with forward method",
         "-a -t 10.0.0.100:80 -r 192.168.1.1 -i --tun-csum | Illegal 'tun-csum' option with the 'ipip' tunnel type",
-        "-a -t 10.0.0.100:80 -r 192.168.1.1 -i --tun-type gue | You need to supply the 'tun-port' option for the 'gue' tunnel type",
-        "-a -t 10.0.0.100:80 -r 192.168.1.1 -i --tun-type gre --tun-csum --tun-nocsum | The option 'tun-csum' conflicts with the 'tun-nocsum' option in the 'gre' tunnel type",
-        "-a -t 10.0.0.100:80 -r 192.168.1.1 -i --tun-type gre --tun-remcsum | Illegal 'tun-remcsum' option with the 'gre' tunnel type",
-        "-a -t 10.0.0.100:80 -r 192.168.1.1 -i --tun-type gue --tun-port 6080 | tunnel type `gue' is not supported by jvs yet",
+        "-a -t 10.0.0.100:80 -r 192.168.1.1 -i --tun-type gue |" +
+            " You need to supply the 'tun-port' option for the 'gue' tunnel type",
+        "-a -t 10.0.0.100:80 -r 192.168.1.1 -i --tun-type gre --tun-csum --tun-nocsum |" +
+            " The option 'tun-csum' conflicts with the 'tun-nocsum' option in the 'gre' tunnel type",
+        "-a -t 10.0.0.100:80 -r 192.168.1.1 -i --tun-type gre --tun-remcsum |" +
+            " Illegal 'tun-remcsum' option with the 'gre' tunnel type",
+        "-a -t 10.0.0.100:80 -r 192.168.1.1 -i --tun-type gue --tun-port 6080 |" +
+            " tunnel type `gue' is not supported by jvs yet",
     })
     void shouldFailAsIpvsadmWithStatusTwo(final String line, final String message)
     {

@@ -151,7 +151,8 @@ class IpvsadmFormatterTest
     void shouldListTimeouts()
     {
         assertThat(IpvsadmFormatter.timeouts(IpvsView.empty())).isEqualTo("Timeout (tcp tcpfin udp): 900 120 300\n");
-        assertThat(IpvsadmFormatter.timeouts(IpvsView.empty().withTimeouts(new ConnectionTimeouts.Current(3600, 30, 60))))
+        final IpvsView edited = IpvsView.empty().withTimeouts(new ConnectionTimeouts.Current(3600, 30, 60));
+        assertThat(IpvsadmFormatter.timeouts(edited))
             .isEqualTo("Timeout (tcp tcpfin udp): 3600 30 60\n");
     }
 

@@ -48,7 +48,8 @@ class IpvsadmTest
         final ByteArrayOutputStream out = new ByteArrayOutputStream();
         final ByteArrayOutputStream err = new ByteArrayOutputStream();
         final String[] args = line.isEmpty() ? new String[0] : line.split(" ");
-        final int status = Ipvsadm.run(args, new StringReader(stdin), new PrintStream(out, true, StandardCharsets.UTF_8),
+        final int status = Ipvsadm.run(args, new StringReader(stdin),
+            new PrintStream(out, true, StandardCharsets.UTF_8),
             new PrintStream(err, true, StandardCharsets.UTF_8), backend);
         return new Run(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
     }
@@ -86,10 +87,12 @@ class IpvsadmTest
     void shouldRestoreLinesWithIpvsadmWordsBlanksAndCarriageReturns()
     {
         model.view(IpvsView.empty());
-        final Run restore = run("--restore", "ipvsadm -A -t 10.0.0.1:80\r\n\n   \n\t-a  -t 10.0.0.1:80 -r 10.1.1.1 ipvsadm\n" +
+        final Run restore = run("--restore",
+            "ipvsadm -A -t 10.0.0.1:80\r\n\n   \n\t-a  -t 10.0.0.1:80 -r 10.1.1.1 ipvsadm\n" +
             "-a -t 10.0.0.1:80 -r 10.1.1.2 -w 3");
         assertThat(restore).isEqualTo(new Run(0, "", ""));
-        assertThat(run("-S -n").out()).isEqualTo("-A -t 10.0.0.1:80 -s wlc\n-a -t 10.0.0.1:80 -r 10.1.1.1:80 -g -w 1\n" +
+        assertThat(run("-S -n").out()).isEqualTo(
+            "-A -t 10.0.0.1:80 -s wlc\n-a -t 10.0.0.1:80 -r 10.1.1.1:80 -g -w 1\n" +
             "-a -t 10.0.0.1:80 -r 10.1.1.2:80 -g -w 3\n");
     }
 
@@ -99,8 +102,10 @@ class IpvsadmTest
         final Run restore = run("-R", "-A -t 10.0.0.100:80\n-A -t 10.0.0.7:80\n");
         assertThat(restore).isEqualTo(new Run(0, "", "Service already exists\n"));
         assertThat(model.view().service(Fixtures.tcp("10.0.0.7", 80))).isNotNull();
-        assertThat(run("-R", "-A -t 10.0.0.8:80\n-D -t 10.0.0.9:80\n")).isEqualTo(new Run(255, "", "No such service\n"));
-        assertThat(run("-R", "-A -t 10.0.0.8:80 -q\n-A -t 10.0.0.10:80\n")).isEqualTo(new Run(0, "", "-q: unknown option\n"));
+        assertThat(run("-R", "-A -t 10.0.0.8:80\n-D -t 10.0.0.9:80\n"))
+            .isEqualTo(new Run(255, "", "No such service\n"));
+        assertThat(run("-R", "-A -t 10.0.0.8:80 -q\n-A -t 10.0.0.10:80\n"))
+            .isEqualTo(new Run(0, "", "-q: unknown option\n"));
     }
 
     @Test
@@ -143,10 +148,14 @@ class IpvsadmTest
         "-d -t 10.0.0.100:80 -r 192.168.1.1                | No such destination",
         "-a -t 10.0.0.100:80 -r 192.168.1.7 -x 10 -y 20    | Numerical result out of range",
         "-e -t 10.0.0.100:80 -r 192.168.1.2 -y 1           | Numerical result out of range",
-        "-a -t 10.0.0.100:80 -r 224.0.0.1                  | Invalid operation.  Possibly wrong module version, address not unicast, ...",
-        "-a -t 10.0.0.100:80 -r 0.0.0.1                    | Invalid operation.  Possibly wrong module version, address not unicast, ...",
-        "-a -f 5 -6 -r [fe80::1]:0 -m                      | Invalid operation.  Possibly wrong module version, address not unicast, ...",
-        "--set 2147484 0 0                                 | Invalid operation.  Possibly wrong module version, address not unicast, ...",
+        "-a -t 10.0.0.100:80 -r 224.0.0.1 |" +
+            " Invalid operation.  Possibly wrong module version, address not unicast, ...",
+        "-a -t 10.0.0.100:80 -r 0.0.0.1 |" +
+            " Invalid operation.  Possibly wrong module version, address not unicast, ...",
+        "-a -f 5 -6 -r [fe80::1]:0 -m |" +
+            " Invalid operation.  Possibly wrong module version, address not unicast, ...",
+        "--set 2147484 0 0 |" +
+            " Invalid operation.  Possibly wrong module version, address not unicast, ...",
         "--start-daemon master                             | Protocol not available",
         "--stop-daemon master                              | No daemon is running",
     })
@@ -163,7 +172,8 @@ class IpvsadmTest
         "-a -t 10.0.0.100:80 -r 192.168.1.7 -w 65536       | illegal weight specified",
         "-A -t 10.0.0.1:0                                  | Zero port specified for non-persistent service",
         "-A -t 10.0.0.100:80 -A                            | invalid option `-A'",
-        "-d -t 10.0.0.100:80                               | You need to supply the 'real-server' option for the 'delete-server' command",
+        "-d -t 10.0.0.100:80 |" +
+            " You need to supply the 'real-server' option for the 'delete-server' command",
     })
     void shouldFailItsOwnChecksWithStatusTwoAndChangeNothing(final String line, final String message)
     {
