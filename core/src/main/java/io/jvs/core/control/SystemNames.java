@@ -74,12 +74,21 @@ public final class SystemNames implements Names
     @Override
     public String serviceName(final int port, final Protocol protocol)
     {
+        if (protocol == null)
+        {
+            return null;
+        }
         return names.get(port + "/" + protocol.name().toLowerCase(Locale.ROOT));
     }
 
     @Override
     public int servicePort(final String name, final Protocol protocol)
     {
+        if (protocol == null)
+        {
+            // service_to_port knows names only for TCP, UDP and SCTP: a -r before any -t has protocol 0.
+            return -1;
+        }
         return ports.getOrDefault(name + "/" + protocol.name().toLowerCase(Locale.ROOT), -1);
     }
 
