@@ -286,4 +286,20 @@ class IpvsadmTest
             80, io.jvs.core.service.ForwardMethod.DR, 1, 0, 0))).isEqualTo(KernelError.NO_MEMORY);
         assertThat(KernelError.NO_MEMORY.message()).isEqualTo("Memory allocation problem");
     }
+
+    /**
+     * print_sched_flags: flag-1..3 by number for most schedulers; sh and mh name only flags 1 and 2, so an sh
+     * service with flag-3 alone is saved as " -b " and listed as " ()".
+     */
+    @Test
+    void shouldWriteSchedulerFlagsAsPrintSchedFlags()
+    {
+        model.view(IpvsView.empty());
+        assertThat(run("-R", "-A -t 10.0.0.1:80 -s rr -b flag-3,flag-1,flag-2\n-A -t 10.0.0.2:80 -s sh -b flag-3\n" +
+            "-A -t 10.0.0.3:80 -s mh -b flag-1\n").status()).isZero();
+        assertThat(run("-S -n").out()).isEqualTo("-A -t 10.0.0.1:80 -s rr -b flag-1,flag-2,flag-3\n" +
+            "-A -t 10.0.0.2:80 -s sh -b \n-A -t 10.0.0.3:80 -s mh -b mh-fallback\n");
+        assertThat(run("-L -n").out()).contains("\nTCP  10.0.0.1:80 rr (flag-1,flag-2,flag-3)\n")
+            .contains("\nTCP  10.0.0.2:80 sh ()\n").contains("\nTCP  10.0.0.3:80 mh (mh-fallback)\n");
+    }
 }
