@@ -55,8 +55,8 @@ public final class RuleParser
             if (ex.kind() == IpvsadmException.Kind.TRY_HELP)
             {
                 final String first = words.get(0);
-                throw new IllegalArgumentException(first.startsWith("-") ?
-                    "invalid command `" + first + "': " + COMMANDS : "unexpected argument " + first + ": " + COMMANDS);
+                throw new IllegalArgumentException(first.startsWith("-") ? "invalid command `" + first +
+                    "': a rules line starts with -A, -E, -D, -C, -a, -e, -d or --set" : "unexpected argument " + first);
             }
             throw new IllegalArgumentException(ex.getMessage().strip());
         }
