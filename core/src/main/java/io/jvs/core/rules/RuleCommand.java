@@ -22,30 +22,71 @@ public sealed interface RuleCommand
     /**
      * -A: add a virtual service.
      *
-     * @param key      the service.
-     * @param settings scheduler, flags, persistence.
+     * @param key               the service.
+     * @param settings          scheduler, flags, persistence.
+     * @param persistenceEngine the {@code --pe} name, empty for none (jvs has none, so the kernel checks refuse
+     *                          any other).
      */
-    record AddService(ServiceKey key, ServiceSettings settings) implements RuleCommand
+    record AddService(ServiceKey key, ServiceSettings settings, String persistenceEngine) implements RuleCommand
     {
+        /**
+         * @param key      the service.
+         * @param settings its settings, with no persistence engine.
+         */
+        public AddService(final ServiceKey key, final ServiceSettings settings)
+        {
+            this(key, settings, "");
+        }
+
         @Override
         public void applyTo(final ServiceTable table)
         {
+            requireNoPersistenceEngine(persistenceEngine);
             table.addService(key, settings);
         }
     }
 
     /**
-     * -E: edit a virtual service.
+     * -E: edit a virtual service; every setting is replaced, as ipvsadm sends them all.
      *
-     * @param key      the service.
-     * @param settings the new settings.
+     * @param key               the service.
+     * @param settings          the new settings.
+     * @param persistenceEngine the {@code --pe} name, empty for none.
      */
-    record EditService(ServiceKey key, ServiceSettings settings) implements RuleCommand
+    record EditService(ServiceKey key, ServiceSettings settings, String persistenceEngine) implements RuleCommand
+    {
+        /**
+         * @param key      the service.
+         * @param settings its new settings, with no persistence engine.
+         */
+        public EditService(final ServiceKey key, final ServiceSettings settings)
+        {
+            this(key, settings, "");
+        }
+
+        @Override
+        public void applyTo(final ServiceTable table)
+        {
+            requireNoPersistenceEngine(persistenceEngine);
+            table.editService(key, settings);
+        }
+    }
+
+    /**
+     * -Z: zero the statistics of one service or of all. The table keeps no statistics (the workers do), so on a
+     * table this only checks that the service exists.
+     *
+     * @param key the service, or null for every service.
+     */
+    record Zero(ServiceKey key) implements RuleCommand
     {
         @Override
         public void applyTo(final ServiceTable table)
         {
-            table.editService(key, settings);
+            if (key != null && table.find(key) == null)
+            {
+                throw new IllegalArgumentException("No such service");
+            }
         }
     }
 
@@ -140,6 +181,15 @@ public sealed interface RuleCommand
         public void applyTo(final ServiceTable table)
         {
             table.setTimeouts(tcpSeconds, tcpFinSeconds, udpSeconds);
+        }
+    }
+
+    private static void requireNoPersistenceEngine(final String persistenceEngine)
+    {
+        if (!persistenceEngine.isEmpty())
+        {
+            // ip_vs_add_service: no module ip_vs_pe_NAME, ENOENT.
+            throw new IllegalArgumentException("Scheduler or persistence engine not found");
         }
     }
 }

@@ -191,7 +191,7 @@ public final class ServiceTable
         final int upperThreshold,
         final int lowerThreshold)
     {
-        final VirtualService service = requireService(key);
+        final VirtualService service = requireServiceOfServer(key);
         requireFamily(key, address, forwardMethod);
         service.editServer(requireServer(service, address, port), weight, upperThreshold, lowerThreshold, forwardMethod);
     }
@@ -205,7 +205,7 @@ public final class ServiceTable
      */
     public void deleteServer(final ServiceKey key, final IpAddress address, final int port)
     {
-        final VirtualService service = requireService(key);
+        final VirtualService service = requireServiceOfServer(key);
         service.removeServer(requireServer(service, address, port));
     }
 
@@ -263,6 +263,17 @@ public final class ServiceTable
         if (service == null)
         {
             throw new IllegalArgumentException("No such service");
+        }
+        return service;
+    }
+
+    /** ipvs_update_dest and ipvs_del_dest word ESRCH otherwise than the service commands. */
+    private VirtualService requireServiceOfServer(final ServiceKey key)
+    {
+        final VirtualService service = services.get(key);
+        if (service == null)
+        {
+            throw new IllegalArgumentException("Service not defined");
         }
         return service;
     }

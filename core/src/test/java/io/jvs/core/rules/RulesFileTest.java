@@ -75,7 +75,7 @@ class RulesFileTest
         final ServiceKey web = ServiceKey.of(Protocol.TCP, IpAddress.parse("10.0.0.100"), 80);
         assertThatThrownBy(() -> RuleParser.parse("-E -t 10.0.0.100:80 -s rr").applyTo(table)).hasMessage("No such service");
         assertThatThrownBy(() -> RuleParser.parse("-d -t 10.0.0.100:80 -r 192.168.1.1").applyTo(table))
-            .hasMessage("No such service");
+            .hasMessage("Service not defined");
         RuleParser.parse("-A -t 10.0.0.100:80").applyTo(table);
         assertThatThrownBy(() -> RuleParser.parse("-A -t 10.0.0.100:80 -s rr").applyTo(table))
             .hasMessage("Service already exists");

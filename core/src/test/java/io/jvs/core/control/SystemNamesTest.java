@@ -1,0 +1,42 @@
+package io.jvs.core.control;
+
+import io.jvs.core.net.IpAddress;
+import io.jvs.core.net.Protocol;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Service names from a services file, host names from the resolver.
+ */
+class SystemNamesTest
+{
+    @Test
+    void shouldNamePortsAndFindPortsByNameOrAlias(@TempDir final Path dir) throws IOException
+    {
+        final Path file = dir.resolve("services");
+        Files.writeString(file, "# comment\nhttp\t\t80/tcp\t\twww # WorldWideWeb\nhttp 80/udp\n" +
+            "domain 53/udp\nbroken x/tcp\nwww-alt 80/tcp\n");
+        final SystemNames names = new SystemNames(file);
+        assertThat(names.serviceName(80, Protocol.TCP)).isEqualTo("http");
+        assertThat(names.serviceName(53, Protocol.UDP)).isEqualTo("domain");
+        assertThat(names.serviceName(53, Protocol.TCP)).isNull();
+        assertThat(names.servicePort("www", Protocol.TCP)).isEqualTo(80);
+        assertThat(names.servicePort("domain", Protocol.UDP)).isEqualTo(53);
+        assertThat(names.servicePort("domain", Protocol.TCP)).isEqualTo(-1);
+        assertThat(new SystemNames(dir.resolve("none")).serviceName(80, Protocol.TCP)).isNull();
+    }
+
+    @Test
+    void shouldResolveLocalhost(@TempDir final Path dir) throws IOException
+    {
+        final SystemNames names = new SystemNames(dir.resolve("none"));
+        assertThat(names.hostAddress("localhost")).isEqualTo(IpAddress.parse("127.0.0.1"));
+        assertThat(names.hostAddress("no-such-host.invalid")).isNull();
+    }
+}
