@@ -92,6 +92,7 @@ public final class Daemon implements AutoCloseable
     /** Bindings for threads other than the workers and the conductor (control clients), one at a time. */
     private final Syscalls otherThreads = Syscalls.create();
     private final Object listing = new Object();
+    private IpvsBackend ipvsBackend;
     private AgentRunner conductorRunner;
     private AgentRunner[] workerRunners;
     private ControlServer controlServer;
@@ -372,6 +373,8 @@ public final class Daemon implements AutoCloseable
 
         try
         {
+            ipvsBackend = new IpvsBackend(this, new io.jvs.core.control.KernelChecks.Limits(MAX_SERVICES,
+                MAX_SERVERS), config.connections());
             controlServer = ControlServer.open(config.control(), config.controlGroup(), this::answer);
         }
         catch (final IOException ex)
@@ -683,9 +686,48 @@ public final class Daemon implements AutoCloseable
                 final String result = reload("control socket");
                 yield ControlResponse.Result.of(result.startsWith("error") ? 1 : 0, result + "\n", "");
             }
-            case ControlRequest.Ipvsadm ipvsadm -> new ControlResponse.Refused("ipvsadm requests are not served " +
-                "by this daemon yet");
+            case ControlRequest.Ipvsadm ipvsadm -> ipvsadm(ipvsadm);
         };
+    }
+
+    /**
+     * Runs an ipvsadm command line against the running state, as ipvsadm 1.31 runs one against the kernel's, on
+     * the control client's thread (changes go to the conductor).
+     */
+    private ControlResponse ipvsadm(final ControlRequest.Ipvsadm request)
+    {
+        final java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        final java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+        int status;
+        try (java.io.PrintStream output = new java.io.PrintStream(out, false, java.nio.charset.StandardCharsets.UTF_8);
+             java.io.PrintStream error = new java.io.PrintStream(err, false, java.nio.charset.StandardCharsets.UTF_8))
+        {
+            try
+            {
+                status = io.jvs.core.control.Ipvsadm.run("ipvsadm", request.arguments().toArray(String[]::new),
+                    new java.io.StringReader(new String(request.input(), java.nio.charset.StandardCharsets.UTF_8)),
+                    output, error, ipvsBackend, names());
+            }
+            catch (final RuntimeException ex)
+            {
+                error.println("jvs: " + ex.getMessage());
+                status = 1;
+            }
+        }
+        return new ControlResponse.Result(status, out.toByteArray(), err.toByteArray());
+    }
+
+    /** Host and service names for listings without -n: /etc/services and the resolver, or numbers without them. */
+    private io.jvs.core.control.Names names()
+    {
+        try
+        {
+            return new io.jvs.core.control.SystemNames(java.nio.file.Path.of("/etc/services"));
+        }
+        catch (final IOException ex)
+        {
+            return io.jvs.core.control.Names.NUMERIC;
+        }
     }
 
     /** @return the control socket's server, once open. */

@@ -1,0 +1,219 @@
+package io.jvs.forwarder.daemon;
+
+import io.jvs.core.conn.ConnectionTimeouts;
+import io.jvs.core.conn.TcpStates;
+import io.jvs.core.control.ConnectionView;
+import io.jvs.core.control.Counters;
+import io.jvs.core.control.Ipvsadm;
+import io.jvs.core.control.IpvsView;
+import io.jvs.core.control.KernelChecks;
+import io.jvs.core.control.KernelError;
+import io.jvs.core.control.TableViews;
+import io.jvs.core.rules.RuleCommand;
+import io.jvs.core.service.RealServer;
+import io.jvs.core.service.ServiceTable;
+import io.jvs.core.service.VirtualService;
+import io.jvs.core.stats.TrafficLedger;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import static io.jvs.core.stats.TrafficStatsDescriptor.CONNECTIONS;
+import static io.jvs.core.stats.TrafficStatsDescriptor.IN_BYTES;
+import static io.jvs.core.stats.TrafficStatsDescriptor.IN_PACKETS;
+import static io.jvs.core.stats.TrafficStatsDescriptor.OUT_BYTES;
+import static io.jvs.core.stats.TrafficStatsDescriptor.OUT_PACKETS;
+
+/**
+ * The running daemon behind ipvsadm's command line ({@code tools/jvs ctl}, and the netlink endpoint later): each
+ * change is checked as the kernel checks it and applied by the conductor as one new snapshot; a server added to a
+ * running service joins at weight 0 and gets its weight once every worker uses a snapshot that names it (as a
+ * reload adds servers, see {@link ServiceDiff.Pending}), so no scheduler shared with the workers picks a server
+ * they cannot send to yet. Listings are the conductor's table with the {@link TrafficLedger}'s figures; the
+ * connection entries come from the workers, a page at a time, on the caller's thread.
+ * <p>
+ * A later reload applies the config file as it is: changes made with ipvsadm since are replaced by the file's
+ * services, as re-running an ipvsadm script would replace them.
+ */
+final class IpvsBackend implements Ipvsadm.Backend
+{
+    /** How long a change may wait for the conductor (a two-step add waits for the workers too). */
+    static final long CONDUCTOR_WAIT_S = 10;
+    /** How long a two-step add waits for the workers to take the snapshot naming the server. */
+    static final long WORKERS_WAIT_NS = TimeUnit.SECONDS.toNanos(2);
+
+    private final Daemon daemon;
+    private final KernelChecks.Limits limits;
+    private final int connectionTableSize;
+
+    /**
+     * @param limits              jvs's table sizes, which refuse as ENOMEM beyond them.
+     * @param connectionTableSize the size the listing's header shows (per worker and family, as the config gives).
+     */
+    IpvsBackend(final Daemon daemon, final KernelChecks.Limits limits, final int connectionTableSize)
+    {
+        this.daemon = daemon;
+        this.limits = limits;
+        this.connectionTableSize = connectionTableSize;
+    }
+
+    @Override
+    public KernelError apply(final RuleCommand command)
+    {
+        return onConductor(conductor -> change(conductor, command));
+    }
+
+    private KernelError change(final Conductor conductor, final RuleCommand command)
+    {
+        final ServiceTable table = conductor.table();
+        final KernelError refused = KernelChecks.check(command, KernelChecks.lookup(table), limits);
+        if (refused != null)
+        {
+            return refused;
+        }
+        final TrafficLedger ledger = conductor.ledger();
+        switch (command)
+        {
+            case RuleCommand.Zero zero ->
+            {
+                if (ledger != null)
+                {
+                    if (zero.key() == null)
+                    {
+                        ledger.zeroAll();
+                    }
+                    else
+                    {
+                        ledger.zero(table.find(zero.key()));
+                    }
+                }
+                return null;
+            }
+            case RuleCommand.PutServer put when !put.edit() && put.weight() != 0 ->
+            {
+                final KernelError quiet = TableViews.apply(new RuleCommand.PutServer(false, put.key(), put.address(),
+                    put.port(), put.forwardMethod(), 0, put.upperThreshold(), put.lowerThreshold()), table, limits);
+                if (quiet != null)
+                {
+                    return quiet;
+                }
+                conductor.publish(System.nanoTime());
+                if (!conductor.awaitWorkersOnCurrent(WORKERS_WAIT_NS))
+                {
+                    DaemonLog.warning("ipvsadm -a: a worker did not take the new snapshot within " +
+                        TimeUnit.NANOSECONDS.toMillis(WORKERS_WAIT_NS) + " ms; the server gets its weight anyway");
+                }
+                table.editServer(put.key(), put.address(), put.port(), put.forwardMethod(), put.weight(),
+                    put.upperThreshold(), put.lowerThreshold());
+                conductor.publish(System.nanoTime());
+                return null;
+            }
+            case RuleCommand.SetTimeouts set ->
+            {
+                final KernelError error = TableViews.apply(command, table, limits);
+                if (error == null)
+                {
+                    conductor.timeouts().set(set.tcpSeconds(), set.tcpFinSeconds(), set.udpSeconds());
+                    conductor.publish(System.nanoTime());
+                }
+                return error;
+            }
+            default ->
+            {
+                final KernelError error = TableViews.apply(command, table, limits);
+                if (error == null)
+                {
+                    conductor.publish(System.nanoTime());
+                }
+                return error;
+            }
+        }
+    }
+
+    @Override
+    public IpvsView view(final boolean withConnections)
+    {
+        final IpvsView view = onConductor(conductor ->
+        {
+            final TrafficLedger ledger = conductor.ledger();
+            final TableViews.Statistics statistics = ledger == null ? TableViews.Statistics.NONE :
+                new TableViews.Statistics()
+                {
+                    @Override
+                    public Counters service(final VirtualService service)
+                    {
+                        return counters(ledger.of(service));
+                    }
+
+                    @Override
+                    public Counters server(final VirtualService service, final RealServer server)
+                    {
+                        return counters(ledger.of(server));
+                    }
+                };
+            final ConnectionTimeouts.Current timeouts = conductor.timeouts().current();
+            return TableViews.of(conductor.table(), statistics, IpvsView.VERSION_1_2_1, connectionTableSize,
+                List.of()).withTimeouts(timeouts);
+        });
+        if (view == null)
+        {
+            throw new IllegalStateException("the conductor did not answer within " + CONDUCTOR_WAIT_S + " s");
+        }
+        return withConnections ? view.withConnections(connections()) : view;
+    }
+
+    private List<ConnectionView> connections()
+    {
+        final List<ConnectionView> views = new ArrayList<>();
+        for (final ListedConnection entry : daemon.connections())
+        {
+            final String protocol = switch (entry.protocol())
+            {
+                case 6 -> "TCP";
+                case 17 -> "UDP";
+                case 132 -> "SCTP";
+                default -> "IP";
+            };
+            // The kernel names a UDP entry's one state "UDP" (udp_state_name_table); TCP's are its own names.
+            final String state = entry.protocol() == 6 ? TcpStates.name(entry.state()) : protocol;
+            views.add(new ConnectionView(protocol, entry.client(), entry.clientPort(), entry.virtual(),
+                entry.virtualPort(), entry.server(), entry.serverPort(), state, entry.expiresMs()));
+        }
+        return views;
+    }
+
+    private static Counters counters(final TrafficLedger.Figures figures)
+    {
+        if (figures == null)
+        {
+            return Counters.ZERO;
+        }
+        return new Counters(figures.count(CONNECTIONS), figures.count(IN_PACKETS), figures.count(OUT_PACKETS),
+            figures.count(IN_BYTES), figures.count(OUT_BYTES), figures.rate(CONNECTIONS), figures.rate(IN_PACKETS),
+            figures.rate(OUT_PACKETS), figures.rate(IN_BYTES), figures.rate(OUT_BYTES));
+    }
+
+    private <T> T onConductor(final java.util.function.Function<Conductor, T> work)
+    {
+        try
+        {
+            return daemon.conductor().call(work).get(CONDUCTOR_WAIT_S, TimeUnit.SECONDS);
+        }
+        catch (final ExecutionException ex)
+        {
+            throw new IllegalStateException(ex.getCause().getMessage(), ex.getCause());
+        }
+        catch (final TimeoutException ex)
+        {
+            throw new IllegalStateException("the conductor did not answer within " + CONDUCTOR_WAIT_S + " s", ex);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", ex);
+        }
+    }
+}

@@ -1,0 +1,195 @@
+package io.jvs.forwarder.daemon.it;
+
+import io.jvs.forwarder.control.ControlClient;
+import io.jvs.forwarder.control.ControlRequest;
+import io.jvs.forwarder.control.ControlResponse;
+import io.jvs.forwarder.daemon.it.LbTopology.Mode;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.io.IOException;
+import java.net.DatagramPacket;
+import java.net.DatagramSocket;
+import java.net.InetSocketAddress;
+import java.net.SocketTimeoutException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * ipvsadm's command lines against a running daemon with live traffic, through the control socket as
+ * {@code tools/jvs ctl} sends them: a server added to a running service takes new connections, a weight set to 0
+ * keeps new connections off a server while -L shows it, a refused command changes nothing and says ipvsadm's
+ * words, -c lists the open connections, --stats counts them and -Z zeroes the counts, -S writes the running
+ * rules; and -d of a server treats its connections as {@code expire_nodest_conn} says, as IPVS does.
+ */
+class DaemonIpvsadmTest
+{
+    private static final int PORT = 5353;
+    private static final Duration TIMEOUT = Duration.ofSeconds(20);
+
+    @TempDir
+    Path directory;
+
+    @Test
+    void shouldChangeListAndCountTheRunningServicesLikeIpvsadm() throws Exception
+    {
+        try (LbTopology topology = LbTopology.builder("ipvsadm").mode(Mode.NAT).realServers(2).ipv6(false).build())
+        {
+            DaemonConfigs.sendersComputeChecksums(topology);
+            topology.startUdpServers(PORT);
+            final List<Host> servers = topology.realServers();
+            final String vip = DaemonConfigs.endpoint(topology.vip4(), PORT);
+            final String rs1 = DaemonConfigs.endpoint(servers.get(0).ipv4(), PORT);
+            final String rs2 = DaemonConfigs.endpoint(servers.get(1).ipv4(), PORT);
+            final String config = DaemonConfigs.twoArm() + "-A -u " + vip + " -s rr\n-a -u " + vip + " -r " + rs1 +
+                " -m -w 1\n";
+            try (DaemonProcess daemon = DaemonProcess.start(topology.directorNamespace(), directory, config))
+            {
+                final InetSocketAddress service = new InetSocketAddress(topology.vip4(), PORT);
+                final String listed = ok(daemon, "-L", "-n");
+                assertThat(listed).startsWith("IP Virtual Server version 1.2.1 (size=")
+                    .contains("UDP  " + vip + " rr").contains("  -> " + rs1).doesNotContain(rs2);
+                assertThat(identities(topology, service, 4)).containsOnly("rs1");
+
+                ok(daemon, "-a", "-u", vip, "-r", rs2, "-m", "-w", "1");
+                assertThat(ok(daemon, "-L", "-n")).contains("  -> " + rs2);
+                assertThat(identities(topology, service, 6)).as("rr over both").containsOnly("rs1", "rs2")
+                    .contains("rs1", "rs2");
+
+                ok(daemon, "-e", "-u", vip, "-r", rs1, "-m", "-w", "0");
+                assertThat(identities(topology, service, 4)).as("weight 0 takes no new connection")
+                    .containsOnly("rs2");
+
+                final ControlResponse.Result duplicate = ipvsadm(daemon, "-a", "-u", vip, "-r", rs2, "-m");
+                assertThat(duplicate.status()).isEqualTo(255);
+                assertThat(text(duplicate.error())).contains("Destination already exists");
+                assertThat(ok(daemon, "-L", "-n")).as("unchanged").contains("  -> " + rs2);
+
+                final String entries = ok(daemon, "-L", "-c", "-n");
+                assertThat(entries).startsWith("IPVS connection entries\n");
+                assertThat(entries.lines().filter(line -> line.startsWith("UDP ") && line.contains(vip)).count())
+                    .as("one entry per client socket").isGreaterThanOrEqualTo(14);
+
+                final String stats = ok(daemon, "-L", "-n", "--stats");
+                final String[] serviceLine = stats.lines().filter(line -> line.startsWith("UDP  " + vip)).findFirst()
+                    .orElseThrow().trim().split("\\s+");
+                assertThat(Long.parseLong(serviceLine[2])).as("Conns").isEqualTo(14);
+                assertThat(Long.parseLong(serviceLine[3])).as("InPkts").isEqualTo(14);
+                assertThat(Long.parseLong(serviceLine[4])).as("OutPkts").isEqualTo(14);
+
+                ok(daemon, "-Z");
+                final String zeroed = ok(daemon, "-L", "-n", "--stats");
+                assertThat(zeroed.lines().filter(line -> line.startsWith("UDP  " + vip)).findFirst().orElseThrow()
+                    .trim().split("\\s+")[2]).isEqualTo("0");
+
+                // -S sorts servers by address, as libipvs's ipvs_cmp_dests does: rs1's address is the lower.
+                assertThat(ok(daemon, "-S", "-n")).isEqualTo("-A -u " + vip + " -s rr\n" +
+                    "-a -u " + vip + " -r " + rs1 + " -m -w 0\n" + "-a -u " + vip + " -r " + rs2 + " -m -w 1\n");
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {0, 1})
+    void shouldTreatTheConnectionsOfADeletedServerAsExpireNodestConnSays(final int expire) throws Exception
+    {
+        try (LbTopology topology = LbTopology.builder("ipvsdel").mode(Mode.NAT).realServers(2).ipv6(false).build())
+        {
+            DaemonConfigs.sendersComputeChecksums(topology);
+            topology.startUdpServers(PORT);
+            final List<Host> servers = topology.realServers();
+            final String vip = DaemonConfigs.endpoint(topology.vip4(), PORT);
+            final String config = DaemonConfigs.twoArm() + "set expire_nodest_conn " + expire + "\n-A -u " + vip +
+                " -s rr\n" + servers.stream().map(server -> "-a -u " + vip + " -r " +
+                    DaemonConfigs.endpoint(server.ipv4(), PORT) + " -m -w 1\n").reduce("", String::concat);
+            try (DaemonProcess daemon = DaemonProcess.start(topology.directorNamespace(), directory, config);
+                DatagramSocket socket = LbTopology.callIn(topology.clientNamespace(), DatagramSocket::new))
+            {
+                socket.setSoTimeout(2000);
+                final InetSocketAddress service = new InetSocketAddress(topology.vip4(), PORT);
+                final String first = askOrNull(socket, service);
+                assertThat(first).as("%s", daemon.log()).isIn("rs1", "rs2");
+                final Host gone = first.equals("rs1") ? servers.get(0) : servers.get(1);
+                final Host kept = first.equals("rs1") ? servers.get(1) : servers.get(0);
+
+                ok(daemon, "-d", "-u", vip, "-r", DaemonConfigs.endpoint(gone.ipv4(), PORT));
+
+                if (expire == 0)
+                {
+                    socket.setSoTimeout(1500);
+                    assertThat(askOrNull(socket, service)).as("dropped: the connection's server is gone").isNull();
+                    assertThat(daemon.status().get("drop.server-removed")).isPositive();
+                }
+                else
+                {
+                    assertThat(askOrNull(socket, service)).as("scheduled afresh").isEqualTo(kept.name());
+                }
+            }
+        }
+    }
+
+    private static ControlResponse.Result ipvsadm(final DaemonProcess daemon, final String... arguments)
+        throws IOException
+    {
+        final ControlResponse response = ControlClient.exchange(daemon.control(),
+            new ControlRequest.Ipvsadm(List.of(arguments), new byte[0]), TIMEOUT);
+        assertThat(response).as("answered").isInstanceOf(ControlResponse.Result.class);
+        return (ControlResponse.Result)response;
+    }
+
+    private static String ok(final DaemonProcess daemon, final String... arguments) throws IOException
+    {
+        final ControlResponse.Result result = ipvsadm(daemon, arguments);
+        assertThat(result.status()).as("ipvsadm %s: %s", String.join(" ", arguments), text(result.error()))
+            .isZero();
+        return text(result.output());
+    }
+
+    private static String text(final byte[] bytes)
+    {
+        return new String(bytes, StandardCharsets.UTF_8);
+    }
+
+    /** Which server answers each of {@code count} new clients (a socket each: a new connection each). */
+    private static List<String> identities(final LbTopology topology, final InetSocketAddress service,
+        final int count) throws Exception
+    {
+        final List<String> names = new ArrayList<>();
+        for (int i = 0; i < count; i++)
+        {
+            try (DatagramSocket socket = LbTopology.callIn(topology.clientNamespace(), DatagramSocket::new))
+            {
+                socket.setSoTimeout(2000);
+                final String name = askOrNull(socket, service);
+                assertThat(name).as("an answer from %s", service).isNotNull();
+                names.add(name);
+            }
+        }
+        return names;
+    }
+
+    private static String askOrNull(final DatagramSocket socket, final InetSocketAddress service) throws IOException
+    {
+        final byte[] request = "are you there".getBytes(StandardCharsets.US_ASCII);
+        socket.send(new DatagramPacket(request, request.length, service));
+        final byte[] answer = new byte[2048];
+        final DatagramPacket packet = new DatagramPacket(answer, answer.length);
+        try
+        {
+            socket.receive(packet);
+        }
+        catch (final SocketTimeoutException ex)
+        {
+            return null;
+        }
+        return TrafficProtocol.readUdpAnswer(ByteBuffer.wrap(answer, 0, packet.getLength())).identity();
+    }
+}
