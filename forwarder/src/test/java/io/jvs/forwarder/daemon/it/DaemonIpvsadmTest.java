@@ -14,7 +14,9 @@ import java.net.DatagramPacket;
 import java.net.DatagramSocket;
 import java.net.InetSocketAddress;
 import java.net.SocketTimeoutException;
+import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -54,6 +56,16 @@ class DaemonIpvsadmTest
             try (DaemonProcess daemon = DaemonProcess.start(topology.directorNamespace(), directory, config))
             {
                 final InetSocketAddress service = new InetSocketAddress(topology.vip4(), PORT);
+                // Garbage, a request cut in half, and a client that never sends: the daemon keeps serving.
+                try (SocketChannel silent = SocketChannel.open(UnixDomainSocketAddress.of(daemon.control())))
+                {
+                    send(daemon, "GET / HTTP/1.0\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+                    final ByteBuffer whole = io.jvs.forwarder.control.ControlProtocol.encode(
+                        new ControlRequest.Ipvsadm(List.of("-C"), new byte[0]));
+                    send(daemon, java.util.Arrays.copyOf(whole.array(), whole.remaining() / 2));
+                    assertThat(silent.isConnected()).isTrue();
+                    assertThat(ok(daemon, "-L", "-n")).contains("  -> " + rs1);
+                }
                 final String listed = ok(daemon, "-L", "-n");
                 assertThat(listed).startsWith("IP Virtual Server version 1.2.1 (size=")
                     .contains("UDP  " + vip + " rr").contains("  -> " + rs1).doesNotContain(rs2);
@@ -151,6 +163,15 @@ class DaemonIpvsadmTest
         assertThat(result.status()).as("ipvsadm %s: %s", String.join(" ", arguments), text(result.error()))
             .isZero();
         return text(result.output());
+    }
+
+    /** Writes bytes to the control socket and closes it without waiting for an answer. */
+    private static void send(final DaemonProcess daemon, final byte[] bytes) throws IOException
+    {
+        try (SocketChannel client = SocketChannel.open(UnixDomainSocketAddress.of(daemon.control())))
+        {
+            client.write(ByteBuffer.wrap(bytes));
+        }
     }
 
     private static String text(final byte[] bytes)
