@@ -174,7 +174,7 @@ public final class Ipvsadm
     /** @return 0, or -1 for a refused change or a popt error. */
     private int process(final List<String> args, final boolean readingStdin)
     {
-        final ControlRequest request;
+        final IpvsadmRequest request;
         try
         {
             request = IpvsadmCommandLine.parse(args, readingStdin, names);
@@ -190,11 +190,11 @@ public final class Ipvsadm
         }
         switch (request)
         {
-            case ControlRequest.Change change ->
+            case IpvsadmRequest.Change change ->
             {
                 return report(backend.apply(change.command()));
             }
-            case ControlRequest.ListServices list ->
+            case IpvsadmRequest.ListServices list ->
             {
                 final IpvsView view = backend.view(false);
                 if (list.service() != null && view.service(list.service()) == null)
@@ -206,40 +206,40 @@ public final class Ipvsadm
                 out.print(IpvsadmFormatter.list(view, list.service(), list.format(), names));
                 return 0;
             }
-            case ControlRequest.ListConnections list ->
+            case IpvsadmRequest.ListConnections list ->
             {
                 out.print(IpvsadmFormatter.connections(backend.view(true), list.format(), names));
                 return 0;
             }
-            case ControlRequest.ListTimeouts timeouts ->
+            case IpvsadmRequest.ListTimeouts timeouts ->
             {
                 out.print(IpvsadmFormatter.timeouts(backend.view(false)));
                 return 0;
             }
-            case ControlRequest.ListDaemon daemon ->
+            case IpvsadmRequest.ListDaemon daemon ->
             {
                 // No sync daemon runs, so list_daemon prints nothing.
                 return 0;
             }
-            case ControlRequest.Save save ->
+            case IpvsadmRequest.Save save ->
             {
                 out.print(IpvsadmFormatter.save(backend.view(false), save.numeric(), names));
                 return 0;
             }
-            case ControlRequest.Restore restore ->
+            case IpvsadmRequest.Restore restore ->
             {
                 return restore();
             }
-            case ControlRequest.SyncDaemon daemon ->
+            case IpvsadmRequest.SyncDaemon daemon ->
             {
                 return report(backend.syncDaemon(daemon.start(), daemon.master()));
             }
-            case ControlRequest.Help help ->
+            case IpvsadmRequest.Help help ->
             {
                 out.print(usage(program));
                 throw new Exit(0);
             }
-            case ControlRequest.Version version ->
+            case IpvsadmRequest.Version version ->
             {
                 out.print(version());
                 throw new Exit(0);

@@ -14,7 +14,7 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * Parses an ipvsadm 1.31 command line into a {@link ControlRequest}, with ipvsadm's own checks and words.
+ * Parses an ipvsadm 1.31 command line into a {@link IpvsadmRequest}, with ipvsadm's own checks and words.
  * <p>
  * The options are read as popt 1.19 reads ipvsadm's option table ({@code parse_options} in ipvsadm.c,
  * {@code poptGetNextOpt} in popt.c): long options only with two dashes and spelled out in full (no abbreviations),
@@ -154,7 +154,7 @@ public final class IpvsadmCommandLine
      * @return the request.
      * @throws IpvsadmException with ipvsadm's words when ipvsadm would refuse the line.
      */
-    public static ControlRequest parse(final List<String> args, final boolean readingStdin)
+    public static IpvsadmRequest parse(final List<String> args, final boolean readingStdin)
     {
         return parse(args, readingStdin, Names.NUMERIC);
     }
@@ -168,11 +168,11 @@ public final class IpvsadmCommandLine
      * @return the request; no arguments at all is {@code -L} without {@code -n}, as ipvsadm's main does.
      * @throws IpvsadmException with ipvsadm's words when ipvsadm would refuse the line.
      */
-    public static ControlRequest parse(final List<String> args, final boolean readingStdin, final Names names)
+    public static IpvsadmRequest parse(final List<String> args, final boolean readingStdin, final Names names)
     {
         if (args.isEmpty())
         {
-            return new ControlRequest.ListServices(null, ListFormat.DEFAULT);
+            return new IpvsadmRequest.ListServices(null, ListFormat.DEFAULT);
         }
         return new Parse(args, readingStdin, names).run();
     }
@@ -462,9 +462,9 @@ public final class IpvsadmCommandLine
             this.popt = new Popt(args);
         }
 
-        ControlRequest run()
+        IpvsadmRequest run()
         {
-            final ControlRequest early = firstOption();
+            final IpvsadmRequest early = firstOption();
             if (early != null)
             {
                 return early;
@@ -495,7 +495,7 @@ public final class IpvsadmCommandLine
             return build();
         }
 
-        private ControlRequest firstOption()
+        private IpvsadmRequest firstOption()
         {
             final Option option;
             try
@@ -539,11 +539,11 @@ public final class IpvsadmCommandLine
                 }
                 case HELP ->
                 {
-                    return new ControlRequest.Help();
+                    return new IpvsadmRequest.Help();
                 }
                 case VERSION ->
                 {
-                    return new ControlRequest.Version();
+                    return new IpvsadmRequest.Version();
                 }
                 default -> throw IpvsadmException.tryHelp();
             }
@@ -805,7 +805,7 @@ public final class IpvsadmCommandLine
             }
         }
 
-        private ControlRequest build()
+        private IpvsadmRequest build()
         {
             if (command == Command.ADD || command == Command.EDIT)
             {
@@ -836,9 +836,9 @@ public final class IpvsadmCommandLine
                         // restore_table: "avoid infinite loop".
                         throw IpvsadmException.tryHelp();
                     }
-                    yield new ControlRequest.Restore();
+                    yield new IpvsadmRequest.Restore();
                 }
-                case SAVE -> new ControlRequest.Save(format[0]);
+                case SAVE -> new IpvsadmRequest.Save(format[0]);
                 case FLUSH -> change(new RuleCommand.Clear());
                 case ADD -> change(new RuleCommand.AddService(key(), settings(), persistenceEngine));
                 case EDIT -> change(new RuleCommand.EditService(key(), settings(), persistenceEngine));
@@ -848,7 +848,7 @@ public final class IpvsadmCommandLine
                     destAddress, destPort, forward, weight, upperThreshold, lowerThreshold));
                 case DELDEST -> change(new RuleCommand.DeleteServer(key(), destAddress, destPort));
                 case TIMEOUT -> change(new RuleCommand.SetTimeouts(timeouts[0], timeouts[1], timeouts[2]));
-                case STARTDAEMON, STOPDAEMON -> new ControlRequest.SyncDaemon(command == Command.STARTDAEMON, master);
+                case STARTDAEMON, STOPDAEMON -> new IpvsadmRequest.SyncDaemon(command == Command.STARTDAEMON, master);
             };
         }
 
@@ -906,7 +906,7 @@ public final class IpvsadmCommandLine
             }
         }
 
-        private ControlRequest list()
+        private IpvsadmRequest list()
         {
             final boolean connectionOrTimeout = options.contains(Opt.CONNECTION) || options.contains(Opt.TIMEOUT) ||
                 options.contains(Opt.DAEMON);
@@ -921,26 +921,26 @@ public final class IpvsadmCommandLine
                 format[5], format[6], format[7]);
             if (options.contains(Opt.CONNECTION))
             {
-                return new ControlRequest.ListConnections(listFormat);
+                return new IpvsadmRequest.ListConnections(listFormat);
             }
             if (options.contains(Opt.SERVICE))
             {
-                return new ControlRequest.ListServices(key(), listFormat);
+                return new IpvsadmRequest.ListServices(key(), listFormat);
             }
             if (options.contains(Opt.TIMEOUT))
             {
-                return new ControlRequest.ListTimeouts();
+                return new IpvsadmRequest.ListTimeouts();
             }
             if (options.contains(Opt.DAEMON))
             {
-                return new ControlRequest.ListDaemon();
+                return new IpvsadmRequest.ListDaemon();
             }
-            return new ControlRequest.ListServices(null, listFormat);
+            return new IpvsadmRequest.ListServices(null, listFormat);
         }
 
-        private static ControlRequest change(final RuleCommand ruleCommand)
+        private static IpvsadmRequest change(final RuleCommand ruleCommand)
         {
-            return new ControlRequest.Change(ruleCommand);
+            return new IpvsadmRequest.Change(ruleCommand);
         }
 
         private ServiceKey key()

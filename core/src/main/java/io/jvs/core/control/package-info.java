@@ -3,7 +3,7 @@
  * IPVS netlink endpoint share.
  * <ul>
  *   <li>{@link io.jvs.core.control.IpvsadmCommandLine} parses an ipvsadm 1.31 command line (popt syntax, ipvsadm's
- *       own checks and words) into a {@link io.jvs.core.control.ControlRequest}: a change
+ *       own checks and words) into a {@link io.jvs.core.control.IpvsadmRequest}: a change
  *       ({@link io.jvs.core.rules.RuleCommand}) or a question (list, save, connections, timeouts).</li>
  *   <li>{@link io.jvs.core.control.KernelChecks} refuses a change as the kernel would, with ipvsadm's words
  *       ({@link io.jvs.core.control.KernelError}); {@link io.jvs.core.control.TableViews#apply} checks and applies it

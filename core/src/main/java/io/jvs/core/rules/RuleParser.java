@@ -1,6 +1,6 @@
 package io.jvs.core.rules;
 
-import io.jvs.core.control.ControlRequest;
+import io.jvs.core.control.IpvsadmRequest;
 import io.jvs.core.control.IpvsadmCommandLine;
 import io.jvs.core.control.IpvsadmException;
 
@@ -45,7 +45,7 @@ public final class RuleParser
         {
             return null;
         }
-        final ControlRequest request;
+        final IpvsadmRequest request;
         try
         {
             request = IpvsadmCommandLine.parse(words, true);
@@ -60,7 +60,7 @@ public final class RuleParser
             }
             throw new IllegalArgumentException(ex.getMessage().strip());
         }
-        if (!(request instanceof ControlRequest.Change change) || change.command() instanceof RuleCommand.Zero)
+        if (!(request instanceof IpvsadmRequest.Change change) || change.command() instanceof RuleCommand.Zero)
         {
             throw new IllegalArgumentException("'" + words.get(0) + "' does not change the configuration: " + COMMANDS);
         }

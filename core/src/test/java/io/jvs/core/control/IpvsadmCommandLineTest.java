@@ -25,7 +25,7 @@ class IpvsadmCommandLineTest
 {
     private static final ServiceKey WEB = tcp("10.0.0.100", 80);
 
-    private static ControlRequest parse(final String line)
+    private static IpvsadmRequest parse(final String line)
     {
         return IpvsadmCommandLine.parse(words(line), false);
     }
@@ -37,7 +37,7 @@ class IpvsadmCommandLineTest
 
     private static RuleCommand change(final String line)
     {
-        return ((ControlRequest.Change)parse(line)).command();
+        return ((IpvsadmRequest.Change)parse(line)).command();
     }
 
     private static IpvsadmException refusal(final String line)
@@ -48,8 +48,8 @@ class IpvsadmCommandLineTest
     @Test
     void shouldReadClusteredShortOptionsAndAttachedValues()
     {
-        assertThat(parse("-Ln")).isEqualTo(new ControlRequest.ListServices(null, ListFormat.NUMERIC));
-        assertThat(parse("-Lcn")).isEqualTo(new ControlRequest.ListConnections(ListFormat.NUMERIC));
+        assertThat(parse("-Ln")).isEqualTo(new IpvsadmRequest.ListServices(null, ListFormat.NUMERIC));
+        assertThat(parse("-Lcn")).isEqualTo(new IpvsadmRequest.ListConnections(ListFormat.NUMERIC));
         assertThat(change("-At10.0.0.100:80")).isEqualTo(
             new RuleCommand.AddService(WEB, ServiceSettings.of("wlc", false)));
         assertThat(change("-a -t 10.0.0.100:80 -r 192.168.1.1:8080 -mw=3")).isEqualTo(new RuleCommand.PutServer(false,
@@ -121,26 +121,26 @@ class IpvsadmCommandLineTest
     void shouldMakeTheQuestions()
     {
         assertThat(IpvsadmCommandLine.parse(List.of(), false)).isEqualTo(
-            new ControlRequest.ListServices(null, ListFormat.DEFAULT));
-        assertThat(parse("-L -n -t 10.0.0.100:80 --stats --exact")).isEqualTo(new ControlRequest.ListServices(WEB,
+            new IpvsadmRequest.ListServices(null, ListFormat.DEFAULT));
+        assertThat(parse("-L -n -t 10.0.0.100:80 --stats --exact")).isEqualTo(new IpvsadmRequest.ListServices(WEB,
             new ListFormat(true, true, false, false, false, false, true, false)));
-        assertThat(parse("--list --timeout")).isEqualTo(new ControlRequest.ListTimeouts());
-        assertThat(parse("-l --daemon")).isEqualTo(new ControlRequest.ListDaemon());
-        assertThat(parse("-L -c --persistent-conn")).isEqualTo(new ControlRequest.ListConnections(
+        assertThat(parse("--list --timeout")).isEqualTo(new IpvsadmRequest.ListTimeouts());
+        assertThat(parse("-l --daemon")).isEqualTo(new IpvsadmRequest.ListDaemon());
+        assertThat(parse("-L -c --persistent-conn")).isEqualTo(new IpvsadmRequest.ListConnections(
             new ListFormat(false, false, false, false, true, false, false, false)));
-        assertThat(parse("-L --sort --nosort --rate")).isEqualTo(new ControlRequest.ListServices(null,
+        assertThat(parse("-L --sort --nosort --rate")).isEqualTo(new IpvsadmRequest.ListServices(null,
             new ListFormat(false, false, true, false, false, true, false, false)));
-        assertThat(parse("-S -n")).isEqualTo(new ControlRequest.Save(true));
-        assertThat(parse("--save")).isEqualTo(new ControlRequest.Save(false));
-        assertThat(parse("-R")).isEqualTo(new ControlRequest.Restore());
+        assertThat(parse("-S -n")).isEqualTo(new IpvsadmRequest.Save(true));
+        assertThat(parse("--save")).isEqualTo(new IpvsadmRequest.Save(false));
+        assertThat(parse("-R")).isEqualTo(new IpvsadmRequest.Restore());
         assertThat(change("-Z")).isEqualTo(new RuleCommand.Zero(null));
         assertThat(change("--zero -t 10.0.0.100:80")).isEqualTo(new RuleCommand.Zero(WEB));
         assertThat(change("-C")).isEqualTo(new RuleCommand.Clear());
         assertThat(change("--set 0 30 60")).isEqualTo(new RuleCommand.SetTimeouts(0, 30, 60));
-        assertThat(parse("-h --whatever")).isEqualTo(new ControlRequest.Help());
-        assertThat(parse("-v")).isEqualTo(new ControlRequest.Version());
-        assertThat(parse("--start-daemon master")).isEqualTo(new ControlRequest.SyncDaemon(true, true));
-        assertThat(parse("--stop-daemon backup")).isEqualTo(new ControlRequest.SyncDaemon(false, false));
+        assertThat(parse("-h --whatever")).isEqualTo(new IpvsadmRequest.Help());
+        assertThat(parse("-v")).isEqualTo(new IpvsadmRequest.Version());
+        assertThat(parse("--start-daemon master")).isEqualTo(new IpvsadmRequest.SyncDaemon(true, true));
+        assertThat(parse("--stop-daemon backup")).isEqualTo(new IpvsadmRequest.SyncDaemon(false, false));
         assertThat(change("-A -u 10.0.0.100:53 --pe sip -p")).isEqualTo(new RuleCommand.AddService(
             ServiceKey.of(Protocol.UDP, ip("10.0.0.100"), 53),
             new ServiceSettings("wlc", SchedulerFlags.NONE, true, 360, 32, false), "sip"));
@@ -296,7 +296,7 @@ class IpvsadmCommandLineTest
                 return "http".equals(name) && protocol == Protocol.TCP ? 80 : -1;
             }
         };
-        assertThat(((ControlRequest.Change)IpvsadmCommandLine.parse(words("-a -t 10.0.0.100:http -r web -m"), false,
+        assertThat(((IpvsadmRequest.Change)IpvsadmCommandLine.parse(words("-a -t 10.0.0.100:http -r web -m"), false,
             names)).command()).isEqualTo(new RuleCommand.PutServer(false, WEB, ip("192.168.1.9"), 80,
             ForwardMethod.NAT, 1, 0, 0));
     }

@@ -46,7 +46,7 @@ class KernelChecksTest
         final IpvsModel model = new IpvsModel();
         for (int i = 0; i < 200; i++)
         {
-            final RuleCommand command = ((ControlRequest.Change)IpvsadmCommandLine.parse(
+            final RuleCommand command = ((IpvsadmRequest.Change)IpvsadmCommandLine.parse(
                 List.of(LINES[random.nextInt(LINES.length)].split(" ")), false)).command();
             final KernelError onTable = KernelChecks.check(command, KernelChecks.lookup(table));
             assertThat(model.apply(command)).as(command.toString()).isEqualTo(onTable);
@@ -116,7 +116,7 @@ class KernelChecksTest
             "-a -t 10.0.0.1:80 -r 192.168.1.2 -x 9 -y 2", "-A -f 3 -6 -s mh -b mh-port", "--set 60 0 0",
             "-a -f 3 -6 -r [2001:db8::7]:0 -m", "-e -t 10.0.0.1:80 -r 192.168.1.1 -i -w 5"})
         {
-            final RuleCommand command = ((ControlRequest.Change)IpvsadmCommandLine.parse(List.of(line.split(" ")),
+            final RuleCommand command = ((IpvsadmRequest.Change)IpvsadmCommandLine.parse(List.of(line.split(" ")),
                 false)).command();
             assertThat(TableViews.apply(command, table, KernelChecks.Limits.NONE)).isNull();
             assertThat(model.apply(command)).isNull();

@@ -7,14 +7,14 @@ import io.jvs.core.service.ServiceKey;
  * One ipvsadm command line, parsed: a change the kernel applies or refuses, or a question whose answer is printed.
  * {@link IpvsadmCommandLine} makes them; a backend (the daemon, or {@link IpvsModel}) answers them.
  */
-public sealed interface ControlRequest
+public sealed interface IpvsadmRequest
 {
     /**
      * -A, -E, -D, -C, -a, -e, -d, --set or -Z: a change.
      *
      * @param command the change.
      */
-    record Change(RuleCommand command) implements ControlRequest
+    record Change(RuleCommand command) implements IpvsadmRequest
     {
     }
 
@@ -24,7 +24,7 @@ public sealed interface ControlRequest
      * @param service the one service of {@code -L -t VIP:PORT}, or null for all.
      * @param format  the listing options.
      */
-    record ListServices(ServiceKey service, ListFormat format) implements ControlRequest
+    record ListServices(ServiceKey service, ListFormat format) implements IpvsadmRequest
     {
     }
 
@@ -33,17 +33,17 @@ public sealed interface ControlRequest
      *
      * @param format -n and --persistent-conn matter.
      */
-    record ListConnections(ListFormat format) implements ControlRequest
+    record ListConnections(ListFormat format) implements IpvsadmRequest
     {
     }
 
     /** -L --timeout. */
-    record ListTimeouts() implements ControlRequest
+    record ListTimeouts() implements IpvsadmRequest
     {
     }
 
     /** -L --daemon. */
-    record ListDaemon() implements ControlRequest
+    record ListDaemon() implements IpvsadmRequest
     {
     }
 
@@ -52,12 +52,12 @@ public sealed interface ControlRequest
      *
      * @param numeric -n.
      */
-    record Save(boolean numeric) implements ControlRequest
+    record Save(boolean numeric) implements IpvsadmRequest
     {
     }
 
     /** -R: read rule lines from standard input. */
-    record Restore() implements ControlRequest
+    record Restore() implements IpvsadmRequest
     {
     }
 
@@ -67,17 +67,17 @@ public sealed interface ControlRequest
      * @param start  true to start.
      * @param master true for master, false for backup.
      */
-    record SyncDaemon(boolean start, boolean master) implements ControlRequest
+    record SyncDaemon(boolean start, boolean master) implements IpvsadmRequest
     {
     }
 
     /** -h. */
-    record Help() implements ControlRequest
+    record Help() implements IpvsadmRequest
     {
     }
 
     /** -v. */
-    record Version() implements ControlRequest
+    record Version() implements IpvsadmRequest
     {
     }
 }
