@@ -25,9 +25,11 @@ import io.jvs.forwarder.config.JvsConfig;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashSet;
 import java.util.Set;
+import java.util.function.UnaryOperator;
 
 /**
  * Runs a capture through the data path offline: the daemon's parser, connection tables, schedulers and
@@ -172,15 +174,44 @@ public final class Replay
      */
     public ReplayReport run() throws IOException
     {
+        return run(UnaryOperator.identity());
+    }
+
+    /**
+     * Replays the whole capture, writing the frames and decisions where {@code writeTo} says (a command
+     * writes temporary files, renamed into place only when the whole run succeeded).
+     *
+     * @param writeTo maps {@link ReplayOptions#output()} and {@link ReplayOptions#decisions()} to the files
+     *                written.
+     * @return the report.
+     * @throws CaptureChangedException when the capture shrank under the reader.
+     * @throws IOException             when the capture cannot be opened or the output cannot be written (a
+     *                                 {@link java.nio.file.FileSystemException} naming the file written).
+     */
+    public ReplayReport run(final UnaryOperator<Path> writeTo) throws IOException
+    {
         final long wallStart = System.nanoTime();
         try (PcapReader reader = PcapReader.open(options.input(), PcapReader.DEFAULT_MAX_CAPTURED_LENGTH, true);
             ReplayFilter filter = options.filter() == null ? null : new ReplayFilter(options.filter()))
         {
             report.input(reader);
-            output.open(reader.format());
-            while (reader.next())
+            output.open(reader.format(), writeTo);
+            try
             {
-                record(reader, filter);
+                while (reader.next())
+                {
+                    record(reader, filter);
+                }
+            }
+            catch (final InternalError ex)
+            {
+                // HotSpot's signal handler turns the SIGBUS of a read past the end of a mapped file that
+                // shrank into this error, raised in the reading thread; any other InternalError is a bug.
+                if (ex.getMessage() == null || !ex.getMessage().contains("unsafe memory access"))
+                {
+                    throw ex;
+                }
+                throw new CaptureChangedException(options.input(), reader.size(), sizeNow(options.input()));
             }
             flushWindow();
             report.end(reader);
@@ -191,6 +222,18 @@ public final class Replay
         }
         report.finish(System.nanoTime() - wallStart, output);
         return report;
+    }
+
+    private static long sizeNow(final Path file)
+    {
+        try
+        {
+            return Files.size(file);
+        }
+        catch (final IOException ex)
+        {
+            return -1;
+        }
     }
 
     private void record(final PcapReader reader, final ReplayFilter filter) throws IOException

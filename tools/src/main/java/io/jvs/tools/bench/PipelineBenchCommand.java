@@ -2,7 +2,10 @@ package io.jvs.tools.bench;
 
 import io.jvs.core.sched.SchedulerKind;
 import io.jvs.forwarder.bench.PipelineWorkload;
+import io.jvs.core.pipeline.FrameBurst;
+import io.jvs.tools.Schedulers;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
@@ -51,7 +54,6 @@ public final class PipelineBenchCommand implements Callable<Integer>
     public Integer call()
     {
         final PrintWriter out = spec.commandLine().getOut();
-        final PrintWriter err = spec.commandLine().getErr();
         final PipelineWorkload.Mode workloadMode;
         try
         {
@@ -59,15 +61,25 @@ public final class PipelineBenchCommand implements Callable<Integer>
         }
         catch (final IllegalArgumentException ex)
         {
-            err.println("jvs bench pipeline: --mode must be nat or dr, not " + mode);
-            err.flush();
-            return 2;
+            throw new ParameterException(spec.commandLine(), "--mode must be nat or dr, not '" + mode + "'");
         }
-        if (SchedulerKind.byName(scheduler) == null || flows < 1 || seconds < 1)
+        if (SchedulerKind.byName(scheduler) == null)
         {
-            err.println("jvs bench pipeline: need a known --scheduler, --flows >= 1 and --seconds >= 1");
-            err.flush();
-            return 2;
+            throw new ParameterException(spec.commandLine(), "--scheduler must be one of " +
+                Schedulers.names() + ", not '" + scheduler + "'");
+        }
+        if (flows < 1)
+        {
+            throw new ParameterException(spec.commandLine(), "--flows must be 1 or more, not " + flows);
+        }
+        if (seconds < 1)
+        {
+            throw new ParameterException(spec.commandLine(), "--seconds must be 1 or more, not " + seconds);
+        }
+        if (burst < 1 || burst > FrameBurst.MAX_FRAMES)
+        {
+            throw new ParameterException(spec.commandLine(), "--burst must be 1.." + FrameBurst.MAX_FRAMES +
+                ", not " + burst);
         }
         final PipelineWorkload workload = new PipelineWorkload(workloadMode, scheduler.toLowerCase(Locale.ROOT), flows,
             newFlows, burst);

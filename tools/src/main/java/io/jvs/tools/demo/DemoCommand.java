@@ -12,7 +12,9 @@ import io.jvs.forwarder.synth.SynthSummary;
 import io.jvs.forwarder.synth.TraceSynthesizer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import io.jvs.tools.Schedulers;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 import java.io.IOException;
@@ -126,12 +128,19 @@ public final class DemoCommand implements Callable<Integer>
     {
         final PrintWriter out = spec.commandLine().getOut();
         final PrintWriter err = spec.commandLine().getErr();
-        if (SchedulerKind.byName(scheduler) == null || packets < 1 || !(seconds > 0 && seconds <= MAX_SECONDS))
+        if (SchedulerKind.byName(scheduler) == null)
         {
-            err.println("jvs demo: need a known --scheduler, --packets >= 1 and --seconds above 0, at most " +
-                (int)MAX_SECONDS);
-            err.flush();
-            return 2;
+            throw new ParameterException(spec.commandLine(), "--scheduler must be one of " +
+                Schedulers.names() + ", not '" + scheduler + "'");
+        }
+        if (packets < 1)
+        {
+            throw new ParameterException(spec.commandLine(), "--packets must be 1 or more, not " + packets);
+        }
+        if (!(seconds > 0 && seconds <= MAX_SECONDS))
+        {
+            throw new ParameterException(spec.commandLine(), "--seconds must be above 0 and at most " +
+                (int)MAX_SECONDS + ", not " + seconds);
         }
         if (!offline)
         {

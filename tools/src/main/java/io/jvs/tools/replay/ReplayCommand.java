@@ -2,12 +2,19 @@ package io.jvs.tools.replay;
 
 import io.jvs.core.pcap.PcapFormatException;
 import io.jvs.core.rules.RuleException;
+import io.jvs.forwarder.replay.CaptureChangedException;
 import io.jvs.forwarder.replay.Replay;
 import io.jvs.forwarder.replay.ReplayOptions;
 import io.jvs.forwarder.replay.ReplayReport;
 import io.jvs.forwarder.replay.ReplayReportFormat;
 import io.jvs.forwarder.replay.ReplaySvg;
+import io.jvs.tools.CommandError;
+import io.jvs.tools.JvsMain;
+import io.jvs.tools.io.InputFiles;
+import io.jvs.tools.io.IoMessages;
+import io.jvs.tools.io.OutputFiles;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -16,8 +23,8 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.Callable;
 
 /**
@@ -105,103 +112,111 @@ public final class ReplayCommand implements Callable<Integer>
     private boolean quiet;
 
     @Override
-    public Integer call()
+    public Integer call() throws IOException
     {
         final PrintWriter out = spec.commandLine().getOut();
         final PrintWriter err = spec.commandLine().getErr();
+        final String prefix = JvsMain.prefix(spec.commandLine());
         final ReplayOptions options;
-        final Replay replay;
         try
         {
-            options = new ReplayOptions(rules, config, input, filter, output, all, decisions, workers, connections, firewallMark);
-            if (!Files.isReadable(input))
-            {
-                throw new NoSuchFileException(input.toString(), null, "cannot be read");
-            }
-            replay = new Replay(options);
+            options = new ReplayOptions(rules, config, input, filter, output, all, decisions, workers, connections,
+                firewallMark);
         }
         catch (final IllegalArgumentException ex)
         {
-            return refuse(err, ex.getMessage());
+            throw new ParameterException(spec.commandLine(), ex.getMessage());
         }
-        catch (final RuleException ex)
+        InputFiles.requireReadable(input, rules, config);
+        // Read as text now, so a capture given as --rules is named with its reason, not as a bare decoding error.
+        final boolean noRules = rules != null && InputFiles.holdsNothing(InputFiles.lines(rules));
+        if (config != null)
         {
-            return refuse(err, ex.getMessage());
+            InputFiles.lines(config);
         }
-        catch (final IOException ex)
+        final List<OutputFiles.NamedPath> inputs = List.of(new OutputFiles.NamedPath("--in", input),
+            new OutputFiles.NamedPath("--rules", rules), new OutputFiles.NamedPath("--config", config));
+        final List<OutputFiles.NamedPath> outputs = List.of(new OutputFiles.NamedPath("--out", output),
+            new OutputFiles.NamedPath("--report", report), new OutputFiles.NamedPath("--svg", svg),
+            new OutputFiles.NamedPath("--decisions", decisions));
+        try (OutputFiles files = OutputFiles.prepare(inputs, outputs))
         {
-            return refuse(err, "cannot read " + describe(ex));
-        }
-        final ReplayReport result;
-        try
-        {
-            result = replay.run();
-        }
-        catch (final PcapFormatException ex)
-        {
-            return refuse(err, input + ": " + ex.getMessage());
-        }
-        catch (final IllegalArgumentException ex)
-        {
-            // A filter libpcap cannot compile for a link type first met part-way through the capture.
-            err.println("jvs replay: " + ex.getMessage());
-            err.println("jvs replay: stopped part-way; the output files are incomplete");
-            err.flush();
-            return 2;
-        }
-        catch (final IOException ex)
-        {
-            err.println("jvs replay: " + describe(ex));
-            err.flush();
-            return 1;
-        }
-        try
-        {
-            if (report != null)
+            final Replay replay;
+            try
             {
-                Files.writeString(report, ReplayReportFormat.json(result), StandardCharsets.UTF_8);
+                replay = new Replay(options);
             }
-            if (svg != null)
+            catch (final IllegalArgumentException | RuleException ex)
             {
-                ReplaySvg.write(result, svg);
+                throw new CommandError(CommandError.REFUSED, ex.getMessage());
             }
-        }
-        catch (final IOException ex)
-        {
-            err.println("jvs replay: " + describe(ex));
-            err.flush();
-            return 1;
-        }
-        if (!quiet)
-        {
-            out.print(ReplayReportFormat.table(result));
-            if (report != null)
+            catch (final IOException ex)
             {
-                out.println("wrote the report to " + report);
+                throw new CommandError(CommandError.REFUSED, "cannot read " + IoMessages.describe(ex));
             }
-            if (svg != null)
+            if (noRules)
             {
-                out.println("wrote the pictures to " + svg);
+                err.println(prefix + "warning: " + rules + " holds no rules: every frame is passed");
+                err.flush();
             }
-            out.flush();
+            final ReplayReport result;
+            try
+            {
+                result = replay.run(files::temporary);
+            }
+            catch (final PcapFormatException ex)
+            {
+                throw new CommandError(CommandError.REFUSED, ex.getMessage());
+            }
+            catch (final CaptureChangedException ex)
+            {
+                throw new CommandError(CommandError.REFUSED, IoMessages.describe(ex) + "; nothing written");
+            }
+            catch (final IllegalArgumentException ex)
+            {
+                // A filter libpcap cannot compile for a link type first met part-way through the capture.
+                throw new CommandError(CommandError.REFUSED, ex.getMessage() + "; nothing written");
+            }
+            catch (final IOException ex)
+            {
+                throw new CommandError(CommandError.FAILED, files.describe(ex) + "; nothing written");
+            }
+            try
+            {
+                if (report != null)
+                {
+                    Files.writeString(files.temporary(report), ReplayReportFormat.json(result), StandardCharsets.UTF_8);
+                }
+                if (svg != null)
+                {
+                    ReplaySvg.write(result, files.temporary(svg));
+                }
+                files.commit();
+            }
+            catch (final IOException ex)
+            {
+                throw new CommandError(CommandError.FAILED, files.describe(ex) + "; nothing written");
+            }
+            if (result.endDetail() != null)
+            {
+                // As tcpdump -r does: the records before the damage were replayed, and the user must hear of it.
+                err.println(prefix + "warning: " + input + ": stopped early: " + result.endDetail());
+                err.flush();
+            }
+            if (!quiet)
+            {
+                out.print(ReplayReportFormat.table(result));
+                if (report != null)
+                {
+                    out.println("wrote the report to " + report);
+                }
+                if (svg != null)
+                {
+                    out.println("wrote the pictures to " + svg);
+                }
+                out.flush();
+            }
+            return 0;
         }
-        return 0;
-    }
-
-    private static int refuse(final PrintWriter err, final String message)
-    {
-        err.println("jvs replay: " + message);
-        err.println("jvs replay: nothing was replayed");
-        err.flush();
-        return 2;
-    }
-
-    private static String describe(final IOException ex)
-    {
-        if (ex instanceof NoSuchFileException missing)
-        {
-            return missing.getFile() + ": " + (missing.getReason() == null ? "no such file" : missing.getReason());
-        }
-        return ex.getMessage();
     }
 }

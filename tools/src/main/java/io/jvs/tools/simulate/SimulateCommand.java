@@ -5,16 +5,17 @@ import io.jvs.core.rules.RulesFile;
 import io.jvs.core.sched.SchedulerFlags;
 import io.jvs.core.sched.SchedulerSettings;
 import io.jvs.core.service.ServiceTable;
+import io.jvs.tools.CommandError;
+import io.jvs.tools.JvsMain;
+import io.jvs.tools.io.InputFiles;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
-import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -58,11 +59,21 @@ public final class SimulateCommand implements Callable<Integer>
     {
         final PrintWriter out = spec.commandLine().getOut();
         final PrintWriter err = spec.commandLine().getErr();
+        final String prefix = JvsMain.prefix(spec.commandLine());
         try
         {
-            final List<String> ruleLines = read(rules);
+            final List<String> ruleLines = InputFiles.lines(rules);
             final List<RulesFile.Rule> parsedRules = RulesFile.parse(rules.toString(), ruleLines);
             final List<FlowScript.Step> steps = flowSteps();
+            if (InputFiles.holdsNothing(ruleLines))
+            {
+                err.println(prefix + "warning: " + rules + " holds no rules: no flow gets a server");
+            }
+            if (steps.isEmpty())
+            {
+                err.println(prefix + "warning: " + flows + " holds no flows: nothing to show");
+            }
+            err.flush();
 
             // A dry run first, so that a refused rule change stops everything before any output.
             new Simulator(load(parsedRules), null).run(flows, steps);
@@ -78,20 +89,11 @@ public final class SimulateCommand implements Callable<Integer>
         }
         catch (final RuleException ex)
         {
-            err.println("jvs simulate: " + ex.getMessage());
-            err.println("jvs simulate: nothing was simulated");
-            err.flush();
-            return 2;
-        }
-        catch (final IOException ex)
-        {
-            err.println("jvs simulate: cannot read " + describe(ex));
-            err.flush();
-            return 2;
+            throw new CommandError(CommandError.REFUSED, ex.getMessage());
         }
     }
 
-    private List<FlowScript.Step> flowSteps() throws IOException, RuleException
+    private List<FlowScript.Step> flowSteps() throws RuleException
     {
         if (flows.startsWith("random:") && !Files.exists(Path.of(flows)))
         {
@@ -101,10 +103,10 @@ public final class SimulateCommand implements Callable<Integer>
             }
             catch (final IllegalArgumentException ex)
             {
-                throw new RuleException("--flows", 1, ex.getMessage());
+                throw new ParameterException(spec.commandLine(), "--flows: " + ex.getMessage());
             }
         }
-        return FlowScript.parse(flows, read(Path.of(flows)));
+        return FlowScript.parse(flows, InputFiles.lines(Path.of(flows)));
     }
 
     private ServiceTable load(final List<RulesFile.Rule> parsedRules) throws RuleException
@@ -112,19 +114,5 @@ public final class SimulateCommand implements Callable<Integer>
         final ServiceTable table = new ServiceTable(SchedulerSettings.of(SchedulerFlags.NONE));
         RulesFile.apply(rules.toString(), parsedRules, table);
         return table;
-    }
-
-    private static List<String> read(final Path path) throws IOException
-    {
-        return Files.readAllLines(path, StandardCharsets.UTF_8);
-    }
-
-    private static String describe(final IOException ex)
-    {
-        if (ex instanceof NoSuchFileException missing)
-        {
-            return missing.getFile() + ": no such file";
-        }
-        return ex.getMessage();
     }
 }

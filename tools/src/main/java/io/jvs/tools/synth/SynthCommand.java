@@ -4,13 +4,17 @@ import io.jvs.core.service.ForwardMethod;
 import io.jvs.forwarder.synth.SynthSettings;
 import io.jvs.forwarder.synth.SynthSummary;
 import io.jvs.forwarder.synth.TraceSynthesizer;
+import io.jvs.core.sched.SchedulerKind;
+import io.jvs.tools.CommandError;
+import io.jvs.tools.Schedulers;
+import io.jvs.tools.io.OutputFiles;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
 import java.io.IOException;
-import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -142,7 +146,6 @@ public final class SynthCommand implements Callable<Integer>
     @Override
     public Integer call()
     {
-        final PrintWriter err = spec.commandLine().getErr();
         final SynthSettings settings;
         try
         {
@@ -150,27 +153,47 @@ public final class SynthCommand implements Callable<Integer>
         }
         catch (final IllegalArgumentException ex)
         {
-            err.println("jvs synth: " + ex.getMessage());
-            err.flush();
-            return 2;
+            throw new ParameterException(spec.commandLine(), ex.getMessage());
         }
-        try
+        try (OutputFiles files = OutputFiles.prepare(List.of(), List.of(new OutputFiles.NamedPath("--out", out),
+            new OutputFiles.NamedPath("--rules-out", rulesOut))))
         {
             final long started = System.nanoTime();
-            final SynthSummary summary = TraceSynthesizer.synthesize(settings, out);
-            final double seconds = (System.nanoTime() - started) / 1e9;
-            if (rulesOut != null)
+            final SynthSummary summary;
+            try
             {
-                Files.writeString(rulesOut, TraceSynthesizer.rules(settings), StandardCharsets.UTF_8);
+                summary = TraceSynthesizer.synthesize(settings, files.temporary(out));
             }
+            catch (final IOException ex)
+            {
+                throw new CommandError(CommandError.FAILED, "cannot write " + files.describe(out, ex) +
+                    "; nothing written");
+            }
+            try
+            {
+                if (rulesOut != null)
+                {
+                    Files.writeString(files.temporary(rulesOut), TraceSynthesizer.rules(settings),
+                        StandardCharsets.UTF_8);
+                }
+            }
+            catch (final IOException ex)
+            {
+                throw new CommandError(CommandError.FAILED, "cannot write " + files.describe(rulesOut, ex) +
+                    "; nothing written");
+            }
+            try
+            {
+                files.commit();
+            }
+            catch (final IOException ex)
+            {
+                throw new CommandError(CommandError.FAILED, "cannot write " + files.describe(ex) +
+                    "; nothing written");
+            }
+            final double seconds = (System.nanoTime() - started) / 1e9;
             SummaryPrinter.print(spec.commandLine().getOut(), out, rulesOut, settings, summary, seconds);
             return 0;
-        }
-        catch (final IOException ex)
-        {
-            err.println("jvs synth: cannot write " + ex.getMessage());
-            err.flush();
-            return 1;
         }
     }
 
@@ -186,6 +209,11 @@ public final class SynthCommand implements Callable<Integer>
         if (packets != null && packets < 1)
         {
             throw new IllegalArgumentException("--packets must be 1 or more, not " + packets);
+        }
+        if (SchedulerKind.byName(scheduler) == null)
+        {
+            throw new IllegalArgumentException("--scheduler must be one of " + Schedulers.names() + ", not '" +
+                scheduler + "'");
         }
         final ForwardMethod forwardMethod = switch (method.toLowerCase(Locale.ROOT))
         {

@@ -34,7 +34,7 @@ class SimulateCommandTest
         final CommandRun run = CommandRun.of("simulate", "--rules", rules.toString(), "--flows", flows.toString());
         assertThat(run.status()).isEqualTo(2);
         assertThat(run.out()).isEmpty();
-        assertThat(run.err()).contains(rules + ":2: illegal weight specified").contains("nothing was simulated");
+        assertThat(run.err()).isEqualTo("jvs simulate: " + rules + ":2: illegal weight specified\n");
     }
 
     @Test
@@ -85,7 +85,8 @@ class SimulateCommandTest
         final CommandRun run = CommandRun.of("simulate", "--rules", directory.resolve("none.rules").toString(),
             "--flows", "random:1");
         assertThat(run.status()).isEqualTo(2);
-        assertThat(run.err()).contains("none.rules: no such file");
+        assertThat(run.err()).isEqualTo("jvs simulate: cannot read " + directory.resolve("none.rules") +
+            ": no such file or directory\n");
     }
 
     @Test
