@@ -231,6 +231,19 @@ class LauncherIT
             "jvs: " + name + " is not written yet (the forwarder daemon is coming); try 'tools/jvs --help'\n");
     }
 
+    @Test
+    void shouldShowASubcommandsHelpThroughHelpAndRefuseHelpOfAnUnknownOne() throws Exception
+    {
+        final Run help = launch("help", "simulate");
+        final Run unknown = launch("help", "bogus");
+
+        assertThat(help.status()).isZero();
+        assertThat(help.out()).startsWith("Usage: jvs simulate ");
+        assertThat(unknown.status()).isEqualTo(2);
+        assertThat(unknown.out()).isEmpty();
+        assertThat(unknown.err()).isEqualTo("jvs: unknown subcommand 'bogus'; try 'tools/jvs --help'\n");
+    }
+
     /**
      * The launcher refuses unknown subcommands itself, before any build: its list must hold every subcommand
      * of the jar, or that one becomes unreachable.

@@ -62,9 +62,10 @@ public final class SimulateCommand implements Callable<Integer>
         final String prefix = JvsMain.prefix(spec.commandLine());
         try
         {
+            // The flows first: a malformed random:N is a usage error, reported before any file is read.
+            final List<FlowScript.Step> steps = flowSteps();
             final List<String> ruleLines = InputFiles.lines(rules);
             final List<RulesFile.Rule> parsedRules = RulesFile.parse(rules.toString(), ruleLines);
-            final List<FlowScript.Step> steps = flowSteps();
             if (InputFiles.holdsNothing(ruleLines))
             {
                 err.println(prefix + "warning: " + rules + " holds no rules: no flow gets a server");

@@ -167,4 +167,40 @@ class ReplayCommandTest
         assertThat(dir.resolve("out.pcap")).doesNotExist();
         assertThat(dir).isDirectoryNotContaining("glob:**.tmp");
     }
+
+    @Test
+    void shouldWarnOnStandardErrorEvenWhenQuietThatTheCaptureIsTruncated() throws Exception
+    {
+        final Path cut = dir.resolve("cut.pcap");
+        Files.write(cut, java.util.Arrays.copyOf(Files.readAllBytes(trace), (int)Files.size(trace) - 10));
+
+        final CommandRun run = CommandRun.of("replay", "--rules", rules.toString(), "--in", cut.toString(),
+            "--quiet");
+
+        assertThat(run.status()).isZero();
+        assertThat(run.out()).isEmpty();
+        assertThat(run.err()).startsWith("jvs replay: warning: " + cut + ": stopped early: ");
+        assertThat(run.err().lines()).hasSize(1);
+    }
+
+    @Test
+    void shouldWarnThatAnEmptyRulesFileGivesNoService() throws Exception
+    {
+        final Path empty = Files.writeString(dir.resolve("empty.rules"), "# nothing yet\n\n");
+
+        final CommandRun run = CommandRun.of("replay", "--rules", empty.toString(), "--in", trace.toString(),
+            "--quiet");
+
+        assertThat(run.err()).isEqualTo("jvs replay: warning: " + empty + " holds no rules: every frame is passed\n");
+        assertThat(run.status()).isZero();
+    }
+
+    @Test
+    void shouldNameACaptureGivenAsRulesWithItsReason() throws Exception
+    {
+        final CommandRun run = CommandRun.of("replay", "--rules", trace.toString(), "--in", trace.toString());
+
+        assertThat(run.status()).isEqualTo(2);
+        assertThat(run.err()).isEqualTo("jvs replay: cannot read " + trace + ": not UTF-8 text\n");
+    }
 }

@@ -178,4 +178,27 @@ class SimulateCommandTest
     {
         return Files.write(directory.resolve(name), List.of(lines));
     }
+
+    @Test
+    void shouldWarnAboutAnEmptyRulesFileAndAnEmptyFlowsFile() throws IOException
+    {
+        final Path rules = write("empty.rules", "");
+        final Path flows = write("empty.flows", "# none", "");
+
+        final CommandRun run = CommandRun.of("simulate", "--rules", rules.toString(), "--flows", flows.toString());
+
+        assertThat(run.status()).isZero();
+        assertThat(run.out()).isEmpty();
+        assertThat(run.err()).isEqualTo("jvs simulate: warning: " + rules + " holds no rules: no flow gets a server\n" +
+            "jvs simulate: warning: " + flows + " holds no flows: nothing to show\n");
+    }
+
+    @Test
+    void shouldNameADirectoryGivenAsRules()
+    {
+        final CommandRun run = CommandRun.of("simulate", "--rules", directory.toString(), "--flows", "random:1");
+
+        assertThat(run.status()).isEqualTo(2);
+        assertThat(run.err()).isEqualTo("jvs simulate: cannot read " + directory + ": is a directory\n");
+    }
 }
