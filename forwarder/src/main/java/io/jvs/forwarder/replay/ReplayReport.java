@@ -197,6 +197,14 @@ public final class ReplayReport
         return sum(c -> c.icmpSent);
     }
 
+    /**
+     * @return later fragments sent the way their first went (counted by no service).
+     */
+    public long fragmentsFollowed()
+    {
+        return sum(c -> c.fragmentsFollowed);
+    }
+
     public long connections()
     {
         return sum(c -> c.connections);

@@ -55,25 +55,27 @@ public final class DemoCommand implements Callable<Integer>
     private CommandSpec spec;
 
     @Option(names = "--dir", defaultValue = "${java.io.tmpdir}/jvs-demo",
-        description = "where the files go (default ${DEFAULT-VALUE}); live: the config and logs in DIR/live")
+        paramLabel = "DIR", description = "Where the files go (default ${DEFAULT-VALUE}); live, the config and logs " +
+        "go in DIR/live.")
     private Path dir;
 
-    @Option(names = "--offline", description = "the offline demo even as root")
+    @Option(names = "--offline", description = "Runs the offline demo even as root.")
     private boolean offline;
 
     @Option(names = "--seconds", defaultValue = "5",
-        description = "live: how long the client sends requests (default ${DEFAULT-VALUE})")
+        paramLabel = "N", description = "Live, how many seconds the client sends requests (default ${DEFAULT-VALUE}).")
     private double seconds;
 
     @Option(names = "--packets", defaultValue = "500000",
-        description = "offline: frames in the trace (default ${DEFAULT-VALUE})")
+        paramLabel = "N", description = "Offline, the frames in the trace (default ${DEFAULT-VALUE}).")
     private long packets;
 
     @Option(names = "--scheduler", defaultValue = "wlc",
-        description = "offline: the services' scheduler (default ${DEFAULT-VALUE})")
+        paramLabel = "NAME", description = "Offline, the services' scheduler (default ${DEFAULT-VALUE}).")
     private String scheduler;
 
-    @Option(names = "--seed", defaultValue = "1", description = "offline: the trace's seed (default ${DEFAULT-VALUE})")
+    @Option(names = "--seed", defaultValue = "1", paramLabel = "SEED",
+        description = "Offline, the trace's seed (default ${DEFAULT-VALUE}).")
     private long seed;
 
     private final BooleanSupplier root;

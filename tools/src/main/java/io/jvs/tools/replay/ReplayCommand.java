@@ -40,8 +40,9 @@ import java.util.concurrent.Callable;
         "capture. It writes the forwarded frames and reports frames",
         "in/forwarded/passed/dropped by reason, each service's and real server's",
         "connections, packets, bytes and share against its weight, the pipeline's",
-        "time per frame and the replay rate. The same capture and rules give the",
-        "same output."},
+        "time per frame and the replay rate. The same capture, rules and --workers",
+        "give the same output bytes (the schedulers run per worker, so another",
+        "--workers gives other decisions)."},
     footer = {
         "",
         "RULES holds ipvsadm commands as `ipvsadm -S -n` prints them. CONFIG is the",
@@ -59,56 +60,64 @@ import java.util.concurrent.Callable;
         "CONFIG: that port and gateway, real servers at MACs 02:6a:<address>, the",
         "kernel's defaults.",
         "Linux cooked (tcpdump -i any), raw IP and loopback captures are replayed",
-        "as Ethernet; frames the capturing host sent itself are skipped. Exit",
-        "status: 0 done; 2 bad rules, config, options or capture (nothing",
-        "written); 1 an I/O error while replaying."})
+        "as Ethernet; frames the capturing host sent itself are skipped. The",
+        "outputs are written to temporary files renamed into place at the end:",
+        "a run that fails leaves none behind and an older file as it was. Exit",
+        "status: 0 done; 2 bad rules, config, options, capture or output path, or",
+        "a capture that changed while it was read; 1 an I/O error while",
+        "replaying. Only 0 writes anything."})
 public final class ReplayCommand implements Callable<Integer>
 {
     @Spec
     private CommandSpec spec;
 
-    @Option(names = "--rules", paramLabel = "RULES", description = "ipvsadm rules file (unless CONFIG gives the " +
-        "services)")
+    @Option(names = "--rules", paramLabel = "RULES", description = "The ipvsadm rules (unless CONFIG gives " +
+        "the services).")
     private Path rules;
 
-    @Option(names = "--config", paramLabel = "CONFIG", description = "the box: ports, next hops, switches, " +
-        "timeouts, perhaps the services (the daemon's file)")
+    @Option(names = "--config", paramLabel = "CONFIG", description = "The box: ports, next hops, switches, " +
+        "timeouts, perhaps the services (the daemon's file).")
     private Path config;
 
-    @Option(names = "--in", required = true, paramLabel = "TRACE", description = "pcap or pcapng capture")
+    @Option(names = "--in", required = true, paramLabel = "TRACE", description = "The pcap or pcapng capture.")
     private Path input;
 
-    @Option(names = "--filter", paramLabel = "EXPR", description = "replay only records matching this tcpdump filter")
+    @Option(names = "--filter", paramLabel = "EXPR", description = "Replays only the records this tcpdump " +
+        "filter matches.")
     private String filter;
 
-    @Option(names = "--out", paramLabel = "FORWARDED", description = "pcap of the forwarded frames (pcapng with --all)")
+    @Option(names = "--out", paramLabel = "FORWARDED", description = "Where the forwarded frames go: a pcap " +
+        "(pcapng with --all).")
     private Path output;
 
-    @Option(names = "--all", description = "write passed and dropped frames too, each marked with its verdict")
+    @Option(names = "--all", description = "Writes passed and dropped frames too, each marked with its " +
+        "verdict.")
     private boolean all;
 
-    @Option(names = "--report", paramLabel = "REPORT.json", description = "the report as JSON")
+    @Option(names = "--report", paramLabel = "REPORT.json", description = "Where the report goes, as JSON.")
     private Path report;
 
-    @Option(names = "--svg", paramLabel = "REPORT.svg", description = "the report as pictures (share vs weight, " +
-        "connections over time, pipeline time percentiles)")
+    @Option(names = "--svg", paramLabel = "REPORT.svg", description = "Where the report goes as pictures " +
+        "(share against weight, connections over time, pipeline time per frame).")
     private Path svg;
 
-    @Option(names = "--decisions", paramLabel = "DECISIONS.csv", description = "one line per new connection")
+    @Option(names = "--decisions", paramLabel = "DECISIONS.csv",
+        description = "Where one CSV line per new connection goes.")
     private Path decisions;
 
-    @Option(names = "--workers", defaultValue = "1", description = "pipelines, as the daemon's workers (default ${DEFAULT-VALUE})")
+    @Option(names = "--workers", defaultValue = "1", paramLabel = "N", description = "Pipelines the frames are " +
+        "spread over, as the daemon's workers; the schedulers' decisions depend on it (default ${DEFAULT-VALUE}).")
     private int workers;
 
     @Option(names = "--connections", defaultValue = "" + ReplayOptions.DEFAULT_CONNECTIONS,
-        description = "connection table capacity per worker (default ${DEFAULT-VALUE})")
+        paramLabel = "N", description = "The connection table's capacity per worker (default ${DEFAULT-VALUE}).")
     private int connections;
 
-    @Option(names = "--fwmark", defaultValue = "0", paramLabel = "MARK", description = "mark every frame, as an " +
-        "iptables MARK rule matching everything would (for -f services)")
+    @Option(names = "--fwmark", defaultValue = "0", paramLabel = "MARK", description = "Marks every frame, as an " +
+        "iptables MARK rule matching everything would (for -f services).")
     private int firewallMark;
 
-    @Option(names = "--quiet", description = "print nothing but errors")
+    @Option(names = "--quiet", description = "Prints nothing but errors and warnings.")
     private boolean quiet;
 
     @Override

@@ -36,22 +36,28 @@ import java.util.concurrent.Callable;
         "RULES holds ipvsadm commands as `ipvsadm -S -n` prints them, e.g.",
         "  -A -t 10.0.0.100:80 -s wrr",
         "  -a -t 10.0.0.100:80 -r 192.168.1.1:80 -m -w 4",
-        "FLOWS holds one new connection per line, `PROTO SRC_IP:SRC_PORT DST_IP:DST_PORT [fwmark=N]`",
-        "(IPv6 as [addr]:port), `random:N[:SEED]` for N random clients over every service, or an",
-        "ipvsadm command that changes the rules at that point. FLOWS may also be random:N[:SEED] itself.",
-        "Output: `SRC_IP:SRC_PORT DST_IP:DST_PORT -> RIP:RPORT`, or `-> -` when no server can take it."})
+        "FLOWS holds one new connection per line,",
+        "  PROTO SRC_IP:SRC_PORT DST_IP:DST_PORT [fwmark=N]",
+        "(IPv6 as [addr]:port), `random:N[:SEED]` for N random clients over every",
+        "service, or an ipvsadm command that changes the rules at that point. FLOWS",
+        "may also be random:N[:SEED] itself. Each flow gives one line of output,",
+        "  SRC_IP:SRC_PORT DST_IP:DST_PORT -> RIP:RPORT",
+        "or `-> -` when no server can take it. Exit status: 0 done; 2 bad options,",
+        "rules or flows (nothing printed on standard output)."})
 public final class SimulateCommand implements Callable<Integer>
 {
     @Spec
     private CommandSpec spec;
 
-    @Option(names = "--rules", required = true, paramLabel = "RULES", description = "ipvsadm rules file")
+    @Option(names = "--rules", required = true, paramLabel = "RULES", description = "The ipvsadm rules.")
     private Path rules;
 
-    @Option(names = "--flows", required = true, paramLabel = "FLOWS", description = "flows file, or random:N[:SEED]")
+    @Option(names = "--flows", required = true, paramLabel = "FLOWS",
+        description = "The flows: a file, or random:N[:SEED].")
     private String flows;
 
-    @Option(names = "--summary", description = "add a table per service: server, weight, connections, share")
+    @Option(names = "--summary", description = "Adds a table per service: server, weight, " +
+        "connections, share.")
     private boolean summary;
 
     @Override

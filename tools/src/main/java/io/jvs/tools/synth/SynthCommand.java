@@ -48,99 +48,102 @@ import java.util.concurrent.Callable;
         "Service s (from 0) is TCP port 80 on 10.0.0.100+s and fd00:6a76::100+s;",
         "service 0 also has UDP port 53. Its real servers are 192.168.(10+s).(1+r)",
         "and fd00:5e::s:(1+r). Clients come from 100.64.0.0/10 and fd00:c1::/64,",
-        "ICMP errors from 198.18.0.1 and fd00:ee::1."})
+        "ICMP errors from 198.18.0.1 and fd00:ee::1.",
+        "Exit status: 0 done (the files in place); 2 bad options or output paths;",
+        "1 an I/O error while writing. Only 0 writes anything."})
 public final class SynthCommand implements Callable<Integer>
 {
     @Spec
     private CommandSpec spec;
 
-    @Option(names = "--out", required = true, paramLabel = "FILE", description = "the pcap file to write")
+    @Option(names = "--out", required = true, paramLabel = "FILE", description = "The pcap file to write.")
     private Path out;
 
-    @Option(names = "--rules-out", paramLabel = "FILE", description = "also write the matching ipvsadm rules here")
+    @Option(names = "--rules-out", paramLabel = "FILE", description = "Where the matching ipvsadm rules go.")
     private Path rulesOut;
 
     @Option(names = "--seed", paramLabel = "SEED", defaultValue = "1",
-        description = "the seed (default ${DEFAULT-VALUE})")
+        description = "The seed (default ${DEFAULT-VALUE}).")
     private long seed;
 
-    @Option(names = "--packets", paramLabel = "N", description = "packets to write (instead of --duration)")
+    @Option(names = "--packets", paramLabel = "N", description = "The packets to write (instead of --duration).")
     private Long packets;
 
     @Option(names = "--duration", paramLabel = "SECONDS",
-        description = "seconds of traffic at --rate (default 1 when --packets is not given)")
+        description = "Seconds of traffic at --rate (default 1 when --packets is not given).")
     private Double duration;
 
     @Option(names = "--rate", paramLabel = "PPS", defaultValue = "100000",
-        description = "packets per second (default ${DEFAULT-VALUE})")
+        description = "Packets per second (default ${DEFAULT-VALUE}).")
     private long rate;
 
     @Option(names = "--start", paramLabel = "TIME", defaultValue = "2026-01-01T00:00:00Z",
-        description = "the first packet's time, ISO-8601 UTC (default ${DEFAULT-VALUE})")
+        description = "The first packet's time, ISO-8601 UTC (default ${DEFAULT-VALUE}).")
     private String start;
 
     @Option(names = "--nanos", negatable = true, defaultValue = "true", fallbackValue = "true",
-        description = "nanosecond timestamps; --no-nanos for a microsecond pcap (default ${DEFAULT-VALUE})")
+        description = "Nanosecond timestamps; --no-nanos for a microsecond pcap (default ${DEFAULT-VALUE}).")
     private boolean nanos;
 
     @Option(names = "--clients", paramLabel = "N", defaultValue = "10000",
-        description = "client addresses (default ${DEFAULT-VALUE})")
+        description = "Client addresses (default ${DEFAULT-VALUE}).")
     private int clients;
 
     @Option(names = "--services", paramLabel = "N", defaultValue = "4",
-        description = "dual-stack TCP services on port 80 (default ${DEFAULT-VALUE})")
+        description = "Dual-stack TCP services on port 80 (default ${DEFAULT-VALUE}).")
     private int services;
 
     @Option(names = "--servers-per-service", paramLabel = "N", defaultValue = "4",
-        description = "real servers per service (default ${DEFAULT-VALUE})")
+        description = "Real servers per service (default ${DEFAULT-VALUE}).")
     private int serversPerService;
 
     @Option(names = "--scheduler", paramLabel = "NAME", defaultValue = "wlc",
-        description = "scheduler in the rules (default ${DEFAULT-VALUE})")
+        description = "The scheduler in the rules (default ${DEFAULT-VALUE}).")
     private String scheduler;
 
     @Option(names = "--method", paramLabel = "METHOD", defaultValue = "nat",
-        description = "forwarding method in the rules: nat, dr or tun (default ${DEFAULT-VALUE})")
+        description = "The forwarding method in the rules: nat, dr or tun (default ${DEFAULT-VALUE}).")
     private String method;
 
     @Option(names = "--weights", split = ",", paramLabel = "W",
-        description = "real server weights, repeated over a service's servers (default 1,2,3,4)")
+        description = "Real server weights, repeated over a service's servers (default 1,2,3,4).")
     private List<Integer> weights = List.of();
 
     @Option(names = "--zipf", paramLabel = "S", defaultValue = "1.0",
-        description = "Zipf exponent of service and client popularity, 0 for uniform (default ${DEFAULT-VALUE})")
+        description = "The Zipf exponent of service and client popularity, 0 for uniform (default ${DEFAULT-VALUE}).")
     private double zipf;
 
     @Option(names = "--ipv6-share", paramLabel = "SHARE", defaultValue = "0.2",
-        description = "share of IPv6 clients (default ${DEFAULT-VALUE})")
+        description = "The share of IPv6 clients (default ${DEFAULT-VALUE}).")
     private double ipv6Share;
 
     @Option(names = "--vlan-share", paramLabel = "SHARE", defaultValue = "0.1",
-        description = "share of clients behind an 802.1Q tag (default ${DEFAULT-VALUE})")
+        description = "The share of clients behind an 802.1Q tag (default ${DEFAULT-VALUE}).")
     private double vlanShare;
 
     @Option(names = "--udp-share", paramLabel = "SHARE", defaultValue = "0.2",
-        description = "share of new flows that are UDP to port 53 (default ${DEFAULT-VALUE})")
+        description = "The share of new flows that are UDP to port 53 (default ${DEFAULT-VALUE}).")
     private double udpShare;
 
     @Option(names = "--fragment-share", paramLabel = "SHARE", defaultValue = "0.05",
-        description = "share of UDP datagrams sent as 3000-byte fragmented ones (default ${DEFAULT-VALUE})")
+        description = "The share of UDP datagrams sent as 3000-byte fragmented ones (default ${DEFAULT-VALUE}).")
     private double fragmentShare;
 
     @Option(names = "--icmp-error-share", paramLabel = "SHARE", defaultValue = "0.002",
-        description = "share of packets that are ICMP too-big errors about a connection (default ${DEFAULT-VALUE})")
+        description = "The share of packets that are ICMP too-big errors about a connection " +
+            "(default ${DEFAULT-VALUE}).")
     private double icmpErrorShare;
 
     @Option(names = "--malformed-share", paramLabel = "SHARE", defaultValue = "0.005",
-        description = "share of packets that are malformed (default ${DEFAULT-VALUE})")
+        description = "The share of packets that are malformed (default ${DEFAULT-VALUE}).")
     private double malformedShare;
 
     @Option(names = "--rst-share", paramLabel = "SHARE", defaultValue = "0.1",
-        description = "share of TCP connections ended by RST instead of FIN (default ${DEFAULT-VALUE})")
+        description = "The share of TCP connections ended by RST instead of FIN (default ${DEFAULT-VALUE}).")
     private double rstShare;
 
     @Option(names = "--concurrent-flows", paramLabel = "N", defaultValue = "1000",
-        description = "flows open at once (default ${DEFAULT-VALUE})")
+        description = "Flows open at once (default ${DEFAULT-VALUE}).")
     private int concurrentFlows;
 
     @Override

@@ -50,6 +50,15 @@ class ReplayCommandTest
         assertThat(run.out()).contains("frames in 5000 = forwarded ").contains("TCP 10.0.0.100:80 wrr")
             .contains("-> 192.168.10.3:80").contains("pipeline time per frame: p50 ").contains("rate: 5000 frames in")
             .contains("wrote the report to " + json).contains("wrote the pictures to " + svg);
+        final java.util.regex.Matcher reconciled = java.util.regex.Pattern.compile("forwarded (\\d+) = the " +
+            "services' packets (\\d+) \\+ later fragments (\\d+)\n    \\+ ICMP errors jvs answered with (\\d+) " +
+            "\\+ other (\\d+) \\(relayed ICMP errors, servers' replies\\)\n").matcher(run.out());
+        assertThat(reconciled.find()).as(run.out()).isTrue();
+        final long[] figures = java.util.stream.IntStream.rangeClosed(1, 5)
+            .mapToLong(g -> Long.parseLong(reconciled.group(g))).toArray();
+        assertThat(figures[0]).isEqualTo(figures[1] + figures[2] + figures[3] + figures[4]);
+        assertThat(figures[4]).as("other").isNotNegative();
+        assertThat(run.out()).contains("= forwarded " + figures[0] + " + ");
         assertThat(Files.readString(json)).contains("\"in\": 5000").contains("\"workers\": 2")
             .contains("\"server\": \"192.168.10.1:80\", \"method\": \"Masq\", \"weight\": 1");
         assertThat(Files.size(out)).isGreaterThan(100_000);
