@@ -15,11 +15,8 @@ import picocli.CommandLine.Model.OptionSpec;
 
 import java.io.PrintWriter;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
-import java.util.function.Supplier;
 
 /**
  * The entry point behind {@code tools/jvs}: one subcommand per tool, and the conventions every subcommand
@@ -51,19 +48,24 @@ public final class JvsMain implements Runnable
     static final int USAGE_ERROR = 2;
 
     /**
-     * The subcommands in the order the usage lists them. Each is built only when needed: a command line
-     * naming one builds that one's model alone, which is most of the start-up time saved.
+     * The subcommands in the order the usage lists them. Each is built only when needed ({@link #create}): a
+     * command line naming one builds that one's model alone, which is most of the start-up time saved.
      */
-    private static final Map<String, Supplier<Object>> SUBCOMMANDS = new LinkedHashMap<>();
+    private static final List<String> SUBCOMMANDS = List.of("run", "demo", "simulate", "replay", "synth", "bench");
 
-    static
+    /** A subcommand's object, by name; a switch rather than a map of lambdas, which cost start-up time. */
+    private static Object create(final String name)
     {
-        SUBCOMMANDS.put("run", RunCommand::new);
-        SUBCOMMANDS.put("demo", DemoCommand::new);
-        SUBCOMMANDS.put("simulate", SimulateCommand::new);
-        SUBCOMMANDS.put("replay", ReplayCommand::new);
-        SUBCOMMANDS.put("synth", SynthCommand::new);
-        SUBCOMMANDS.put("bench", BenchCommand::new);
+        return switch (name)
+        {
+            case "run" -> new RunCommand();
+            case "demo" -> new DemoCommand();
+            case "simulate" -> new SimulateCommand();
+            case "replay" -> new ReplayCommand();
+            case "synth" -> new SynthCommand();
+            case "bench" -> new BenchCommand();
+            default -> throw new IllegalArgumentException("no subcommand " + name);
+        };
     }
 
     @CommandLine.Spec
@@ -99,7 +101,7 @@ public final class JvsMain implements Runnable
      */
     public static CommandLine commandLine()
     {
-        return commandLine(SUBCOMMANDS.keySet(), true);
+        return commandLine(SUBCOMMANDS, true);
     }
 
     /**
@@ -110,11 +112,11 @@ public final class JvsMain implements Runnable
     public static CommandLine commandLine(final String... args)
     {
         final String first = args.length == 0 ? null : args[0];
-        if (SUBCOMMANDS.containsKey(first))
+        if (SUBCOMMANDS.contains(first))
         {
             return commandLine(List.of(first), false);
         }
-        if ("help".equals(first) && args.length > 1 && SUBCOMMANDS.containsKey(args[1]))
+        if ("help".equals(first) && args.length > 1 && SUBCOMMANDS.contains(args[1]))
         {
             return commandLine(List.of(args[1]), true);
         }
@@ -138,7 +140,7 @@ public final class JvsMain implements Runnable
         final CommandLine commandLine = new CommandLine(new JvsMain());
         for (final String name : names)
         {
-            commandLine.addSubcommand(name, SUBCOMMANDS.get(name).get());
+            commandLine.addSubcommand(name, create(name));
         }
         if (help)
         {
@@ -153,26 +155,48 @@ public final class JvsMain implements Runnable
         // where the parser would otherwise go on to --help and print this command's help with status 0. The
         // subcommands copied the parser settings when they were added, so they are unaffected.
         commandLine.getCommandSpec().parser().stopAtUnmatched(true);
-        everySubcommand(commandLine, sub ->
+        giveVersion(commandLine);
+        final Handlers handlers = new Handlers(commandLine);
+        commandLine.setParameterExceptionHandler(handlers);
+        commandLine.setExecutionExceptionHandler(handlers);
+        return commandLine;
+    }
+
+    /** Every subcommand answers -V with the version of jvs, unless it says its own. */
+    private static void giveVersion(final CommandLine commandLine)
+    {
+        for (final CommandLine sub : commandLine.getSubcommands().values())
         {
             if (sub.getCommandSpec().version().length == 0)
             {
                 sub.getCommandSpec().version(VERSION);
             }
-        });
-        commandLine.setParameterExceptionHandler((exception, arguments) -> usageError(commandLine, exception,
-            arguments));
-        commandLine.setExecutionExceptionHandler((exception, failed, parseResult) -> failure(exception, failed));
-        return commandLine;
+            giveVersion(sub);
+        }
     }
 
-    private static void everySubcommand(final CommandLine commandLine,
-        final java.util.function.Consumer<CommandLine> action)
+    /** The two handlers, as a class rather than lambdas (whose bootstrap costs start-up time). */
+    private static final class Handlers implements CommandLine.IParameterExceptionHandler,
+        CommandLine.IExecutionExceptionHandler
     {
-        for (final CommandLine sub : commandLine.getSubcommands().values())
+        private final CommandLine root;
+
+        Handlers(final CommandLine root)
         {
-            action.accept(sub);
-            everySubcommand(sub, action);
+            this.root = root;
+        }
+
+        @Override
+        public int handleParseException(final CommandLine.ParameterException exception, final String[] args)
+        {
+            return usageError(root, exception, args);
+        }
+
+        @Override
+        public int handleExecutionException(final Exception exception, final CommandLine failed,
+            final CommandLine.ParseResult parseResult)
+        {
+            return failure(exception, failed);
         }
     }
 
