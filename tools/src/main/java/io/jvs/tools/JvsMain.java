@@ -111,7 +111,11 @@ public final class JvsMain implements Runnable
      */
     public static CommandLine commandLine(final String... args)
     {
-        final String first = args.length == 0 ? null : args[0];
+        if (args.length == 0)
+        {
+            return commandLine();
+        }
+        final String first = args[0];
         if (SUBCOMMANDS.contains(first))
         {
             return commandLine(List.of(first), false);
