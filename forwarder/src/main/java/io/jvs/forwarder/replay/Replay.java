@@ -214,6 +214,12 @@ public final class Replay
                 throw new CaptureChangedException(options.input(), reader.size(), sizeNow(options.input()));
             }
             flushWindow();
+            if (clockNs != Long.MIN_VALUE && clockNs > nextSampleNs - SAMPLE_PERIOD_NS)
+            {
+                // The connections at the last frame: a trace shorter than the sampling period still gets a
+                // curve from its first sample to its end.
+                report.sample(clockNs);
+            }
             report.end(reader);
         }
         finally

@@ -41,7 +41,8 @@ public record ReplayOptions(
         }
         if (connections < 1024)
         {
-            throw new IllegalArgumentException("--connections (the connection table capacity) must be 1024 or more, not " + connections);
+            throw new IllegalArgumentException("--connections (the connection table capacity) must be 1024 or " +
+                "more, not " + connections);
         }
         if (all && output != null && output.getFileName().toString().endsWith(".pcap"))
         {

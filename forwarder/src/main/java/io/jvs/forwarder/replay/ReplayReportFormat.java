@@ -92,7 +92,8 @@ public final class ReplayReportFormat
             r.framesIn(), r.wallSeconds(), r.framesPerSecond() / 1e6, r.pipelineFramesPerSecond() / 1e6));
         if (r.options.output() != null)
         {
-            out.append(String.format(Locale.ROOT, "wrote %s to %s%n", Counts.of(r.written, "frame"), r.options.output()));
+            out.append(String.format(Locale.ROOT, "wrote %s to %s%n", Counts.of(r.written, "frame"),
+                r.options.output()));
         }
         if (r.options.decisions() != null)
         {
