@@ -15,6 +15,9 @@ import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.BusySpinIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.YieldingIdleStrategy;
+import io.jvs.tools.CommandError;
+import io.jvs.tools.io.IoMessages;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -116,9 +119,7 @@ public final class L2fwdBenchCommand implements Callable<Integer>
         final String refusal = refusal(kind);
         if (refusal != null)
         {
-            err.println("jvs bench l2fwd: " + refusal);
-            err.flush();
-            return 2;
+            throw new ParameterException(spec.commandLine(), refusal);
         }
         final String txDevice = transmitDevice == null ? receiveDevice : transmitDevice;
         final byte[] destination;
@@ -130,11 +131,13 @@ public final class L2fwdBenchCommand implements Callable<Integer>
             source = sourceMac != null ? MacAddresses.parse(sourceMac) :
                 kind.equals("memory") ? MacAddresses.parse("02:00:00:00:00:01") : MacAddresses.ofDevice(txDevice);
         }
-        catch (final IllegalArgumentException | IOException ex)
+        catch (final IllegalArgumentException ex)
         {
-            err.println("jvs bench l2fwd: " + ex.getMessage());
-            err.flush();
-            return 2;
+            throw new ParameterException(spec.commandLine(), ex.getMessage());
+        }
+        catch (final IOException ex)
+        {
+            throw new CommandError(CommandError.REFUSED, IoMessages.describe(ex));
         }
 
         final ForwardingPair pair;

@@ -11,6 +11,9 @@ import io.jvs.forwarder.port.xdp.XdpBindMode;
 import io.jvs.nativebindings.NativeCallException;
 import io.jvs.nativebindings.Syscalls;
 import io.jvs.nativebindings.bpf.XdpMode;
+import io.jvs.tools.CommandError;
+import io.jvs.tools.io.IoMessages;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -89,19 +92,25 @@ public final class TxgenBenchCommand implements Callable<Integer>
             {
                 throw new IllegalArgumentException("--port must be afxdp or afpacket, not " + port);
             }
-            if (seconds < 1 || destinationPort < 0 || destinationPort > 65535)
+            if (seconds < 1)
             {
-                throw new IllegalArgumentException("need --seconds >= 1 and --dst-port 0..65535");
+                throw new IllegalArgumentException("--seconds must be 1 or more, not " + seconds);
+            }
+            if (destinationPort < 0 || destinationPort > 65535)
+            {
+                throw new IllegalArgumentException("--dst-port must be 0..65535, not " + destinationPort);
             }
             destination = MacAddresses.parse(destinationMac);
             source = sourceMac != null ? MacAddresses.parse(sourceMac) : MacAddresses.ofDevice(device);
             ip = ipv4(destinationIp);
         }
-        catch (final IllegalArgumentException | IOException ex)
+        catch (final IllegalArgumentException ex)
         {
-            err.println("jvs bench txgen: " + ex.getMessage());
-            err.flush();
-            return 2;
+            throw new ParameterException(spec.commandLine(), ex.getMessage());
+        }
+        catch (final IOException ex)
+        {
+            throw new CommandError(CommandError.REFUSED, IoMessages.describe(ex));
         }
         final ForwardingPair pair;
         try

@@ -12,7 +12,9 @@ import io.jvs.forwarder.synth.SynthSummary;
 import io.jvs.forwarder.synth.TraceSynthesizer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import io.jvs.tools.CommandError;
 import io.jvs.tools.Schedulers;
+import io.jvs.tools.io.IoMessages;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
@@ -195,11 +197,13 @@ public final class DemoCommand implements Callable<Integer>
             out.flush();
             return 0;
         }
-        catch (final IOException | RuleException | IllegalArgumentException ex)
+        catch (final IOException ex)
         {
-            err.println("jvs demo: " + ex.getMessage());
-            err.flush();
-            return 1;
+            throw new CommandError(CommandError.FAILED, IoMessages.describe(ex));
+        }
+        catch (final RuleException | IllegalArgumentException ex)
+        {
+            throw new CommandError(CommandError.FAILED, ex.getMessage());
         }
     }
 }
