@@ -364,8 +364,27 @@ public final class JvsMain implements Runnable
         return qualifiedName(commandLine) + ": ";
     }
 
+    /**
+     * Runs the command line and exits with its status. An {@link Error} (out of memory, a class the JVM
+     * cannot link), which picocli hands on rather than to the execution handler, is one line and status 1
+     * too; its stack trace only with {@code JVS_STACK_TRACES=1}.
+     */
     public static void main(final String[] args)
     {
-        System.exit(commandLine(args).execute(args));
+        int status;
+        try
+        {
+            status = commandLine(args).execute(args);
+        }
+        catch (final Error error)
+        {
+            System.err.println("jvs: " + error + " (JVS_STACK_TRACES=1 prints the stack trace)");
+            if ("1".equals(System.getenv("JVS_STACK_TRACES")))
+            {
+                error.printStackTrace();
+            }
+            status = CommandError.FAILED;
+        }
+        System.exit(status);
     }
 }

@@ -121,7 +121,7 @@ public final class ReplayCommand implements Callable<Integer>
     private boolean quiet;
 
     @Override
-    public Integer call() throws IOException
+    public Integer call()
     {
         final PrintWriter out = spec.commandLine().getOut();
         final PrintWriter err = spec.commandLine().getErr();
