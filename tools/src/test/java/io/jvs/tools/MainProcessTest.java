@@ -130,6 +130,41 @@ class MainProcessTest
         }
     }
 
+    @Test
+    void shouldDeleteItsTemporaryFilesWhenStoppedBySigterm() throws Exception
+    {
+        final SynthSettings settings = SynthSettings.builder().packets(300_000).seed(6).build();
+        final Path trace = dir.resolve("big.pcap");
+        TraceSynthesizer.synthesize(settings, trace);
+        final Path rules = Files.writeString(dir.resolve("big.rules"), TraceSynthesizer.rules(settings));
+        final Path old = Files.writeString(dir.resolve("forwarded.pcap"), "an older file");
+        final List<String> command = new ArrayList<>(List.of(
+            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            "--enable-native-access=ALL-UNNAMED", "--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED",
+            "-cp", System.getProperty("java.class.path"), JvsMain.class.getName(), "replay", "--rules",
+            rules.toString(), "--in", trace.toString(), "--out", old.toString(), "--quiet"));
+        final Process process = new ProcessBuilder(command).directory(dir.toFile())
+            .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        try
+        {
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (temporaryBytes() < 1 << 20 && process.isAlive() && System.nanoTime() < deadline)
+            {
+                Thread.sleep(1);
+            }
+            assertThat(process.isAlive()).as("still replaying when stopped").isTrue();
+            process.destroy();
+            assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        }
+        finally
+        {
+            process.destroyForcibly().waitFor();
+        }
+
+        assertThat(temporaryBytes()).as("no temporary left").isEqualTo(-1);
+        assertThat(old).hasContent("an older file");
+    }
+
     /** @return the size of the replay's temporary output, or -1 while there is none. */
     private long temporaryBytes() throws IOException
     {

@@ -198,6 +198,17 @@ class OutputSafetyTest
             "nothing written\n");
     }
 
+    @Test
+    void shouldNameTheReplaysOutputWhenItsDeviceIsFull()
+    {
+        final CommandRun run = CommandRun.of("replay", "--rules", rules.toString(), "--in", trace.toString(),
+            "--out", "/dev/full", "--quiet");
+
+        assertThat(run.status()).isEqualTo(1);
+        assertThat(run.out()).isEmpty();
+        assertThat(run.err()).isEqualTo("jvs replay: /dev/full: no space left on device; nothing written\n");
+    }
+
     private static boolean canCreate(final Path probe)
     {
         try
