@@ -94,6 +94,11 @@ public final class OutputFiles implements AutoCloseable
         {
             throw new OutputRefusedException(output.option() + " " + path + ": is a directory");
         }
+        if (Files.exists(path) && !Files.isRegularFile(path))
+        {
+            // A device or a FIFO (/dev/null for two outputs is fine): nothing there to destroy.
+            return;
+        }
         for (final NamedPath input : inputs)
         {
             if (input.path() != null && sameFile(input.path(), path))

@@ -179,6 +179,11 @@ class OutputSafetyTest
 
         final CommandRun run = CommandRun.of("synth", "--packets", "20", "--out", link.toString(), "--rules-out",
             "/dev/null");
+        final CommandRun bothDiscarded = CommandRun.of("replay", "--rules", rules.toString(), "--in",
+            trace.toString(), "--out", "/dev/null", "--decisions", "/dev/null", "--quiet");
+
+        assertThat(bothDiscarded.err()).isEmpty();
+        assertThat(bothDiscarded.status()).isZero();
 
         assertThat(run.err()).isEmpty();
         assertThat(run.status()).isZero();
