@@ -16,12 +16,13 @@ public final class CaptureChangedException extends FileSystemException
 
     /**
      * @param capture    the capture.
-     * @param mappedSize its size when it was opened.
+     * @param mappedSize its size when it was opened, or -1 if it changed while being opened.
      * @param sizeNow    its size now, or -1 if it is gone.
      */
     public CaptureChangedException(final Path capture, final long mappedSize, final long sizeNow)
     {
-        super(capture.toString(), null, sizeNow < 0 ? "removed while it was being read" :
+        super(capture.toString(), null, sizeNow < 0 ? "removed while it was being read" : mappedSize < 0 ?
+            "changed while it was being opened (" + sizeNow + " bytes now: truncated by another process?)" :
             "changed while it was being read (" + mappedSize + " bytes when opened, " + sizeNow +
             " now: truncated by another process?)");
     }

@@ -191,27 +191,16 @@ public final class Replay
     public ReplayReport run(final UnaryOperator<Path> writeTo) throws IOException
     {
         final long wallStart = System.nanoTime();
+        long mappedSize = -1;
         try (PcapReader reader = PcapReader.open(options.input(), PcapReader.DEFAULT_MAX_CAPTURED_LENGTH, true);
             ReplayFilter filter = options.filter() == null ? null : new ReplayFilter(options.filter()))
         {
+            mappedSize = reader.size();
             report.input(reader);
             output.open(reader.format(), writeTo);
-            try
+            while (reader.next())
             {
-                while (reader.next())
-                {
-                    record(reader, filter);
-                }
-            }
-            catch (final InternalError ex)
-            {
-                // HotSpot's signal handler turns the SIGBUS of a read past the end of a mapped file that
-                // shrank into this error, raised in the reading thread; any other InternalError is a bug.
-                if (ex.getMessage() == null || !ex.getMessage().contains("unsafe memory access"))
-                {
-                    throw ex;
-                }
-                throw new CaptureChangedException(options.input(), reader.size(), sizeNow(options.input()));
+                record(reader, filter);
             }
             flushWindow();
             if (clockNs != Long.MIN_VALUE && clockNs > nextSampleNs - SAMPLE_PERIOD_NS)
@@ -221,6 +210,17 @@ public final class Replay
                 report.sample(clockNs);
             }
             report.end(reader);
+        }
+        catch (final InternalError ex)
+        {
+            // HotSpot's signal handler turns the SIGBUS of a read past the end of a mapped file that shrank
+            // into this error, raised in the reading thread (here, or in PcapReader.open reading the header);
+            // any other InternalError is a bug. The loop is inside the try, so the frame path has no new work.
+            if (ex.getMessage() == null || !ex.getMessage().contains("unsafe memory access"))
+            {
+                throw ex;
+            }
+            throw new CaptureChangedException(options.input(), mappedSize, sizeNow(options.input()));
         }
         finally
         {
