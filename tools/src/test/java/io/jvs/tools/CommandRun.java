@@ -14,11 +14,14 @@ import java.io.StringWriter;
  */
 public record CommandRun(int status, String out, String err)
 {
+    /**
+     * Runs the arguments through {@link JvsMain#commandLine(String...)}, as {@code main} does.
+     */
     public static CommandRun of(final String... args)
     {
         final StringWriter out = new StringWriter();
         final StringWriter err = new StringWriter();
-        final CommandLine commandLine = JvsMain.commandLine();
+        final CommandLine commandLine = JvsMain.commandLine(args);
         commandLine.setOut(new PrintWriter(out, true));
         commandLine.setErr(new PrintWriter(err, true));
         final int status = commandLine.execute(args);

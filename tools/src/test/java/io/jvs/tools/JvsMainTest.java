@@ -49,12 +49,13 @@ class JvsMainTest
     }
 
     @Test
-    void shouldLeaveASubcommandsOwnUnknownOptionToItsStandardReport()
+    void shouldNameASubcommandsUnknownOptionInOneLine()
     {
         final CommandRun run = CommandRun.of("simulate", "--rules", "r", "--flows", "f", "--nosuch");
 
         assertThat(run.status()).isEqualTo(2);
-        assertThat(run.err()).startsWith("Unknown option: '--nosuch'\nUsage: jvs simulate");
+        assertThat(run.out()).isEmpty();
+        assertThat(run.err()).isEqualTo("jvs simulate: unknown option '--nosuch'; try 'tools/jvs simulate --help'\n");
     }
 
     @Test

@@ -232,6 +232,52 @@ class LauncherIT
     }
 
     /**
+     * The README's simulate example, twice: the first run writes the class-data archive, the second uses it;
+     * neither prints anything but the decisions (the JVM's archive messages would go to standard output).
+     */
+    @Test
+    void shouldPrintTheReadmesDecisionsAndNothingElseWithAndWithoutTheClassDataArchive() throws Exception
+    {
+        final Path rules = Files.write(directory.resolve("web.rules"), List.of("-A -t 10.0.0.100:80 -s wrr",
+            "-a -t 10.0.0.100:80 -r 192.168.1.2:80 -m -w 1", "-a -t 10.0.0.100:80 -r 192.168.1.1:80 -m -w 2"));
+        final Path flows = Files.write(directory.resolve("web.flows"), List.of("tcp 1.2.3.4:5555 10.0.0.100:80",
+            "tcp 1.2.3.5:5555 10.0.0.100:80", "tcp 1.2.3.6:5555 10.0.0.100:80",
+            "-e -t 10.0.0.100:80 -r 192.168.1.1:80 -m -w 0", "tcp 1.2.3.7:5555 10.0.0.100:80",
+            "tcp 1.2.3.8:5555 10.0.0.200:80"));
+        final Path archive = Path.of(System.getProperty("jvs.launcher")).resolveSibling("target").resolve("jvs.jsa");
+        Files.deleteIfExists(archive);
+
+        for (int run = 0; run < 2; run++)
+        {
+            final Run simulate = launch("simulate", "--rules", rules.toString(), "--flows", flows.toString());
+
+            assertThat(simulate.err()).isEmpty();
+            assertThat(simulate.status()).isZero();
+            assertThat(simulate.out()).isEqualTo("""
+                1.2.3.4:5555 10.0.0.100:80 -> 192.168.1.1:80
+                1.2.3.5:5555 10.0.0.100:80 -> 192.168.1.1:80
+                1.2.3.6:5555 10.0.0.100:80 -> 192.168.1.2:80
+                1.2.3.7:5555 10.0.0.100:80 -> 192.168.1.2:80
+                1.2.3.8:5555 10.0.0.200:80 -> -
+                """);
+            assertThat(archive).as("written by the first run").exists();
+        }
+    }
+
+    @Test
+    void shouldShowASubcommandsHelpThroughHelpAndRefuseHelpOfAnUnknownOne() throws Exception
+    {
+        final Run help = launch("help", "simulate");
+        final Run unknown = launch("help", "bogus");
+
+        assertThat(help.status()).isZero();
+        assertThat(help.out()).startsWith("Usage: jvs simulate ");
+        assertThat(unknown.status()).isEqualTo(2);
+        assertThat(unknown.out()).isEmpty();
+        assertThat(unknown.err()).isEqualTo("jvs: unknown subcommand 'bogus'; try 'tools/jvs --help'\n");
+    }
+
+    /**
      * The launcher refuses unknown subcommands itself, before any build: its list must hold every subcommand
      * of the jar, or that one becomes unreachable.
      */

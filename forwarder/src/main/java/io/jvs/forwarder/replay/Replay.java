@@ -25,9 +25,11 @@ import io.jvs.forwarder.config.JvsConfig;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashSet;
 import java.util.Set;
+import java.util.function.UnaryOperator;
 
 /**
  * Runs a capture through the data path offline: the daemon's parser, connection tables, schedulers and
@@ -172,18 +174,53 @@ public final class Replay
      */
     public ReplayReport run() throws IOException
     {
+        return run(UnaryOperator.identity());
+    }
+
+    /**
+     * Replays the whole capture, writing the frames and decisions where {@code writeTo} says (a command
+     * writes temporary files, renamed into place only when the whole run succeeded).
+     *
+     * @param writeTo maps {@link ReplayOptions#output()} and {@link ReplayOptions#decisions()} to the files
+     *                written.
+     * @return the report.
+     * @throws CaptureChangedException when the capture shrank under the reader.
+     * @throws IOException             when the capture cannot be opened or the output cannot be written (a
+     *                                 {@link java.nio.file.FileSystemException} naming the file written).
+     */
+    public ReplayReport run(final UnaryOperator<Path> writeTo) throws IOException
+    {
         final long wallStart = System.nanoTime();
+        long mappedSize = -1;
         try (PcapReader reader = PcapReader.open(options.input(), PcapReader.DEFAULT_MAX_CAPTURED_LENGTH, true);
             ReplayFilter filter = options.filter() == null ? null : new ReplayFilter(options.filter()))
         {
+            mappedSize = reader.size();
             report.input(reader);
-            output.open(reader.format());
+            output.open(reader.format(), writeTo);
             while (reader.next())
             {
                 record(reader, filter);
             }
             flushWindow();
+            if (clockNs != Long.MIN_VALUE && clockNs > nextSampleNs - SAMPLE_PERIOD_NS)
+            {
+                // The connections at the last frame: a trace shorter than the sampling period still gets a
+                // curve from its first sample to its end.
+                report.sample(clockNs);
+            }
             report.end(reader);
+        }
+        catch (final InternalError ex)
+        {
+            // HotSpot's signal handler turns the SIGBUS of a read past the end of a mapped file that shrank
+            // into this error, raised in the reading thread (here, or in PcapReader.open reading the header);
+            // any other InternalError is a bug. The loop is inside the try, so the frame path has no new work.
+            if (ex.getMessage() == null || !ex.getMessage().contains("unsafe memory access"))
+            {
+                throw ex;
+            }
+            throw new CaptureChangedException(options.input(), mappedSize, sizeNow(options.input()));
         }
         finally
         {
@@ -191,6 +228,18 @@ public final class Replay
         }
         report.finish(System.nanoTime() - wallStart, output);
         return report;
+    }
+
+    private static long sizeNow(final Path file)
+    {
+        try
+        {
+            return Files.size(file);
+        }
+        catch (final IOException ex)
+        {
+            return -1;
+        }
     }
 
     private void record(final PcapReader reader, final ReplayFilter filter) throws IOException

@@ -3,6 +3,8 @@ package io.jvs.forwarder.replay;
 import io.jvs.core.packet.Frames;
 import io.jvs.core.pcap.LinkType;
 import org.pcap4j.core.BpfProgram;
+import org.pcap4j.core.NotOpenException;
+import org.pcap4j.core.PcapHandle;
 import org.pcap4j.core.PcapNativeException;
 import org.pcap4j.core.Pcaps;
 import org.pcap4j.packet.namednumber.DataLinkType;
@@ -65,17 +67,20 @@ final class ReplayFilter implements AutoCloseable
             return existing;
         }
         final int dlt = linkType == LINKTYPE_RAW ? DLT_RAW : linkType;
-        try
+        // A dead handle's compile, not Pcaps.compileFilter: only the handle's gives libpcap's reason (pcap_geterr).
+        try (PcapHandle handle = Pcaps.openDead(DataLinkType.getInstance(dlt), SNAP_LENGTH))
         {
-            final BpfProgram program = Pcaps.compileFilter(SNAP_LENGTH, DataLinkType.getInstance(dlt), expression,
-                BpfProgram.BpfCompileMode.OPTIMIZE, netmaskUnknown());
+            final BpfProgram program = handle.compileFilter(expression, BpfProgram.BpfCompileMode.OPTIMIZE,
+                netmaskUnknown());
             programs.put(linkType, program);
             return program;
         }
-        catch (final PcapNativeException | RuntimeException ex)
+        catch (final PcapNativeException | NotOpenException | RuntimeException ex)
         {
-            throw new IllegalArgumentException("filter \"" + expression + "\" for link type " +
-                LinkType.name(linkType) + ": " + ex.getMessage(), ex);
+            final String reason = ex.getMessage() == null ? ex.getClass().getSimpleName() :
+                ex.getMessage().replace("Error occurred in pcap_compile: ", "");
+            throw new IllegalArgumentException("--filter '" + expression + "' for link type " +
+                LinkType.name(linkType) + ": libpcap: " + reason, ex);
         }
     }
 

@@ -37,11 +37,12 @@ public record ReplayOptions(
         }
         if (workers < 1 || workers > 64)
         {
-            throw new IllegalArgumentException("workers must be 1..64, not " + workers);
+            throw new IllegalArgumentException("--workers must be 1..64, not " + workers);
         }
         if (connections < 1024)
         {
-            throw new IllegalArgumentException("connection table capacity must be at least 1024, not " + connections);
+            throw new IllegalArgumentException("--connections (the connection table capacity) must be 1024 or " +
+                "more, not " + connections);
         }
         if (all && output != null && output.getFileName().toString().endsWith(".pcap"))
         {

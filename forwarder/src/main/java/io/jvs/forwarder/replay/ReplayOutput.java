@@ -17,10 +17,13 @@ import io.jvs.core.service.RealServer;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 
 /**
  * Where a replay's frames and decisions go: forwarded frames to a pcap in capture order with their
@@ -38,6 +41,8 @@ final class ReplayOutput implements AutoCloseable
     private PcapWriter pcap;
     private PcapngWriter pcapng;
     private BufferedWriter decisions;
+    private Path outputPath;
+    private Path decisionsPath;
     private long written;
     private long decisionLines;
 
@@ -49,28 +54,62 @@ final class ReplayOutput implements AutoCloseable
 
     /**
      * Creates the output files; a classic pcap keeps the capture's timestamp precision.
+     *
+     * @param writeTo where each of the options' output files is written.
      */
-    void open(final CaptureFormat inputFormat) throws IOException
+    void open(final CaptureFormat inputFormat, final UnaryOperator<Path> writeTo) throws IOException
     {
         if (options.output() != null)
         {
-            if (options.all())
+            outputPath = writeTo.apply(options.output());
+            try
             {
-                pcapng = PcapngWriter.open(options.output(), LinkType.ETHERNET, PcapWriter.DEFAULT_SNAP_LENGTH);
+                if (options.all())
+                {
+                    pcapng = PcapngWriter.open(outputPath, LinkType.ETHERNET, PcapWriter.DEFAULT_SNAP_LENGTH);
+                }
+                else
+                {
+                    pcap = PcapWriter.open(outputPath, inputFormat == CaptureFormat.PCAP_MICROSECONDS ?
+                        TimestampPrecision.MICROSECONDS : TimestampPrecision.NANOSECONDS, LinkType.ETHERNET,
+                        PcapWriter.DEFAULT_SNAP_LENGTH);
+                }
             }
-            else
+            catch (final IOException ex)
             {
-                pcap = PcapWriter.open(options.output(), inputFormat == CaptureFormat.PCAP_MICROSECONDS ?
-                    TimestampPrecision.MICROSECONDS : TimestampPrecision.NANOSECONDS, LinkType.ETHERNET,
-                    PcapWriter.DEFAULT_SNAP_LENGTH);
+                throw named(outputPath, ex);
             }
         }
         if (options.decisions() != null)
         {
-            decisions = Files.newBufferedWriter(options.decisions(), StandardCharsets.UTF_8);
-            decisions.write(DECISIONS_HEADER);
-            decisions.write('\n');
+            decisionsPath = writeTo.apply(options.decisions());
+            try
+            {
+                decisions = Files.newBufferedWriter(decisionsPath, StandardCharsets.UTF_8);
+                decisions.write(DECISIONS_HEADER);
+                decisions.write('\n');
+            }
+            catch (final IOException ex)
+            {
+                throw named(decisionsPath, ex);
+            }
         }
+    }
+
+    /**
+     * @return the failure as a {@link FileSystemException} naming the file, which a bare "No space left on
+     * device" from a write does not.
+     */
+    private static IOException named(final Path file, final IOException ex)
+    {
+        if (ex instanceof final FileSystemException system && system.getFile() != null)
+        {
+            return ex;
+        }
+        final FileSystemException named = new FileSystemException(file.toString(), null,
+            ex.getMessage() == null ? ex.getClass().getSimpleName() : ex.getMessage());
+        named.initCause(ex);
+        return named;
     }
 
     /**
@@ -82,23 +121,37 @@ final class ReplayOutput implements AutoCloseable
         final Pipeline pipeline, final int i) throws IOException
     {
         final boolean transmitted = Verdict.kind(verdict) == Verdict.TRANSMIT;
-        if (pcap != null && transmitted)
+        try
         {
-            pcap.write(timestampNs, address, length, originalLength);
-            written++;
+            if (pcap != null && transmitted)
+            {
+                pcap.write(timestampNs, address, length, originalLength);
+                written++;
+            }
+            else if (pcapng != null)
+            {
+                pcapng.write(timestampNs, address, length, originalLength, comment(verdict),
+                    transmitted ? PcapngWriter.DIRECTION_OUTBOUND : PcapngWriter.DIRECTION_INBOUND);
+                written++;
+            }
         }
-        else if (pcapng != null)
+        catch (final IOException ex)
         {
-            pcapng.write(timestampNs, address, length, originalLength, comment(verdict),
-                transmitted ? PcapngWriter.DIRECTION_OUTBOUND : PcapngWriter.DIRECTION_INBOUND);
-            written++;
+            throw named(outputPath, ex);
         }
         if (decisions != null)
         {
             final int opened = pipeline.openedServer(i);
             if (opened != Pipeline.OPENED_NONE)
             {
-                decision(timestampNs, pipeline.parsed(), i, opened, pipeline.refusal(i));
+                try
+                {
+                    decision(timestampNs, pipeline.parsed(), i, opened, pipeline.refusal(i));
+                }
+                catch (final IOException ex)
+                {
+                    throw named(decisionsPath, ex);
+                }
             }
         }
     }
@@ -162,11 +215,45 @@ final class ReplayOutput implements AutoCloseable
     @Override
     public void close() throws IOException
     {
-        try (PcapWriter a = pcap; PcapngWriter b = pcapng; BufferedWriter c = decisions)
+        final PcapWriter a = pcap;
+        final PcapngWriter b = pcapng;
+        final BufferedWriter c = decisions;
+        pcap = null;
+        pcapng = null;
+        decisions = null;
+        IOException failure = null;
+        try
         {
-            pcap = null;
-            pcapng = null;
-            decisions = null;
+            if (a != null)
+            {
+                a.close();
+            }
+            if (b != null)
+            {
+                b.close();
+            }
+        }
+        catch (final IOException ex)
+        {
+            failure = named(outputPath, ex);
+        }
+        try
+        {
+            if (c != null)
+            {
+                c.close();
+            }
+        }
+        catch (final IOException ex)
+        {
+            if (failure == null)
+            {
+                failure = named(decisionsPath, ex);
+            }
+        }
+        if (failure != null)
+        {
+            throw failure;
         }
     }
 }

@@ -134,6 +134,23 @@ public final class ReplayReport
     // ---------------------------------------------------------------------------------------------------
     // Totals over the workers
 
+    /**
+     * @return why the capture's reading stopped before its end (a truncated last record, a bad block), or
+     * null when it was read to the end.
+     */
+    public String endDetail()
+    {
+        return endDetail;
+    }
+
+    /**
+     * @return the records sent by the capturing host itself, which replay skips.
+     */
+    public long outgoingSkipped()
+    {
+        return outgoingSkipped;
+    }
+
     /** @return records by link type name. */
     public Map<String, Long> linkTypes()
     {
@@ -178,6 +195,14 @@ public final class ReplayReport
     public long icmpAnswers()
     {
         return sum(c -> c.icmpSent);
+    }
+
+    /**
+     * @return later fragments sent the way their first went (counted by no service).
+     */
+    public long fragmentsFollowed()
+    {
+        return sum(c -> c.fragmentsFollowed);
     }
 
     public long connections()

@@ -1,5 +1,6 @@
 package io.jvs.forwarder.replay;
 
+import io.jvs.forwarder.report.Counts;
 import org.HdrHistogram.Histogram;
 
 import java.util.Locale;
@@ -25,7 +26,8 @@ public final class ReplayReportFormat
         final StringBuilder out = new StringBuilder(2048);
         final double spanSeconds = r.firstTimestampNs == Long.MIN_VALUE ? 0 :
             (r.lastTimestampNs - r.firstTimestampNs) / 1e9;
-        out.append(String.format(Locale.ROOT, "jvs replay: %s (%s, %d records", r.options.input(), r.format, r.records));
+        out.append(String.format(Locale.ROOT, "jvs replay: %s (%s, %s", r.options.input(), r.format,
+            Counts.of(r.records, "record")));
         r.linkTypes().forEach((type, count) -> out.append(", ").append(type).append(' ').append(count));
         out.append(String.format(Locale.ROOT, "), %s + %.3f s%n", r.timestamp(r.firstTimestampNs), spanSeconds));
         out.append("rules: ").append(r.rulesSource()).append(", config: ").append(r.config.source())
@@ -34,11 +36,17 @@ public final class ReplayReportFormat
         out.append('\n');
         out.append(String.format(Locale.ROOT, "frames in %d = forwarded %d + passed %d + dropped %d%n",
             r.framesIn(), r.forwarded(), r.passed(), r.dropped()));
-        if (r.icmpAnswers() > 0)
+        // The services' packets below count the frames scheduled or matched to a connection on the way to a
+        // server; the rest of what was forwarded is said here, so the figures add up.
+        long servicePackets = 0;
+        for (final ReplayReport.ServiceLine service : r.services())
         {
-            out.append(String.format(Locale.ROOT, "  forwarded includes %d ICMP errors jvs answered with%n",
-                r.icmpAnswers()));
+            servicePackets += service.packets();
         }
+        final long other = r.forwarded() - servicePackets - r.fragmentsFollowed() - r.icmpAnswers();
+        out.append(String.format(Locale.ROOT, "  forwarded %d = the services' packets %d + later fragments %d%n" +
+                "    + ICMP errors jvs answered with %d + other %d (relayed ICMP errors, servers' replies)%n",
+            r.forwarded(), servicePackets, r.fragmentsFollowed(), r.icmpAnswers(), other));
         final Map<String, Long> drops = r.dropsByReason();
         if (!drops.isEmpty())
         {
@@ -84,11 +92,12 @@ public final class ReplayReportFormat
             r.framesIn(), r.wallSeconds(), r.framesPerSecond() / 1e6, r.pipelineFramesPerSecond() / 1e6));
         if (r.options.output() != null)
         {
-            out.append(String.format(Locale.ROOT, "wrote %d frames to %s%n", r.written, r.options.output()));
+            out.append(String.format(Locale.ROOT, "wrote %s to %s%n", Counts.of(r.written, "frame"),
+                r.options.output()));
         }
         if (r.options.decisions() != null)
         {
-            out.append(String.format(Locale.ROOT, "wrote %d decisions to %s%n", r.decisionLines,
+            out.append(String.format(Locale.ROOT, "wrote %s to %s%n", Counts.of(r.decisionLines, "decision"),
                 r.options.decisions()));
         }
         return out.toString();

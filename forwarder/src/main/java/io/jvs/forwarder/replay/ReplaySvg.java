@@ -1,5 +1,6 @@
 package io.jvs.forwarder.replay;
 
+import io.jvs.forwarder.report.Counts;
 import io.jvs.forwarder.report.SvgReport;
 
 import java.io.IOException;
@@ -37,8 +38,9 @@ public final class ReplaySvg
             }
         }
         final String subtitle = String.format(Locale.ROOT, "%s: %d frames in, %d forwarded, %d passed, %d dropped; " +
-                "%d connections; rules %s", report.options.input().getFileName(), report.framesIn(), report.forwarded(),
-            report.passed(), report.dropped(), report.connections(), report.rulesSource().getFileName());
+                "%s; rules %s", report.options.input().getFileName(), report.framesIn(), report.forwarded(),
+            report.passed(), report.dropped(), Counts.of(report.connections(), "connection"),
+            report.rulesSource().getFileName());
         return new SvgReport.Content("jvs replay", subtitle, shares, series, report.pipelineNs());
     }
 

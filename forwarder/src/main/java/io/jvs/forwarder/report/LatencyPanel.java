@@ -3,10 +3,12 @@ package io.jvs.forwarder.report;
 import org.HdrHistogram.Histogram;
 
 /**
- * Panel three: the latency percentile curve as HdrHistogram's plotter draws it, percentiles spread on a
- * log scale of 1 / (1 - p) so each "nine" (90 %, 99 %, 99.9 %...) gets the same width and the tail, where
- * a balancer's trouble shows, is not squeezed into the right edge. A table beside it gives the figures
- * people quote: p50, p90, p99, p99.9, max and the sample count, each in the unit that suits it.
+ * Panel three: the pipeline's time per frame by percentile, as HdrHistogram's plotter draws it,
+ * percentiles spread on a log scale of 1 / (1 - p) so each "nine" (90 %, 99 %, 99.9 %...) gets the same
+ * width and the tail, where a balancer's trouble shows, is not squeezed into the right edge. The time is on
+ * a log scale too, a decade per grid line: a maximum a thousand times the median would otherwise flatten
+ * p50 to p99.9 against the bottom. A table beside it gives the figures people quote: p50, p90, p99, p99.9,
+ * max and the sample count, each in the unit that suits it.
  * <p>
  * The curve is sampled at evenly spaced points of that log scale up to the last percentile the count
  * can tell apart (1 - 1/count, at most 99.999 %), then steps up to the maximum.
@@ -27,12 +29,24 @@ final class LatencyPanel
     private static final double AXIS_ROOM = 44;
 
     private final Histogram histogram;
-    private final LatencyUnit unit;
+    /** The time axis runs from 10^lowDecade to 10^highDecade nanoseconds. */
+    private final int lowDecade;
+    private final int highDecade;
 
     LatencyPanel(final Histogram histogram)
     {
         this.histogram = histogram == null || histogram.getTotalCount() == 0 ? null : histogram;
-        this.unit = this.histogram == null ? LatencyUnit.NS : LatencyUnit.forMaximum(this.histogram.getMaxValue());
+        if (this.histogram == null)
+        {
+            lowDecade = 0;
+            highDecade = 3;
+        }
+        else
+        {
+            lowDecade = (int)Math.floor(Math.log10(Math.max(1, this.histogram.getMinValue())));
+            highDecade = Math.max(lowDecade + 1,
+                (int)Math.ceil(Math.log10(Math.max(1, this.histogram.getMaxValue())) - 1e-9));
+        }
     }
 
     int height()
@@ -42,28 +56,26 @@ final class LatencyPanel
 
     void draw(final SvgBuilder svg)
     {
-        svg.text("heading", 20, 20, "start", "Latency by percentile");
-        final double largest = histogram == null ? 0 : unit.of(histogram.getMaxValue());
-        final Ticks latency = Ticks.upTo(largest, 5, false);
-        drawAxes(svg, latency);
+        svg.text("heading", 20, 20, "start", "Pipeline time per frame, by percentile");
+        drawAxes(svg);
         if (histogram == null)
         {
             svg.text("note", PLOT_LEFT + PLOT_WIDTH / 2, PLOT_TOP + PLOT_HEIGHT / 2, "middle",
                 "no samples");
             return;
         }
-        drawCurve(svg, latency);
+        drawCurve(svg);
         drawTable(svg);
     }
 
-    private void drawAxes(final SvgBuilder svg, final Ticks latency)
+    private void drawAxes(final SvgBuilder svg)
     {
         final double bottom = PLOT_TOP + PLOT_HEIGHT;
-        for (int i = 0; i < latency.count(); i++)
+        for (int decade = lowDecade; decade <= highDecade; decade++)
         {
-            final double y = y(latency.value(i), latency);
+            final double y = y(Math.pow(10, decade));
             svg.line("grid", PLOT_LEFT, y, PLOT_LEFT + PLOT_WIDTH, y)
-                .text("tick", PLOT_LEFT - 6, y + 4, "end", latency.label(latency.value(i)));
+                .text("tick", PLOT_LEFT - 6, y + 4, "end", decadeLabel(decade));
         }
         for (int decade = 0; decade <= DECADES; decade++)
         {
@@ -74,10 +86,18 @@ final class LatencyPanel
         svg.line("axis", PLOT_LEFT, PLOT_TOP, PLOT_LEFT, bottom)
             .line("axis", PLOT_LEFT, bottom, PLOT_LEFT + PLOT_WIDTH, bottom)
             .text("label", PLOT_LEFT + PLOT_WIDTH / 2, bottom + 34, "middle", "percentile")
-            .text("label", PLOT_LEFT, PLOT_TOP - 12, "middle", "latency (" + unit.symbol() + ")");
+            .text("label", PLOT_LEFT, PLOT_TOP - 12, "middle", "time per frame (log scale)");
     }
 
-    private void drawCurve(final SvgBuilder svg, final Ticks latency)
+    /** 10^decade nanoseconds in the unit that makes it a whole number: "100 ns", "1 µs", "10 ms". */
+    static String decadeLabel(final int decade)
+    {
+        final String[] units = {"ns", "µs", "ms", "s"};
+        final int unit = Math.min(decade / 3, units.length - 1);
+        return (long)Math.pow(10, decade - 3 * unit) + " " + units[unit];
+    }
+
+    private void drawCurve(final SvgBuilder svg)
     {
         final long count = histogram.getTotalCount();
         final double end = Math.clamp(Math.log10(count), 1.0, DECADES);
@@ -89,13 +109,14 @@ final class LatencyPanel
             final double decades = end * i / samples;
             final double percentile = 100 * (1 - Math.pow(10, -decades));
             xy[2 * points] = x(decades);
-            xy[2 * points + 1] = y(unit.of(histogram.getValueAtPercentile(percentile)), latency);
+            xy[2 * points + 1] = y(histogram.getValueAtPercentile(percentile));
             points++;
         }
         xy[2 * points] = x(end);
-        xy[2 * points + 1] = y(unit.of(histogram.getMaxValue()), latency);
+        xy[2 * points + 1] = y(histogram.getMaxValue());
         points++;
-        svg.polyline("latency", xy, points, SvgBuilder.colour(0), "latency by percentile, " + count + " samples");
+        svg.polyline("latency", xy, points, SvgBuilder.colour(0), "pipeline time per frame by percentile, " +
+            count + " samples");
     }
 
     private void drawTable(final SvgBuilder svg)
@@ -129,8 +150,10 @@ final class LatencyPanel
         return PLOT_LEFT + PLOT_WIDTH * decades / DECADES;
     }
 
-    private static double y(final double value, final Ticks latency)
+    /** The y of a time in nanoseconds on the log axis, clamped to the plot. */
+    private double y(final double valueNs)
     {
-        return PLOT_TOP + PLOT_HEIGHT * (1 - Math.clamp(value / latency.max(), 0.0, 1.0));
+        final double position = (Math.log10(Math.max(1, valueNs)) - lowDecade) / (highDecade - lowDecade);
+        return PLOT_TOP + PLOT_HEIGHT * (1 - Math.clamp(position, 0.0, 1.0));
     }
 }

@@ -10,6 +10,9 @@ import java.util.List;
  * axis (seconds from the earliest sample of any server) and a shared connection axis from 0, so a server
  * that drained, lagged or spiked stands out against its neighbours. Long series are thinned by
  * {@link Downsampler}, keeping their peaks; the legend on the right names the lines in their order.
+ * <p>
+ * With more lines than the palette tells apart, {@link SvgReport} draws one small panel per service
+ * instead ({@link #ofService}), its legend naming the servers alone.
  */
 final class SeriesPanel
 {
@@ -17,6 +20,10 @@ final class SeriesPanel
     static final double PLOT_TOP = 50;
     static final double PLOT_WIDTH = 620;
     static final double PLOT_HEIGHT = 220;
+    /** The plot's height in a panel of one service's servers, several of which stack up. */
+    static final double SMALL_PLOT_HEIGHT = 110;
+    /** Lines one panel draws before the report splits it by service: the palette's colours. */
+    static final int MAX_LINES = 10;
 
     private static final double LEGEND_LEFT = PLOT_LEFT + PLOT_WIDTH + 24;
     private static final double LEGEND_ROW = 16;
@@ -29,9 +36,32 @@ final class SeriesPanel
     private final Ticks time;
     private final Ticks connections;
     private final int height;
+    private final String heading;
+    private final boolean serviceInLegend;
+    private final double plotHeight;
 
     SeriesPanel(final List<ConnectionSeries> all)
     {
+        this(all, "Connections per real server over time", true, PLOT_HEIGHT);
+    }
+
+    /**
+     * @param service the service's name, for the heading.
+     * @param servers its servers' series.
+     * @return a small panel of one service's servers, the legend naming the servers alone.
+     */
+    static SeriesPanel ofService(final String service, final List<ConnectionSeries> servers)
+    {
+        return new SeriesPanel(servers, "Connections per real server over time: " + service, false,
+            SMALL_PLOT_HEIGHT);
+    }
+
+    private SeriesPanel(final List<ConnectionSeries> all, final String heading, final boolean serviceInLegend,
+        final double plotHeight)
+    {
+        this.heading = heading;
+        this.serviceInLegend = serviceInLegend;
+        this.plotHeight = plotHeight;
         long first = Long.MAX_VALUE;
         long last = Long.MIN_VALUE;
         long most = 0;
@@ -57,7 +87,7 @@ final class SeriesPanel
         this.time = Ticks.upTo(last > first ? (last - first) / NANOS_PER_SECOND : 0, 8, false);
         this.connections = Ticks.upTo(most, 5, true);
         final double legend = PLOT_TOP + series.size() * LEGEND_ROW + 8;
-        this.height = (int)Math.ceil(Math.max(PLOT_TOP + PLOT_HEIGHT + AXIS_ROOM, legend));
+        this.height = (int)Math.ceil(Math.max(PLOT_TOP + plotHeight + AXIS_ROOM, legend));
     }
 
     /** Samples readable from both arrays of a series: a null array or a shorter one limits it. */
@@ -74,28 +104,34 @@ final class SeriesPanel
 
     void draw(final SvgBuilder svg)
     {
-        svg.text("heading", 20, 20, "start", "Connections per real server over time");
+        svg.text("heading", 20, 20, "start", heading);
         drawAxes(svg);
         if (series.stream().allMatch(one -> length(one) == 0))
         {
-            svg.text("note", PLOT_LEFT + PLOT_WIDTH / 2, PLOT_TOP + PLOT_HEIGHT / 2, "middle",
+            svg.text("note", PLOT_LEFT + PLOT_WIDTH / 2, PLOT_TOP + plotHeight / 2, "middle",
                 "no data: no connection samples");
+        }
+        else if (series.stream().allMatch(one -> length(one) <= 1))
+        {
+            svg.text("note", PLOT_LEFT + PLOT_WIDTH / 2, PLOT_TOP + plotHeight / 2, "middle",
+                "one sample only: the trace is shorter than the sampling period");
         }
         for (int i = 0; i < series.size(); i++)
         {
             final ConnectionSeries one = series.get(i);
             final String name = String.valueOf(one.service()) + " / " + one.server();
+            final String label = serviceInLegend ? name : String.valueOf(one.server());
             final String colour = SvgBuilder.colour(i);
             drawLine(svg, one, name, colour);
             final double y = PLOT_TOP + i * LEGEND_ROW;
             svg.rect("key", LEGEND_LEFT, y + 2, 14, 3, "fill=\"" + colour + "\"", null)
-                .text("legend", LEGEND_LEFT + 20, y + 8, "start", fit(name));
+                .text("legend", LEGEND_LEFT + 20, y + 8, "start", fit(label));
         }
     }
 
     private void drawAxes(final SvgBuilder svg)
     {
-        final double bottom = PLOT_TOP + PLOT_HEIGHT;
+        final double bottom = PLOT_TOP + plotHeight;
         for (int i = 0; i < connections.count(); i++)
         {
             final double y = y(connections.value(i));
@@ -132,12 +168,12 @@ final class SeriesPanel
     /** The y of a number of connections, clamped to the plot (negative counts are not drawn below it). */
     private double y(final double value)
     {
-        return PLOT_TOP + PLOT_HEIGHT * (1 - Math.clamp(value / connections.max(), 0.0, 1.0));
+        return PLOT_TOP + plotHeight * (1 - Math.clamp(value / connections.max(), 0.0, 1.0));
     }
 
-    /** Cut at the front: the server, at the end of the name, is what tells the lines apart. */
+    /** Cut at the end, as a reader expects of a cut label; the whole name stays in the line's tooltip. */
     private static String fit(final String name)
     {
-        return name.length() <= LEGEND_CHARS ? name : "…" + name.substring(name.length() - LEGEND_CHARS + 1);
+        return name.length() <= LEGEND_CHARS ? name : name.substring(0, LEGEND_CHARS - 1) + "…";
     }
 }

@@ -6,7 +6,10 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The report of {@code tools/jvs replay} as one SVG document that a browser opens by itself: no scripts,
@@ -78,11 +81,16 @@ public final class SvgReport
     public static String render(final Content content)
     {
         final SharePanel shares = new SharePanel(content.shares() == null ? List.of() : content.shares());
-        final SeriesPanel series = new SeriesPanel(content.series() == null ? List.of() : content.series());
+        final List<SeriesPanel> seriesPanels = seriesPanels(content.series() == null ? List.of() : content.series());
         final LatencyPanel latency = new LatencyPanel(content.latencyNs());
         final int sharesTop = HEADER_HEIGHT;
-        final int seriesTop = sharesTop + shares.height() + PANEL_GAP;
-        final int latencyTop = seriesTop + series.height() + PANEL_GAP;
+        int latencyTop = sharesTop + shares.height() + PANEL_GAP;
+        final int[] seriesTops = new int[seriesPanels.size()];
+        for (int i = 0; i < seriesPanels.size(); i++)
+        {
+            seriesTops[i] = latencyTop;
+            latencyTop += seriesPanels.get(i).height() + PANEL_GAP;
+        }
         final int height = latencyTop + latency.height() + PANEL_GAP;
 
         final SvgBuilder svg = new SvgBuilder();
@@ -95,12 +103,40 @@ public final class SvgReport
             .text("subtitle", 20, 50, "start", content.subtitle());
         svg.openGroup(0, sharesTop, "panel shares");
         shares.draw(svg);
-        svg.closeGroup().openGroup(0, seriesTop, "panel series");
-        series.draw(svg);
-        svg.closeGroup().openGroup(0, latencyTop, "panel latency");
+        svg.closeGroup();
+        for (int i = 0; i < seriesPanels.size(); i++)
+        {
+            svg.openGroup(0, seriesTops[i], "panel series");
+            seriesPanels.get(i).draw(svg);
+            svg.closeGroup();
+        }
+        svg.openGroup(0, latencyTop, "panel latency");
         latency.draw(svg);
         svg.closeGroup().raw("</svg>\n");
         return svg.toString();
+    }
+
+    /**
+     * One panel of every server's connections, or, with more lines than {@link SeriesPanel#MAX_LINES}, a small
+     * panel per service (in the order the services first appear).
+     */
+    private static List<SeriesPanel> seriesPanels(final List<ConnectionSeries> series)
+    {
+        if (series.size() <= SeriesPanel.MAX_LINES)
+        {
+            return List.of(new SeriesPanel(series));
+        }
+        final Map<String, List<ConnectionSeries>> byService = new LinkedHashMap<>();
+        for (final ConnectionSeries one : series)
+        {
+            if (one != null)
+            {
+                byService.computeIfAbsent(String.valueOf(one.service()), service -> new ArrayList<>()).add(one);
+            }
+        }
+        final List<SeriesPanel> panels = new ArrayList<>();
+        byService.forEach((service, servers) -> panels.add(SeriesPanel.ofService(service, servers)));
+        return panels;
     }
 
     /**

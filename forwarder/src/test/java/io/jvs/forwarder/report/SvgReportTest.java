@@ -133,7 +133,9 @@ class SvgReportTest
         assertThat(dom.texts("cell")).containsExactly(
             "p50", "50 ns", "p90", "90 ns", "p99", "99 ns", "p99.9", "100 ns", "max", "100 ns", "count", "100");
         assertThat(dom.texts("tick")).contains("0%", "90%", "99%", "99.9%", "99.99%", "99.999%");
-        assertThat(dom.texts("label")).contains("latency (ns)");
+        assertThat(dom.texts("label")).contains("time per frame (log scale)");
+        assertThat(dom.texts("tick")).contains("1 ns", "10 ns", "100 ns");
+        assertThat(dom.texts("heading")).contains("Pipeline time per frame, by percentile");
         final double[][] curve = SvgDom.points(dom.elements("polyline", "latency").getFirst());
         assertThat(Arrays.stream(curve).mapToDouble(point -> point[0]).toArray()).isSorted();
         assertThat(Arrays.stream(curve).mapToDouble(point -> -point[1]).toArray()).as("never falls").isSorted();
@@ -152,7 +154,44 @@ class SvgReportTest
         assertThat(dom.texts("cell")).containsExactly(
             "p50", "2.00 µs", "p90", "2.00 µs", "p99", "2.00 µs", "p99.9", "1.50 ms", "max", "1.50 ms",
             "count", "100");
-        assertThat(dom.texts("label")).contains("latency (ms)");
+        assertThat(dom.texts("tick")).as("a decade per grid line, 2 µs to 1.5 ms")
+            .contains("1 µs", "10 µs", "100 µs", "1 ms", "10 ms").doesNotContain("100 ns");
+        // On a linear axis to 10 ms the 99 samples at 2 µs would lie on the bottom line; on the log axis
+        // they sit a third of the way up.
+        final double[][] curve = SvgDom.points(dom.elements("polyline", "latency").getFirst());
+        final double bottom = LatencyPanel.PLOT_TOP + LatencyPanel.PLOT_HEIGHT;
+        assertThat(bottom - curve[0][1]).isBetween(LatencyPanel.PLOT_HEIGHT * 0.05, LatencyPanel.PLOT_HEIGHT * 0.15);
+    }
+
+    @Test
+    void shouldDrawOneSmallPanelPerServiceWhenThereAreMoreLinesThanColours() throws Exception
+    {
+        final List<ConnectionSeries> series = new java.util.ArrayList<>();
+        for (int service = 0; service < 3; service++)
+        {
+            for (int server = 0; server < 5; server++)
+            {
+                series.add(new ConnectionSeries("service-" + service, "server-" + service + "-" + server,
+                    new long[] {0, 1_000_000_000L}, new long[] {server, server + 1}));
+            }
+        }
+        final SvgDom dom = SvgDom.parse(SvgReport.render(new Content("t", "s", List.of(), series, null)));
+
+        assertThat(dom.texts("heading")).contains("Connections per real server over time: service-0",
+            "Connections per real server over time: service-1", "Connections per real server over time: service-2");
+        assertThat(dom.texts("legend")).as("the servers alone").contains("server-0-0", "server-2-4")
+            .filteredOn(legend -> legend.contains("server-")).hasSize(15)
+            .allMatch(legend -> legend.startsWith("server-"));
+        assertThat(dom.elements("polyline", "series")).hasSize(15);
+    }
+
+    @Test
+    void shouldSayWhenEverySeriesHasOneSampleOnly() throws Exception
+    {
+        final SvgDom dom = SvgDom.parse(SvgReport.render(new Content("t", "s", List.of(),
+            List.of(new ConnectionSeries("s", "r", new long[] {5}, new long[] {3})), null)));
+
+        assertThat(dom.texts("note")).contains("one sample only: the trace is shorter than the sampling period");
     }
 
     @Test
@@ -169,8 +208,8 @@ class SvgReportTest
         assertThat(svg).doesNotContain("<b>").contains("&lt;b&gt;&amp;&quot;quoted&quot; &apos;x&apos;");
         assertThat(dom.texts("title")).containsExactly(nasty);
         assertThat(dom.texts("label")).contains(nasty);
-        assertThat(dom.texts("legend")).as("cut at the front")
-            .contains("…\"quoted\" 'x'</b> / " + nasty);
+        assertThat(dom.texts("legend")).as("cut at the end")
+            .contains((nasty + " / " + nasty).substring(0, 39) + "…");
         assertThat(SvgDom.title(dom.elements("polyline", "series").getFirst())).isEqualTo(nasty + " / " + nasty);
         assertThat(SvgDom.title(dom.elements("rect", "share").getFirst())).startsWith(nasty + ": 100.0 %");
     }

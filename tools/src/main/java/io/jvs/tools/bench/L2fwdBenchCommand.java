@@ -15,6 +15,9 @@ import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.BusySpinIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.YieldingIdleStrategy;
+import io.jvs.tools.CommandError;
+import io.jvs.tools.io.IoMessages;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -49,52 +52,62 @@ public final class L2fwdBenchCommand implements Callable<Integer>
     @Spec
     private CommandSpec spec;
 
-    @Option(names = "--port", required = true, description = "afxdp, afpacket or memory (synthetic frames, no syscalls)")
+    @Option(names = "--port", required = true, paramLabel = "KIND",
+        description = "The ports: afxdp, afpacket or memory (synthetic frames, no syscalls).")
     private String port;
 
-    @Option(names = "--rx", description = "the interface frames come in on (not for memory)")
+    @Option(names = "--rx", paramLabel = "DEV", description = "The interface frames come in on (not for memory).")
     private String receiveDevice;
 
-    @Option(names = "--tx", description = "the interface they leave by (default: the --rx interface)")
+    @Option(names = "--tx", paramLabel = "DEV", description = "The interface they leave by (default: the --rx one).")
     private String transmitDevice;
 
-    @Option(names = "--dst-mac", description = "destination MAC written into every frame, e.g. 02:b0:00:00:01:02")
+    @Option(names = "--dst-mac", paramLabel = "MAC",
+        description = "The destination MAC written into every frame, such as 02:b0:00:00:01:02.")
     private String destinationMac;
 
-    @Option(names = "--src-mac", description = "source MAC written into every frame (default: the --tx interface's)")
+    @Option(names = "--src-mac", paramLabel = "MAC",
+        description = "The source MAC written into every frame (default: the --tx interface's).")
     private String sourceMac;
 
-    @Option(names = "--xdp-mode", defaultValue = "drv", description = "afxdp: skb (generic) or drv (native) XDP (default ${DEFAULT-VALUE})")
+    @Option(names = "--xdp-mode", defaultValue = "drv", paramLabel = "MODE",
+        description = "With afxdp, skb (generic) or drv (native) XDP (default ${DEFAULT-VALUE}).")
     private String xdpMode;
 
-    @Option(names = "--busy-poll", description = {"afxdp: preferred busy polling (SO_PREFER_BUSY_POLL, budget 64): the",
-        "receive queue's NAPI runs on this thread's core, driven by a recvfrom when the RX ring is empty.",
-        "Set the device's napi_defer_hard_irqs and gro_flush_timeout too, or the kernel runs it as well."})
+    @Option(names = "--busy-poll", description = "With afxdp, preferred busy polling (SO_PREFER_BUSY_POLL, budget " +
+        "64): the receive queue's NAPI runs on this thread's core, driven by a recvfrom when the RX ring is empty. " +
+        "Set the device's napi_defer_hard_irqs and gro_flush_timeout too, or the kernel runs it as well.")
     private boolean busyPoll;
 
-    @Option(names = "--steal", description = {"afpacket: drop the kernel's originals of the received frames at --rx's",
-        "tcx ingress, after the AF_PACKET socket has its copy (a BPF link, gone when jvs exits). The kernel then",
-        "sees nothing --rx receives, ARP and SSH included: only on an interface dedicated to the benchmark."})
+    @Option(names = "--steal", description = "With afpacket, drops the kernel's originals of the received frames " +
+        "at --rx's tcx ingress, after the AF_PACKET socket has its copy (a BPF link, gone when jvs exits). The " +
+        "kernel then sees nothing --rx receives, ARP and SSH included: only on an interface dedicated to the " +
+        "benchmark.")
     private boolean steal;
 
-    @Option(names = "--paged-tx", description = {"afpacket: let the kernel hang each sent frame on its skb as a page of",
-        "the TX ring (its default) instead of copying it into the skb's buffer (jvs's default, PACKET_VNET_HDR);",
-        "for comparison: devices that loop skbs back into the stack, veth among them, then copy every frame again."})
+    @Option(names = "--paged-tx", description = "With afpacket, lets the kernel hang each sent frame on its skb as a " +
+        "page of the TX ring (its default) instead of copying it into the skb's buffer (jvs's default, " +
+        "PACKET_VNET_HDR); for comparison: devices that loop skbs back into the stack, veth among them, then copy " +
+        "every frame again.")
     private boolean pagedTransmit;
 
-    @Option(names = "--rx-block-kib", defaultValue = "256", description = {"afpacket: receive block size in KiB (the ring",
-        "stays 16 MiB); smaller blocks reach the loop sooner, which matters with --idle wait (default ${DEFAULT-VALUE})"})
+    @Option(names = "--rx-block-kib", defaultValue = "256", paramLabel = "KIB", description = "With afpacket, the " +
+        "receive block size in KiB (the ring stays 16 MiB); smaller blocks reach the loop sooner, which matters " +
+        "with --idle wait (default ${DEFAULT-VALUE}).")
     private int rxBlockKib;
 
-    @Option(names = "--idle", defaultValue = "spin", description = {"after a poll that found nothing: spin, yield,",
-        "backoff (spin, then yield, then park up to 1 ms) or wait (afpacket: sleep in poll(2) until the kernel",
-        "hands over a receive block; gives a shared core to the kernel's receive work) (default ${DEFAULT-VALUE})"})
+    @Option(names = "--idle", defaultValue = "spin", paramLabel = "HOW", description = "What to do after a poll " +
+        "that found nothing: spin, yield, backoff (spin, then yield, then park up to 1 ms) or wait (afpacket: sleep " +
+        "in poll(2) until the kernel hands over a receive block, which gives a shared core to the kernel's receive " +
+        "work) (default ${DEFAULT-VALUE}).")
     private String idle;
 
-    @Option(names = "--seconds", defaultValue = "10", description = "how long to measure (default ${DEFAULT-VALUE})")
+    @Option(names = "--seconds", defaultValue = "10", paramLabel = "N",
+        description = "How long to measure, in seconds (default ${DEFAULT-VALUE}).")
     private int seconds;
 
-    @Option(names = "--warmup", defaultValue = "2", description = "seconds forwarded before measuring (default ${DEFAULT-VALUE})")
+    @Option(names = "--warmup", defaultValue = "2", paramLabel = "N",
+        description = "Seconds forwarded before measuring (default ${DEFAULT-VALUE}).")
     private int warmupSeconds;
 
     @Override
@@ -106,9 +119,7 @@ public final class L2fwdBenchCommand implements Callable<Integer>
         final String refusal = refusal(kind);
         if (refusal != null)
         {
-            err.println("jvs bench l2fwd: " + refusal);
-            err.flush();
-            return 2;
+            throw new ParameterException(spec.commandLine(), refusal);
         }
         final String txDevice = transmitDevice == null ? receiveDevice : transmitDevice;
         final byte[] destination;
@@ -120,11 +131,13 @@ public final class L2fwdBenchCommand implements Callable<Integer>
             source = sourceMac != null ? MacAddresses.parse(sourceMac) :
                 kind.equals("memory") ? MacAddresses.parse("02:00:00:00:00:01") : MacAddresses.ofDevice(txDevice);
         }
-        catch (final IllegalArgumentException | IOException ex)
+        catch (final IllegalArgumentException ex)
         {
-            err.println("jvs bench l2fwd: " + ex.getMessage());
-            err.flush();
-            return 2;
+            throw new ParameterException(spec.commandLine(), ex.getMessage());
+        }
+        catch (final IOException ex)
+        {
+            throw new CommandError(CommandError.REFUSED, IoMessages.describe(ex));
         }
 
         final ForwardingPair pair;

@@ -2,7 +2,10 @@ package io.jvs.tools.bench;
 
 import io.jvs.core.sched.SchedulerKind;
 import io.jvs.forwarder.bench.PipelineWorkload;
+import io.jvs.core.pipeline.FrameBurst;
+import io.jvs.tools.Schedulers;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
@@ -23,35 +26,42 @@ import java.util.concurrent.Callable;
         "Runs the pipeline over synthetic 64-byte TCP frames written into memory (no",
         "NIC, no syscalls) and prints one line: pipeline mode=... scheduler=...",
         "flows=... Mpps=... ns/packet=... B/op=... The frames are written anew for",
-        "every burst, as a NIC would."})
+        "every burst, as a NIC would. A warm-up of a third of --seconds (at least",
+        "2 s) comes first, so the JIT has compiled the pipeline before the",
+        "measuring starts."})
 public final class PipelineBenchCommand implements Callable<Integer>
 {
     @Spec
     private CommandSpec spec;
 
-    @Option(names = "--mode", defaultValue = "nat", description = "nat or dr (default ${DEFAULT-VALUE})")
+    @Option(names = "--mode", defaultValue = "nat", paramLabel = "MODE",
+        description = "The forwarding method: nat or dr (default ${DEFAULT-VALUE}).")
     private String mode;
 
-    @Option(names = "--scheduler", defaultValue = "rr", description = "the service's scheduler (default ${DEFAULT-VALUE})")
+    @Option(names = "--scheduler", defaultValue = "rr", paramLabel = "NAME",
+        description = "The service's scheduler, as ipvsadm -s names it (default ${DEFAULT-VALUE}).")
     private String scheduler;
 
-    @Option(names = "--flows", defaultValue = "1000000", description = "established flows (default ${DEFAULT-VALUE})")
+    @Option(names = "--flows", defaultValue = "1000000", paramLabel = "N",
+        description = "Established flows the frames belong to (default ${DEFAULT-VALUE}).")
     private int flows;
 
-    @Option(names = "--new-flows", description = "every frame opens a new connection (measures the connection rate)")
+    @Option(names = "--new-flows", description = "Makes every frame open a new connection, to measure the " +
+        "connection rate.")
     private boolean newFlows;
 
-    @Option(names = "--seconds", defaultValue = "10", description = "measuring time after a warm-up (default ${DEFAULT-VALUE})")
+    @Option(names = "--seconds", defaultValue = "10", paramLabel = "N", description = "Seconds of measuring, after " +
+        "a warm-up of a third as long, at least 2 s (default ${DEFAULT-VALUE}).")
     private int seconds;
 
-    @Option(names = "--burst", defaultValue = "32", description = "frames per burst (default ${DEFAULT-VALUE})")
+    @Option(names = "--burst", defaultValue = "32", paramLabel = "N",
+        description = "Frames per burst, 1 to 256 (default ${DEFAULT-VALUE}).")
     private int burst;
 
     @Override
     public Integer call()
     {
         final PrintWriter out = spec.commandLine().getOut();
-        final PrintWriter err = spec.commandLine().getErr();
         final PipelineWorkload.Mode workloadMode;
         try
         {
@@ -59,22 +69,34 @@ public final class PipelineBenchCommand implements Callable<Integer>
         }
         catch (final IllegalArgumentException ex)
         {
-            err.println("jvs bench pipeline: --mode must be nat or dr, not " + mode);
-            err.flush();
-            return 2;
+            throw new ParameterException(spec.commandLine(), "--mode must be nat or dr, not '" + mode + "'");
         }
-        if (SchedulerKind.byName(scheduler) == null || flows < 1 || seconds < 1)
+        if (SchedulerKind.byName(scheduler) == null)
         {
-            err.println("jvs bench pipeline: need a known --scheduler, --flows >= 1 and --seconds >= 1");
-            err.flush();
-            return 2;
+            throw new ParameterException(spec.commandLine(), "--scheduler must be one of " +
+                Schedulers.names() + ", not '" + scheduler + "'");
+        }
+        if (flows < 1)
+        {
+            throw new ParameterException(spec.commandLine(), "--flows must be 1 or more, not " + flows);
+        }
+        if (seconds < 1)
+        {
+            throw new ParameterException(spec.commandLine(), "--seconds must be 1 or more, not " + seconds);
+        }
+        if (burst < 1 || burst > FrameBurst.MAX_FRAMES)
+        {
+            throw new ParameterException(spec.commandLine(), "--burst must be 1.." + FrameBurst.MAX_FRAMES +
+                ", not " + burst);
         }
         final PipelineWorkload workload = new PipelineWorkload(workloadMode, scheduler.toLowerCase(Locale.ROOT), flows,
             newFlows, burst);
-        out.println("jvs bench pipeline: " + workload + ", setting up...");
+        final int warmUpSeconds = Math.max(2, seconds / 3);
+        out.println("jvs bench pipeline: " + workload + "; setting up, then " + warmUpSeconds + " s of warm-up and " +
+            seconds + " s of measuring...");
         out.flush();
         workload.setUp();
-        run(workload, Math.max(2, seconds / 3) * 1_000_000_000L);
+        run(workload, warmUpSeconds * 1_000_000_000L);
 
         final com.sun.management.ThreadMXBean threads =
             (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();

@@ -11,6 +11,9 @@ import io.jvs.forwarder.port.xdp.XdpBindMode;
 import io.jvs.nativebindings.NativeCallException;
 import io.jvs.nativebindings.Syscalls;
 import io.jvs.nativebindings.bpf.XdpMode;
+import io.jvs.tools.CommandError;
+import io.jvs.tools.io.IoMessages;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -44,28 +47,34 @@ public final class TxgenBenchCommand implements Callable<Integer>
     @Spec
     private CommandSpec spec;
 
-    @Option(names = "--port", defaultValue = "afxdp", description = "afxdp (copy mode) or afpacket (default ${DEFAULT-VALUE})")
+    @Option(names = "--port", defaultValue = "afxdp", paramLabel = "KIND",
+        description = "The port: afxdp (copy mode) or afpacket (default ${DEFAULT-VALUE}).")
     private String port;
 
-    @Option(names = "--tx", required = true, description = "the interface to send from")
+    @Option(names = "--tx", required = true, paramLabel = "DEV", description = "The interface to send from.")
     private String device;
 
-    @Option(names = "--dst-mac", required = true, description = "destination MAC of every frame")
+    @Option(names = "--dst-mac", required = true, paramLabel = "MAC", description = "The destination MAC of every " +
+        "frame.")
     private String destinationMac;
 
-    @Option(names = "--src-mac", description = "source MAC (default: the --tx interface's)")
+    @Option(names = "--src-mac", paramLabel = "MAC", description = "The source MAC (default: the --tx interface's).")
     private String sourceMac;
 
-    @Option(names = "--dst-ip", defaultValue = "10.0.0.100", description = "IPv4 destination (default ${DEFAULT-VALUE})")
+    @Option(names = "--dst-ip", defaultValue = "10.0.0.100", paramLabel = "ADDRESS",
+        description = "The IPv4 destination (default ${DEFAULT-VALUE}).")
     private String destinationIp;
 
-    @Option(names = "--dst-port", defaultValue = "80", description = "UDP destination port (default ${DEFAULT-VALUE})")
+    @Option(names = "--dst-port", defaultValue = "80", paramLabel = "PORT",
+        description = "The UDP destination port (default ${DEFAULT-VALUE}).")
     private int destinationPort;
 
-    @Option(names = "--burst", defaultValue = "64", description = "frames per burst (default ${DEFAULT-VALUE})")
+    @Option(names = "--burst", defaultValue = "64", paramLabel = "N",
+        description = "Frames per burst (default ${DEFAULT-VALUE}).")
     private int burst;
 
-    @Option(names = "--seconds", defaultValue = "10", description = "how long to send (default ${DEFAULT-VALUE})")
+    @Option(names = "--seconds", defaultValue = "10", paramLabel = "N",
+        description = "How long to send, in seconds (default ${DEFAULT-VALUE}).")
     private int seconds;
 
     @Override
@@ -83,19 +92,25 @@ public final class TxgenBenchCommand implements Callable<Integer>
             {
                 throw new IllegalArgumentException("--port must be afxdp or afpacket, not " + port);
             }
-            if (seconds < 1 || destinationPort < 0 || destinationPort > 65535)
+            if (seconds < 1)
             {
-                throw new IllegalArgumentException("need --seconds >= 1 and --dst-port 0..65535");
+                throw new IllegalArgumentException("--seconds must be 1 or more, not " + seconds);
+            }
+            if (destinationPort < 0 || destinationPort > 65535)
+            {
+                throw new IllegalArgumentException("--dst-port must be 0..65535, not " + destinationPort);
             }
             destination = MacAddresses.parse(destinationMac);
             source = sourceMac != null ? MacAddresses.parse(sourceMac) : MacAddresses.ofDevice(device);
             ip = ipv4(destinationIp);
         }
-        catch (final IllegalArgumentException | IOException ex)
+        catch (final IllegalArgumentException ex)
         {
-            err.println("jvs bench txgen: " + ex.getMessage());
-            err.flush();
-            return 2;
+            throw new ParameterException(spec.commandLine(), ex.getMessage());
+        }
+        catch (final IOException ex)
+        {
+            throw new CommandError(CommandError.REFUSED, IoMessages.describe(ex));
         }
         final ForwardingPair pair;
         try

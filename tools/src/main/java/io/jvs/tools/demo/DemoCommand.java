@@ -12,7 +12,11 @@ import io.jvs.forwarder.synth.SynthSummary;
 import io.jvs.forwarder.synth.TraceSynthesizer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import io.jvs.tools.CommandError;
+import io.jvs.tools.Schedulers;
+import io.jvs.tools.io.IoMessages;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 import java.io.IOException;
@@ -53,25 +57,27 @@ public final class DemoCommand implements Callable<Integer>
     private CommandSpec spec;
 
     @Option(names = "--dir", defaultValue = "${java.io.tmpdir}/jvs-demo",
-        description = "where the files go (default ${DEFAULT-VALUE}); live: the config and logs in DIR/live")
+        paramLabel = "DIR", description = "Where the files go (default ${DEFAULT-VALUE}); live, the config and logs " +
+        "go in DIR/live.")
     private Path dir;
 
-    @Option(names = "--offline", description = "the offline demo even as root")
+    @Option(names = "--offline", description = "Runs the offline demo even as root.")
     private boolean offline;
 
     @Option(names = "--seconds", defaultValue = "5",
-        description = "live: how long the client sends requests (default ${DEFAULT-VALUE})")
+        paramLabel = "N", description = "Live, how many seconds the client sends requests (default ${DEFAULT-VALUE}).")
     private double seconds;
 
     @Option(names = "--packets", defaultValue = "500000",
-        description = "offline: frames in the trace (default ${DEFAULT-VALUE})")
+        paramLabel = "N", description = "Offline, the frames in the trace (default ${DEFAULT-VALUE}).")
     private long packets;
 
     @Option(names = "--scheduler", defaultValue = "wlc",
-        description = "offline: the services' scheduler (default ${DEFAULT-VALUE})")
+        paramLabel = "NAME", description = "Offline, the services' scheduler (default ${DEFAULT-VALUE}).")
     private String scheduler;
 
-    @Option(names = "--seed", defaultValue = "1", description = "offline: the trace's seed (default ${DEFAULT-VALUE})")
+    @Option(names = "--seed", defaultValue = "1", paramLabel = "SEED",
+        description = "Offline, the trace's seed (default ${DEFAULT-VALUE}).")
     private long seed;
 
     private final BooleanSupplier root;
@@ -126,12 +132,19 @@ public final class DemoCommand implements Callable<Integer>
     {
         final PrintWriter out = spec.commandLine().getOut();
         final PrintWriter err = spec.commandLine().getErr();
-        if (SchedulerKind.byName(scheduler) == null || packets < 1 || !(seconds > 0 && seconds <= MAX_SECONDS))
+        if (SchedulerKind.byName(scheduler) == null)
         {
-            err.println("jvs demo: need a known --scheduler, --packets >= 1 and --seconds above 0, at most " +
-                (int)MAX_SECONDS);
-            err.flush();
-            return 2;
+            throw new ParameterException(spec.commandLine(), "--scheduler must be one of " +
+                Schedulers.names() + ", not '" + scheduler + "'");
+        }
+        if (packets < 1)
+        {
+            throw new ParameterException(spec.commandLine(), "--packets must be 1 or more, not " + packets);
+        }
+        if (!(seconds > 0 && seconds <= MAX_SECONDS))
+        {
+            throw new ParameterException(spec.commandLine(), "--seconds must be above 0 and at most " +
+                (int)MAX_SECONDS + ", not " + seconds);
         }
         if (!offline)
         {
@@ -184,11 +197,13 @@ public final class DemoCommand implements Callable<Integer>
             out.flush();
             return 0;
         }
-        catch (final IOException | RuleException | IllegalArgumentException ex)
+        catch (final IOException ex)
         {
-            err.println("jvs demo: " + ex.getMessage());
-            err.flush();
-            return 1;
+            throw new CommandError(CommandError.FAILED, IoMessages.describe(ex));
+        }
+        catch (final RuleException | IllegalArgumentException ex)
+        {
+            throw new CommandError(CommandError.FAILED, ex.getMessage());
         }
     }
 }

@@ -2,12 +2,19 @@ package io.jvs.tools.replay;
 
 import io.jvs.core.pcap.PcapFormatException;
 import io.jvs.core.rules.RuleException;
+import io.jvs.forwarder.replay.CaptureChangedException;
 import io.jvs.forwarder.replay.Replay;
 import io.jvs.forwarder.replay.ReplayOptions;
 import io.jvs.forwarder.replay.ReplayReport;
 import io.jvs.forwarder.replay.ReplayReportFormat;
 import io.jvs.forwarder.replay.ReplaySvg;
+import io.jvs.tools.CommandError;
+import io.jvs.tools.JvsMain;
+import io.jvs.tools.io.InputFiles;
+import io.jvs.tools.io.IoMessages;
+import io.jvs.tools.io.OutputFiles;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -16,8 +23,8 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.Callable;
 
 /**
@@ -33,8 +40,9 @@ import java.util.concurrent.Callable;
         "capture. It writes the forwarded frames and reports frames",
         "in/forwarded/passed/dropped by reason, each service's and real server's",
         "connections, packets, bytes and share against its weight, the pipeline's",
-        "time per frame and the replay rate. The same capture and rules give the",
-        "same output."},
+        "time per frame and the replay rate. The same capture, rules and --workers",
+        "give the same output bytes (the schedulers run per worker, so another",
+        "--workers gives other decisions)."},
     footer = {
         "",
         "RULES holds ipvsadm commands as `ipvsadm -S -n` prints them. CONFIG is the",
@@ -52,56 +60,64 @@ import java.util.concurrent.Callable;
         "CONFIG: that port and gateway, real servers at MACs 02:6a:<address>, the",
         "kernel's defaults.",
         "Linux cooked (tcpdump -i any), raw IP and loopback captures are replayed",
-        "as Ethernet; frames the capturing host sent itself are skipped. Exit",
-        "status: 0 done; 2 bad rules, config, options or capture (nothing",
-        "written); 1 an I/O error while replaying."})
+        "as Ethernet; frames the capturing host sent itself are skipped. The",
+        "outputs are written to temporary files renamed into place at the end:",
+        "a run that fails leaves none behind and an older file as it was. Exit",
+        "status: 0 done; 2 bad rules, config, options, capture or output path, or",
+        "a capture that changed while it was read; 1 an I/O error while",
+        "replaying. Only 0 writes anything."})
 public final class ReplayCommand implements Callable<Integer>
 {
     @Spec
     private CommandSpec spec;
 
-    @Option(names = "--rules", paramLabel = "RULES", description = "ipvsadm rules file (unless CONFIG gives the " +
-        "services)")
+    @Option(names = "--rules", paramLabel = "RULES", description = "The ipvsadm rules (unless CONFIG gives " +
+        "the services).")
     private Path rules;
 
-    @Option(names = "--config", paramLabel = "CONFIG", description = "the box: ports, next hops, switches, " +
-        "timeouts, perhaps the services (the daemon's file)")
+    @Option(names = "--config", paramLabel = "CONFIG", description = "The box: ports, next hops, switches, " +
+        "timeouts, perhaps the services (the daemon's file).")
     private Path config;
 
-    @Option(names = "--in", required = true, paramLabel = "TRACE", description = "pcap or pcapng capture")
+    @Option(names = "--in", required = true, paramLabel = "TRACE", description = "The pcap or pcapng capture.")
     private Path input;
 
-    @Option(names = "--filter", paramLabel = "EXPR", description = "replay only records matching this tcpdump filter")
+    @Option(names = "--filter", paramLabel = "EXPR", description = "Replays only the records this tcpdump " +
+        "filter matches.")
     private String filter;
 
-    @Option(names = "--out", paramLabel = "FORWARDED", description = "pcap of the forwarded frames (pcapng with --all)")
+    @Option(names = "--out", paramLabel = "FORWARDED", description = "Where the forwarded frames go: a pcap " +
+        "(pcapng with --all).")
     private Path output;
 
-    @Option(names = "--all", description = "write passed and dropped frames too, each marked with its verdict")
+    @Option(names = "--all", description = "Writes passed and dropped frames too, each marked with its " +
+        "verdict.")
     private boolean all;
 
-    @Option(names = "--report", paramLabel = "REPORT.json", description = "the report as JSON")
+    @Option(names = "--report", paramLabel = "REPORT.json", description = "Where the report goes, as JSON.")
     private Path report;
 
-    @Option(names = "--svg", paramLabel = "REPORT.svg", description = "the report as pictures (share vs weight, " +
-        "connections over time, pipeline time percentiles)")
+    @Option(names = "--svg", paramLabel = "REPORT.svg", description = "Where the report goes as pictures " +
+        "(share against weight, connections over time, pipeline time per frame).")
     private Path svg;
 
-    @Option(names = "--decisions", paramLabel = "DECISIONS.csv", description = "one line per new connection")
+    @Option(names = "--decisions", paramLabel = "DECISIONS.csv",
+        description = "Where one CSV line per new connection goes.")
     private Path decisions;
 
-    @Option(names = "--workers", defaultValue = "1", description = "pipelines, as the daemon's workers (default ${DEFAULT-VALUE})")
+    @Option(names = "--workers", defaultValue = "1", paramLabel = "N", description = "Pipelines the frames are " +
+        "spread over, as the daemon's workers; the schedulers' decisions depend on it (default ${DEFAULT-VALUE}).")
     private int workers;
 
     @Option(names = "--connections", defaultValue = "" + ReplayOptions.DEFAULT_CONNECTIONS,
-        description = "connection table capacity per worker (default ${DEFAULT-VALUE})")
+        paramLabel = "N", description = "The connection table's capacity per worker (default ${DEFAULT-VALUE}).")
     private int connections;
 
-    @Option(names = "--fwmark", defaultValue = "0", paramLabel = "MARK", description = "mark every frame, as an " +
-        "iptables MARK rule matching everything would (for -f services)")
+    @Option(names = "--fwmark", defaultValue = "0", paramLabel = "MARK", description = "Marks every frame, as an " +
+        "iptables MARK rule matching everything would (for -f services).")
     private int firewallMark;
 
-    @Option(names = "--quiet", description = "print nothing but errors")
+    @Option(names = "--quiet", description = "Prints nothing but errors and warnings.")
     private boolean quiet;
 
     @Override
@@ -109,99 +125,107 @@ public final class ReplayCommand implements Callable<Integer>
     {
         final PrintWriter out = spec.commandLine().getOut();
         final PrintWriter err = spec.commandLine().getErr();
+        final String prefix = JvsMain.prefix(spec.commandLine());
         final ReplayOptions options;
-        final Replay replay;
         try
         {
-            options = new ReplayOptions(rules, config, input, filter, output, all, decisions, workers, connections, firewallMark);
-            if (!Files.isReadable(input))
-            {
-                throw new NoSuchFileException(input.toString(), null, "cannot be read");
-            }
-            replay = new Replay(options);
+            options = new ReplayOptions(rules, config, input, filter, output, all, decisions, workers, connections,
+                firewallMark);
         }
         catch (final IllegalArgumentException ex)
         {
-            return refuse(err, ex.getMessage());
+            throw new ParameterException(spec.commandLine(), ex.getMessage());
         }
-        catch (final RuleException ex)
+        InputFiles.requireReadable(input, rules, config);
+        // Read as text now, so a capture given as --rules is named with its reason, not as a bare decoding error.
+        final boolean noRules = rules != null && InputFiles.holdsNothing(InputFiles.lines(rules));
+        if (config != null)
         {
-            return refuse(err, ex.getMessage());
+            InputFiles.lines(config);
         }
-        catch (final IOException ex)
+        final List<OutputFiles.NamedPath> inputs = List.of(new OutputFiles.NamedPath("--in", input),
+            new OutputFiles.NamedPath("--rules", rules), new OutputFiles.NamedPath("--config", config));
+        final List<OutputFiles.NamedPath> outputs = List.of(new OutputFiles.NamedPath("--out", output),
+            new OutputFiles.NamedPath("--report", report), new OutputFiles.NamedPath("--svg", svg),
+            new OutputFiles.NamedPath("--decisions", decisions));
+        try (OutputFiles files = OutputFiles.prepare(inputs, outputs))
         {
-            return refuse(err, "cannot read " + describe(ex));
-        }
-        final ReplayReport result;
-        try
-        {
-            result = replay.run();
-        }
-        catch (final PcapFormatException ex)
-        {
-            return refuse(err, input + ": " + ex.getMessage());
-        }
-        catch (final IllegalArgumentException ex)
-        {
-            // A filter libpcap cannot compile for a link type first met part-way through the capture.
-            err.println("jvs replay: " + ex.getMessage());
-            err.println("jvs replay: stopped part-way; the output files are incomplete");
-            err.flush();
-            return 2;
-        }
-        catch (final IOException ex)
-        {
-            err.println("jvs replay: " + describe(ex));
-            err.flush();
-            return 1;
-        }
-        try
-        {
-            if (report != null)
+            final Replay replay;
+            try
             {
-                Files.writeString(report, ReplayReportFormat.json(result), StandardCharsets.UTF_8);
+                replay = new Replay(options);
             }
-            if (svg != null)
+            catch (final IllegalArgumentException | RuleException ex)
             {
-                ReplaySvg.write(result, svg);
+                throw new CommandError(CommandError.REFUSED, ex.getMessage());
             }
-        }
-        catch (final IOException ex)
-        {
-            err.println("jvs replay: " + describe(ex));
-            err.flush();
-            return 1;
-        }
-        if (!quiet)
-        {
-            out.print(ReplayReportFormat.table(result));
-            if (report != null)
+            catch (final IOException ex)
             {
-                out.println("wrote the report to " + report);
+                throw new CommandError(CommandError.REFUSED, "cannot read " + IoMessages.describe(ex));
             }
-            if (svg != null)
+            if (noRules)
             {
-                out.println("wrote the pictures to " + svg);
+                err.println(prefix + "warning: " + rules + " holds no rules: every frame is passed");
+                err.flush();
             }
-            out.flush();
+            final ReplayReport result;
+            try
+            {
+                result = replay.run(files::temporary);
+            }
+            catch (final PcapFormatException ex)
+            {
+                throw new CommandError(CommandError.REFUSED, ex.getMessage());
+            }
+            catch (final CaptureChangedException ex)
+            {
+                throw new CommandError(CommandError.REFUSED, IoMessages.describe(ex) + "; nothing written");
+            }
+            catch (final IllegalArgumentException ex)
+            {
+                // A filter libpcap cannot compile for a link type first met part-way through the capture.
+                throw new CommandError(CommandError.REFUSED, ex.getMessage() + "; nothing written");
+            }
+            catch (final IOException ex)
+            {
+                throw new CommandError(CommandError.FAILED, files.describe(ex) + "; nothing written");
+            }
+            try
+            {
+                if (report != null)
+                {
+                    Files.writeString(files.temporary(report), ReplayReportFormat.json(result), StandardCharsets.UTF_8);
+                }
+                if (svg != null)
+                {
+                    ReplaySvg.write(result, files.temporary(svg));
+                }
+                files.commit();
+            }
+            catch (final IOException ex)
+            {
+                throw new CommandError(CommandError.FAILED, files.describe(ex) + "; nothing written");
+            }
+            if (result.endDetail() != null)
+            {
+                // As tcpdump -r does: the records before the damage were replayed, and the user must hear of it.
+                err.println(prefix + "warning: " + input + ": stopped early: " + result.endDetail());
+                err.flush();
+            }
+            if (!quiet)
+            {
+                out.print(ReplayReportFormat.table(result));
+                if (report != null)
+                {
+                    out.println("wrote the report to " + report);
+                }
+                if (svg != null)
+                {
+                    out.println("wrote the pictures to " + svg);
+                }
+                out.flush();
+            }
+            return 0;
         }
-        return 0;
-    }
-
-    private static int refuse(final PrintWriter err, final String message)
-    {
-        err.println("jvs replay: " + message);
-        err.println("jvs replay: nothing was replayed");
-        err.flush();
-        return 2;
-    }
-
-    private static String describe(final IOException ex)
-    {
-        if (ex instanceof NoSuchFileException missing)
-        {
-            return missing.getFile() + ": " + (missing.getReason() == null ? "no such file" : missing.getReason());
-        }
-        return ex.getMessage();
     }
 }

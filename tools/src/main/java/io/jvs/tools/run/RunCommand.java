@@ -31,7 +31,7 @@ import java.util.concurrent.Callable;
         "failed (what was opened is undone)."})
 public final class RunCommand implements Callable<Integer>
 {
-    @Option(names = "--config", required = true, paramLabel = "FILE", description = "the configuration file")
+    @Option(names = "--config", required = true, paramLabel = "FILE", description = "The configuration file.")
     private Path config;
 
     @Override

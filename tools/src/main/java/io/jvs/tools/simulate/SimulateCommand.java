@@ -5,16 +5,17 @@ import io.jvs.core.rules.RulesFile;
 import io.jvs.core.sched.SchedulerFlags;
 import io.jvs.core.sched.SchedulerSettings;
 import io.jvs.core.service.ServiceTable;
+import io.jvs.tools.CommandError;
+import io.jvs.tools.JvsMain;
+import io.jvs.tools.io.InputFiles;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
-import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -35,22 +36,28 @@ import java.util.concurrent.Callable;
         "RULES holds ipvsadm commands as `ipvsadm -S -n` prints them, e.g.",
         "  -A -t 10.0.0.100:80 -s wrr",
         "  -a -t 10.0.0.100:80 -r 192.168.1.1:80 -m -w 4",
-        "FLOWS holds one new connection per line, `PROTO SRC_IP:SRC_PORT DST_IP:DST_PORT [fwmark=N]`",
-        "(IPv6 as [addr]:port), `random:N[:SEED]` for N random clients over every service, or an",
-        "ipvsadm command that changes the rules at that point. FLOWS may also be random:N[:SEED] itself.",
-        "Output: `SRC_IP:SRC_PORT DST_IP:DST_PORT -> RIP:RPORT`, or `-> -` when no server can take it."})
+        "FLOWS holds one new connection per line,",
+        "  PROTO SRC_IP:SRC_PORT DST_IP:DST_PORT [fwmark=N]",
+        "(IPv6 as [addr]:port), `random:N[:SEED]` for N random clients over every",
+        "service, or an ipvsadm command that changes the rules at that point. FLOWS",
+        "may also be random:N[:SEED] itself. Each flow gives one line of output,",
+        "  SRC_IP:SRC_PORT DST_IP:DST_PORT -> RIP:RPORT",
+        "or `-> -` when no server can take it. Exit status: 0 done; 2 bad options,",
+        "rules or flows (nothing printed on standard output)."})
 public final class SimulateCommand implements Callable<Integer>
 {
     @Spec
     private CommandSpec spec;
 
-    @Option(names = "--rules", required = true, paramLabel = "RULES", description = "ipvsadm rules file")
+    @Option(names = "--rules", required = true, paramLabel = "RULES", description = "The ipvsadm rules.")
     private Path rules;
 
-    @Option(names = "--flows", required = true, paramLabel = "FLOWS", description = "flows file, or random:N[:SEED]")
+    @Option(names = "--flows", required = true, paramLabel = "FLOWS",
+        description = "The flows: a file, or random:N[:SEED].")
     private String flows;
 
-    @Option(names = "--summary", description = "add a table per service: server, weight, connections, share")
+    @Option(names = "--summary", description = "Adds a table per service: server, weight, " +
+        "connections, share.")
     private boolean summary;
 
     @Override
@@ -58,11 +65,22 @@ public final class SimulateCommand implements Callable<Integer>
     {
         final PrintWriter out = spec.commandLine().getOut();
         final PrintWriter err = spec.commandLine().getErr();
+        final String prefix = JvsMain.prefix(spec.commandLine());
         try
         {
-            final List<String> ruleLines = read(rules);
-            final List<RulesFile.Rule> parsedRules = RulesFile.parse(rules.toString(), ruleLines);
+            // The flows first: a malformed random:N is a usage error, reported before any file is read.
             final List<FlowScript.Step> steps = flowSteps();
+            final List<String> ruleLines = InputFiles.lines(rules);
+            final List<RulesFile.Rule> parsedRules = RulesFile.parse(rules.toString(), ruleLines);
+            if (InputFiles.holdsNothing(ruleLines))
+            {
+                err.println(prefix + "warning: " + rules + " holds no rules: no flow gets a server");
+            }
+            if (steps.isEmpty())
+            {
+                err.println(prefix + "warning: " + flows + " holds no flows: nothing to show");
+            }
+            err.flush();
 
             // A dry run first, so that a refused rule change stops everything before any output.
             new Simulator(load(parsedRules), null).run(flows, steps);
@@ -78,20 +96,11 @@ public final class SimulateCommand implements Callable<Integer>
         }
         catch (final RuleException ex)
         {
-            err.println("jvs simulate: " + ex.getMessage());
-            err.println("jvs simulate: nothing was simulated");
-            err.flush();
-            return 2;
-        }
-        catch (final IOException ex)
-        {
-            err.println("jvs simulate: cannot read " + describe(ex));
-            err.flush();
-            return 2;
+            throw new CommandError(CommandError.REFUSED, ex.getMessage());
         }
     }
 
-    private List<FlowScript.Step> flowSteps() throws IOException, RuleException
+    private List<FlowScript.Step> flowSteps() throws RuleException
     {
         if (flows.startsWith("random:") && !Files.exists(Path.of(flows)))
         {
@@ -101,10 +110,10 @@ public final class SimulateCommand implements Callable<Integer>
             }
             catch (final IllegalArgumentException ex)
             {
-                throw new RuleException("--flows", 1, ex.getMessage());
+                throw new ParameterException(spec.commandLine(), "--flows: " + ex.getMessage());
             }
         }
-        return FlowScript.parse(flows, read(Path.of(flows)));
+        return FlowScript.parse(flows, InputFiles.lines(Path.of(flows)));
     }
 
     private ServiceTable load(final List<RulesFile.Rule> parsedRules) throws RuleException
@@ -112,19 +121,5 @@ public final class SimulateCommand implements Callable<Integer>
         final ServiceTable table = new ServiceTable(SchedulerSettings.of(SchedulerFlags.NONE));
         RulesFile.apply(rules.toString(), parsedRules, table);
         return table;
-    }
-
-    private static List<String> read(final Path path) throws IOException
-    {
-        return Files.readAllLines(path, StandardCharsets.UTF_8);
-    }
-
-    private static String describe(final IOException ex)
-    {
-        if (ex instanceof NoSuchFileException missing)
-        {
-            return missing.getFile() + ": no such file";
-        }
-        return ex.getMessage();
     }
 }

@@ -1,5 +1,6 @@
 package io.jvs.tools.simulate;
 
+import io.jvs.forwarder.report.Counts;
 import io.jvs.core.service.RealServer;
 import io.jvs.core.service.ServiceKey;
 import io.jvs.core.service.VirtualService;
@@ -32,21 +33,21 @@ final class Summary
         {
             if (simulator.table().find(entry.getKey()) == null)
             {
-                out.printf(Locale.ROOT, "%n%s (deleted during the run): %d flows%n",
-                    entry.getKey(), entry.getValue().total());
+                out.printf(Locale.ROOT, "%n%s (deleted during the run): %s%n",
+                    entry.getKey(), Counts.of(entry.getValue().total(), "flow"));
             }
         }
         if (simulator.unmatched() > 0)
         {
-            out.printf(Locale.ROOT, "%n%d flows matched no virtual service%n", simulator.unmatched());
+            out.printf(Locale.ROOT, "%n%s matched no virtual service%n", Counts.of(simulator.unmatched(), "flow"));
         }
     }
 
     private static void printService(final VirtualService service, final Simulator.Tally tally, final PrintWriter out)
     {
         final long total = tally.total();
-        out.printf(Locale.ROOT, "%n%s %s%s: %d flows, %d without a server%n",
-            service.key(), service.settings().scheduler(), flags(service), total, tally.unscheduled);
+        out.printf(Locale.ROOT, "%n%s %s%s: %s, %d without a server%n",
+            service.key(), service.settings().scheduler(), flags(service), Counts.of(total, "flow"), tally.unscheduled);
         out.printf(Locale.ROOT, "  %-40s %6s %8s %8s %8s %7s %7s%n",
             "server", "weight", "active", "inactive", "flows", "share", "weight%");
         final Set<RealServer> servers = new LinkedHashSet<>(java.util.List.of(service.servers()));

@@ -1,5 +1,6 @@
 package io.jvs.tools.synth;
 
+import io.jvs.forwarder.report.Counts;
 import io.jvs.core.packet.EthernetHeader;
 import io.jvs.forwarder.synth.AddressPlan;
 import io.jvs.forwarder.synth.MalformedKind;
@@ -25,13 +26,14 @@ final class SummaryPrinter
     {
         final double traceSeconds = (summary.lastTimestampNs() - summary.firstTimestampNs()) / 1e9;
         out.printf(Locale.ROOT,
-            "jvs synth: wrote %d packets to %s in %.2f s (%.2f Mpps); %.3f s of traffic at %d pps%n",
-            summary.packets(), file, seconds, summary.packets() / seconds / 1e6, traceSeconds, settings.ratePps());
-        out.printf(Locale.ROOT, "  tcp %d packets, %d connections (%d reset), per service %s%n",
-            summary.tcpPackets(), summary.tcpConnections(), summary.resetConnections(),
+            "jvs synth: wrote %s to %s in %.2f s (%.2f Mpps); %.3f s of traffic at %d pps%n",
+            Counts.of(summary.packets(), "packet"), file, seconds, summary.packets() / seconds / 1e6, traceSeconds, settings.ratePps());
+        out.printf(Locale.ROOT, "  tcp %s, %s (%d reset), per service %s%n",
+            Counts.of(summary.tcpPackets(), "packet"), Counts.of(summary.tcpConnections(), "connection"),
+            summary.resetConnections(),
             summary.tcpConnectionsPerService());
-        out.printf(Locale.ROOT, "  udp %d packets, %d flows, %d fragments%n",
-            summary.udpPackets(), summary.udpFlows(), summary.fragments());
+        out.printf(Locale.ROOT, "  udp %s, %s, %s%n", Counts.of(summary.udpPackets(), "packet"),
+            Counts.of(summary.udpFlows(), "flow"), Counts.of(summary.fragments(), "fragment"));
         out.printf(Locale.ROOT, "  icmp-error %d, ipv6 %d, vlan %d%n",
             summary.icmpErrors(), summary.ipv6Packets(), summary.vlanPackets());
         final StringBuilder malformed = new StringBuilder();

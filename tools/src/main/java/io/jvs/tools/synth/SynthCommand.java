@@ -4,13 +4,17 @@ import io.jvs.core.service.ForwardMethod;
 import io.jvs.forwarder.synth.SynthSettings;
 import io.jvs.forwarder.synth.SynthSummary;
 import io.jvs.forwarder.synth.TraceSynthesizer;
+import io.jvs.core.sched.SchedulerKind;
+import io.jvs.tools.CommandError;
+import io.jvs.tools.Schedulers;
+import io.jvs.tools.io.OutputFiles;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
 import java.io.IOException;
-import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -44,105 +48,107 @@ import java.util.concurrent.Callable;
         "Service s (from 0) is TCP port 80 on 10.0.0.100+s and fd00:6a76::100+s;",
         "service 0 also has UDP port 53. Its real servers are 192.168.(10+s).(1+r)",
         "and fd00:5e::s:(1+r). Clients come from 100.64.0.0/10 and fd00:c1::/64,",
-        "ICMP errors from 198.18.0.1 and fd00:ee::1."})
+        "ICMP errors from 198.18.0.1 and fd00:ee::1.",
+        "Exit status: 0 done (the files in place); 2 bad options or output paths;",
+        "1 an I/O error while writing. Only 0 writes anything."})
 public final class SynthCommand implements Callable<Integer>
 {
     @Spec
     private CommandSpec spec;
 
-    @Option(names = "--out", required = true, paramLabel = "FILE", description = "the pcap file to write")
+    @Option(names = "--out", required = true, paramLabel = "FILE", description = "The pcap file to write.")
     private Path out;
 
-    @Option(names = "--rules-out", paramLabel = "FILE", description = "also write the matching ipvsadm rules here")
+    @Option(names = "--rules-out", paramLabel = "FILE", description = "Where the matching ipvsadm rules go.")
     private Path rulesOut;
 
     @Option(names = "--seed", paramLabel = "SEED", defaultValue = "1",
-        description = "the seed (default ${DEFAULT-VALUE})")
+        description = "The seed (default ${DEFAULT-VALUE}).")
     private long seed;
 
-    @Option(names = "--packets", paramLabel = "N", description = "packets to write (instead of --duration)")
+    @Option(names = "--packets", paramLabel = "N", description = "The packets to write (instead of --duration).")
     private Long packets;
 
     @Option(names = "--duration", paramLabel = "SECONDS",
-        description = "seconds of traffic at --rate (default 1 when --packets is not given)")
+        description = "Seconds of traffic at --rate (default 1 when --packets is not given).")
     private Double duration;
 
     @Option(names = "--rate", paramLabel = "PPS", defaultValue = "100000",
-        description = "packets per second (default ${DEFAULT-VALUE})")
+        description = "Packets per second (default ${DEFAULT-VALUE}).")
     private long rate;
 
     @Option(names = "--start", paramLabel = "TIME", defaultValue = "2026-01-01T00:00:00Z",
-        description = "the first packet's time, ISO-8601 UTC (default ${DEFAULT-VALUE})")
+        description = "The first packet's time, ISO-8601 UTC (default ${DEFAULT-VALUE}).")
     private String start;
 
     @Option(names = "--nanos", negatable = true, defaultValue = "true", fallbackValue = "true",
-        description = "nanosecond timestamps; --no-nanos for a microsecond pcap (default ${DEFAULT-VALUE})")
+        description = "Nanosecond timestamps; --no-nanos for a microsecond pcap (default ${DEFAULT-VALUE}).")
     private boolean nanos;
 
     @Option(names = "--clients", paramLabel = "N", defaultValue = "10000",
-        description = "client addresses (default ${DEFAULT-VALUE})")
+        description = "Client addresses (default ${DEFAULT-VALUE}).")
     private int clients;
 
     @Option(names = "--services", paramLabel = "N", defaultValue = "4",
-        description = "dual-stack TCP services on port 80 (default ${DEFAULT-VALUE})")
+        description = "Dual-stack TCP services on port 80 (default ${DEFAULT-VALUE}).")
     private int services;
 
     @Option(names = "--servers-per-service", paramLabel = "N", defaultValue = "4",
-        description = "real servers per service (default ${DEFAULT-VALUE})")
+        description = "Real servers per service (default ${DEFAULT-VALUE}).")
     private int serversPerService;
 
     @Option(names = "--scheduler", paramLabel = "NAME", defaultValue = "wlc",
-        description = "scheduler in the rules (default ${DEFAULT-VALUE})")
+        description = "The scheduler in the rules (default ${DEFAULT-VALUE}).")
     private String scheduler;
 
     @Option(names = "--method", paramLabel = "METHOD", defaultValue = "nat",
-        description = "forwarding method in the rules: nat, dr or tun (default ${DEFAULT-VALUE})")
+        description = "The forwarding method in the rules: nat, dr or tun (default ${DEFAULT-VALUE}).")
     private String method;
 
     @Option(names = "--weights", split = ",", paramLabel = "W",
-        description = "real server weights, repeated over a service's servers (default 1,2,3,4)")
+        description = "Real server weights, repeated over a service's servers (default 1,2,3,4).")
     private List<Integer> weights = List.of();
 
     @Option(names = "--zipf", paramLabel = "S", defaultValue = "1.0",
-        description = "Zipf exponent of service and client popularity, 0 for uniform (default ${DEFAULT-VALUE})")
+        description = "The Zipf exponent of service and client popularity, 0 for uniform (default ${DEFAULT-VALUE}).")
     private double zipf;
 
     @Option(names = "--ipv6-share", paramLabel = "SHARE", defaultValue = "0.2",
-        description = "share of IPv6 clients (default ${DEFAULT-VALUE})")
+        description = "The share of IPv6 clients (default ${DEFAULT-VALUE}).")
     private double ipv6Share;
 
     @Option(names = "--vlan-share", paramLabel = "SHARE", defaultValue = "0.1",
-        description = "share of clients behind an 802.1Q tag (default ${DEFAULT-VALUE})")
+        description = "The share of clients behind an 802.1Q tag (default ${DEFAULT-VALUE}).")
     private double vlanShare;
 
     @Option(names = "--udp-share", paramLabel = "SHARE", defaultValue = "0.2",
-        description = "share of new flows that are UDP to port 53 (default ${DEFAULT-VALUE})")
+        description = "The share of new flows that are UDP to port 53 (default ${DEFAULT-VALUE}).")
     private double udpShare;
 
     @Option(names = "--fragment-share", paramLabel = "SHARE", defaultValue = "0.05",
-        description = "share of UDP datagrams sent as 3000-byte fragmented ones (default ${DEFAULT-VALUE})")
+        description = "The share of UDP datagrams sent as 3000-byte fragmented ones (default ${DEFAULT-VALUE}).")
     private double fragmentShare;
 
     @Option(names = "--icmp-error-share", paramLabel = "SHARE", defaultValue = "0.002",
-        description = "share of packets that are ICMP too-big errors about a connection (default ${DEFAULT-VALUE})")
+        description = "The share of packets that are ICMP too-big errors about a connection " +
+            "(default ${DEFAULT-VALUE}).")
     private double icmpErrorShare;
 
     @Option(names = "--malformed-share", paramLabel = "SHARE", defaultValue = "0.005",
-        description = "share of packets that are malformed (default ${DEFAULT-VALUE})")
+        description = "The share of packets that are malformed (default ${DEFAULT-VALUE}).")
     private double malformedShare;
 
     @Option(names = "--rst-share", paramLabel = "SHARE", defaultValue = "0.1",
-        description = "share of TCP connections ended by RST instead of FIN (default ${DEFAULT-VALUE})")
+        description = "The share of TCP connections ended by RST instead of FIN (default ${DEFAULT-VALUE}).")
     private double rstShare;
 
     @Option(names = "--concurrent-flows", paramLabel = "N", defaultValue = "1000",
-        description = "flows open at once (default ${DEFAULT-VALUE})")
+        description = "Flows open at once (default ${DEFAULT-VALUE}).")
     private int concurrentFlows;
 
     @Override
     public Integer call()
     {
-        final PrintWriter err = spec.commandLine().getErr();
         final SynthSettings settings;
         try
         {
@@ -150,27 +156,47 @@ public final class SynthCommand implements Callable<Integer>
         }
         catch (final IllegalArgumentException ex)
         {
-            err.println("jvs synth: " + ex.getMessage());
-            err.flush();
-            return 2;
+            throw new ParameterException(spec.commandLine(), ex.getMessage());
         }
-        try
+        try (OutputFiles files = OutputFiles.prepare(List.of(), List.of(new OutputFiles.NamedPath("--out", out),
+            new OutputFiles.NamedPath("--rules-out", rulesOut))))
         {
             final long started = System.nanoTime();
-            final SynthSummary summary = TraceSynthesizer.synthesize(settings, out);
-            final double seconds = (System.nanoTime() - started) / 1e9;
-            if (rulesOut != null)
+            final SynthSummary summary;
+            try
             {
-                Files.writeString(rulesOut, TraceSynthesizer.rules(settings), StandardCharsets.UTF_8);
+                summary = TraceSynthesizer.synthesize(settings, files.temporary(out));
             }
+            catch (final IOException ex)
+            {
+                throw new CommandError(CommandError.FAILED, "cannot write " + files.describe(out, ex) +
+                    "; nothing written");
+            }
+            try
+            {
+                if (rulesOut != null)
+                {
+                    Files.writeString(files.temporary(rulesOut), TraceSynthesizer.rules(settings),
+                        StandardCharsets.UTF_8);
+                }
+            }
+            catch (final IOException ex)
+            {
+                throw new CommandError(CommandError.FAILED, "cannot write " + files.describe(rulesOut, ex) +
+                    "; nothing written");
+            }
+            try
+            {
+                files.commit();
+            }
+            catch (final IOException ex)
+            {
+                throw new CommandError(CommandError.FAILED, "cannot write " + files.describe(ex) +
+                    "; nothing written");
+            }
+            final double seconds = (System.nanoTime() - started) / 1e9;
             SummaryPrinter.print(spec.commandLine().getOut(), out, rulesOut, settings, summary, seconds);
             return 0;
-        }
-        catch (final IOException ex)
-        {
-            err.println("jvs synth: cannot write " + ex.getMessage());
-            err.flush();
-            return 1;
         }
     }
 
@@ -186,6 +212,11 @@ public final class SynthCommand implements Callable<Integer>
         if (packets != null && packets < 1)
         {
             throw new IllegalArgumentException("--packets must be 1 or more, not " + packets);
+        }
+        if (SchedulerKind.byName(scheduler) == null)
+        {
+            throw new IllegalArgumentException("--scheduler must be one of " + Schedulers.names() + ", not '" +
+                scheduler + "'");
         }
         final ForwardMethod forwardMethod = switch (method.toLowerCase(Locale.ROOT))
         {

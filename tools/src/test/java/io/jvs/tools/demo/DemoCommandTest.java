@@ -1,5 +1,6 @@
 package io.jvs.tools.demo;
 
+import io.jvs.tools.JvsMain;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -36,10 +37,13 @@ class DemoCommandTest
     {
         final StringWriter out = new StringWriter();
         final StringWriter err = new StringWriter();
-        final CommandLine commandLine = new CommandLine(new DemoCommand(root));
+        final CommandLine commandLine = JvsMain.withSubcommand("demo", new DemoCommand(root));
         commandLine.setOut(new PrintWriter(out, true));
         commandLine.setErr(new PrintWriter(err, true));
-        final int status = commandLine.execute(args);
+        final String[] withName = new String[args.length + 1];
+        withName[0] = "demo";
+        System.arraycopy(args, 0, withName, 1, args.length);
+        final int status = commandLine.execute(withName);
         return new Run(status, out.toString(), err.toString());
     }
 
@@ -79,8 +83,9 @@ class DemoCommandTest
 
         assertThat(run.status()).isEqualTo(2);
         assertThat(run.out()).isEmpty();
-        assertThat(run.err()).isEqualTo("jvs demo: need a known --scheduler, --packets >= 1 and --seconds above 0, " +
-            "at most 60\n");
+        assertThat(run.err()).startsWith("jvs demo: --seconds must be above 0 and at most 60, not ")
+            .endsWith("; try 'tools/jvs demo --help'\n");
+        assertThat(run.err().lines()).hasSize(1);
         assertThat(asked).isEmpty();
     }
 

@@ -50,6 +50,15 @@ class ReplayCommandTest
         assertThat(run.out()).contains("frames in 5000 = forwarded ").contains("TCP 10.0.0.100:80 wrr")
             .contains("-> 192.168.10.3:80").contains("pipeline time per frame: p50 ").contains("rate: 5000 frames in")
             .contains("wrote the report to " + json).contains("wrote the pictures to " + svg);
+        final java.util.regex.Matcher reconciled = java.util.regex.Pattern.compile("forwarded (\\d+) = the " +
+            "services' packets (\\d+) \\+ later fragments (\\d+)\n    \\+ ICMP errors jvs answered with (\\d+) " +
+            "\\+ other (\\d+) \\(relayed ICMP errors, servers' replies\\)\n").matcher(run.out());
+        assertThat(reconciled.find()).as(run.out()).isTrue();
+        final long[] figures = java.util.stream.IntStream.rangeClosed(1, 5)
+            .mapToLong(g -> Long.parseLong(reconciled.group(g))).toArray();
+        assertThat(figures[0]).isEqualTo(figures[1] + figures[2] + figures[3] + figures[4]);
+        assertThat(figures[4]).as("other").isNotNegative();
+        assertThat(run.out()).contains("= forwarded " + figures[0] + " + ");
         assertThat(Files.readString(json)).contains("\"in\": 5000").contains("\"workers\": 2")
             .contains("\"server\": \"192.168.10.1:80\", \"method\": \"Masq\", \"weight\": 1");
         assertThat(Files.size(out)).isGreaterThan(100_000);
@@ -68,7 +77,7 @@ class ReplayCommandTest
         final CommandRun run = CommandRun.of("replay", "--rules", bad.toString(), "--in", trace.toString(), "--out",
             out.toString());
         assertThat(run.status()).isEqualTo(2);
-        assertThat(run.err()).contains(bad + ":2: illegal weight specified").contains("nothing was replayed");
+        assertThat(run.err()).isEqualTo("jvs replay: " + bad + ":2: illegal weight specified\n");
         assertThat(out).doesNotExist();
     }
 
@@ -101,7 +110,8 @@ class ReplayCommandTest
             "--in", trace.toString());
         assertThat(both.status()).isEqualTo(2);
         assertThat(both.err()).contains("the services are given twice, by --rules " + rules + " and at " + config +
-            ":8: give them in one place").contains("nothing was replayed");
+            ":8: give them in one place");
+        assertThat(both.err().lines()).hasSize(1);
 
         final CommandRun neither = CommandRun.of("replay", "--in", trace.toString());
         assertThat(neither.status()).isEqualTo(2);
@@ -124,17 +134,20 @@ class ReplayCommandTest
         final CommandRun missing = CommandRun.of("replay", "--rules", rules.toString(), "--in",
             dir.resolve("nope.pcap").toString());
         assertThat(missing.status()).isEqualTo(2);
-        assertThat(missing.err()).contains("nope.pcap");
+        assertThat(missing.err()).isEqualTo("jvs replay: cannot read " + dir.resolve("nope.pcap") +
+            ": no such file or directory\n");
 
         final Path text = Files.writeString(dir.resolve("notes.pcap"), "not a capture at all, just some words");
         final CommandRun broken = CommandRun.of("replay", "--rules", rules.toString(), "--in", text.toString());
         assertThat(broken.status()).isEqualTo(2);
-        assertThat(broken.err()).contains("notes.pcap").contains("nothing was replayed");
+        assertThat(broken.err()).startsWith("jvs replay: " + text + ": not a capture file: ");
+        assertThat(broken.err().lines()).hasSize(1);
 
         final CommandRun filter = CommandRun.of("replay", "--rules", rules.toString(), "--in", trace.toString(),
             "--filter", "tcp and and port 80");
         assertThat(filter.status()).isEqualTo(2);
-        assertThat(filter.err()).contains("filter \"tcp and and port 80\"");
+        assertThat(filter.err()).isEqualTo("jvs replay: --filter 'tcp and and port 80' for link type ETHERNET: " +
+            "libpcap: can't parse filter expression: syntax error; nothing written\n");
 
         final CommandRun all = CommandRun.of("replay", "--rules", rules.toString(), "--in", trace.toString(),
             "--all", "--out", dir.resolve("all.pcap").toString());
@@ -144,7 +157,7 @@ class ReplayCommandTest
     }
 
     @Test
-    void shouldSayTheOutputIsIncompleteWhenTheFilterFitsNoLinkTypeMetLater() throws Exception
+    void shouldLeaveNoOutputWhenTheFilterFitsNoLinkTypeMetLater() throws Exception
     {
         // The expression compiles for Ethernet (checked first) but not for Linux cooked captures.
         final Path cooked = dir.resolve("cooked.pcap");
@@ -157,7 +170,46 @@ class ReplayCommandTest
         final CommandRun run = CommandRun.of("replay", "--rules", rules.toString(), "--in", cooked.toString(),
             "--filter", "ether host 02:00:00:00:00:10", "--out", dir.resolve("out.pcap").toString());
         assertThat(run.status()).isEqualTo(2);
-        assertThat(run.err()).contains("filter \"ether host 02:00:00:00:00:10\" for link type LINUX_SLL")
-            .contains("output files are incomplete").doesNotContain("nothing was replayed");
+        assertThat(run.err()).startsWith("jvs replay: --filter 'ether host 02:00:00:00:00:10' for link type " +
+            "LINUX_SLL: libpcap: ").endsWith("; nothing written\n");
+        assertThat(run.err().lines()).hasSize(1);
+        assertThat(dir.resolve("out.pcap")).doesNotExist();
+        assertThat(dir).isDirectoryNotContaining("glob:**.tmp");
+    }
+
+    @Test
+    void shouldWarnOnStandardErrorEvenWhenQuietThatTheCaptureIsTruncated() throws Exception
+    {
+        final Path cut = dir.resolve("cut.pcap");
+        Files.write(cut, java.util.Arrays.copyOf(Files.readAllBytes(trace), (int)Files.size(trace) - 10));
+
+        final CommandRun run = CommandRun.of("replay", "--rules", rules.toString(), "--in", cut.toString(),
+            "--quiet");
+
+        assertThat(run.status()).isZero();
+        assertThat(run.out()).isEmpty();
+        assertThat(run.err()).startsWith("jvs replay: warning: " + cut + ": stopped early: ");
+        assertThat(run.err().lines()).hasSize(1);
+    }
+
+    @Test
+    void shouldWarnThatAnEmptyRulesFileGivesNoService() throws Exception
+    {
+        final Path empty = Files.writeString(dir.resolve("empty.rules"), "# nothing yet\n\n");
+
+        final CommandRun run = CommandRun.of("replay", "--rules", empty.toString(), "--in", trace.toString(),
+            "--quiet");
+
+        assertThat(run.err()).isEqualTo("jvs replay: warning: " + empty + " holds no rules: every frame is passed\n");
+        assertThat(run.status()).isZero();
+    }
+
+    @Test
+    void shouldNameACaptureGivenAsRulesWithItsReason() throws Exception
+    {
+        final CommandRun run = CommandRun.of("replay", "--rules", trace.toString(), "--in", trace.toString());
+
+        assertThat(run.status()).isEqualTo(2);
+        assertThat(run.err()).isEqualTo("jvs replay: cannot read " + trace + ": not UTF-8 text\n");
     }
 }

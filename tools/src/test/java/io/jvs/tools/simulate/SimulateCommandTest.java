@@ -34,7 +34,7 @@ class SimulateCommandTest
         final CommandRun run = CommandRun.of("simulate", "--rules", rules.toString(), "--flows", flows.toString());
         assertThat(run.status()).isEqualTo(2);
         assertThat(run.out()).isEmpty();
-        assertThat(run.err()).contains(rules + ":2: illegal weight specified").contains("nothing was simulated");
+        assertThat(run.err()).isEqualTo("jvs simulate: " + rules + ":2: illegal weight specified\n");
     }
 
     @Test
@@ -85,7 +85,8 @@ class SimulateCommandTest
         final CommandRun run = CommandRun.of("simulate", "--rules", directory.resolve("none.rules").toString(),
             "--flows", "random:1");
         assertThat(run.status()).isEqualTo(2);
-        assertThat(run.err()).contains("none.rules: no such file");
+        assertThat(run.err()).isEqualTo("jvs simulate: cannot read " + directory.resolve("none.rules") +
+            ": no such file or directory\n");
     }
 
     @Test
@@ -176,5 +177,28 @@ class SimulateCommandTest
     private Path write(final String name, final String... lines) throws IOException
     {
         return Files.write(directory.resolve(name), List.of(lines));
+    }
+
+    @Test
+    void shouldWarnAboutAnEmptyRulesFileAndAnEmptyFlowsFile() throws IOException
+    {
+        final Path rules = write("empty.rules", "");
+        final Path flows = write("empty.flows", "# none", "");
+
+        final CommandRun run = CommandRun.of("simulate", "--rules", rules.toString(), "--flows", flows.toString());
+
+        assertThat(run.status()).isZero();
+        assertThat(run.out()).isEmpty();
+        assertThat(run.err()).isEqualTo("jvs simulate: warning: " + rules + " holds no rules: no flow gets a server\n" +
+            "jvs simulate: warning: " + flows + " holds no flows: nothing to show\n");
+    }
+
+    @Test
+    void shouldNameADirectoryGivenAsRules()
+    {
+        final CommandRun run = CommandRun.of("simulate", "--rules", directory.toString(), "--flows", "random:1");
+
+        assertThat(run.status()).isEqualTo(2);
+        assertThat(run.err()).isEqualTo("jvs simulate: cannot read " + directory + ": is a directory\n");
     }
 }

@@ -74,7 +74,7 @@ class SynthCommandTest
         "--duration|-1|--duration must be above 0 seconds, not -1.0",
         "--rate|0|--rate must be in 1..1000000000, not 0",
         "--method|lc|--method must be nat, dr or tun, not lc",
-        "--scheduler|fastest|--scheduler fastest is not a scheduler jvs knows",
+        "--scheduler|fastest|--scheduler must be one of rr, wrr, lc, wlc, sed, nq, fo, ovf, twos, lblc, lblcr, dh, sh, mh, not 'fastest'",
         "--weights|1,-2|--weights must be in 0..65535, not -2",
         "--zipf|-1|--zipf must be in [0, 100], not -1.0",
         "--start|yesterday|--start must be an ISO-8601 UTC time",
@@ -85,7 +85,7 @@ class SynthCommandTest
         final CommandRun run = CommandRun.of("synth", "--out", directory.resolve("x.pcap").toString(), option, value);
 
         assertThat(run.status()).isEqualTo(2);
-        assertThat(run.err()).startsWith("jvs synth: " + message);
+        assertThat(run.err()).startsWith("jvs synth: " + message).endsWith("; try 'tools/jvs synth --help'\n");
         assertThat(run.err().lines()).hasSize(1);
         assertThat(directory.resolve("x.pcap")).doesNotExist();
     }
@@ -98,9 +98,11 @@ class SynthCommandTest
         final CommandRun noOut = CommandRun.of("synth", "--packets", "5");
 
         assertThat(both.status()).isEqualTo(2);
-        assertThat(both.err()).isEqualTo("jvs synth: give --packets or --duration, not both" + System.lineSeparator());
+        assertThat(both.err()).isEqualTo("jvs synth: give --packets or --duration, not both; " +
+            "try 'tools/jvs synth --help'" + System.lineSeparator());
         assertThat(noOut.status()).isEqualTo(2);
-        assertThat(noOut.err()).contains("Missing required option: '--out=FILE'");
+        assertThat(noOut.err()).isEqualTo("jvs synth: missing required option --out=FILE; " +
+            "try 'tools/jvs synth --help'" + System.lineSeparator());
     }
 
     @Test
