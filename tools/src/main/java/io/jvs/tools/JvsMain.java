@@ -40,7 +40,7 @@ public final class JvsMain implements Runnable
      * rather than reported as unknown. A subcommand registered below is matched first, so writing one
      * needs only its removal from here.
      */
-    static final Set<String> UNFINISHED = Set.of("ctl", "stat");
+    static final Set<String> UNFINISHED = Set.of("stat");
 
     /**
      * The exit status of a command line mistake, as every subcommand uses.
@@ -51,7 +51,8 @@ public final class JvsMain implements Runnable
      * The subcommands in the order the usage lists them. Each is built only when needed ({@link #create}): a
      * command line naming one builds that one's model alone, which is most of the start-up time saved.
      */
-    private static final List<String> SUBCOMMANDS = List.of("run", "demo", "simulate", "replay", "synth", "bench");
+    private static final List<String> SUBCOMMANDS = List.of("run", "ctl", "demo", "simulate", "replay", "synth",
+        "bench");
 
     /** A subcommand's object, by name; a switch rather than a map of lambdas, which cost start-up time. */
     private static Object create(final String name)
@@ -59,6 +60,7 @@ public final class JvsMain implements Runnable
         return switch (name)
         {
             case "run" -> new RunCommand();
+            case "ctl" -> new io.jvs.tools.ctl.CtlHelp();
             case "demo" -> new DemoCommand();
             case "simulate" -> new SimulateCommand();
             case "replay" -> new ReplayCommand();
@@ -371,6 +373,13 @@ public final class JvsMain implements Runnable
      */
     public static void main(final String[] args)
     {
+        // ctl's arguments are ipvsadm's, parsed by the daemon: only `ctl --help` goes through picocli (jvs's help
+        // of ctl); through the ipvsadm link (`ctl --as-ipvsadm ...`) even --help is ipvsadm's.
+        if (args.length > 0 && args[0].equals("ctl") && !(args.length == 2 && args[1].equals("--help")))
+        {
+            System.exit(io.jvs.tools.ctl.CtlCommand.run(java.util.Arrays.copyOfRange(args, 1, args.length),
+                System.in, System.out, System.err));
+        }
         int status;
         try
         {

@@ -37,7 +37,7 @@ class JvsMainTest
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"ctl", "stat"})
+    @ValueSource(strings = {"stat"})
     void shouldSayAnUnfinishedSubcommandIsNotWrittenYetEvenWhenAskedForItsHelp(final String name)
     {
         final CommandRun run = CommandRun.of(name, "--help");

@@ -219,8 +219,33 @@ class LauncherIT
         assertThat(run.err()).isEqualTo("jvs: unknown subcommand 'nosuch'; try 'tools/jvs --help'\n");
     }
 
+    @Test
+    void shouldGiveCtlsHelpAndCarryIpvsadmsArgumentsThroughALinkNamedIpvsadm() throws Exception
+    {
+        final Run help = launch("ctl", "--help");
+        assertThat(help.status()).isZero();
+        assertThat(help.out()).startsWith("Usage: jvs ctl").contains("ipvsadm");
+
+        final Path missing = directory.resolve("no-daemon.sock");
+        final Run ctl = launch("ctl", "--socket", missing.toString(), "-L", "-n");
+        assertThat(ctl.status()).isEqualTo(2);
+        assertThat(ctl.err()).startsWith("Can't initialize ipvs: ").contains(missing.toString());
+
+        // A script written for IPVS calls ipvsadm: a link to the launcher by that name is ctl, --help included.
+        final Path link = Files.createSymbolicLink(directory.resolve("ipvsadm"),
+            Path.of(System.getProperty("jvs.launcher")).toAbsolutePath());
+        final ProcessBuilder builder = new ProcessBuilder(link.toString(), "--help");
+        builder.environment().put("JVS_SKIP_BUILD", "1");
+        builder.environment().put("JVS_CONTROL_SOCKET", missing.toString());
+        final Process process = builder.start();
+        final String err = new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(process.exitValue()).as(err).isEqualTo(2);
+        assertThat(err).startsWith("Can't initialize ipvs: ").contains(missing.toString());
+    }
+
     @ParameterizedTest
-    @ValueSource(strings = {"ctl", "stat"})
+    @ValueSource(strings = {"stat"})
     void shouldSayAnUnfinishedSubcommandIsNotWrittenYet(final String name) throws Exception
     {
         final Run run = launch(name, "--help");

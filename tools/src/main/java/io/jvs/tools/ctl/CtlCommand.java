@@ -25,6 +25,8 @@ public final class CtlCommand
     static final Duration TIMEOUT = Duration.ofSeconds(60);
     /** ipvsadm's status when it cannot reach IPVS ({@code fail(2, "Can't initialize ipvs: …")}). */
     static final int CANNOT_INITIALIZE = 2;
+    /** The launcher's first argument when it was called through a link named ipvsadm. */
+    static final String AS_IPVSADM = "--as-ipvsadm";
 
     private CtlCommand()
     {
@@ -37,8 +39,12 @@ public final class CtlCommand
     public static int run(final String[] arguments, final InputStream in, final PrintStream out,
         final PrintStream err)
     {
-        Path socket = ControlClient.DEFAULT_SOCKET;
-        int first = 0;
+        // JVS_CONTROL_SOCKET, as the with-ipvs wrapper sets it, for scripts that call ipvsadm with no --socket.
+        final String fromEnvironment = System.getenv("JVS_CONTROL_SOCKET");
+        Path socket = fromEnvironment == null || fromEnvironment.isEmpty() ? ControlClient.DEFAULT_SOCKET :
+            Path.of(fromEnvironment);
+        // The launcher's mark for a call through the ipvsadm link: nothing else to do with it.
+        int first = arguments.length > 0 && arguments[0].equals(AS_IPVSADM) ? 1 : 0;
         while (first < arguments.length && (arguments[first].equals("--socket") ||
             arguments[first].startsWith("--socket=")))
         {
