@@ -19,6 +19,8 @@ public final class IpvsNetlinkCodec
     private static final int ADDRESS_LENGTH = 16;
     /** {@code sizeof(struct ip_vs_flags)}: flags and mask. */
     private static final int FLAGS_LENGTH = 8;
+    /** INT_MAX / HZ for HZ 250: the longest timeout, in seconds, the kernel's set_timeout accepts. */
+    static final int MAX_TIMEOUT = Integer.MAX_VALUE / 250;
 
     private IpvsNetlinkCodec()
     {
@@ -59,9 +61,8 @@ public final class IpvsNetlinkCodec
             case IpvsNetlink.CMD_NEW_DAEMON -> new IpvsNetlinkRequest.NewDaemon(daemon(top));
             case IpvsNetlink.CMD_DEL_DAEMON -> new IpvsNetlinkRequest.DelDaemon(daemonState(top));
             case IpvsNetlink.CMD_SET_CONFIG -> new IpvsNetlinkRequest.SetConfig(
-                optionalU32(top, IpvsNetlink.CMD_ATTR_TIMEOUT_TCP),
-                optionalU32(top, IpvsNetlink.CMD_ATTR_TIMEOUT_TCP_FIN),
-                optionalU32(top, IpvsNetlink.CMD_ATTR_TIMEOUT_UDP));
+                timeout(top, IpvsNetlink.CMD_ATTR_TIMEOUT_TCP), timeout(top, IpvsNetlink.CMD_ATTR_TIMEOUT_TCP_FIN),
+                timeout(top, IpvsNetlink.CMD_ATTR_TIMEOUT_UDP));
             case IpvsNetlink.CMD_GET_CONFIG -> new IpvsNetlinkRequest.GetConfig();
             case IpvsNetlink.CMD_GET_INFO -> new IpvsNetlinkRequest.GetInfo();
             case IpvsNetlink.CMD_ZERO -> new IpvsNetlinkRequest.Zero(top.has(IpvsNetlink.CMD_ATTR_SERVICE) ?
@@ -84,10 +85,23 @@ public final class IpvsNetlinkCodec
         }
     }
 
-    private static OptionalInt optionalU32(final NetlinkAttributes attributes, final int type)
-        throws NetlinkException
+    /**
+     * ip_vs_set_timeout: a timeout of 0 (what ipvsadm --set sends for "keep") leaves it as it is, and one that does
+     * not fit the kernel's jiffies ({@code INT_MAX / HZ}, HZ 250 as Debian's kernels) is refused.
+     */
+    private static OptionalInt timeout(final NetlinkAttributes attributes, final int type) throws NetlinkException
     {
-        return attributes.has(type) ? OptionalInt.of(attributes.u32(type)) : OptionalInt.empty();
+        if (!attributes.has(type))
+        {
+            return OptionalInt.empty();
+        }
+        final int seconds = attributes.u32(type);
+        if (seconds < 0 || seconds > MAX_TIMEOUT)
+        {
+            throw new NetlinkException(Netlink.EINVAL, "a timeout of " + Integer.toUnsignedString(seconds) +
+                " s is out of range");
+        }
+        return seconds == 0 ? OptionalInt.empty() : OptionalInt.of(seconds);
     }
 
     private static NetlinkAttributes serviceAttributes(final NetlinkAttributes top) throws NetlinkException

@@ -88,7 +88,7 @@ public sealed interface IpvsNetlinkRequest
     {
     }
 
-    /** {@code IPVS_CMD_SET_CONFIG} ({@code ipvsadm --set}): each timeout absent from the request is kept. */
+    /** {@code IPVS_CMD_SET_CONFIG} ({@code ipvsadm --set}): each timeout absent (or 0) in the request is kept. */
     record SetConfig(OptionalInt tcp, OptionalInt tcpFin, OptionalInt udp) implements Change
     {
         public SetConfig
