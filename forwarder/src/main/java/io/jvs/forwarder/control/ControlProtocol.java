@@ -29,9 +29,10 @@ import java.util.List;
  * (no payload), {@link #NETLINK} (no payload: from then on the connection carries netlink datagrams both ways, each
  * after its 32-bit length, as {@code io.jvs.forwarder.control.netlink.IpvsNetlinkSession} serves them) and
  * {@link #PROC_FILE} (a {@code /proc/net/ip_vs*} path in UTF-8, answered by a {@link #RESULT} whose status is 0 and
- * whose output is the file, or the errno the file's open fails with). Answers: {@link #RESULT} (a 32-bit exit status, then standard output and standard error, each a
- * 32-bit length and its bytes) and {@link #REFUSED} (the reason in UTF-8). One request per connection; every
- * field is checked before anything is done, so a malformed, truncated or oversized request is refused whole.
+ * whose output is the file, or the errno the file's open fails with). Answers: {@link #RESULT} (a 32-bit exit
+ * status, then standard output and standard error, each a 32-bit length and its bytes) and {@link #REFUSED} (the
+ * reason in UTF-8). One request per connection (a netlink session is one long request); every field is checked
+ * before anything is done, so a malformed, truncated or oversized request is refused whole.
  */
 public final class ControlProtocol
 {

@@ -181,6 +181,8 @@ class IpvsadmThroughPreloadTest
     {
         ipvsadmOk("-A", "-f", "7", "-s", "sh", "-b", "sh-port,sh-fallback");
         ipvsadmOk("-a", "-f", "7", "-r", "10.0.2.1", "-i", "-w", "4");
+        ipvsadmOk("-a", "-f", "7", "-r", "10.0.2.2", "-i", "-w", "1", "--tun-type", "gue", "--tun-port", "6080",
+            "--tun-nocsum");
         ipvsadmOk("-A", "-u", "[2001:db8::1]:53", "-s", "rr", "-p", "60");
         ipvsadmOk("-a", "-u", "[2001:db8::1]:53", "-r", "[2001:db8::2]:53", "-m", "-w", "2");
 
@@ -192,14 +194,20 @@ class IpvsadmThroughPreloadTest
             "UDP  [2001:db8::1]:53 rr persistent 60\n" +
             "  -> [2001:db8::2]:53             Masq    2      0          0         \n" +
             "FWM  7 sh (sh-fallback,sh-port)\n" +
-            "  -> 10.0.2.1:0                   Tunnel  4      0          0         \n");
+            "  -> 10.0.2.1:0                   Tunnel  4      0          0         \n" +
+            "  -> 10.0.2.2:0                   Tunnel  1      0          0         \n");
+        final IpvsDestination gue = backend.destination(IpvsServiceKey.ofMark(Netlink.AF_INET, 7),
+            IpAddress.parse("10.0.2.2"), 0);
+        assertThat(gue.tunnelType()).as("IP_VS_CONN_F_TUNNEL_TYPE_GUE").isEqualTo(1);
+        assertThat(gue.tunnelPort()).isEqualTo(6080);
         final Run save = ipvsadm("-S", "-n");
         assertThat(save.status()).isZero();
         assertThat(save.out()).isEqualTo(
             "-A -u [2001:db8::1]:53 -s rr -p 60\n" +
             "-a -u [2001:db8::1]:53 -r [2001:db8::2]:53 -m -w 2\n" +
             "-A -f 7 -s sh -b sh-fallback,sh-port\n" +
-            "-a -f 7 -r 10.0.2.1:0 -i -w 4 --tun-type ipip\n");
+            "-a -f 7 -r 10.0.2.1:0 -i -w 4 --tun-type ipip\n" +
+            "-a -f 7 -r 10.0.2.2:0 -i -w 1 --tun-type gue --tun-port 6080 --tun-nocsum\n");
 
         // What -S wrote, given back to -R after a flush, makes the same state.
         ipvsadmOk("-C");

@@ -84,8 +84,8 @@ public record NetlinkMessage(int type, int flags, int sequence, int port, byte[]
     }
 
     /**
-     * @return the header of the message starting at this offset, without payload, or null when fewer than a header's bytes are there: what an error reply to a
-     *         malformed message can echo.
+     * @return the header of the message starting at this offset, without its payload, or null when fewer than a
+     *         header's bytes are there: what an error reply to a malformed message can echo.
      */
     public static NetlinkMessage headerOf(final byte[] datagram, final int offset)
     {
