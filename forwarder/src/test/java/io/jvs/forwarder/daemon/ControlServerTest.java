@@ -377,18 +377,23 @@ class ControlServerTest
     }
 
     @Test
-    void shouldDropANetlinkSessionThatSendsAnOversizedOrHeaderlessDatagram() throws Exception
+    void shouldDropANetlinkSessionThatSendsAnOversizedCutOrHeaderlessDatagram() throws Exception
     {
         final Path path = dir.resolve("control");
         final ControlServer server = open(path, null, this::echo, new InMemoryIpvsBackend());
-        try (SocketChannel oversized = netlink(path); SocketChannel headerless = netlink(path))
+        try (SocketChannel oversized = netlink(path); SocketChannel headerless = netlink(path);
+             SocketChannel cut = netlink(path))
         {
             write(oversized, ByteBuffer.allocate(4).putInt((1 << 20) + 1).array());
             assertThat(readAll(oversized)).isEmpty();
             sendDatagram(headerless, new byte[8]);
             assertThat(readAll(headerless)).isEmpty();
+            // A datagram announced as 100 bytes that ends after 10.
+            write(cut, ByteBuffer.allocate(14).putInt(100).array());
+            cut.shutdownOutput();
+            assertThat(readAll(cut)).isEmpty();
         }
-        assertThat(server.counter(ControlCounters.MALFORMED)).isEqualTo(2);
+        assertThat(server.counter(ControlCounters.MALFORMED)).isEqualTo(3);
     }
 
     @Test

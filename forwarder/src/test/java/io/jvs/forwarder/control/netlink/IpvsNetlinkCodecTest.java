@@ -116,6 +116,14 @@ class IpvsNetlinkCodecTest
                 .attribute(IpvsNetlink.SVC_ATTR_ADDR, new byte[17]).be16(IpvsNetlink.SVC_ATTR_PORT, 80);
             out.end(nest);
         }), Netlink.EINVAL, "17 bytes is longer than 16");
+        assertErrno(IpvsNetlink.CMD_NEW_SERVICE, request(out ->
+        {
+            final int nest = out.nest(IpvsNetlink.CMD_ATTR_SERVICE);
+            out.u16(IpvsNetlink.SVC_ATTR_AF, Netlink.AF_INET).u32(IpvsNetlink.SVC_ATTR_FWMARK, 1)
+                .string(IpvsNetlink.SVC_ATTR_SCHED_NAME, "rr").attribute(IpvsNetlink.SVC_ATTR_FLAGS, new byte[4])
+                .u32(IpvsNetlink.SVC_ATTR_TIMEOUT, 0).be32(IpvsNetlink.SVC_ATTR_NETMASK, -1);
+            out.end(nest);
+        }), Netlink.EINVAL, "the service flags have 4 bytes, not 8");
         assertErrno(IpvsNetlink.CMD_SET_INFO, request(out -> { }), Netlink.EOPNOTSUPP, "no command 14");
         assertErrno(99, request(out -> { }), Netlink.EOPNOTSUPP, "no command 99");
     }
