@@ -1,5 +1,6 @@
 package io.jvs.forwarder.daemon;
 
+import com.sun.net.httpserver.HttpServer;
 import io.jvs.core.net.IpAddress;
 import io.jvs.forwarder.control.ControlResponse;
 import io.jvs.forwarder.control.netlink.InMemoryIpvsBackend;
@@ -14,10 +15,16 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.channels.ServerSocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -27,7 +34,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * and only its health checker ({@code -C}), configures the backend from an unmodified {@code virtual_server} block
  * and keeps it in step with its MISC_CHECKs: the service with its scheduler and persistence, each real server with
  * its weight; a server whose check fails is removed, or set to weight 0 under {@code inhibit_on_failure}, and put back
- * when its check passes again; stopping keepalived removes what it made.
+ * when its check passes again; stopping keepalived removes what it made. TCP_CHECK and HTTP_GET against listeners on
+ * loopback take a server out when its listener closes or answers 500, and put it back when it recovers.
  */
 class KeepalivedThroughPreloadTest
 {
@@ -134,6 +142,103 @@ class KeepalivedThroughPreloadTest
         assertThat(keepalived.waitFor(20, TimeUnit.SECONDS)).isTrue();
         await(log, () -> backend.serviceCount() == 0);
         assertThat(Files.readString(log)).contains("Initializing ipvs").doesNotContain("Can't initialize ipvs");
+    }
+
+    @Test
+    void shouldFollowTcpAndHttpChecksOfLoopbackListeners() throws Exception
+    {
+        final IpvsServiceKey service = IpvsServiceKey.of(6, IpAddress.parse("10.0.0.60"), 80);
+        final IpAddress loopback = IpAddress.parse("127.0.0.1");
+        final AtomicInteger status = new AtomicInteger(200);
+        final HttpServer http = HttpServer.create(
+            new InetSocketAddress("127.0.0.1", 0), 8);
+        http.createContext("/health", exchange ->
+        {
+            exchange.sendResponseHeaders(status.get(), 2);
+            try (OutputStream body = exchange.getResponseBody())
+            {
+                body.write("ok".getBytes(StandardCharsets.US_ASCII));
+            }
+        });
+        http.start();
+        ServerSocketChannel first = listener(0);
+        final ServerSocketChannel second = listener(0);
+        final int firstPort = ((InetSocketAddress)first.getLocalAddress()).getPort();
+        final int secondPort = ((InetSocketAddress)second.getLocalAddress()).getPort();
+        final int httpPort = http.getAddress().getPort();
+        try
+        {
+            final Path conf = Files.writeString(dir.resolve("keepalived.conf"), """
+                virtual_server 10.0.0.60 80 {
+                    delay_loop 1
+                    lb_algo rr
+                    lb_kind NAT
+                    protocol TCP
+                    real_server 127.0.0.1 %d {
+                        weight 1
+                        TCP_CHECK {
+                            connect_timeout 1
+                            retry 1
+                        }
+                    }
+                    real_server 127.0.0.1 %d {
+                        weight 1
+                        TCP_CHECK {
+                            connect_timeout 1
+                            retry 1
+                        }
+                    }
+                    real_server 127.0.0.1 %d {
+                        weight 1
+                        HTTP_GET {
+                            url {
+                                path /health
+                                status_code 200
+                            }
+                            connect_timeout 1
+                            retry 1
+                        }
+                    }
+                }
+                """.formatted(firstPort, secondPort, httpPort));
+            final Path log = dir.resolve("keepalived.log");
+            keepalived = new ProcessBuilder(ROOT.resolve("tools/jvs").toString(), "with-ipvs", "--socket",
+                dir.resolve("jvs.sock").toString(), "--", "/usr/sbin/keepalived", "-n", "-l", "-D", "-C", "-f",
+                conf.toString(), "-p", dir.resolve("keepalived.pid").toString(), "-c",
+                dir.resolve("checkers.pid").toString(), "-r", dir.resolve("vrrp.pid").toString())
+                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            await(log, () -> backend.listDests(service).size() == 3);
+
+            // The first listener goes: out within retry x delay_loop (and keepalived's timeouts), the others stay.
+            first.close();
+            await(log, () -> backend.destination(service, loopback, firstPort) == null);
+            assertThat(backend.destination(service, loopback, secondPort)).isNotNull();
+            assertThat(backend.destination(service, loopback, httpPort)).isNotNull();
+            first = listener(firstPort);
+            await(log, () -> backend.destination(service, loopback, firstPort) != null);
+
+            // The HTTP server answers 500: out; 200 again: back.
+            status.set(500);
+            await(log, () -> backend.destination(service, loopback, httpPort) == null);
+            status.set(200);
+            await(log, () -> backend.destination(service, loopback, httpPort) != null);
+            assertThat(backend.listDests(service)).hasSize(3);
+        }
+        finally
+        {
+            http.stop(0);
+            first.close();
+            second.close();
+        }
+    }
+
+    /** A TCP listener on loopback that accepts (the kernel completes handshakes into its backlog). */
+    private static ServerSocketChannel listener(final int port) throws IOException
+    {
+        final ServerSocketChannel channel = ServerSocketChannel.open();
+        channel.setOption(StandardSocketOptions.SO_REUSEADDR, true);
+        channel.bind(new InetSocketAddress("127.0.0.1", port), 64);
+        return channel;
     }
 
     private int weight(final IpAddress server)
