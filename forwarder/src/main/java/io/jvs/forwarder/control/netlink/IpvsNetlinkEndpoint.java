@@ -175,28 +175,41 @@ public final class IpvsNetlinkEndpoint
             return true;
         }
         final NetlinkAttributes attrs = NetlinkAttributes.parse(attributes, GenericNetlink.CTRL_ATTR_MAX);
-        final Boolean ipvs;
+        final Family family;
         if (attrs.has(GenericNetlink.CTRL_ATTR_FAMILY_ID))
         {
-            final int id = attrs.u16(GenericNetlink.CTRL_ATTR_FAMILY_ID);
-            ipvs = id == IpvsNetlink.FAMILY_ID ? Boolean.TRUE : id == GenericNetlink.ID_CTRL ? Boolean.FALSE : null;
+            family = Family.byId(attrs.u16(GenericNetlink.CTRL_ATTR_FAMILY_ID));
         }
         else if (attrs.has(GenericNetlink.CTRL_ATTR_FAMILY_NAME))
         {
-            final String name = attrs.string(GenericNetlink.CTRL_ATTR_FAMILY_NAME, Integer.MAX_VALUE);
-            ipvs = name.equals(IpvsNetlink.FAMILY_NAME) ? Boolean.TRUE : name.equals(GenericNetlink.CTRL_NAME) ?
-                Boolean.FALSE : null;
+            family = Family.byName(attrs.string(GenericNetlink.CTRL_ATTR_FAMILY_NAME, Integer.MAX_VALUE));
         }
         else
         {
             throw new NetlinkException(Netlink.EINVAL, "GETFAMILY names no family");
         }
-        if (ipvs == null)
+        if (family == null)
         {
             throw new NetlinkException(Netlink.ENOENT, "no such generic netlink family");
         }
-        out.add(family(request, 0, ipvs));
+        out.add(family(request, 0, family == Family.IPVS));
         return false;
+    }
+
+    /** The families this endpoint has. */
+    private enum Family
+    {
+        NLCTRL, IPVS;
+
+        static Family byId(final int id)
+        {
+            return id == IpvsNetlink.FAMILY_ID ? IPVS : id == GenericNetlink.ID_CTRL ? NLCTRL : null;
+        }
+
+        static Family byName(final String name)
+        {
+            return name.equals(IpvsNetlink.FAMILY_NAME) ? IPVS : name.equals(GenericNetlink.CTRL_NAME) ? NLCTRL : null;
+        }
     }
 
     /** ctrl_fill_info: the family's name, id, version, header size, highest attribute, operations, groups. */
