@@ -244,6 +244,29 @@ class LauncherIT
         assertThat(err).startsWith("Can't initialize ipvs: ").contains(missing.toString());
     }
 
+    @Test
+    void shouldRunACommandWithThePreloadLibraryAndTheControlSocket() throws Exception
+    {
+        final Run run = launch("with-ipvs", "--socket", "/tmp/jvs-test.sock", "--", "sh", "-c",
+            "echo \"$LD_PRELOAD\"; echo \"$JVS_CONTROL_SOCKET\"");
+
+        assertThat(run.status()).as(run.err()).isZero();
+        final List<String> lines = run.out().lines().toList();
+        assertThat(lines).hasSize(2);
+        assertThat(Path.of(lines.get(0))).exists().hasFileName("libjvs-ipvs.so");
+        assertThat(lines.get(1)).isEqualTo("/tmp/jvs-test.sock");
+    }
+
+    @Test
+    void shouldRefuseWithIpvsWithoutACommand() throws Exception
+    {
+        final Run run = launch("with-ipvs", "--socket", "/tmp/jvs-test.sock", "--");
+
+        assertThat(run.status()).isEqualTo(2);
+        assertThat(run.err()).isEqualTo(
+            "jvs: with-ipvs: no command to run (tools/jvs with-ipvs [--socket PATH] -- COMMAND ...)\n");
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"stat"})
     void shouldSayAnUnfinishedSubcommandIsNotWrittenYet(final String name) throws Exception

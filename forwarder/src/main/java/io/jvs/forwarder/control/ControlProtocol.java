@@ -26,9 +26,13 @@ import java.util.List;
  * </pre>
  * Big-endian throughout. Requests: {@link #IPVSADM} (a 16-bit argument count, each argument as a 32-bit length
  * and its UTF-8 bytes, then standard input as a 32-bit length and its bytes), {@link #STATUS} and {@link #RELOAD}
- * (no payload). Answers: {@link #RESULT} (a 32-bit exit status, then standard output and standard error, each a
- * 32-bit length and its bytes) and {@link #REFUSED} (the reason in UTF-8). One request per connection; every
- * field is checked before anything is done, so a malformed, truncated or oversized request is refused whole.
+ * (no payload), {@link #NETLINK} (no payload: from then on the connection carries netlink datagrams both ways, each
+ * after its 32-bit length, as {@code io.jvs.forwarder.control.netlink.IpvsNetlinkSession} serves them) and
+ * {@link #PROC_FILE} (a {@code /proc/net/ip_vs*} path in UTF-8, answered by a {@link #RESULT} whose status is 0 and
+ * whose output is the file, or the errno the file's open fails with). Answers: {@link #RESULT} (a 32-bit exit
+ * status, then standard output and standard error, each a 32-bit length and its bytes) and {@link #REFUSED} (the
+ * reason in UTF-8). One request per connection (a netlink session is one long request); every field is checked
+ * before anything is done, so a malformed, truncated or oversized request is refused whole.
  */
 public final class ControlProtocol
 {
@@ -44,6 +48,12 @@ public final class ControlProtocol
     public static final int IPVSADM = 1;
     public static final int STATUS = 2;
     public static final int RELOAD = 3;
+    /** Switches the connection to netlink datagrams (the preload library's generic netlink socket). */
+    public static final int NETLINK = 4;
+    /** Asks for a {@code /proc/net/ip_vs*} file's content (the preload library's fopen). */
+    public static final int PROC_FILE = 5;
+    /** The longest path a {@link #PROC_FILE} request may name ({@code PATH_MAX}). */
+    public static final int MAX_PATH = 4096;
     public static final int RESULT = 0x81;
     public static final int REFUSED = 0xFF;
 
@@ -94,6 +104,36 @@ public final class ControlProtocol
                 yield header(REFUSED, reason.length).put(reason).flip();
             }
         };
+    }
+
+    /** @return the header that turns a connection into a netlink datagram stream. */
+    public static ByteBuffer encodeNetlinkStart()
+    {
+        return header(NETLINK, 0).flip();
+    }
+
+    /** @return a {@link #PROC_FILE} request for the path. */
+    public static ByteBuffer encodeProcFile(final String path)
+    {
+        final byte[] bytes = path.getBytes(StandardCharsets.UTF_8);
+        return header(PROC_FILE, bytes.length).put(bytes).flip();
+    }
+
+    /**
+     * @param payload a {@link #PROC_FILE} request's whole payload.
+     * @return the path it names.
+     * @throws ControlProtocolException when it is empty, too long or not UTF-8.
+     */
+    public static String decodeProcFile(final ByteBuffer payload) throws ControlProtocolException
+    {
+        if (!payload.hasRemaining() || payload.remaining() > MAX_PATH)
+        {
+            throw new ControlProtocolException("a file request needs a path of 1 to " + MAX_PATH + " bytes, not " +
+                payload.remaining());
+        }
+        final byte[] bytes = new byte[payload.remaining()];
+        payload.get(bytes);
+        return text(bytes, "the path");
     }
 
     private static ByteBuffer header(final int type, final int payload)

@@ -4,6 +4,8 @@ import io.jvs.forwarder.control.ControlProtocol;
 import io.jvs.forwarder.control.ControlProtocolException;
 import io.jvs.forwarder.control.ControlRequest;
 import io.jvs.forwarder.control.ControlResponse;
+import io.jvs.forwarder.control.netlink.IpvsNetlinkBackend;
+import io.jvs.forwarder.control.netlink.IpvsNetlinkSession;
 import io.jvs.nativebindings.ChannelDescriptors;
 import io.jvs.nativebindings.NativeCallException;
 import io.jvs.nativebindings.PeerCredentials;
@@ -26,7 +28,10 @@ import java.nio.file.Path;
 import java.nio.file.attribute.GroupPrincipal;
 import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
@@ -42,6 +47,11 @@ import java.util.function.Function;
  * client has its own virtual thread and a deadline for its request and for taking the answer, so a slow, stuck or
  * vanished client holds up neither the conductor nor a worker nor another client. A request is checked whole
  * before the handler sees it: a malformed, truncated or oversized one is refused and changes nothing.
+ * <p>
+ * With an {@link IpvsNetlinkBackend}, a connection that opens with a {@link ControlProtocol#NETLINK} header stays
+ * open as an IPVS generic netlink session ({@link IpvsNetlinkSession}: what the preload library gives ipvsadm and
+ * keepalived), idle for as long as the client likes but held to the same deadline within each datagram, and a
+ * {@link ControlProtocol#PROC_FILE} request is answered with the backend's {@code /proc/net/ip_vs*} text.
  */
 final class ControlServer implements AutoCloseable
 {
@@ -49,10 +59,13 @@ final class ControlServer implements AutoCloseable
     static final int MAX_TEXT_REQUEST = 4096;
     /** A client must send its whole request, and take its whole answer, within this long. */
     static final long REQUEST_TIMEOUT_MS = 5_000;
+    private static final int ENOENT = 2;
 
     private final Path path;
     private final ServerSocketChannel server;
     private final Function<ControlRequest, ControlResponse> handler;
+    private final IpvsNetlinkBackend ipvs;
+    private final Set<SocketChannel> sessions = ConcurrentHashMap.newKeySet();
     private final int group;
     private final Thread acceptor;
     private final ControlCounters counters = new ControlCounters();
@@ -60,11 +73,12 @@ final class ControlServer implements AutoCloseable
     private volatile boolean closed;
 
     private ControlServer(final Path path, final ServerSocketChannel server,
-        final Function<ControlRequest, ControlResponse> handler, final int group)
+        final Function<ControlRequest, ControlResponse> handler, final IpvsNetlinkBackend ipvs, final int group)
     {
         this.path = path;
         this.server = server;
         this.handler = handler;
+        this.ipvs = ipvs;
         this.group = group;
         this.acceptor = Thread.ofPlatform().daemon().name("jvs-control").unstarted(this::accept);
     }
@@ -79,6 +93,18 @@ final class ControlServer implements AutoCloseable
      */
     static ControlServer open(final Path path, final String group,
         final Function<ControlRequest, ControlResponse> handler) throws IOException
+    {
+        return open(path, group, handler, null);
+    }
+
+    /**
+     * As {@link #open(Path, String, Function)}, also serving IPVS generic netlink sessions and {@code /proc} file
+     * requests from the backend.
+     *
+     * @param ipvs what netlink sessions drive, or null to refuse them.
+     */
+    static ControlServer open(final Path path, final String group,
+        final Function<ControlRequest, ControlResponse> handler, final IpvsNetlinkBackend ipvs) throws IOException
     {
         final Path parent = path.toAbsolutePath().getParent();
         if (parent != null)
@@ -118,7 +144,7 @@ final class ControlServer implements AutoCloseable
             DaemonLog.warning("control socket: the JVM does not export sun.nio.ch to jvs, so a peer's supplementary " +
                 "groups cannot be read; only root and members by primary group are served (run jvs by its launcher)");
         }
-        final ControlServer control = new ControlServer(path, server, handler, gid);
+        final ControlServer control = new ControlServer(path, server, handler, ipvs, gid);
         control.acceptor.start();
         return control;
     }
@@ -248,14 +274,34 @@ final class ControlServer implements AutoCloseable
                 ControlProtocol.write(client, ControlProtocol.encode(new ControlResponse.Refused(refusal)), deadline);
                 return;
             }
+            if (type == ControlProtocol.NETLINK)
+            {
+                if (header.getInt(8) != 0)
+                {
+                    throw new ControlProtocolException("a netlink request has no payload, not " + header.getInt(8) +
+                        " bytes");
+                }
+                if (ipvs == null)
+                {
+                    throw new ControlProtocolException("this daemon serves no IPVS netlink sessions");
+                }
+                serveNetlink(client);
+                return;
+            }
             final ByteBuffer payload = ByteBuffer.allocate(header.getInt(8));
             if (!ControlProtocol.fill(client, payload, deadline))
             {
                 throw new ControlProtocolException("the message ends after " + payload.position() + " of its " +
                     payload.capacity() + " payload bytes");
             }
-            final ControlRequest request = ControlProtocol.decodeRequest(type, payload.flip());
-            response = handler.apply(request);
+            if (type == ControlProtocol.PROC_FILE)
+            {
+                response = procFile(ControlProtocol.decodeProcFile(payload.flip()));
+            }
+            else
+            {
+                response = handler.apply(ControlProtocol.decodeRequest(type, payload.flip()));
+            }
             counters.increment(ControlCounters.SERVED);
         }
         catch (final SocketTimeoutException ex)
@@ -270,6 +316,52 @@ final class ControlServer implements AutoCloseable
             response = new ControlResponse.Refused(refusal != null ? refusal : ex.getMessage());
         }
         ControlProtocol.write(client, ControlProtocol.encode(response), deadline);
+    }
+
+    /** Serves a netlink session until the client goes; a timeout inside a datagram propagates (counted). */
+    private void serveNetlink(final SocketChannel client) throws IOException
+    {
+        counters.increment(ControlCounters.SERVED);
+        sessions.add(client);
+        try
+        {
+            if (closed)
+            {
+                return;
+            }
+            if (new IpvsNetlinkSession(client, ipvs, REQUEST_TIMEOUT_MS).run() == IpvsNetlinkSession.End.MALFORMED)
+            {
+                counters.increment(ControlCounters.MALFORMED);
+            }
+        }
+        catch (final ClosedChannelException ex)
+        {
+            // Closed by close(): the daemon is stopping.
+        }
+        catch (final IOException ex)
+        {
+            if (ex instanceof InterruptedIOException)
+            {
+                throw ex;
+            }
+            // A client gone mid-session (reset): nothing to tell anyone.
+        }
+        finally
+        {
+            sessions.remove(client);
+        }
+    }
+
+    /** @return the file's content, or ENOENT as the status when the backend has no such file. */
+    private ControlResponse procFile(final String file)
+    {
+        if (ipvs == null)
+        {
+            return new ControlResponse.Refused("this daemon serves no IPVS files");
+        }
+        final Optional<byte[]> content = ipvs.procFile(file);
+        return content.<ControlResponse>map(bytes -> new ControlResponse.Result(0, bytes, new byte[0]))
+            .orElseGet(() -> ControlResponse.Result.of(ENOENT, "", file + ": no such file\n"));
     }
 
     private void serveText(final SocketChannel client, final byte first, final String refusal, final long deadline)
@@ -365,6 +457,17 @@ final class ControlServer implements AutoCloseable
         catch (final IOException ignored)
         {
             // Closing: nothing more to do with it.
+        }
+        for (final SocketChannel session : sessions)
+        {
+            try
+            {
+                session.close();
+            }
+            catch (final IOException ignored)
+            {
+                // Its thread ends either way.
+            }
         }
         try
         {

@@ -4,6 +4,12 @@ import io.jvs.forwarder.control.ControlClient;
 import io.jvs.forwarder.control.ControlProtocol;
 import io.jvs.forwarder.control.ControlRequest;
 import io.jvs.forwarder.control.ControlResponse;
+import io.jvs.forwarder.control.netlink.GenericNetlink;
+import io.jvs.forwarder.control.netlink.InMemoryIpvsBackend;
+import io.jvs.forwarder.control.netlink.IpvsNetlink;
+import io.jvs.forwarder.control.netlink.Netlink;
+import io.jvs.forwarder.control.netlink.NetlinkMessage;
+import io.jvs.forwarder.control.netlink.NetlinkWriter;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -41,7 +47,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * nor in the socket's group is refused even when the file's mode lets it connect, and one in the group only by a
  * supplementary group is served; the text lines {@code status} and {@code reload} work for socat; the socket file
  * is mode 0660 with the configured group, goes away on close, is never taken over from a running daemon and is
- * replaced when stale.
+ * replaced when stale. With an IPVS backend, a netlink session stays served while idle past the time limit but is
+ * dropped when stuck inside a datagram, and {@code /proc} file requests get the backend's text.
  */
 class ControlServerTest
 {
@@ -332,12 +339,163 @@ class ControlServerTest
         }
     }
 
+    @Test
+    void shouldKeepAnIdleNetlinkSessionAndDropOneStuckInsideADatagram() throws Exception
+    {
+        final Path path = dir.resolve("control");
+        final ControlServer server = open(path, null, this::echo, new InMemoryIpvsBackend());
+        try (SocketChannel idle = netlink(path); SocketChannel stuck = netlink(path))
+        {
+            final byte[] resolve = new NetlinkWriter(GenericNetlink.ID_CTRL, Netlink.NLM_F_REQUEST | Netlink.NLM_F_ACK,
+                1, 99).genl(GenericNetlink.CTRL_CMD_GETFAMILY, 1)
+                .string(GenericNetlink.CTRL_ATTR_FAMILY_NAME, "IPVS").finish();
+            sendDatagram(idle, resolve);
+            assertThat(NetlinkMessage.split(receiveDatagram(idle)).getFirst().type()).isEqualTo(GenericNetlink.ID_CTRL);
+            assertThat(NetlinkMessage.split(receiveDatagram(idle)).getFirst().type()).isEqualTo(Netlink.NLMSG_ERROR);
+
+            // Two bytes of a datagram's length, then nothing.
+            write(stuck, new byte[] {0, 0});
+            final CompletableFuture<byte[]> dropped = CompletableFuture.supplyAsync(() -> readAll(stuck), THREADS);
+            Thread.sleep(ControlServer.REQUEST_TIMEOUT_MS + 1_000);
+            // Told why in a control frame (the preload library prints its reason), then closed.
+            final ByteBuffer refused = ByteBuffer.wrap(dropped.get(10, TimeUnit.SECONDS));
+            assertThat(ControlProtocol.checkHeader(refused)).isEqualTo(ControlProtocol.REFUSED);
+            assertThat(new String(refused.array(), ControlProtocol.HEADER_LENGTH,
+                refused.capacity() - ControlProtocol.HEADER_LENGTH, StandardCharsets.UTF_8)).contains("time limit");
+            assertThat(server.counter(ControlCounters.TIMED_OUT)).isEqualTo(1);
+
+            // The idle one, past the same limit, is still served.
+            final byte[] info = new NetlinkWriter(IpvsNetlink.FAMILY_ID, Netlink.NLM_F_REQUEST, 2, 99)
+                .genl(IpvsNetlink.CMD_GET_INFO, 1).finish();
+            sendDatagram(idle, info);
+            final NetlinkMessage reply = NetlinkMessage.split(receiveDatagram(idle)).getFirst();
+            assertThat(reply.sequence()).isEqualTo(2);
+            assertThat(reply.payload()[0]).isEqualTo((byte)IpvsNetlink.CMD_SET_INFO);
+            assertThat(ControlClient.exchange(path, new ControlRequest.Status(), TIMEOUT))
+                .isInstanceOf(ControlResponse.Result.class);
+        }
+    }
+
+    @Test
+    void shouldDropANetlinkSessionThatSendsAnOversizedCutOrHeaderlessDatagram() throws Exception
+    {
+        final Path path = dir.resolve("control");
+        final ControlServer server = open(path, null, this::echo, new InMemoryIpvsBackend());
+        try (SocketChannel oversized = netlink(path); SocketChannel headerless = netlink(path);
+             SocketChannel cut = netlink(path))
+        {
+            write(oversized, ByteBuffer.allocate(4).putInt((1 << 20) + 1).array());
+            assertThat(readAll(oversized)).isEmpty();
+            sendDatagram(headerless, new byte[8]);
+            assertThat(readAll(headerless)).isEmpty();
+            // A datagram announced as 100 bytes that ends after 10.
+            write(cut, ByteBuffer.allocate(14).putInt(100).array());
+            cut.shutdownOutput();
+            assertThat(readAll(cut)).isEmpty();
+        }
+        assertThat(server.counter(ControlCounters.MALFORMED)).isEqualTo(3);
+    }
+
+    @Test
+    void shouldRefuseNetlinkWithAPayloadOrWithoutABackend() throws Exception
+    {
+        final Path path = dir.resolve("control");
+        open(path, null, this::echo, new InMemoryIpvsBackend());
+        final ByteBuffer withPayload = ByteBuffer.allocate(ControlProtocol.HEADER_LENGTH + 2)
+            .put(ControlProtocol.encodeNetlinkStart()).put(new byte[2]).flip();
+        withPayload.putInt(8, 2);
+        assertThat(refusal(path, bytes(withPayload))).contains("a netlink request has no payload");
+
+        final Path plain = dir.resolve("plain");
+        open(plain, null, this::echo);
+        assertThat(refusal(plain, bytes(ControlProtocol.encodeNetlinkStart()))).contains("serves no IPVS netlink");
+        assertThat(refusal(plain, bytes(ControlProtocol.encodeProcFile("/proc/net/ip_vs_conn"))))
+            .contains("serves no IPVS files");
+        assertThat(handled).isEmpty();
+    }
+
+    @Test
+    void shouldServeProcFilesFromTheBackend() throws Exception
+    {
+        final Path path = dir.resolve("control");
+        final InMemoryIpvsBackend backend = new InMemoryIpvsBackend();
+        backend.setConnections("TCP 0A000102 9C40 0A000001 0050 0A000101 1F90 ESTABLISHED     890\n");
+        open(path, null, this::echo, backend);
+
+        final ControlResponse.Result file = result(path, ControlProtocol.encodeProcFile("/proc/net/ip_vs_conn"));
+        assertThat(file.status()).isZero();
+        assertThat(new String(file.output(), StandardCharsets.US_ASCII)).isEqualTo(backend.connectionsFile());
+
+        final ControlResponse.Result missing = result(path, ControlProtocol.encodeProcFile("/proc/net/ip_vs_nope"));
+        assertThat(missing.status()).as("ENOENT").isEqualTo(2);
+        assertThat(missing.output()).isEmpty();
+
+        final ByteBuffer empty = ControlProtocol.encodeProcFile("");
+        assertThat(refusal(path, bytes(empty))).contains("a path of 1 to 4096 bytes");
+    }
+
+    private static ControlResponse.Result result(final Path path, final ByteBuffer request) throws Exception
+    {
+        try (SocketChannel client = SocketChannel.open(UnixDomainSocketAddress.of(path)))
+        {
+            write(client, bytes(request));
+            final ByteBuffer answer = ByteBuffer.wrap(readAll(client));
+            final int type = ControlProtocol.checkHeader(answer);
+            return (ControlResponse.Result)ControlProtocol.decodeResponse(type,
+                answer.position(ControlProtocol.HEADER_LENGTH).slice());
+        }
+    }
+
+    /** A connection switched to netlink datagrams. */
+    private static SocketChannel netlink(final Path path) throws IOException
+    {
+        final SocketChannel channel = SocketChannel.open(UnixDomainSocketAddress.of(path));
+        write(channel, bytes(ControlProtocol.encodeNetlinkStart()));
+        return channel;
+    }
+
+    private static void sendDatagram(final SocketChannel channel, final byte[] datagram) throws IOException
+    {
+        write(channel, ByteBuffer.allocate(4 + datagram.length).putInt(datagram.length).put(datagram).array());
+    }
+
+    private static byte[] receiveDatagram(final SocketChannel channel) throws Exception
+    {
+        return CompletableFuture.supplyAsync(() ->
+        {
+            try
+            {
+                final ByteBuffer length = ByteBuffer.allocate(4);
+                while (length.hasRemaining() && channel.read(length) >= 0)
+                {
+                    // Reading the length.
+                }
+                final ByteBuffer datagram = ByteBuffer.allocate(length.getInt(0));
+                while (datagram.hasRemaining() && channel.read(datagram) >= 0)
+                {
+                    // Reading the datagram.
+                }
+                return datagram.array();
+            }
+            catch (final IOException ex)
+            {
+                throw new IllegalStateException(ex);
+            }
+        }, THREADS).get(10, TimeUnit.SECONDS);
+    }
+
     // -----------------------------------------------------------------------------------------------------
 
     private ControlServer open(final Path path, final String group,
         final Function<ControlRequest, ControlResponse> handler) throws IOException
     {
-        final ControlServer server = ControlServer.open(path, group, handler);
+        return open(path, group, handler, null);
+    }
+
+    private ControlServer open(final Path path, final String group,
+        final Function<ControlRequest, ControlResponse> handler, final InMemoryIpvsBackend ipvs) throws IOException
+    {
+        final ControlServer server = ControlServer.open(path, group, handler, ipvs);
         open.add(server);
         return server;
     }
