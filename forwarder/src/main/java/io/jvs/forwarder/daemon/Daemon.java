@@ -375,7 +375,8 @@ public final class Daemon implements AutoCloseable
         {
             ipvsBackend = new IpvsBackend(this, new io.jvs.core.control.KernelChecks.Limits(MAX_SERVICES,
                 MAX_SERVERS), config.connections());
-            controlServer = ControlServer.open(config.control(), config.controlGroup(), this::answer);
+            controlServer = ControlServer.open(config.control(), config.controlGroup(), this::answer,
+                new NetlinkBackend(ipvsBackend));
         }
         catch (final IOException ex)
         {

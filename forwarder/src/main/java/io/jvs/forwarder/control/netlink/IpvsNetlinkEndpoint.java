@@ -112,7 +112,10 @@ public final class IpvsNetlinkEndpoint
         }
         catch (final RuntimeException ex)
         {
-            // A backend that fails answers as the kernel does when it runs out of memory; the session goes on.
+            // A backend that fails answers as the kernel does when it runs out of memory; the session goes on, and
+            // the daemon's log says what happened.
+            java.util.logging.Logger.getLogger(IpvsNetlinkEndpoint.class.getName()).log(java.util.logging.Level.WARNING,
+                "IPVS netlink request failed in the backend (answered ENOMEM): " + ex, ex);
             out.add(error(request, Netlink.ENOMEM, true));
         }
     }

@@ -1,0 +1,175 @@
+package io.jvs.forwarder.daemon.it;
+
+import io.jvs.forwarder.control.ControlClient;
+import io.jvs.forwarder.control.ControlRequest;
+import io.jvs.forwarder.control.ControlResponse;
+import io.jvs.forwarder.daemon.it.LbTopology.Mode;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Debian's keepalived, unmodified, configures a running daemon through {@code tools/jvs with-ipvs} and keeps it in
+ * step with its TCP_CHECKs on three NAT real servers: the service and servers appear as its virtual_server block
+ * says; when one server's listener goes away its check takes it out within the check's retries times delay_loop
+ * (and ipvsadm's listing shows it), new connections avoid it while the others keep serving, and when the listener
+ * is back keepalived puts the server back and it takes connections again. Debian's ipvsadm through the same
+ * library lists what ctl lists.
+ */
+class DaemonKeepalivedTest
+{
+    private static final int PORT = 8080;
+    private static final Path ROOT = Path.of(System.getProperty("user.dir")).toAbsolutePath().getParent();
+    private static final int DELAY_LOOP_S = 1;
+    private static final int RETRY = 1;
+
+    @TempDir
+    Path directory;
+
+    @BeforeAll
+    static void buildTheLibrary() throws Exception
+    {
+        final Process build = new ProcessBuilder(ROOT.resolve("tools/native/build-preload.sh").toString())
+            .redirectErrorStream(true).start();
+        final String output = new String(build.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(build.waitFor(120, TimeUnit.SECONDS)).isTrue();
+        assertThat(build.exitValue()).as(output).isZero();
+    }
+
+    @Test
+    void shouldFollowKeepalivedsHealthChecksOnTheLiveDaemon() throws Exception
+    {
+        try (LbTopology topology = LbTopology.builder("kalive").mode(Mode.NAT).realServers(3).ipv6(false).build())
+        {
+            DaemonConfigs.sendersComputeChecksums(topology);
+            final List<TcpDigestServer> listeners = new ArrayList<>(topology.startTcpServers(PORT, false));
+            final String vip = topology.vip4().getHostAddress();
+            final StringBuilder servers = new StringBuilder();
+            for (final Host server : topology.realServers())
+            {
+                servers.append("""
+                        real_server %s %d {
+                            weight 1
+                            TCP_CHECK {
+                                connect_timeout 1
+                                retry %d
+                                delay_before_retry 1
+                            }
+                        }
+                    """.formatted(server.ipv4().getHostAddress(), PORT, RETRY));
+            }
+            final Path conf = Files.writeString(directory.resolve("keepalived.conf"), """
+                global_defs {
+                    router_id jvs_daemon_test
+                }
+                virtual_server %s %d {
+                    delay_loop %d
+                    lb_algo rr
+                    lb_kind NAT
+                    protocol TCP
+                %s}
+                """.formatted(vip, PORT, DELAY_LOOP_S, servers));
+            try (DaemonProcess daemon = DaemonProcess.start(topology.directorNamespace(), directory,
+                DaemonConfigs.twoArm()))
+            {
+                final Path log = directory.resolve("keepalived.log");
+                final Process keepalived = new ProcessBuilder("ip", "netns", "exec", topology.directorNamespace(),
+                    ROOT.resolve("tools/jvs").toString(), "with-ipvs", "--socket", daemon.control().toString(), "--",
+                    "/usr/sbin/keepalived", "-n", "-l", "-D", "-C", "-f", conf.toString(),
+                    "-p", directory.resolve("keepalived.pid").toString(),
+                    "-c", directory.resolve("checkers.pid").toString(),
+                    "-r", directory.resolve("vrrp.pid").toString())
+                    .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+                try
+                {
+                    final InetSocketAddress service = new InetSocketAddress(topology.vip4(), PORT);
+                    awaitListing(daemon, log, Duration.ofSeconds(30), listing -> topology.realServers().stream()
+                        .allMatch(server -> listing.contains("  -> " + server.ipv4().getHostAddress() + ":" + PORT)));
+                    assertThat(DaemonConfigs.byServer(load(topology, service, 30))).as("all three serve")
+                        .containsOnlyKeys("rs1", "rs2", "rs3");
+
+                    // rs2's listener goes away: keepalived's check takes it out, within its retries of delay_loop.
+                    final Host rs2 = topology.realServer("rs2");
+                    listeners.get(1).close();
+                    final long stopped = System.nanoTime();
+                    awaitListing(daemon, log, Duration.ofSeconds(20),
+                        listing -> !listing.contains("  -> " + rs2.ipv4().getHostAddress() + ":" + PORT));
+                    final long outMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stopped);
+                    assertThat(outMs).as("ms until rs2 was taken out")
+                        .isLessThan(TimeUnit.SECONDS.toMillis((RETRY + 1L) * (DELAY_LOOP_S + 1) + 5));
+                    final List<TcpDigestClient.Connection> without = load(topology, service, 20);
+                    assertThat(TcpDigestClient.failures(without)).isEmpty();
+                    assertThat(DaemonConfigs.byServer(without)).as("new connections avoid rs2")
+                        .containsOnlyKeys("rs1", "rs3");
+
+                    // Its listener is back: so is it.
+                    topology.register(TcpDigestServer.start(rs2.namespace(), rs2.name(), PORT, false));
+                    awaitListing(daemon, log, Duration.ofSeconds(20),
+                        listing -> listing.contains("  -> " + rs2.ipv4().getHostAddress() + ":" + PORT));
+                    assertThat(DaemonConfigs.byServer(load(topology, service, 30))).containsKey("rs2");
+
+                    // Debian's ipvsadm, through the same library, lists the same as ctl.
+                    final Process ipvsadm = new ProcessBuilder(ROOT.resolve("tools/jvs").toString(), "with-ipvs",
+                        "--socket", daemon.control().toString(), "--", "/usr/sbin/ipvsadm", "-L", "-n").start();
+                    final String debian = new String(ipvsadm.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                    assertThat(ipvsadm.waitFor(30, TimeUnit.SECONDS)).isTrue();
+                    assertThat(ipvsadm.exitValue()).isZero();
+                    assertThat(debian).isEqualTo(listing(daemon));
+                }
+                finally
+                {
+                    keepalived.destroy();
+                    if (!keepalived.waitFor(20, TimeUnit.SECONDS))
+                    {
+                        keepalived.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+                    }
+                }
+            }
+        }
+    }
+
+    private static List<TcpDigestClient.Connection> load(final LbTopology topology, final InetSocketAddress service,
+        final int connections) throws Exception
+    {
+        return TcpDigestClient.run(topology.clientNamespace(), TcpDigestClient.Load.of(service, connections, 4096)
+            .parallel(3));
+    }
+
+    private static String listing(final DaemonProcess daemon) throws IOException
+    {
+        final ControlResponse response = ControlClient.exchange(daemon.control(),
+            new ControlRequest.Ipvsadm(List.of("-L", "-n"), new byte[0]), Duration.ofSeconds(10));
+        assertThat(response).isInstanceOf(ControlResponse.Result.class);
+        return new String(((ControlResponse.Result)response).output(), StandardCharsets.UTF_8);
+    }
+
+    private static void awaitListing(final DaemonProcess daemon, final Path log, final Duration timeout,
+        final java.util.function.Predicate<String> condition) throws Exception
+    {
+        final long deadline = System.nanoTime() + timeout.toNanos();
+        String last = "";
+        while (System.nanoTime() - deadline < 0)
+        {
+            last = listing(daemon);
+            if (condition.test(last))
+            {
+                return;
+            }
+            Thread.sleep(100);
+        }
+        throw new AssertionError("not within " + timeout + "; ipvsadm -L -n:\n" + last + "\nkeepalived:\n" +
+            (Files.exists(log) ? Files.readString(log) : "") + "\ndaemon:\n" + String.join("\n", daemon.log()));
+    }
+}
