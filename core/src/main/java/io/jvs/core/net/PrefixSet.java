@@ -85,7 +85,8 @@ public final class PrefixSet
         {
             final int length = lengthsV6[i];
             final long highMask = length >= Long.SIZE ? -1L : length == 0 ? 0 : -1L << (Long.SIZE - length);
-            final long lowMask = length <= Long.SIZE ? 0 : length == 2 * Long.SIZE ? -1L : -1L << (2 * Long.SIZE - length);
+            final long lowMask = length <= Long.SIZE ? 0 :
+                length == 2 * Long.SIZE ? -1L : -1L << (2 * Long.SIZE - length);
             if (networksV6[i].containsV6(high & highMask, low & lowMask))
             {
                 return true;

@@ -246,6 +246,7 @@ class BpfProgramTest
             filter.addRealServer(InetAddress.getByName(BpfXdpProgramsTest.REAL_V6));
             filter.addLocalAddress(InetAddress.getByName(BpfXdpProgramsTest.BOX_V4));
             filter.addLocalAddress(InetAddress.getByName(BpfXdpProgramsTest.BOX_V6));
+            TcProgramsTest.addPrefixes(filter);
             program = filter.loadProgram(syscalls, "jvs_vips_tx", xsks, XdpAction.TX);
             final BpfBytecode code = XdpPrograms.redirectJvsTraffic(XdpAction.TX);
             interpreter = new BpfInterpreter(code.link(BpfXdpProgramsTest.FAKE_FDS), BpfXdpProgramsTest.addressMaps(
