@@ -39,7 +39,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * interpreter on the skb as the kernel hands it to the program (outer tag offloaded), in the kernel on the skb a
  * test run builds (tags in the data), and on a veth, where two ports of one PACKET_FANOUT_EBPF group receive frames
  * of many clients (requests, NAT replies, ICMP errors about either, to and from a virtual prefix too, IPv4 and
- * IPv6, behind up to four VLAN tags) and each frame arrives at the port of its client's worker. The kernel parts need root, as CI has.
+ * IPv6, behind up to four VLAN tags) and each frame arrives at the port of its client's worker. The kernel parts
+ * need root, as CI has.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class FanoutProgramTest
