@@ -19,8 +19,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * A fwmark service whose {@code mark} statement names a network, not a host: {@code mark 1 dst 203.0.113.0/24}
  * with {@code -f 1} NAT onto two real servers. The client routes 203.0.113.0/24 (and 203.0.114.0/24 beside it)
  * through the director; nothing holds those addresses. UDP to two addresses of the prefix is steered to jvs by
- * the programs' destination-prefix trie (XDP over AF_XDP, the tcx steal program over AF_PACKET), marked, shared
- * by rr and answered from the address it was sent to; UDP to 203.0.114.7, outside the prefix, stays the
+ * the programs' destination-prefix trie (XDP over AF_XDP; over AF_PACKET, which sees every frame, the tcx steal
+ * program drops the kernel's copy, which the director's kernel would otherwise count as an address error),
+ * marked, shared by rr and answered from the address it was sent to; UDP to 203.0.114.7, outside the prefix, stays the
  * kernel's: the director's kernel, which does not forward, counts it as an address error, and jvs neither takes
  * it nor hands it to the host. Root only (namespaces, XDP), as CI runs.
  */
@@ -54,6 +55,7 @@ class DaemonMarkedPrefixTest
             try (DaemonProcess daemon = DaemonProcess.start(topology.directorNamespace(), directory, config))
             {
                 final Map<String, Integer> byServer = new TreeMap<>();
+                final long errorsBefore = addressErrors(topology);
                 for (final String target : List.of("203.0.113.7", "203.0.113.200"))
                 {
                     final List<UdpDigestClient.Exchange> exchanges = UdpDigestClient.run(topology.clientNamespace(),
@@ -68,6 +70,8 @@ class DaemonMarkedPrefixTest
                 }
                 assertThat(byServer).containsOnlyKeys("rs1", "rs2").allSatisfy((name, count) ->
                     assertThat(count).isEqualTo(REQUESTS));
+                assertThat(addressErrors(topology) - errorsBefore)
+                    .as("the kernel's copies were stolen (AF_PACKET) or never made (AF_XDP)").isZero();
                 final Map<String, Long> served = daemon.status();
                 assertThat(served.get("connections")).isGreaterThanOrEqualTo(2 * REQUESTS);
                 assertThat(DaemonConfigs.drops(served)).as(String.join("\n", daemon.log())).isEmpty();
