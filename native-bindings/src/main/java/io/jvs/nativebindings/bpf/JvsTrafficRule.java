@@ -56,8 +56,8 @@ import static io.jvs.nativebindings.bpf.BpfSize.WORD;
  * Always the kernel's, even to a VIP: ICMPv6 neighbour discovery (types 133 to 137 directly after the IPv6
  * header), which the kernel answers for the box's addresses, and echo requests to a VIP or to an address of a
  * destination prefix (ICMP type 8 and ICMPv6 128 directly after the header, and every later fragment of an IPv4
- * ICMP message, which carries no type): the kernel holds the VIPs on {@code lo} and answers ping itself. A frame too short for the header a decision needs
- * (an ICMP message cut short before its type included) is the kernel's.
+ * ICMP message, which carries no type): the kernel holds the VIPs on {@code lo} and answers ping itself. A frame
+ * too short for the header a decision needs (an ICMP message cut short before its type included) is the kernel's.
  * <p>
  * At tcx ingress the kernel has already taken an outer tag off into the skb's metadata
  * ({@link SkbContext#VLAN_PRESENT}); it counts as the first of the two, so both programs decide alike on the frame
