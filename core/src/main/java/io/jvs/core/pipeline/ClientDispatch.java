@@ -1,10 +1,13 @@
 package io.jvs.core.pipeline;
 
 import java.util.Collection;
+import java.util.List;
 
 import io.jvs.core.net.AddressFold;
 import io.jvs.core.net.AddressSet;
 import io.jvs.core.net.IpAddress;
+import io.jvs.core.net.IpPrefix;
+import io.jvs.core.net.PrefixSet;
 import io.jvs.core.packet.EthernetHeader;
 import io.jvs.core.packet.Frames;
 import io.jvs.core.packet.Ipv4Header;
@@ -20,7 +23,9 @@ import io.jvs.core.packet.L4Headers;
  * The client's address in a frame, untagged or behind up to {@link EthernetHeader#MAX_TAGS} VLAN tags:
  * <ul>
  *   <li>the source of a frame to a virtual address (a client's request), the destination of any other (a
- *       real server's NAT reply);</li>
+ *       real server's NAT reply); a virtual address is one of the virtual services' addresses or, when none of
+ *       them is, an address in one of the virtual prefixes (a {@code mark} statement's destination network),
+ *       the order in which the fanout program consults its hash maps and its LPM tries;</li>
  *   <li>for an ICMP or ICMPv6 error, the same rule turned round for the packet it quotes, which went the
  *       other way: the quoted destination when the quoted source is a virtual address (a client-side
  *       router's error about a reply), else the quoted source (a real server's error about a request,
@@ -56,6 +61,7 @@ public final class ClientDispatch
 
     private final int workers;
     private final AddressSet virtual;
+    private final PrefixSet virtualPrefixes;
 
     /**
      * @param workers          how many workers share the frames, 1..{@link #MAX_WORKERS}.
@@ -64,12 +70,23 @@ public final class ClientDispatch
      */
     public ClientDispatch(final int workers, final Collection<IpAddress> virtualAddresses)
     {
+        this(workers, virtualAddresses, List.of());
+    }
+
+    /**
+     * @param virtualPrefixes networks whose every address is virtual as well (IPv4 and IPv6 mixed).
+     * @throws IllegalArgumentException when the worker count is out of range.
+     */
+    public ClientDispatch(final int workers, final Collection<IpAddress> virtualAddresses,
+        final Collection<IpPrefix> virtualPrefixes)
+    {
         if (workers < 1 || workers > MAX_WORKERS)
         {
             throw new IllegalArgumentException("worker count " + workers + " not in 1.." + MAX_WORKERS);
         }
         this.workers = workers;
         this.virtual = new AddressSet(virtualAddresses);
+        this.virtualPrefixes = virtualPrefixes.isEmpty() ? PrefixSet.EMPTY : new PrefixSet(virtualPrefixes);
     }
 
     /**
@@ -98,11 +115,22 @@ public final class ClientDispatch
     }
 
     /**
-     * @return whether {@code address} is one of the virtual addresses this dispatch was made with.
+     * @return whether {@code address} is one of the virtual addresses this dispatch was made with, or in one of
+     *         its virtual prefixes.
      */
     public boolean isVirtual(final IpAddress address)
     {
-        return address.isV6() ? virtual.containsV6(address.high(), address.low()) : virtual.containsV4(address.v4());
+        return address.isV6() ? isVirtualV6(address.high(), address.low()) : isVirtualV4(address.v4());
+    }
+
+    private boolean isVirtualV4(final int address)
+    {
+        return virtual.containsV4(address) || virtualPrefixes.containsV4(address);
+    }
+
+    private boolean isVirtualV6(final long high, final long low)
+    {
+        return virtual.containsV6(high, low) || virtualPrefixes.containsV6(high, low);
     }
 
     /**
@@ -161,7 +189,7 @@ public final class ClientDispatch
     /** {@code address} is the client's unless it is a virtual address; then its {@code peer} is. */
     private int choiceV4(final int peer, final int address)
     {
-        return workerOf(virtual.containsV4(address) ? peer : address, workers);
+        return workerOf(isVirtualV4(address) ? peer : address, workers);
     }
 
     private int workerOfV6(final long ip, final int available)
@@ -180,7 +208,7 @@ public final class ClientDispatch
     {
         final long high = Frames.i64(address);
         final long low = Frames.i64(address + 8);
-        final int client = virtual.containsV6(high, low) ?
+        final int client = isVirtualV6(high, low) ?
             AddressFold.fold(Frames.i64(peer), Frames.i64(peer + 8)) : AddressFold.fold(high, low);
         return workerOf(client, workers);
     }

@@ -7,6 +7,7 @@ import java.util.Random;
 import java.util.stream.IntStream;
 
 import io.jvs.core.net.IpAddress;
+import io.jvs.core.net.IpPrefix;
 import io.jvs.core.packet.Frames;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -196,6 +197,37 @@ class ClientDispatchTest
         assertThat(many).allSatisfy(vip -> assertThat(dispatch.isVirtual(vip)).isTrue());
         assertThat(dispatch.isVirtual(IpAddress.ofV4(0x0A00_0001))).isFalse();
         assertThat(dispatch.isVirtual(IpAddress.ofV6(0x2001_0db8L << 32, 5_001))).isFalse();
+    }
+
+    @ParameterizedTest(name = "{0} workers")
+    @ValueSource(ints = {2, 3, 8})
+    void shouldTakeTheAddressesOfAVirtualPrefixAsVirtualAddresses(final int workers)
+    {
+        final ClientDispatch dispatch = new ClientDispatch(workers, VIPS, List.of(IpPrefix.parse("203.0.113.0/24"),
+            IpPrefix.parse("2001:db8:cafe::/48")));
+        for (int i = 0; i < 200; i++)
+        {
+            final IpAddress client = IpAddress.ofV4(0xC633_6400 + i * 7919);
+            final IpAddress marked = IpAddress.ofV4(0xCB00_7100 + i % 256);
+            final int expected = ClientDispatch.workerOf(client, workers);
+            assertThat(workerOf(dispatch, udp(client, marked))).as("request of %s", client).isEqualTo(expected);
+            assertThat(workerOf(dispatch, udp(marked, client))).as("reply to %s", client).isEqualTo(expected);
+            assertThat(workerOf(dispatch, TestFrames.icmpErrorV4(TestFrames.JVS_MAC, TestFrames.ROUTER_MAC, ROUTER,
+                marked, ICMP_DESTINATION_UNREACHABLE, 4, udp(marked, client)))).as("error about a reply")
+                .isEqualTo(expected);
+
+            final IpAddress client6 = IpAddress.ofV6(0x2001_0db8_0099_0000L + i, 0x7000L * i + 1);
+            final IpAddress marked6 = IpAddress.ofV6(0x2001_0db8_cafe_0000L + i, i);
+            final int expected6 = ClientDispatch.workerOf(client6, workers);
+            assertThat(workerOf(dispatch, udp(client6, marked6))).isEqualTo(expected6);
+            assertThat(workerOf(dispatch, udp(marked6, client6))).isEqualTo(expected6);
+        }
+        assertThat(dispatch.isVirtual(IpAddress.parse("203.0.113.255"))).isTrue();
+        assertThat(dispatch.isVirtual(IpAddress.parse("203.0.114.0"))).isFalse();
+        assertThat(dispatch.isVirtual(IpAddress.parse("10.77.2.2"))).isTrue();
+        final IpAddress outside = IpAddress.parse("203.0.114.9");
+        assertThat(workerOf(dispatch, udp(REAL, outside))).as("to an address outside: its own worker")
+            .isEqualTo(ClientDispatch.workerOf(outside, workers));
     }
 
     /** An ICMPv6 error quoting the IP packet of another frame (its IPv6 header and 8 bytes). */

@@ -2,6 +2,7 @@ package io.jvs.forwarder.daemon;
 
 import io.jvs.core.conn.ConnectionTimeouts;
 import io.jvs.core.net.IpAddress;
+import io.jvs.core.net.IpPrefix;
 import io.jvs.core.pipeline.DataPlane;
 import io.jvs.core.pipeline.DataPlaneBuilder;
 import io.jvs.core.pipeline.DataPlanePublisher;
@@ -163,7 +164,43 @@ final class Conductor implements Agent
         return addresses;
     }
 
-    private static boolean isHost(final io.jvs.core.net.IpPrefix prefix)
+    /**
+     * @return the networks wider than a host whose traffic the programs steer to jvs by destination, as a VIP's:
+     *         the destination prefixes of {@code mark} statements (their host destinations are
+     *         {@link #virtualAddresses}).
+     */
+    static Set<IpPrefix> destinationPrefixes(final List<MarkRule> marks)
+    {
+        final Set<IpPrefix> prefixes = new LinkedHashSet<>();
+        for (final MarkRule mark : marks)
+        {
+            if (mark.destination() != null && !isHost(mark.destination()))
+            {
+                prefixes.add(mark.destination());
+            }
+        }
+        return prefixes;
+    }
+
+    /**
+     * @return the networks wider than a host whose traffic the programs steer to jvs by source, as a real
+     *         server's: the source prefixes of {@code mark} statements (their host sources are
+     *         {@link #sourceAddresses}).
+     */
+    static Set<IpPrefix> sourcePrefixes(final List<MarkRule> marks)
+    {
+        final Set<IpPrefix> prefixes = new LinkedHashSet<>();
+        for (final MarkRule mark : marks)
+        {
+            if (mark.source() != null && !isHost(mark.source()))
+            {
+                prefixes.add(mark.source());
+            }
+        }
+        return prefixes;
+    }
+
+    private static boolean isHost(final IpPrefix prefix)
     {
         return prefix.length() == (prefix.isV6() ? 128 : 32);
     }
@@ -346,20 +383,23 @@ final class Conductor implements Agent
 
     /**
      * Publishes a new snapshot of the current table, topology and policy (conductor thread only), and brings the
-     * programs' maps in step: VIPs are added before the snapshot naming them is published, and removed after.
+     * programs' maps in step: VIPs (and marked addresses and networks) are added before the snapshot naming them
+     * is published, and removed after.
      */
     void publish(final long now)
     {
         final DataPlane next = build(table, builder, topologySource, timeouts, settings, marks);
         final Set<IpAddress> vips = virtualAddresses(table, marks);
         final Set<IpAddress> sources = sourceAddresses(table, marks);
-        maps.update(vips, sources, topologySource.localAddresses(), true);
+        final Set<IpPrefix> destinationPrefixes = destinationPrefixes(marks);
+        final Set<IpPrefix> sourcePrefixes = sourcePrefixes(marks);
+        maps.update(vips, sources, topologySource.localAddresses(), destinationPrefixes, sourcePrefixes, true);
         publisher.publish(next);
         if (ledger != null)
         {
             ledger.observe(next);
         }
-        maps.update(vips, sources, topologySource.localAddresses(), false);
+        maps.update(vips, sources, topologySource.localAddresses(), destinationPrefixes, sourcePrefixes, false);
         publishedVips = Set.copyOf(vips);
         if (announcer != null)
         {

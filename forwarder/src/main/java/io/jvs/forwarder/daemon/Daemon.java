@@ -287,8 +287,9 @@ public final class Daemon implements AutoCloseable
         final XdpVipFilter filter = own(XdpVipFilter.create(control, 4096));
         maps = new DataPlaneMaps(filter);
         maps.update(Conductor.virtualAddresses(table, config.markRules()),
-            Conductor.sourceAddresses(table, config.markRules()), topology.localAddresses(), false);
-        warnOfWideMarks();
+            Conductor.sourceAddresses(table, config.markRules()), topology.localAddresses(),
+            Conductor.destinationPrefixes(config.markRules()), Conductor.sourcePrefixes(config.markRules()), false);
+        warnOfUnsteerableMarks();
         final Port[][] ports = openPorts(workerSyscalls, filter);
         taps = openTaps(workerSyscalls, first.topology());
 
@@ -298,8 +299,10 @@ public final class Daemon implements AutoCloseable
         refreshOwner(maps);
         conductor.afterPublish(() -> refreshOwner(maps));
         final StolenFrames stolen = new StolenFrames();
-        stolen.update(maps.vips(), topology.localAddresses(), maps.sources());
-        conductor.afterPublish(() -> stolen.update(maps.vips(), topology.localAddresses(), maps.sources()));
+        stolen.update(maps.vips(), topology.localAddresses(), maps.sources(), maps.destinationPrefixes(),
+            maps.sourcePrefixes());
+        conductor.afterPublish(() -> stolen.update(maps.vips(), topology.localAddresses(), maps.sources(),
+            maps.destinationPrefixes(), maps.sourcePrefixes()));
 
         if (config.vipArp())
         {
@@ -420,30 +423,27 @@ public final class Daemon implements AutoCloseable
     }
 
     /**
-     * The programs in front of the workers steer frames by exact addresses (hash maps): a mark statement for a
-     * wider prefix classifies what reaches jvs, but does not make the programs send it there.
+     * The programs steer frames to jvs by a mark statement's source or destination (a host through the hash maps, a
+     * wider prefix through the LPM tries); a statement naming neither (only an interface, a protocol or a port)
+     * gives them nothing to steer by, so its frames reach jvs only if a VIP, a real server or another statement's
+     * address brings them.
      */
-    private void warnOfWideMarks()
+    private void warnOfUnsteerableMarks()
     {
         for (final io.jvs.core.pipeline.MarkRule mark : config.markRules())
         {
-            for (final io.jvs.core.net.IpPrefix prefix : new io.jvs.core.net.IpPrefix[] {mark.destination(),
-                mark.source()})
+            if (mark.source() == null && mark.destination() == null)
             {
-                if (prefix != null && prefix.length() < (prefix.isV6() ? 128 : 32))
-                {
-                    DaemonLog.warning("mark " + Integer.toUnsignedString(mark.mark()) + " for " + prefix + ": the " +
-                        "programs steer only frames to or from single addresses to jvs (a VIP, a real server, a " +
-                        "mark statement's host address): frames of the rest of the prefix reach jvs only if a " +
-                        "VIP or real server brings them");
-                }
+                DaemonLog.warning("mark " + Integer.toUnsignedString(mark.mark()) + " names no src or dst: the " +
+                    "programs steer frames to jvs by address (VIPs, real servers, mark statements' sources and " +
+                    "destinations), so its frames reach jvs only if one of those brings them");
             }
         }
     }
 
     private void refreshOwner(final DataPlaneMaps maps)
     {
-        final ClientDispatch dispatch = new ClientDispatch(workers, maps.vips());
+        final ClientDispatch dispatch = new ClientDispatch(workers, maps.vips(), maps.destinationPrefixes());
         owner.set(dispatch::workerOf);
     }
 

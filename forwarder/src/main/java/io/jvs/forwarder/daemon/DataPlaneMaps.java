@@ -1,17 +1,19 @@
 package io.jvs.forwarder.daemon;
 
 import io.jvs.core.net.IpAddress;
+import io.jvs.core.net.IpPrefix;
 import io.jvs.nativebindings.bpf.XdpVipFilter;
 
 import java.net.InetAddress;
 import java.util.HashSet;
 import java.util.Set;
+import java.util.function.Consumer;
 
 /**
  * Keeps the kernel-side programs' address maps ({@link XdpVipFilter}: VIPs, real servers, the box's own
- * addresses, read by the XDP program, the AF_PACKET steal program and the fanout program) in step with the
- * conductor's snapshots. Conductor thread only; a null filter (no program, e.g. in tests over memory ports)
- * makes it keep the sets only.
+ * addresses, and the tries of destination and source prefixes, read by the XDP program, the AF_PACKET steal
+ * program and the fanout program) in step with the conductor's snapshots. Conductor thread only; a null filter
+ * (no program, e.g. in tests over memory ports) makes it keep the sets only.
  */
 final class DataPlaneMaps
 {
@@ -19,6 +21,8 @@ final class DataPlaneMaps
     private final Set<IpAddress> vips = new HashSet<>();
     private final Set<IpAddress> servers = new HashSet<>();
     private final Set<IpAddress> locals = new HashSet<>();
+    private final Set<IpPrefix> destinationPrefixes = new HashSet<>();
+    private final Set<IpPrefix> sourcePrefixes = new HashSet<>();
 
     DataPlaneMaps(final XdpVipFilter filter)
     {
@@ -31,15 +35,27 @@ final class DataPlaneMaps
     }
 
     /**
-     * @param addOnly true to add what is new and keep what went (before a snapshot is published), false to
-     *                remove what went as well (after).
+     * @param newDestinationPrefixes networks wider than a host whose destinations are steered as a VIP's.
+     * @param newSourcePrefixes      networks wider than a host whose sources are steered as a real server's.
+     * @param addOnly                true to add what is new and keep what went (before a snapshot is published),
+     *                               false to remove what went as well (after).
      */
     void update(final Set<IpAddress> newVips, final Set<IpAddress> newServers, final Set<IpAddress> newLocals,
-        final boolean addOnly)
+        final Set<IpPrefix> newDestinationPrefixes, final Set<IpPrefix> newSourcePrefixes, final boolean addOnly)
     {
-        sync(vips, newVips, addOnly, Kind.VIP);
-        sync(servers, newServers, addOnly, Kind.REAL_SERVER);
-        sync(locals, newLocals, addOnly, Kind.LOCAL);
+        final boolean live = filter != null;
+        sync(vips, Set.copyOf(newVips), addOnly, live ? a -> filter.addVip(inet(a)) : null,
+            live ? a -> filter.removeVip(inet(a)) : null);
+        sync(servers, Set.copyOf(newServers), addOnly, live ? a -> filter.addRealServer(inet(a)) : null,
+            live ? a -> filter.removeRealServer(inet(a)) : null);
+        sync(locals, Set.copyOf(newLocals), addOnly, live ? a -> filter.addLocalAddress(inet(a)) : null,
+            live ? a -> filter.removeLocalAddress(inet(a)) : null);
+        sync(destinationPrefixes, Set.copyOf(newDestinationPrefixes), addOnly,
+            live ? p -> filter.addDestinationPrefix(inet(p.network()), p.length()) : null,
+            live ? p -> filter.removeDestinationPrefix(inet(p.network()), p.length()) : null);
+        sync(sourcePrefixes, Set.copyOf(newSourcePrefixes), addOnly,
+            live ? p -> filter.addSourcePrefix(inet(p.network()), p.length()) : null,
+            live ? p -> filter.removeSourcePrefix(inet(p.network()), p.length()) : null);
     }
 
     /** @return the source addresses (real servers, marked hosts) the programs know now. */
@@ -54,45 +70,41 @@ final class DataPlaneMaps
         return Set.copyOf(vips);
     }
 
-    private enum Kind
+    /** @return the destination prefixes (marked networks) the programs know now. */
+    Set<IpPrefix> destinationPrefixes()
     {
-        VIP, REAL_SERVER, LOCAL
+        return Set.copyOf(destinationPrefixes);
     }
 
-    private void sync(final Set<IpAddress> current, final Set<IpAddress> wanted, final boolean addOnly,
-        final Kind kind)
+    /** @return the source prefixes (marked networks) the programs know now. */
+    Set<IpPrefix> sourcePrefixes()
     {
-        for (final IpAddress address : wanted)
+        return Set.copyOf(sourcePrefixes);
+    }
+
+    /** {@code add} and {@code remove} are null when there is no filter to tell. */
+    private static <T> void sync(final Set<T> current, final Set<T> wanted, final boolean addOnly,
+        final Consumer<T> add, final Consumer<T> remove)
+    {
+        for (final T entry : wanted)
         {
-            if (current.add(address) && filter != null)
+            if (current.add(entry) && add != null)
             {
-                switch (kind)
-                {
-                    case VIP -> filter.addVip(inet(address));
-                    case REAL_SERVER -> filter.addRealServer(inet(address));
-                    case LOCAL -> filter.addLocalAddress(inet(address));
-                    default -> throw new IllegalStateException();
-                }
+                add.accept(entry);
             }
         }
         if (addOnly)
         {
             return;
         }
-        for (final IpAddress address : Set.copyOf(current))
+        for (final T entry : Set.copyOf(current))
         {
-            if (!wanted.contains(address))
+            if (!wanted.contains(entry))
             {
-                current.remove(address);
-                if (filter != null)
+                current.remove(entry);
+                if (remove != null)
                 {
-                    switch (kind)
-                    {
-                        case VIP -> filter.removeVip(inet(address));
-                        case REAL_SERVER -> filter.removeRealServer(inet(address));
-                        case LOCAL -> filter.removeLocalAddress(inet(address));
-                        default -> throw new IllegalStateException();
-                    }
+                    remove.accept(entry);
                 }
             }
         }

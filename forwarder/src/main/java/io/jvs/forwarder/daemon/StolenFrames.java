@@ -2,6 +2,8 @@ package io.jvs.forwarder.daemon;
 
 import io.jvs.core.net.AddressSet;
 import io.jvs.core.net.IpAddress;
+import io.jvs.core.net.IpPrefix;
+import io.jvs.core.net.PrefixSet;
 import io.jvs.core.packet.EthernetHeader;
 import io.jvs.core.packet.Frames;
 import io.jvs.core.packet.Ipv4Header;
@@ -11,9 +13,13 @@ import java.util.Set;
 /**
  * Whether the AF_PACKET steal program ({@code TcPrograms.stealJvsTraffic}, tcx ingress) dropped the kernel's
  * copy of a frame jvs received, so that a frame the pipeline passes to the host must be given to it through the
- * TAP: the Java statement of the same decision over the same addresses. Stolen: a frame to a VIP, unless it is
- * an ICMP echo request or ICMPv6 neighbour discovery (the kernel answers those); else not a frame to one of the
- * box's addresses; else a frame from a real server (NAT return traffic). Everything else the kernel has.
+ * TAP: the Java statement of the same decision ({@code JvsTrafficRule}) over the same addresses, in the same
+ * order. Stolen: a frame to a VIP, unless it is an ICMP echo request or ICMPv6 neighbour discovery (the kernel
+ * answers those); else not a frame to one of the box's addresses; else a frame from a real server (NAT return
+ * traffic); else a frame to an address of a destination prefix (a {@code mark} statement's network), with the
+ * VIP's exceptions; else a frame from an address of a source prefix. Everything else the kernel has. The
+ * prefixes are looked up only when the address sets have not decided, as the program consults its LPM tries
+ * only when its hash maps miss.
  * <p>
  * The conductor replaces the address sets with each snapshot ({@link #update}); a worker reads them with one
  * volatile load per passed frame, which is off the forwarding path.
@@ -25,15 +31,28 @@ final class StolenFrames implements HostPassPolicy
     private static final int ND_FIRST_TYPE = 133;
     private static final int ND_LAST_TYPE = 137;
 
-    private record Sets(AddressSet vips, AddressSet locals, AddressSet servers)
+    private record Sets(AddressSet vips, AddressSet locals, AddressSet servers, PrefixSet destinations,
+                        PrefixSet sources)
     {
     }
 
-    private volatile Sets sets = new Sets(new AddressSet(Set.of()), new AddressSet(Set.of()), new AddressSet(Set.of()));
+    private volatile Sets sets = new Sets(new AddressSet(Set.of()), new AddressSet(Set.of()), new AddressSet(Set.of()),
+        PrefixSet.EMPTY, PrefixSet.EMPTY);
 
     void update(final Set<IpAddress> vips, final Set<IpAddress> locals, final Set<IpAddress> servers)
     {
-        sets = new Sets(new AddressSet(vips), new AddressSet(locals), new AddressSet(servers));
+        update(vips, locals, servers, Set.of(), Set.of());
+    }
+
+    /**
+     * @param destinationPrefixes networks whose destinations are stolen as a VIP's (after the address sets).
+     * @param sourcePrefixes      networks whose sources are stolen as a real server's (after the address sets).
+     */
+    void update(final Set<IpAddress> vips, final Set<IpAddress> locals, final Set<IpAddress> servers,
+        final Set<IpPrefix> destinationPrefixes, final Set<IpPrefix> sourcePrefixes)
+    {
+        sets = new Sets(new AddressSet(vips), new AddressSet(locals), new AddressSet(servers),
+            new PrefixSet(destinationPrefixes), new PrefixSet(sourcePrefixes));
     }
 
     @Override
@@ -59,36 +78,92 @@ final class StolenFrames implements HostPassPolicy
         final Sets current = sets;
         if (type == EthernetHeader.TYPE_IPV4 && available >= 20)
         {
-            final int headerLength = (Frames.u8(ip) & 0xF) * 4;
-            if (current.vips.containsV4(Frames.i32(ip + 16)))
-            {
-                if (Frames.u8(ip + 9) != Ipv4Header.PROTOCOL_ICMP)
-                {
-                    return true;
-                }
-                // Echo requests, and later fragments of ICMP (which carry no type), are the kernel's.
-                final boolean laterFragment = (Frames.u16(ip + 6) & 0x1FFF) != 0;
-                return !laterFragment && available > headerLength && Frames.u8(ip + headerLength) != ICMP_ECHO_REQUEST;
-            }
-            return !current.locals.containsV4(Frames.i32(ip + 16)) && current.servers.containsV4(Frames.i32(ip + 12));
+            return stolenV4(current, ip, available);
         }
         if (type == EthernetHeader.TYPE_IPV6 && available >= 40)
         {
-            final long destinationHigh = Frames.i64(ip + 24);
-            final long destinationLow = Frames.i64(ip + 32);
-            final boolean icmp = Frames.u8(ip + 6) == Ipv4Header.PROTOCOL_ICMPV6 && available > 40;
-            final int icmpType = icmp ? Frames.u8(ip + 40) : -1;
-            if (icmpType >= ND_FIRST_TYPE && icmpType <= ND_LAST_TYPE)
-            {
-                return false;
-            }
-            if (current.vips.containsV6(destinationHigh, destinationLow))
-            {
-                return icmpType != ICMPV6_ECHO_REQUEST;
-            }
-            return !current.locals.containsV6(destinationHigh, destinationLow) &&
-                current.servers.containsV6(Frames.i64(ip + 8), Frames.i64(ip + 16));
+            return stolenV6(current, ip, available);
         }
         return false;
+    }
+
+    private static boolean stolenV4(final Sets current, final long ip, final int available)
+    {
+        final int destination = Frames.i32(ip + 16);
+        final int source = Frames.i32(ip + 12);
+        final boolean firstIcmpFragment = Frames.u8(ip + 9) == Ipv4Header.PROTOCOL_ICMP &&
+            (Frames.u16(ip + 6) & 0x1FFF) == 0;
+        if (firstIcmpFragment && available <= (Frames.u8(ip) & 0xF) * 4)
+        {
+            // The program reads the type before any lookup and leaves a message cut short before it to the kernel.
+            return false;
+        }
+        if (current.vips.containsV4(destination))
+        {
+            return !isEchoRequestV4(ip, available);
+        }
+        if (current.locals.containsV4(destination))
+        {
+            return false;
+        }
+        if (current.servers.containsV4(source))
+        {
+            return true;
+        }
+        if (current.destinations.containsV4(destination))
+        {
+            return !isEchoRequestV4(ip, available);
+        }
+        return current.sources.containsV4(source);
+    }
+
+    /**
+     * An echo request, a later fragment of ICMP (which carries no type), or an ICMP message cut short before its
+     * type: the kernel's, even to a VIP.
+     */
+    private static boolean isEchoRequestV4(final long ip, final int available)
+    {
+        if (Frames.u8(ip + 9) != Ipv4Header.PROTOCOL_ICMP)
+        {
+            return false;
+        }
+        final int headerLength = (Frames.u8(ip) & 0xF) * 4;
+        final boolean laterFragment = (Frames.u16(ip + 6) & 0x1FFF) != 0;
+        return laterFragment || available <= headerLength || Frames.u8(ip + headerLength) == ICMP_ECHO_REQUEST;
+    }
+
+    private static boolean stolenV6(final Sets current, final long ip, final int available)
+    {
+        final long destinationHigh = Frames.i64(ip + 24);
+        final long destinationLow = Frames.i64(ip + 32);
+        final long sourceHigh = Frames.i64(ip + 8);
+        final long sourceLow = Frames.i64(ip + 16);
+        final boolean icmp = Frames.u8(ip + 6) == Ipv4Header.PROTOCOL_ICMPV6;
+        if (icmp && available <= 40)
+        {
+            return false;
+        }
+        final int icmpType = icmp ? Frames.u8(ip + 40) : -1;
+        if (icmpType >= ND_FIRST_TYPE && icmpType <= ND_LAST_TYPE)
+        {
+            return false;
+        }
+        if (current.vips.containsV6(destinationHigh, destinationLow))
+        {
+            return icmpType != ICMPV6_ECHO_REQUEST;
+        }
+        if (current.locals.containsV6(destinationHigh, destinationLow))
+        {
+            return false;
+        }
+        if (current.servers.containsV6(sourceHigh, sourceLow))
+        {
+            return true;
+        }
+        if (current.destinations.containsV6(destinationHigh, destinationLow))
+        {
+            return icmpType != ICMPV6_ECHO_REQUEST;
+        }
+        return current.sources.containsV6(sourceHigh, sourceLow);
     }
 }

@@ -22,8 +22,16 @@ public final class BpfMap implements AutoCloseable
     public static final int TYPE_HASH = 1;
     /** {@code BPF_MAP_TYPE_ARRAY}: 4-byte index keys 0..max_entries-1, every value present and zeroed at creation. */
     public static final int TYPE_ARRAY = 2;
+    /**
+     * {@code BPF_MAP_TYPE_LPM_TRIE}: longest-prefix match; the key is {@code struct bpf_lpm_trie_key_u8}, a
+     * 32-bit prefix length in host order followed by the data (an address in network order). A lookup with a
+     * full-length key finds the longest stored prefix containing it.
+     */
+    public static final int TYPE_LPM_TRIE = 11;
     /** {@code BPF_MAP_TYPE_XSKMAP}: queue index to AF_XDP socket, the target of {@code bpf_redirect_map}. */
     public static final int TYPE_XSKMAP = 17;
+    /** {@code BPF_F_NO_PREALLOC}: entries allocated as they are added (an LPM trie takes nothing else). */
+    public static final int F_NO_PREALLOC = 1;
 
     private static final int ENOENT = 2;
 
@@ -58,6 +66,18 @@ public final class BpfMap implements AutoCloseable
         final Syscalls syscalls, final int type, final String name, final int keySize, final int valueSize,
         final int maxEntries)
     {
+        return create(syscalls, type, name, keySize, valueSize, maxEntries, 0);
+    }
+
+    /**
+     * @param flags {@code map_flags}, such as {@link #F_NO_PREALLOC}.
+     * @return a new map.
+     * @throws io.jvs.nativebindings.NativeCallException when the kernel refuses.
+     */
+    public static BpfMap create(
+        final Syscalls syscalls, final int type, final String name, final int keySize, final int valueSize,
+        final int maxEntries, final int flags)
+    {
         try (Arena arena = Arena.ofConfined())
         {
             final MemorySegment attr = arena.allocate(BpfAttr.SIZE_BYTES, 8);
@@ -65,11 +85,12 @@ public final class BpfMap implements AutoCloseable
             attr.set(ValueLayout.JAVA_INT, MapCreate.KEY_SIZE, keySize);
             attr.set(ValueLayout.JAVA_INT, MapCreate.VALUE_SIZE, valueSize);
             attr.set(ValueLayout.JAVA_INT, MapCreate.MAX_ENTRIES, maxEntries);
+            attr.set(ValueLayout.JAVA_INT, MapCreate.MAP_FLAGS, flags);
             BpfObjectName.write(attr, MapCreate.MAP_NAME, name);
             final long fd = Syscalls.check("bpf(BPF_MAP_CREATE)",
                 syscalls.bpf(MapCreate.COMMAND, attr.address(), BpfAttr.SIZE_BYTES),
                 "map " + name + " of type " + type + ", key " + keySize + " B, value " + valueSize + " B, " +
-                    maxEntries + " entries");
+                    maxEntries + " entries, flags " + flags);
             return new BpfMap(syscalls, (int)fd, name, type, keySize, valueSize, maxEntries);
         }
     }
@@ -90,6 +111,18 @@ public final class BpfMap implements AutoCloseable
         final int entries)
     {
         return create(syscalls, TYPE_ARRAY, name, Integer.BYTES, valueSize, entries);
+    }
+
+    /**
+     * @param dataBytes how many bytes of data follow the key's prefix length (4 for IPv4, 16 for IPv6).
+     * @return an LPM trie ({@link #TYPE_LPM_TRIE}, {@link #F_NO_PREALLOC}, which the kernel requires of it) with
+     *         keys of 4 + {@code dataBytes} bytes.
+     */
+    public static BpfMap createLpmTrie(final Syscalls syscalls, final String name, final int dataBytes,
+        final int valueSize, final int maxEntries)
+    {
+        return create(syscalls, TYPE_LPM_TRIE, name, Integer.BYTES + dataBytes, valueSize, maxEntries,
+            F_NO_PREALLOC);
     }
 
     /**

@@ -37,9 +37,11 @@ import static io.jvs.nativebindings.bpf.BpfSize.WORD;
  * index of the socket that gets a frame, the worker that owns the frame's client by exactly the rule and hash of
  * {@code io.jvs.core.pipeline.ClientDispatch} (the source of a frame to a VIP, the destination of any other, an
  * ICMP error by the packet it quotes; the client's 32-bit fold times 2654435761, the product's top 16 bits modulo
- * the worker count), so both directions of a connection reach one worker. The VIPs are looked up in the
- * {@link XdpVipFilter}'s {@link XdpPrograms#VIPS_V4} and {@link XdpPrograms#VIPS_V6} maps, so the set changes
- * while the group runs. A frame the program cannot parse goes to socket 0.
+ * the worker count), so both directions of a connection reach one worker. The virtual addresses are looked up in
+ * the {@link XdpVipFilter}'s {@link XdpPrograms#VIPS_V4} and {@link XdpPrograms#VIPS_V6} maps and, when those
+ * miss, its tries of destination prefixes ({@link XdpPrograms#DESTINATION_PREFIXES_V4},
+ * {@link XdpPrograms#DESTINATION_PREFIXES_V6}: {@code mark} statements' networks, virtual as a VIP is), so the
+ * sets change while the group runs. A frame the program cannot parse goes to socket 0.
  * <p>
  * The kernel runs it in {@code fanout_demux_bpf} on the skb as {@code __netif_receive_skb_core} hands it to the
  * packet taps (verified on a veth, see {@code FanoutProgramsKernelTest}): the data starts at the network header
@@ -53,7 +55,7 @@ import static io.jvs.nativebindings.bpf.BpfSize.WORD;
  * <p>
  * Registers: r6 = ctx, r7 = the bytes from the network header on, r8 = the network header's offset in the data,
  * r9 = the IPv4 header's length; all survive helper calls. Stack: the IP header at {@link #HEADER}, the ICMP type
- * at {@link #ICMP_TYPE}, an inner EtherType at {@link #ETHER_TYPE}.
+ * at {@link #ICMP_TYPE}, an inner EtherType at {@link #ETHER_TYPE}, a trie's key at {@link #TRIE_KEY}.
  */
 public final class FanoutPrograms
 {
@@ -88,6 +90,8 @@ public final class FanoutPrograms
     private static final int HEADER = -64;
     private static final int ICMP_TYPE = -72;
     private static final int ETHER_TYPE = -2;
+    /** The 32-bit prefix length and the address (at most 16 bytes), past the IPv6 header's 40. */
+    private static final int TRIE_KEY = -24;
 
     private FanoutPrograms()
     {
@@ -95,7 +99,8 @@ public final class FanoutPrograms
 
     /**
      * @param workers the sockets of the group, 1..65536 (ClientDispatch's range).
-     * @return the program; it names the maps {@link XdpPrograms#VIPS_V4} and {@link XdpPrograms#VIPS_V6}.
+     * @return the program; it names the maps {@link XdpPrograms#VIPS_V4}, {@link XdpPrograms#VIPS_V6},
+     *         {@link XdpPrograms#DESTINATION_PREFIXES_V4} and {@link XdpPrograms#DESTINATION_PREFIXES_V6}.
      */
     public static BpfBytecode clientDispatch(final int workers)
     {
@@ -248,12 +253,15 @@ public final class FanoutPrograms
     }
 
     /**
-     * r0 = the client's address as loaded from the stack: the one at {@code address} unless it is a VIP, then its
-     * {@code peer}; then the hash. As ClientDispatch.choiceV4.
+     * r0 = the client's address as loaded from the stack: the one at {@code address} unless it is a VIP or in a
+     * destination prefix (looked up only when the VIPs miss), then its {@code peer}; then the hash. As
+     * ClientDispatch.choiceV4.
      */
     private static void chooseV4(final BpfAssembler asm, final int peer, final int address, final String prefix)
     {
         lookupVip(asm, XdpPrograms.VIPS_V4, address)
+            .jumpIf(R0, NOT_EQUAL, 0, prefix + "_peer");
+        lookupPrefix(asm, XdpPrograms.DESTINATION_PREFIXES_V4, address, Integer.BYTES)
             .jumpIf(R0, NOT_EQUAL, 0, prefix + "_peer")
             .load(WORD, R0, R10, address)
             .jump("hash")
@@ -267,6 +275,8 @@ public final class FanoutPrograms
     {
         lookupVip(asm, XdpPrograms.VIPS_V6, address)
             .jumpIf(R0, NOT_EQUAL, 0, prefix + "_peer");
+        lookupPrefix(asm, XdpPrograms.DESTINATION_PREFIXES_V6, address, IPV6_ADDRESS)
+            .jumpIf(R0, NOT_EQUAL, 0, prefix + "_peer");
         fold(asm, address)
             .jump("hash")
             .label(prefix + "_peer");
@@ -279,6 +289,25 @@ public final class FanoutPrograms
         return asm.loadMap(R1, map)
             .mov64(R2, R10)
             .add64(R2, address)
+            .call(BpfHelper.MAP_LOOKUP_ELEM);
+    }
+
+    /**
+     * r0 = the trie's entry for the address at {@code address} on the stack, copied behind a full-length prefix
+     * into the key {@code struct bpf_lpm_trie_key_u8} the trie takes (its longest stored prefix holding it).
+     */
+    private static BpfAssembler lookupPrefix(
+        final BpfAssembler asm, final String map, final int address, final int addressBytes)
+    {
+        asm.storeImmediate(WORD, R10, TRIE_KEY, addressBytes * Byte.SIZE);
+        for (int word = 0; word < addressBytes; word += Integer.BYTES)
+        {
+            asm.load(WORD, R1, R10, address + word)
+                .store(WORD, R10, TRIE_KEY + Integer.BYTES + word, R1);
+        }
+        return asm.loadMap(R1, map)
+            .mov64(R2, R10)
+            .add64(R2, TRIE_KEY)
             .call(BpfHelper.MAP_LOOKUP_ELEM);
     }
 

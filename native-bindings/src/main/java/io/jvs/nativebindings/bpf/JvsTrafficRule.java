@@ -25,6 +25,7 @@ import static io.jvs.nativebindings.bpf.BpfRegister.R5;
 import static io.jvs.nativebindings.bpf.BpfRegister.R6;
 import static io.jvs.nativebindings.bpf.BpfRegister.R7;
 import static io.jvs.nativebindings.bpf.BpfRegister.R8;
+import static io.jvs.nativebindings.bpf.BpfRegister.R10;
 import static io.jvs.nativebindings.bpf.BpfSize.BYTE;
 import static io.jvs.nativebindings.bpf.BpfSize.HALF;
 import static io.jvs.nativebindings.bpf.BpfSize.WORD;
@@ -43,13 +44,20 @@ import static io.jvs.nativebindings.bpf.BpfSize.WORD;
  *       addresses) is the kernel's whatever its source: a real server's SSH session with the box, or its answer
  *       to the box's health check;</li>
  *   <li>otherwise, a source in {@link XdpPrograms#REAL_SERVERS_V4} / {@link XdpPrograms#REAL_SERVERS_V6}: NAT
- *       return traffic, which jvs rewrites back to the VIP.</li>
+ *       return traffic, which jvs rewrites back to the VIP;</li>
+ *   <li>otherwise, a destination in a prefix of {@link XdpPrograms#DESTINATION_PREFIXES_V4} /
+ *       {@link XdpPrograms#DESTINATION_PREFIXES_V6}, as a VIP (a {@code mark} statement's destination network);</li>
+ *   <li>otherwise, a source in a prefix of {@link XdpPrograms#SOURCE_PREFIXES_V4} /
+ *       {@link XdpPrograms#SOURCE_PREFIXES_V6}, as a real server (a {@code mark} statement's source network).</li>
  * </ul>
+ * The tries come last so that the frames the hash maps decide, a box's bulk of them, never pay for a trie walk,
+ * and so that a prefix can never take a frame to the box's own addresses.
+ * <p>
  * Always the kernel's, even to a VIP: ICMPv6 neighbour discovery (types 133 to 137 directly after the IPv6
- * header), which the kernel answers for the box's addresses, and echo requests to a VIP (ICMP type 8 and ICMPv6
- * 128 directly after the header, and every later fragment of an IPv4 ICMP message, which carries no type): the
- * kernel holds the VIPs on {@code lo} and answers ping itself. A frame too short for the header a decision needs
- * (an ICMP message cut short before its type included) is the kernel's.
+ * header), which the kernel answers for the box's addresses, and echo requests to a VIP or to an address of a
+ * destination prefix (ICMP type 8 and ICMPv6 128 directly after the header, and every later fragment of an IPv4
+ * ICMP message, which carries no type): the kernel holds the VIPs on {@code lo} and answers ping itself. A frame
+ * too short for the header a decision needs (an ICMP message cut short before its type included) is the kernel's.
  * <p>
  * At tcx ingress the kernel has already taken an outer tag off into the skb's metadata
  * ({@link SkbContext#VLAN_PRESENT}); it counts as the first of the two, so both programs decide alike on the frame
@@ -95,6 +103,11 @@ final class JvsTrafficRule
     /** ICMPv6 router solicitation .. redirect (133..137): neighbour discovery, always the kernel's. */
     private static final int ND_FIRST_TYPE = 133;
     private static final int ND_LAST_TYPE = 137;
+    /**
+     * Where a trie's key is built on the stack: the 32-bit prefix length, then the address (at most 16 bytes),
+     * word-aligned as the verifier wants stack stores.
+     */
+    private static final int TRIE_KEY = -24;
 
     private JvsTrafficRule()
     {
@@ -106,7 +119,7 @@ final class JvsTrafficRule
      * for the caller's own use. The decision's labels start with "rule_".
      * <p>
      * Registers: r7 = the network header and r8 = "an echo request" survive helper calls; r3 = data_end does
-     * not, so every bounds check comes before the first map lookup.
+     * not, so every bounds check comes before the first map lookup. Stack: a trie key at r10 - 24 .. r10 - 4.
      */
     static void decide(final BpfAssembler asm, final Context context, final String jvs, final String kernel)
     {
@@ -170,6 +183,8 @@ final class JvsTrafficRule
         jumpIfAddressIn(asm, XdpPrograms.VIPS_V6, IPV6_DESTINATION, "rule_vip");
         jumpIfAddressIn(asm, XdpPrograms.LOCALS_V6, IPV6_DESTINATION, labels.kernel());
         jumpIfAddressIn(asm, XdpPrograms.REAL_SERVERS_V6, IPV6_SOURCE, labels.jvs());
+        jumpIfInPrefix(asm, XdpPrograms.DESTINATION_PREFIXES_V6, IPV6_DESTINATION, 16, "rule_vip");
+        jumpIfInPrefix(asm, XdpPrograms.SOURCE_PREFIXES_V6, IPV6_SOURCE, 16, labels.jvs());
         asm.jump(labels.kernel());
     }
 
@@ -203,6 +218,8 @@ final class JvsTrafficRule
         jumpIfAddressIn(asm, XdpPrograms.VIPS_V4, IPV4_DESTINATION, "rule_vip");
         jumpIfAddressIn(asm, XdpPrograms.LOCALS_V4, IPV4_DESTINATION, labels.kernel());
         jumpIfAddressIn(asm, XdpPrograms.REAL_SERVERS_V4, IPV4_SOURCE, labels.jvs());
+        jumpIfInPrefix(asm, XdpPrograms.DESTINATION_PREFIXES_V4, IPV4_DESTINATION, 4, "rule_vip");
+        jumpIfInPrefix(asm, XdpPrograms.SOURCE_PREFIXES_V4, IPV4_SOURCE, 4, labels.jvs());
         asm.jump(labels.kernel());
     }
 
@@ -221,6 +238,27 @@ final class JvsTrafficRule
         asm.loadMap(R1, map)
             .mov64(R2, R7)
             .add64(R2, addressOffset)
+            .call(BpfHelper.MAP_LOOKUP_ELEM)
+            .jumpIf(R0, NOT_EQUAL, 0, label);
+    }
+
+    /**
+     * An LPM trie's key is {@code struct bpf_lpm_trie_key_u8}, the prefix length before the address, so the
+     * address (already bounds-checked) is copied a word at a time behind a full-length prefix on the stack: the
+     * trie finds the longest stored prefix that holds it ({@code trie_lookup_elem}).
+     */
+    private static void jumpIfInPrefix(final BpfAssembler asm, final String map, final int addressOffset,
+        final int addressBytes, final String label)
+    {
+        asm.storeImmediate(WORD, R10, TRIE_KEY, addressBytes * Byte.SIZE);
+        for (int word = 0; word < addressBytes; word += Integer.BYTES)
+        {
+            asm.load(WORD, R1, R7, addressOffset + word)
+                .store(WORD, R10, TRIE_KEY + Integer.BYTES + word, R1);
+        }
+        asm.loadMap(R1, map)
+            .mov64(R2, R10)
+            .add64(R2, TRIE_KEY)
             .call(BpfHelper.MAP_LOOKUP_ELEM)
             .jumpIf(R0, NOT_EQUAL, 0, label);
     }

@@ -35,6 +35,16 @@ public final class XdpPrograms
     public static final String LOCALS_V4 = "locals_v4";
     public static final String LOCALS_V6 = "locals_v6";
     /**
+     * LPM tries ({@link BpfMap#TYPE_LPM_TRIE}) of destination prefixes wider than a host whose traffic is jvs's as
+     * a VIP's is (a {@code mark} statement's {@code dst 203.0.113.0/24}); keyed by the prefix length (32-bit, host
+     * order) and the address in network byte order. Looked up only when the hash maps have not decided.
+     */
+    public static final String DESTINATION_PREFIXES_V4 = "dst_nets_v4";
+    public static final String DESTINATION_PREFIXES_V6 = "dst_nets_v6";
+    /** As {@link #DESTINATION_PREFIXES_V4}, for sources whose traffic is jvs's as a real server's is. */
+    public static final String SOURCE_PREFIXES_V4 = "src_nets_v4";
+    public static final String SOURCE_PREFIXES_V6 = "src_nets_v6";
+    /**
      * An ARRAY of one 8-byte counter: the frames {@link #redirectJvsTraffic} would have redirected to a queue that
      * has no socket.
      */

@@ -12,7 +12,9 @@ import io.jvs.nativebindings.Syscalls;
 /**
  * The address maps of {@link XdpPrograms#redirectJvsTraffic}: which destinations are VIPs, which are the
  * box's own addresses, and which sources are real servers (NAT return traffic), one HASH map per family,
- * keyed by the address in network byte order; and its {@link XdpPrograms#UNPLACED} counter. Adding or
+ * keyed by the address in network byte order; the prefixes wider than a host whose destinations or sources are
+ * jvs's as well ({@code mark} statements' networks), one LPM trie per family and side, which the programs consult
+ * only when the hash maps leave a frame undecided; and its {@link XdpPrograms#UNPLACED} counter. Adding or
  * removing an address takes effect on the next packet, with the program attached: the maps are shared between
  * this process and the kernel. The AF_PACKET port's programs read the same maps
  * ({@link TcPrograms#stealJvsTraffic}, and the VIPs {@link FanoutPrograms#clientDispatch}), so one filter serves
@@ -31,12 +33,27 @@ public final class XdpVipFilter implements AutoCloseable
     private final BpfMap realServersV6;
     private final BpfMap localsV4;
     private final BpfMap localsV6;
+    private final BpfMap destinationPrefixesV4;
+    private final BpfMap destinationPrefixesV6;
+    private final BpfMap sourcePrefixesV4;
+    private final BpfMap sourcePrefixesV6;
     private final BpfMap unplaced;
 
+    private XdpVipFilter(final BpfMap[] maps)
+    {
+        this(maps[0], maps[1], maps[2], maps[3], maps[4], maps[5], maps[6], maps[7], maps[8], maps[9], maps[10]);
+    }
+
     private XdpVipFilter(final BpfMap vipsV4, final BpfMap vipsV6, final BpfMap realServersV4,
-        final BpfMap realServersV6, final BpfMap localsV4, final BpfMap localsV6, final BpfMap unplaced)
+        final BpfMap realServersV6, final BpfMap localsV4, final BpfMap localsV6, final BpfMap destinationPrefixesV4,
+        final BpfMap destinationPrefixesV6, final BpfMap sourcePrefixesV4, final BpfMap sourcePrefixesV6,
+        final BpfMap unplaced)
     {
         this.unplaced = unplaced;
+        this.destinationPrefixesV4 = destinationPrefixesV4;
+        this.destinationPrefixesV6 = destinationPrefixesV6;
+        this.sourcePrefixesV4 = sourcePrefixesV4;
+        this.sourcePrefixesV6 = sourcePrefixesV6;
         this.localsV4 = localsV4;
         this.localsV6 = localsV6;
         this.vipsV4 = vipsV4;
@@ -46,33 +63,32 @@ public final class XdpVipFilter implements AutoCloseable
     }
 
     /**
-     * Creates the six address maps, empty, and the counter, zero.
+     * Creates the six address maps and the four prefix tries, empty, and the counter, zero.
      *
-     * @param maxAddresses how many addresses each map holds (per family, VIPs, local addresses and real
-     *                     servers apart).
+     * @param maxAddresses how many addresses (or prefixes) each map holds (per family, VIPs, local addresses, real
+     *                     servers and the two sides' prefixes apart).
      */
     public static XdpVipFilter create(final Syscalls syscalls, final int maxAddresses)
     {
-        BpfMap vipsV4 = null;
-        BpfMap vipsV6 = null;
-        BpfMap realsV4 = null;
-        BpfMap realsV6 = null;
-        BpfMap localsV4 = null;
-        BpfMap localsV6 = null;
+        final BpfMap[] maps = new BpfMap[11];
         try
         {
-            vipsV4 = BpfMap.createHash(syscalls, "jvs_vips_v4", IPV4_BYTES, PRESENT.length, maxAddresses);
-            vipsV6 = BpfMap.createHash(syscalls, "jvs_vips_v6", IPV6_BYTES, PRESENT.length, maxAddresses);
-            realsV4 = BpfMap.createHash(syscalls, "jvs_reals_v4", IPV4_BYTES, PRESENT.length, maxAddresses);
-            realsV6 = BpfMap.createHash(syscalls, "jvs_reals_v6", IPV6_BYTES, PRESENT.length, maxAddresses);
-            localsV4 = BpfMap.createHash(syscalls, "jvs_locals_v4", IPV4_BYTES, PRESENT.length, maxAddresses);
-            localsV6 = BpfMap.createHash(syscalls, "jvs_locals_v6", IPV6_BYTES, PRESENT.length, maxAddresses);
-            final BpfMap unplaced = BpfMap.createArray(syscalls, "jvs_unplaced", Long.BYTES, 1);
-            return new XdpVipFilter(vipsV4, vipsV6, realsV4, realsV6, localsV4, localsV6, unplaced);
+            maps[0] = BpfMap.createHash(syscalls, "jvs_vips_v4", IPV4_BYTES, PRESENT.length, maxAddresses);
+            maps[1] = BpfMap.createHash(syscalls, "jvs_vips_v6", IPV6_BYTES, PRESENT.length, maxAddresses);
+            maps[2] = BpfMap.createHash(syscalls, "jvs_reals_v4", IPV4_BYTES, PRESENT.length, maxAddresses);
+            maps[3] = BpfMap.createHash(syscalls, "jvs_reals_v6", IPV6_BYTES, PRESENT.length, maxAddresses);
+            maps[4] = BpfMap.createHash(syscalls, "jvs_locals_v4", IPV4_BYTES, PRESENT.length, maxAddresses);
+            maps[5] = BpfMap.createHash(syscalls, "jvs_locals_v6", IPV6_BYTES, PRESENT.length, maxAddresses);
+            maps[6] = BpfMap.createLpmTrie(syscalls, "jvs_dst_nets_v4", IPV4_BYTES, PRESENT.length, maxAddresses);
+            maps[7] = BpfMap.createLpmTrie(syscalls, "jvs_dst_nets_v6", IPV6_BYTES, PRESENT.length, maxAddresses);
+            maps[8] = BpfMap.createLpmTrie(syscalls, "jvs_src_nets_v4", IPV4_BYTES, PRESENT.length, maxAddresses);
+            maps[9] = BpfMap.createLpmTrie(syscalls, "jvs_src_nets_v6", IPV6_BYTES, PRESENT.length, maxAddresses);
+            maps[10] = BpfMap.createArray(syscalls, "jvs_unplaced", Long.BYTES, 1);
+            return new XdpVipFilter(maps);
         }
         catch (final RuntimeException ex)
         {
-            closeAll(vipsV4, vipsV6, realsV4, realsV6, localsV4, localsV6);
+            closeAll(maps);
             throw ex;
         }
     }
@@ -110,10 +126,15 @@ public final class XdpVipFilter implements AutoCloseable
      */
     public Map<String, Integer> mapFds()
     {
-        return Map.of(XdpPrograms.VIPS_V4, vipsV4.fd(), XdpPrograms.VIPS_V6, vipsV6.fd(),
-            XdpPrograms.REAL_SERVERS_V4, realServersV4.fd(), XdpPrograms.REAL_SERVERS_V6, realServersV6.fd(),
-            XdpPrograms.LOCALS_V4, localsV4.fd(), XdpPrograms.LOCALS_V6, localsV6.fd(), XdpPrograms.UNPLACED,
-            unplaced.fd());
+        return Map.ofEntries(Map.entry(XdpPrograms.VIPS_V4, vipsV4.fd()), Map.entry(XdpPrograms.VIPS_V6, vipsV6.fd()),
+            Map.entry(XdpPrograms.REAL_SERVERS_V4, realServersV4.fd()),
+            Map.entry(XdpPrograms.REAL_SERVERS_V6, realServersV6.fd()),
+            Map.entry(XdpPrograms.LOCALS_V4, localsV4.fd()), Map.entry(XdpPrograms.LOCALS_V6, localsV6.fd()),
+            Map.entry(XdpPrograms.DESTINATION_PREFIXES_V4, destinationPrefixesV4.fd()),
+            Map.entry(XdpPrograms.DESTINATION_PREFIXES_V6, destinationPrefixesV6.fd()),
+            Map.entry(XdpPrograms.SOURCE_PREFIXES_V4, sourcePrefixesV4.fd()),
+            Map.entry(XdpPrograms.SOURCE_PREFIXES_V6, sourcePrefixesV6.fd()),
+            Map.entry(XdpPrograms.UNPLACED, unplaced.fd()));
     }
 
     /**
@@ -188,6 +209,85 @@ public final class XdpVipFilter implements AutoCloseable
         return mapFor(address, localsV4, localsV6).lookup(address.getAddress()).isPresent();
     }
 
+    /**
+     * Packets to an address of {@code network}/{@code length} go to jvs from now on, as a VIP's do, unless the hash
+     * maps decide them first (the destination is one of the box's own addresses, or the source a real server).
+     *
+     * @param network the prefix's address, bits past {@code length} cleared (the kernel ignores them, and
+     *                {@link #removeDestinationPrefix} would not find the entry under other bits).
+     * @param length  0..32 (IPv4) or 0..128 (IPv6).
+     * @throws IllegalArgumentException when the length is out of range or bits past it are set.
+     */
+    public void addDestinationPrefix(final InetAddress network, final int length)
+    {
+        mapFor(network, destinationPrefixesV4, destinationPrefixesV6).put(prefixKey(network, length), PRESENT);
+    }
+
+    /**
+     * @return false when the prefix was not listed.
+     */
+    public boolean removeDestinationPrefix(final InetAddress network, final int length)
+    {
+        return mapFor(network, destinationPrefixesV4, destinationPrefixesV6).delete(prefixKey(network, length));
+    }
+
+    /**
+     * @return whether {@code address} lies in one of the destination prefixes (the trie's longest match).
+     */
+    public boolean inDestinationPrefix(final InetAddress address)
+    {
+        return mapFor(address, destinationPrefixesV4, destinationPrefixesV6)
+            .lookup(prefixKey(address, address.getAddress().length * Byte.SIZE)).isPresent();
+    }
+
+    /**
+     * Packets from an address of {@code network}/{@code length} go to jvs from now on, as a real server's do,
+     * unless the hash maps decide them first; as {@link #addDestinationPrefix}.
+     */
+    public void addSourcePrefix(final InetAddress network, final int length)
+    {
+        mapFor(network, sourcePrefixesV4, sourcePrefixesV6).put(prefixKey(network, length), PRESENT);
+    }
+
+    /**
+     * @return false when the prefix was not listed.
+     */
+    public boolean removeSourcePrefix(final InetAddress network, final int length)
+    {
+        return mapFor(network, sourcePrefixesV4, sourcePrefixesV6).delete(prefixKey(network, length));
+    }
+
+    /**
+     * @return whether {@code address} lies in one of the source prefixes.
+     */
+    public boolean inSourcePrefix(final InetAddress address)
+    {
+        return mapFor(address, sourcePrefixesV4, sourcePrefixesV6)
+            .lookup(prefixKey(address, address.getAddress().length * Byte.SIZE)).isPresent();
+    }
+
+    /** {@code struct bpf_lpm_trie_key_u8}: the length in host (little-endian) order, then the address. */
+    static byte[] prefixKey(final InetAddress network, final int length)
+    {
+        final byte[] address = network.getAddress();
+        final int bits = address.length * Byte.SIZE;
+        if (length < 0 || length > bits)
+        {
+            throw new IllegalArgumentException("prefix length " + length + " of " + network.getHostAddress() +
+                " is not in 0.." + bits);
+        }
+        for (int bit = length; bit < bits; bit++)
+        {
+            if ((address[bit / Byte.SIZE] & (0x80 >>> (bit % Byte.SIZE))) != 0)
+            {
+                throw new IllegalArgumentException(network.getHostAddress() + "/" + length +
+                    " has bits set past its prefix length");
+            }
+        }
+        return ByteBuffer.allocate(Integer.BYTES + address.length).order(ByteOrder.LITTLE_ENDIAN).putInt(length)
+            .put(address).array();
+    }
+
     private static BpfMap mapFor(final InetAddress address, final BpfMap v4, final BpfMap v6)
     {
         return address instanceof Inet4Address ? v4 : v6;
@@ -197,7 +297,8 @@ public final class XdpVipFilter implements AutoCloseable
     @Override
     public void close()
     {
-        closeAll(vipsV4, vipsV6, realServersV4, realServersV6, localsV4, localsV6, unplaced);
+        closeAll(vipsV4, vipsV6, realServersV4, realServersV6, localsV4, localsV6, destinationPrefixesV4,
+            destinationPrefixesV6, sourcePrefixesV4, sourcePrefixesV6, unplaced);
     }
 
     private static void closeAll(final BpfMap... maps)

@@ -127,7 +127,7 @@ public final class BpfInterpreter
         }
     }
 
-    /** A HASH map, an ARRAY or an XSKMAP, by content. */
+    /** A HASH map, an ARRAY, an LPM trie or an XSKMAP, by content. */
     public static final class MapModel
     {
         private final int type;
@@ -163,6 +163,38 @@ public final class BpfInterpreter
         public static MapModel hash(final int keySize, final int valueSize)
         {
             return new MapModel(BpfMap.TYPE_HASH, keySize, valueSize);
+        }
+
+        /**
+         * An LPM trie of {@code dataBytes}-byte addresses: {@link #put} takes the kernel's key (32-bit prefix length
+         * little-endian, then the address), a lookup returns the value of the longest stored prefix holding the
+         * key's address (only full-length lookup keys, as the programs make).
+         */
+        public static MapModel lpmTrie(final int dataBytes, final int valueSize)
+        {
+            return new MapModel(BpfMap.TYPE_LPM_TRIE, 4 + dataBytes, valueSize);
+        }
+
+        /** The trie's value for a lookup key (length, address): its longest matching prefix's, or null. */
+        private byte[] longestMatch(final byte[] key)
+        {
+            final int bits = (keySize - 4) * 8;
+            final int asked = ByteBuffer.wrap(key).order(java.nio.ByteOrder.LITTLE_ENDIAN).getInt();
+            for (int length = Math.min(asked, bits); length >= 0; length--)
+            {
+                final byte[] candidate = key.clone();
+                ByteBuffer.wrap(candidate).order(java.nio.ByteOrder.LITTLE_ENDIAN).putInt(length);
+                for (int bit = length; bit < bits; bit++)
+                {
+                    candidate[4 + bit / 8] &= (byte)~(0x80 >>> (bit % 8));
+                }
+                final byte[] value = entries.get(ByteBuffer.wrap(candidate));
+                if (value != null)
+                {
+                    return value;
+                }
+            }
+            return null;
         }
 
         public static MapModel xskMap()
@@ -484,7 +516,7 @@ public final class BpfInterpreter
 
         private long lookup(final MapModel map, final long keyAddress)
         {
-            if (map.type != BpfMap.TYPE_HASH && map.type != BpfMap.TYPE_ARRAY)
+            if (map.type != BpfMap.TYPE_HASH && map.type != BpfMap.TYPE_ARRAY && map.type != BpfMap.TYPE_LPM_TRIE)
             {
                 throw new Fault(pc, "lookup in a map of type " + map.type);
             }
@@ -493,7 +525,8 @@ public final class BpfInterpreter
             {
                 key[i] = (byte)load(keyAddress + i, BpfSize.BYTE);
             }
-            final byte[] value = map.entries.get(ByteBuffer.wrap(key));
+            final byte[] value = map.type == BpfMap.TYPE_LPM_TRIE ? map.longestMatch(key) :
+                map.entries.get(ByteBuffer.wrap(key));
             if (value == null)
             {
                 return 0;

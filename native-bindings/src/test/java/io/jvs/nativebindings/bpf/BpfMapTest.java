@@ -81,7 +81,8 @@ class BpfMapTest
             assertThat(filter.unplacedFrames()).isZero();
             assertThat(filter.mapFds()).containsOnlyKeys(XdpPrograms.VIPS_V4, XdpPrograms.VIPS_V6,
                 XdpPrograms.REAL_SERVERS_V4, XdpPrograms.REAL_SERVERS_V6, XdpPrograms.LOCALS_V4,
-                XdpPrograms.LOCALS_V6, XdpPrograms.UNPLACED);
+                XdpPrograms.LOCALS_V6, XdpPrograms.DESTINATION_PREFIXES_V4, XdpPrograms.DESTINATION_PREFIXES_V6,
+                XdpPrograms.SOURCE_PREFIXES_V4, XdpPrograms.SOURCE_PREFIXES_V6, XdpPrograms.UNPLACED);
         }
     }
 
@@ -135,6 +136,40 @@ class BpfMapTest
             assertThat(filter.isLocalAddress(vip4)).isFalse();
             assertThat(filter.removeLocalAddress(box6)).isTrue();
             assertThat(filter.isLocalAddress(box6)).isFalse();
+        }
+    }
+
+    @Test
+    void shouldAddFindAndRemoveDestinationAndSourcePrefixesInTheTries() throws Exception
+    {
+        try (XdpVipFilter filter = XdpVipFilter.create(syscalls, 64))
+        {
+            final InetAddress net4 = InetAddress.getByName("203.0.113.0");
+            final InetAddress net6 = InetAddress.getByName("2001:db8:cafe::");
+            filter.addDestinationPrefix(net4, 24);
+            filter.addDestinationPrefix(InetAddress.getByName("203.0.113.128"), 25);
+            filter.addSourcePrefix(net6, 48);
+
+            assertThat(filter.inDestinationPrefix(InetAddress.getByName("203.0.113.7"))).isTrue();
+            assertThat(filter.inDestinationPrefix(InetAddress.getByName("203.0.113.255"))).isTrue();
+            assertThat(filter.inDestinationPrefix(InetAddress.getByName("203.0.114.0"))).isFalse();
+            assertThat(filter.inSourcePrefix(InetAddress.getByName("203.0.113.7"))).as("the other side").isFalse();
+            assertThat(filter.inSourcePrefix(InetAddress.getByName("2001:db8:cafe:1::9"))).isTrue();
+            assertThat(filter.inSourcePrefix(InetAddress.getByName("2001:db8:caff::"))).isFalse();
+            assertThat(filter.inDestinationPrefix(InetAddress.getByName("2001:db8:cafe::1"))).isFalse();
+
+            assertThat(filter.removeDestinationPrefix(net4, 24)).isTrue();
+            assertThat(filter.removeDestinationPrefix(net4, 24)).isFalse();
+            assertThat(filter.inDestinationPrefix(InetAddress.getByName("203.0.113.7"))).isFalse();
+            assertThat(filter.inDestinationPrefix(InetAddress.getByName("203.0.113.200"))).as("the /25 stays").isTrue();
+            assertThat(filter.removeSourcePrefix(net6, 48)).isTrue();
+            assertThat(filter.inSourcePrefix(InetAddress.getByName("2001:db8:cafe:1::9"))).isFalse();
+
+            filter.addDestinationPrefix(InetAddress.getByName("0.0.0.0"), 0);
+            assertThat(filter.inDestinationPrefix(InetAddress.getByName("192.0.2.1"))).as("/0 holds all").isTrue();
+            assertThatThrownBy(() -> filter.addDestinationPrefix(InetAddress.getByName("203.0.113.1"), 24))
+                .hasMessageContaining("203.0.113.1/24 has bits set past its prefix length");
+            assertThatThrownBy(() -> filter.addSourcePrefix(net4, 33)).hasMessageContaining("not in 0..32");
         }
     }
 }

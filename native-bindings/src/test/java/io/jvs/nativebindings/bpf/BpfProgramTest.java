@@ -154,8 +154,8 @@ class BpfProgramTest
     {
         try (KernelAndInterpreter both = new KernelAndInterpreter())
         {
-            final InetAddress newVip = InetAddress.getByName("10.77.2.9");
-            final byte[] frame = new TestFrame().tag(TestFrame.TPID_8021Q).ipv4("198.51.100.7", "10.77.2.9", 10);
+            final InetAddress newVip = InetAddress.getByName("192.0.2.9");
+            final byte[] frame = new TestFrame().tag(TestFrame.TPID_8021Q).ipv4("198.51.100.7", "192.0.2.9", 10);
 
             assertThat(both.kernel(frame)).isEqualTo(XdpAction.PASS);
             both.filter.addVip(newVip);
@@ -246,6 +246,7 @@ class BpfProgramTest
             filter.addRealServer(InetAddress.getByName(BpfXdpProgramsTest.REAL_V6));
             filter.addLocalAddress(InetAddress.getByName(BpfXdpProgramsTest.BOX_V4));
             filter.addLocalAddress(InetAddress.getByName(BpfXdpProgramsTest.BOX_V6));
+            TcProgramsTest.addPrefixes(filter);
             program = filter.loadProgram(syscalls, "jvs_vips_tx", xsks, XdpAction.TX);
             final BpfBytecode code = XdpPrograms.redirectJvsTraffic(XdpAction.TX);
             interpreter = new BpfInterpreter(code.link(BpfXdpProgramsTest.FAKE_FDS), BpfXdpProgramsTest.addressMaps(

@@ -37,13 +37,29 @@ class BpfXdpProgramsTest
     static final String REAL_V6 = "2001:db8:3::3";
     static final String CLIENT_V6 = "2001:db8:99::7";
     static final String BOX_V6 = "2001:db8::fe";
+    /** Destination prefixes: a mark statement's network, and one around the box's and the VIPs' own addresses. */
+    static final List<String> DESTINATION_PREFIXES = List.of("203.0.113.0/24", "10.77.0.0/16", "2001:db8:cafe::/48",
+        "2001:db8::/64");
+    static final List<String> SOURCE_PREFIXES = List.of("198.18.0.0/15", "2001:db8:beef::/48");
+    static final String IN_PREFIX_V4 = "203.0.113.7";
+    static final String IN_WIDE_PREFIX_V4 = "10.77.9.9";
+    static final String FROM_PREFIX_V4 = "198.19.3.4";
+    static final String IN_PREFIX_V6 = "2001:db8:cafe::7";
+    static final String IN_WIDE_PREFIX_V6 = "2001:db8::99";
+    static final String FROM_PREFIX_V6 = "2001:db8:beef:1::4";
 
-    static final Map<String, Integer> FAKE_FDS = Map.of(XdpPrograms.XSKS, 11, XdpPrograms.VIPS_V4, 12,
-        XdpPrograms.VIPS_V6, 13, XdpPrograms.REAL_SERVERS_V4, 14, XdpPrograms.REAL_SERVERS_V6, 15,
-        XdpPrograms.LOCALS_V4, 16, XdpPrograms.LOCALS_V6, 17, XdpPrograms.UNPLACED, 18);
+    static final Map<String, Integer> FAKE_FDS = Map.ofEntries(Map.entry(XdpPrograms.XSKS, 11),
+        Map.entry(XdpPrograms.VIPS_V4, 12), Map.entry(XdpPrograms.VIPS_V6, 13),
+        Map.entry(XdpPrograms.REAL_SERVERS_V4, 14), Map.entry(XdpPrograms.REAL_SERVERS_V6, 15),
+        Map.entry(XdpPrograms.LOCALS_V4, 16), Map.entry(XdpPrograms.LOCALS_V6, 17),
+        Map.entry(XdpPrograms.UNPLACED, 18), Map.entry(XdpPrograms.DESTINATION_PREFIXES_V4, 19),
+        Map.entry(XdpPrograms.DESTINATION_PREFIXES_V6, 20), Map.entry(XdpPrograms.SOURCE_PREFIXES_V4, 21),
+        Map.entry(XdpPrograms.SOURCE_PREFIXES_V6, 22));
 
     static final JvsTrafficReference REFERENCE = new JvsTrafficReference(Set.of(key(VIP_V4)), Set.of(key(VIP_V6)),
-        Set.of(key(REAL_V4)), Set.of(key(REAL_V6)), Set.of(key(BOX_V4)), Set.of(key(BOX_V6)));
+        Set.of(key(REAL_V4)), Set.of(key(REAL_V6)), Set.of(key(BOX_V4)), Set.of(key(BOX_V6)),
+        DESTINATION_PREFIXES.stream().map(JvsTrafficReference.Prefix::parse).toList(),
+        SOURCE_PREFIXES.stream().map(JvsTrafficReference.Prefix::parse).toList());
 
     /** Queue 0 has a socket, queue 1 has none. */
     private static BpfInterpreter interpreter(final BpfBytecode program)
@@ -61,15 +77,39 @@ class BpfXdpProgramsTest
     static Map<Integer, BpfInterpreter.MapModel> addressMaps(final BpfInterpreter.MapModel xsks,
         final BpfInterpreter.MapModel unplaced)
     {
-        return Map.of(
-            11, xsks,
-            12, BpfInterpreter.MapModel.hash(4, 4).put(TestFrame.address(VIP_V4), new byte[4]),
-            13, BpfInterpreter.MapModel.hash(16, 4).put(TestFrame.address(VIP_V6), new byte[4]),
-            14, BpfInterpreter.MapModel.hash(4, 4).put(TestFrame.address(REAL_V4), new byte[4]),
-            15, BpfInterpreter.MapModel.hash(16, 4).put(TestFrame.address(REAL_V6), new byte[4]),
-            16, BpfInterpreter.MapModel.hash(4, 4).put(TestFrame.address(BOX_V4), new byte[4]),
-            17, BpfInterpreter.MapModel.hash(16, 4).put(TestFrame.address(BOX_V6), new byte[4]),
-            18, unplaced);
+        return Map.ofEntries(
+            Map.entry(11, xsks),
+            Map.entry(12, BpfInterpreter.MapModel.hash(4, 4).put(TestFrame.address(VIP_V4), new byte[4])),
+            Map.entry(13, BpfInterpreter.MapModel.hash(16, 4).put(TestFrame.address(VIP_V6), new byte[4])),
+            Map.entry(14, BpfInterpreter.MapModel.hash(4, 4).put(TestFrame.address(REAL_V4), new byte[4])),
+            Map.entry(15, BpfInterpreter.MapModel.hash(16, 4).put(TestFrame.address(REAL_V6), new byte[4])),
+            Map.entry(16, BpfInterpreter.MapModel.hash(4, 4).put(TestFrame.address(BOX_V4), new byte[4])),
+            Map.entry(17, BpfInterpreter.MapModel.hash(16, 4).put(TestFrame.address(BOX_V6), new byte[4])),
+            Map.entry(18, unplaced),
+            Map.entry(19, tries(DESTINATION_PREFIXES, 4)), Map.entry(20, tries(DESTINATION_PREFIXES, 16)),
+            Map.entry(21, tries(SOURCE_PREFIXES, 4)), Map.entry(22, tries(SOURCE_PREFIXES, 16)));
+    }
+
+    /** A model of the LPM trie holding those of {@code prefixes} whose addresses have {@code bytes} bytes. */
+    static BpfInterpreter.MapModel tries(final List<String> prefixes, final int bytes)
+    {
+        final BpfInterpreter.MapModel trie = BpfInterpreter.MapModel.lpmTrie(bytes, 4);
+        for (final String text : prefixes)
+        {
+            final JvsTrafficReference.Prefix prefix = JvsTrafficReference.Prefix.parse(text);
+            if (prefix.network().length == bytes)
+            {
+                trie.put(trieKey(prefix.network(), prefix.length()), new byte[4]);
+            }
+        }
+        return trie;
+    }
+
+    /** The kernel's LPM key: the length, little-endian, then the address. */
+    static byte[] trieKey(final byte[] network, final int length)
+    {
+        return ByteBuffer.allocate(4 + network.length).order(java.nio.ByteOrder.LITTLE_ENDIAN).putInt(length)
+            .put(network).array();
     }
 
     private static final BpfInterpreter JVS_TRAFFIC = interpreter(XdpPrograms.redirectJvsTraffic(XdpAction.PASS));
@@ -128,7 +168,40 @@ class BpfXdpProgramsTest
                 new TestFrame().tag(TPID_8021Q).icmpv6(CLIENT_V6, VIP_V6, 137), false),
             Arguments.of("ICMPv6 type 138 to a VIP (not ND)", new TestFrame().icmpv6(CLIENT_V6, VIP_V6, 138), true),
             Arguments.of("an IPv4 address inside an IPv6 frame is no VIP",
-                new TestFrame().ipv6Udp(CLIENT_V6, "::ffff:a4d:202", 0), false));
+                new TestFrame().ipv6Udp(CLIENT_V6, "::ffff:a4d:202", 0), false),
+            Arguments.of("IPv4 to an address of a destination prefix",
+                new TestFrame().ipv4(CLIENT_V4, IN_PREFIX_V4, 10), true),
+            Arguments.of("IPv4 to another address of it", new TestFrame().ipv4(CLIENT_V4, "203.0.113.254", 10), true),
+            Arguments.of("IPv4 just past the prefix", new TestFrame().ipv4(CLIENT_V4, "203.0.114.0", 10), false),
+            Arguments.of("IPv4 to an address of a prefix that holds the box's",
+                new TestFrame().ipv4(CLIENT_V4, IN_WIDE_PREFIX_V4, 10), true),
+            Arguments.of("QinQ IPv4 to a destination prefix",
+                new TestFrame().tag(TPID_8021AD).tag(TPID_8021Q).ipv4(CLIENT_V4, IN_PREFIX_V4, 0), true),
+            Arguments.of("IPv4 echo request to a destination prefix: the kernel's, as to a VIP",
+                new TestFrame().icmpv4(CLIENT_V4, IN_PREFIX_V4, 8, 0, 0), false),
+            Arguments.of("IPv4 echo reply to a destination prefix",
+                new TestFrame().icmpv4(CLIENT_V4, IN_PREFIX_V4, 0, 0, 0), true),
+            Arguments.of("IPv4 from a source prefix", new TestFrame().ipv4(FROM_PREFIX_V4, CLIENT_V4, 10), true),
+            Arguments.of("IPv4 from a source prefix to the box",
+                new TestFrame().ipv4(FROM_PREFIX_V4, BOX_V4, 10), false),
+            Arguments.of("IPv4 echo request from a source prefix",
+                new TestFrame().icmpv4(FROM_PREFIX_V4, CLIENT_V4, 8, 0, 0), true),
+            Arguments.of("IPv4 just before the source prefix", new TestFrame().ipv4("198.17.255.255", CLIENT_V4, 10),
+                false),
+            Arguments.of("IPv6 to an address of a destination prefix",
+                new TestFrame().ipv6Udp(CLIENT_V6, IN_PREFIX_V6, 10), true),
+            Arguments.of("IPv6 to another address of it",
+                new TestFrame().ipv6Udp(CLIENT_V6, "2001:db8:cafe:ffff::1", 10), true),
+            Arguments.of("IPv6 just past the prefix", new TestFrame().ipv6Udp(CLIENT_V6, "2001:db8:caff::", 10), false),
+            Arguments.of("IPv6 to a prefix that holds the box's", new TestFrame().ipv6Udp(CLIENT_V6, IN_WIDE_PREFIX_V6,
+                10), true),
+            Arguments.of("IPv6 echo request to a destination prefix",
+                new TestFrame().icmpv6(CLIENT_V6, IN_PREFIX_V6, 128), false),
+            Arguments.of("neighbour solicitation to a destination prefix",
+                new TestFrame().icmpv6(CLIENT_V6, IN_PREFIX_V6, 135), false),
+            Arguments.of("IPv6 from a source prefix", new TestFrame().ipv6Udp(FROM_PREFIX_V6, CLIENT_V6, 10), true),
+            Arguments.of("IPv6 from a source prefix to the box",
+                new TestFrame().ipv6Udp(FROM_PREFIX_V6, BOX_V6, 10), false));
     }
 
     @Test
@@ -237,17 +310,20 @@ class BpfXdpProgramsTest
         {
             builder.tag(random.nextBoolean() ? TPID_8021Q : TPID_8021AD);
         }
-        final String[] v4 = {VIP_V4, REAL_V4, CLIENT_V4, BOX_V4};
-        final String[] v6 = {VIP_V6, REAL_V6, CLIENT_V6, BOX_V6};
+        final String[] v4 = {VIP_V4, REAL_V4, CLIENT_V4, BOX_V4, IN_PREFIX_V4, IN_WIDE_PREFIX_V4, FROM_PREFIX_V4};
+        final String[] v6 = {VIP_V6, REAL_V6, CLIENT_V6, BOX_V6, IN_PREFIX_V6, IN_WIDE_PREFIX_V6, FROM_PREFIX_V6};
         final int[] icmpTypes = {1, 128, 129, 132, 133, 134, 135, 136, 137, 138};
         final int[] icmpv4Types = {0, 3, 8, 11};
         final int[] fragmentWords = {0, 0x4000, 0x2000, 0x0001, 0x20b9};
         final byte[] frame = switch (random.nextInt(6))
         {
-            case 0, 1 -> builder.ipv4(v4[random.nextInt(4)], v4[random.nextInt(4)], random.nextInt(40));
-            case 2 -> builder.ipv6Udp(v6[random.nextInt(4)], v6[random.nextInt(4)], random.nextInt(40));
-            case 3 -> builder.icmpv6(v6[random.nextInt(4)], v6[random.nextInt(4)], icmpTypes[random.nextInt(10)]);
-            case 4 -> builder.icmpv4(v4[random.nextInt(4)], v4[random.nextInt(4)], icmpv4Types[random.nextInt(4)],
+            case 0, 1 -> builder.ipv4(v4[random.nextInt(v4.length)], v4[random.nextInt(v4.length)],
+                random.nextInt(40));
+            case 2 -> builder.ipv6Udp(v6[random.nextInt(v6.length)], v6[random.nextInt(v6.length)], random.nextInt(40));
+            case 3 -> builder.icmpv6(v6[random.nextInt(v6.length)], v6[random.nextInt(v6.length)],
+                icmpTypes[random.nextInt(10)]);
+            case 4 -> builder.icmpv4(v4[random.nextInt(v4.length)], v4[random.nextInt(v4.length)],
+                icmpv4Types[random.nextInt(4)],
                 fragmentWords[random.nextInt(5)], random.nextInt(3));
             default -> builder.etherType(random.nextBoolean() ? ETH_P_ARP : random.nextInt(0x10000), 46);
         };
@@ -274,13 +350,14 @@ class BpfXdpProgramsTest
     }
 
     @Test
-    void shouldJumpOnlyToInstructionsOfTheProgramAndNameItsEightMaps()
+    void shouldJumpOnlyToInstructionsOfTheProgramAndNameItsTwelveMaps()
     {
         final BpfBytecode program = XdpPrograms.redirectJvsTraffic(XdpAction.PASS);
 
         assertThat(program.mapNames()).containsExactlyInAnyOrder(XdpPrograms.XSKS, XdpPrograms.VIPS_V4,
             XdpPrograms.VIPS_V6, XdpPrograms.REAL_SERVERS_V4, XdpPrograms.REAL_SERVERS_V6, XdpPrograms.LOCALS_V4,
-            XdpPrograms.LOCALS_V6, XdpPrograms.UNPLACED);
+            XdpPrograms.LOCALS_V6, XdpPrograms.UNPLACED, XdpPrograms.DESTINATION_PREFIXES_V4,
+            XdpPrograms.DESTINATION_PREFIXES_V6, XdpPrograms.SOURCE_PREFIXES_V4, XdpPrograms.SOURCE_PREFIXES_V6);
         assertWellFormed(program);
     }
 

@@ -9,14 +9,17 @@ import java.util.Random;
 /**
  * Random frames of the kinds a fanout program must place, as they leave a sender (every tag in the frame): a
  * client's requests to a VIP, NAT replies, ICMP errors about both directions, echo and other ICMP, not-IP, behind
- * 0 to 4 VLAN tags of the three TPIDs ClientDispatch knows, a third of them cut short. Public for the forwarder's
- * tests, which check the fanout program against core's ClientDispatch on them.
+ * 0 to 4 VLAN tags of the three TPIDs ClientDispatch knows, a third of them cut short; requests to and replies
+ * from addresses of the virtual prefixes (a {@code mark} statement's destination network) among them. Public for
+ * the forwarder's tests, which check the fanout program against core's ClientDispatch on them.
  */
 public final class FanoutFrames
 {
     public static final String VIP_V4 = "10.77.2.2";
     public static final String VIP_V6 = "2001:db8::2";
     public static final List<String> VIPS = List.of(VIP_V4, VIP_V6);
+    /** Networks whose every address is virtual: the fanout program's destination-prefix tries hold them. */
+    public static final List<String> PREFIXES = List.of("203.0.113.0/24", "2001:db8:cafe::/48");
     public static final String REAL_V4 = "10.77.3.3";
     public static final String REAL_V6 = "2001:db8:3::3";
     private static final String ROUTER_V4 = "192.0.2.254";
@@ -48,7 +51,10 @@ public final class FanoutFrames
         final String client4 = clientV4(random);
         final String client6 = clientV6(random);
         final TestFrame builder = new TestFrame();
-        return switch (random.nextInt(10))
+        final String marked4 = "203.0.113." + random.nextInt(256);
+        final String marked6 = "2001:db8:cafe:" + Integer.toHexString(random.nextInt(65536)) + "::" +
+            Integer.toHexString(random.nextInt(65536));
+        return switch (random.nextInt(14))
         {
             case 0 -> builder.ipv4(client4, VIP_V4, random.nextInt(20));
             case 1 -> builder.ipv4(REAL_V4, client4, random.nextInt(20));
@@ -64,6 +70,12 @@ public final class FanoutFrames
                 new TestFrame().ipv6Udp(client6, REAL_V6, 8));
             case 8 -> builder.icmpv4(client4, random.nextBoolean() ? VIP_V4 : client4, random.nextBoolean() ? 8 : 3,
                 random.nextBoolean() ? 0 : 0x2001, random.nextInt(3));
+            case 9 -> builder.ipv4(client4, marked4, random.nextInt(20));
+            case 10 -> builder.ipv4(marked4, random.nextBoolean() ? client4 : "203.0.114.1", random.nextInt(20));
+            case 11 -> builder.icmpv4Error(ROUTER_V4, marked4, ICMP_TYPES[random.nextInt(ICMP_TYPES.length)],
+                new TestFrame().ipv4(marked4, client4, 8), random.nextInt(3));
+            case 12 -> random.nextBoolean() ? builder.ipv6Udp(client6, marked6, random.nextInt(20)) :
+                builder.ipv6Udp(marked6, client6, random.nextInt(20));
             default -> builder.etherType(random.nextBoolean() ? TestFrame.ETH_P_ARP : random.nextInt(0x10000), 46);
         };
     }

@@ -26,14 +26,34 @@ class FanoutProgramsTest
 {
     private static final int VIPS_V4_FD = 12;
     private static final int VIPS_V6_FD = 13;
+    private static final int PREFIXES_V4_FD = 14;
+    private static final int PREFIXES_V6_FD = 15;
     private static final Map<String, Integer> FDS = Map.of(XdpPrograms.VIPS_V4, VIPS_V4_FD, XdpPrograms.VIPS_V6,
-        VIPS_V6_FD);
+        VIPS_V6_FD, XdpPrograms.DESTINATION_PREFIXES_V4, PREFIXES_V4_FD, XdpPrograms.DESTINATION_PREFIXES_V6,
+        PREFIXES_V6_FD);
 
     private static BpfInterpreter interpreter(final int workers, final BpfInterpreter.MapModel vipsV4)
     {
+        return interpreter(workers, vipsV4, BpfXdpProgramsTest.tries(FanoutFrames.PREFIXES, 4));
+    }
+
+    private static BpfInterpreter interpreter(final int workers, final BpfInterpreter.MapModel vipsV4,
+        final BpfInterpreter.MapModel prefixesV4)
+    {
         return new BpfInterpreter(FanoutPrograms.clientDispatch(workers).link(FDS), Map.of(VIPS_V4_FD, vipsV4,
             VIPS_V6_FD, BpfInterpreter.MapModel.hash(16, 4).put(FanoutFrames.address(FanoutFrames.VIP_V6),
-                new byte[4])));
+                new byte[4]), PREFIXES_V4_FD, prefixesV4, PREFIXES_V6_FD,
+            BpfXdpProgramsTest.tries(FanoutFrames.PREFIXES, 16)));
+    }
+
+    /** Adds {@link FanoutFrames#PREFIXES} to the filter's destination tries. */
+    static void addPrefixes(final XdpVipFilter filter) throws Exception
+    {
+        for (final String text : FanoutFrames.PREFIXES)
+        {
+            final String[] parts = text.split("/");
+            filter.addDestinationPrefix(InetAddress.getByName(parts[0]), Integer.parseInt(parts[1]));
+        }
     }
 
     private static BpfInterpreter.MapModel vipsV4()
@@ -60,12 +80,13 @@ class FanoutProgramsTest
     }
 
     @Test
-    void shouldRefuseWorkerCountsClientDispatchRefusesAndNameOnlyTheVipMaps()
+    void shouldRefuseWorkerCountsClientDispatchRefusesAndNameOnlyTheVirtualMaps()
     {
         assertThatThrownBy(() -> FanoutPrograms.clientDispatch(0)).hasMessageContaining("worker count 0");
         assertThatThrownBy(() -> FanoutPrograms.clientDispatch(65_537)).hasMessageContaining("1..65536");
         final BpfBytecode program = FanoutPrograms.clientDispatch(65_536);
-        assertThat(program.mapNames()).containsExactlyInAnyOrder(XdpPrograms.VIPS_V4, XdpPrograms.VIPS_V6);
+        assertThat(program.mapNames()).containsExactlyInAnyOrder(XdpPrograms.VIPS_V4, XdpPrograms.VIPS_V6,
+            XdpPrograms.DESTINATION_PREFIXES_V4, XdpPrograms.DESTINATION_PREFIXES_V6);
         BpfXdpProgramsTest.assertWellFormed(program);
     }
 
@@ -87,6 +108,14 @@ class FanoutProgramsTest
                 .isEqualTo(expected(client6, workers));
             assertThat(socket(program, new TestFrame().tag(TestFrame.TPID_8021AD).tag(TestFrame.TPID_8021Q)
                 .ipv6Udp(FanoutFrames.REAL_V6, client6, 8))).isEqualTo(expected(client6, workers));
+            final String marked = "203.0.113." + random.nextInt(256);
+            assertThat(socket(program, new TestFrame().ipv4(client, marked, 8))).as("to a virtual prefix")
+                .isEqualTo(expected(client, workers));
+            assertThat(socket(program, new TestFrame().ipv4(marked, client, 8))).isEqualTo(expected(client, workers));
+            assertThat(socket(program, new TestFrame().ipv6Udp(client6, "2001:db8:cafe::" + i, 8)))
+                .isEqualTo(expected(client6, workers));
+            assertThat(socket(program, new TestFrame().ipv4(client, "203.0.114.1", 8))).as("just past the prefix")
+                .isEqualTo(expected("203.0.114.1", workers));
         }
         assertThat(socket(program, new TestFrame().etherType(TestFrame.ETH_P_ARP, 28))).isZero();
     }
@@ -103,6 +132,21 @@ class FanoutProgramsTest
         assertThat(socket(program, toNewVip)).isEqualTo(expected("198.18.0.1", 65_536));
         vips.remove(FanoutFrames.address("10.77.2.9"));
         assertThat(socket(program, toNewVip)).isEqualTo(expected("10.77.2.9", 65_536));
+    }
+
+    @Test
+    void shouldReadThePrefixSetLive()
+    {
+        final BpfInterpreter.MapModel prefixes = BpfInterpreter.MapModel.lpmTrie(4, 4);
+        final BpfInterpreter program = interpreter(65_536, vipsV4(), prefixes);
+        final byte[] toMarked = new TestFrame().ipv4("198.18.0.1", "192.0.2.77", 8);
+        final byte[] key = BpfXdpProgramsTest.trieKey(FanoutFrames.address("192.0.2.0"), 24);
+
+        assertThat(socket(program, toMarked)).isEqualTo(expected("192.0.2.77", 65_536));
+        prefixes.put(key, new byte[4]);
+        assertThat(socket(program, toMarked)).isEqualTo(expected("198.18.0.1", 65_536));
+        prefixes.remove(key);
+        assertThat(socket(program, toMarked)).isEqualTo(expected("192.0.2.77", 65_536));
     }
 
     static LongStream seeds()
@@ -145,6 +189,7 @@ class FanoutProgramsTest
         {
             filter.addVip(InetAddress.getByName(FanoutFrames.VIP_V4));
             filter.addVip(InetAddress.getByName(FanoutFrames.VIP_V6));
+            addPrefixes(filter);
             final BpfInterpreter interpreter = interpreter(7, vipsV4());
             final Random random = new Random(seed);
             int placed = 0;

@@ -2,6 +2,7 @@ package io.jvs.nativebindings.bpf;
 
 import java.nio.ByteBuffer;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Set;
 
 /**
@@ -10,13 +11,50 @@ import java.util.Set;
  * two on many frames.
  *
  * @param vipsV4 and the other sets hold addresses in network byte order.
+ * @param destinationPrefixes prefixes of either family whose destinations are jvs's as a VIP's, after the sets.
+ * @param sourcePrefixes      prefixes whose sources are jvs's as a real server's, after the sets.
  */
 record JvsTrafficReference(Set<ByteBuffer> vipsV4, Set<ByteBuffer> vipsV6, Set<ByteBuffer> realsV4,
-                           Set<ByteBuffer> realsV6, Set<ByteBuffer> localsV4, Set<ByteBuffer> localsV6)
+                           Set<ByteBuffer> realsV6, Set<ByteBuffer> localsV4, Set<ByteBuffer> localsV6,
+                           List<Prefix> destinationPrefixes, List<Prefix> sourcePrefixes)
 {
+    JvsTrafficReference(final Set<ByteBuffer> vipsV4, final Set<ByteBuffer> vipsV6, final Set<ByteBuffer> realsV4,
+        final Set<ByteBuffer> realsV6, final Set<ByteBuffer> localsV4, final Set<ByteBuffer> localsV6)
+    {
+        this(vipsV4, vipsV6, realsV4, realsV6, localsV4, localsV6, List.of(), List.of());
+    }
+
+    /** An address prefix, bit by bit: {@code network}'s first {@code length} bits. */
+    record Prefix(byte[] network, int length)
+    {
+        static Prefix parse(final String text)
+        {
+            final int slash = text.indexOf('/');
+            return new Prefix(TestFrame.address(text.substring(0, slash)), Integer.parseInt(text.substring(slash + 1)));
+        }
+
+        boolean contains(final byte[] address)
+        {
+            if (address.length != network.length)
+            {
+                return false;
+            }
+            for (int bit = 0; bit < length; bit++)
+            {
+                final int mask = 0x80 >>> (bit % 8);
+                if ((address[bit / 8] & mask) != (network[bit / 8] & mask))
+                {
+                    return false;
+                }
+            }
+            return true;
+        }
+    }
+
     /**
      * @return true when the frame is jvs's: its destination is a VIP (unless it is an echo request, which the
-     * kernel answers), or it is not for the box itself and its source is a real server.
+     * kernel answers), or it is not for the box itself and its source is a real server, or else its destination
+     * is in a destination prefix (unless an echo request) or its source in a source prefix.
      */
     boolean isJvsTraffic(final byte[] frame)
     {
@@ -52,8 +90,19 @@ record JvsTrafficReference(Set<ByteBuffer> vipsV4, Set<ByteBuffer> vipsV6, Set<B
             {
                 return !isEchoRequestV4(frame, network);
             }
-            return !localsV4.contains(slice(frame, network + 16, 4)) &&
-                realsV4.contains(slice(frame, network + 12, 4));
+            if (localsV4.contains(slice(frame, network + 16, 4)))
+            {
+                return false;
+            }
+            if (realsV4.contains(slice(frame, network + 12, 4)))
+            {
+                return true;
+            }
+            if (inPrefixes(destinationPrefixes, frame, network + 16, 4))
+            {
+                return !isEchoRequestV4(frame, network);
+            }
+            return inPrefixes(sourcePrefixes, frame, network + 12, 4);
         }
         if (etherType == TestFrame.ETH_P_IPV6)
         {
@@ -79,8 +128,19 @@ record JvsTrafficReference(Set<ByteBuffer> vipsV4, Set<ByteBuffer> vipsV6, Set<B
             {
                 return !echoRequest;
             }
-            return !localsV6.contains(slice(frame, network + 24, 16)) &&
-                realsV6.contains(slice(frame, network + 8, 16));
+            if (localsV6.contains(slice(frame, network + 24, 16)))
+            {
+                return false;
+            }
+            if (realsV6.contains(slice(frame, network + 8, 16)))
+            {
+                return true;
+            }
+            if (inPrefixes(destinationPrefixes, frame, network + 24, 16))
+            {
+                return !echoRequest;
+            }
+            return inPrefixes(sourcePrefixes, frame, network + 8, 16);
         }
         return false;
     }
@@ -97,6 +157,13 @@ record JvsTrafficReference(Set<ByteBuffer> vipsV4, Set<ByteBuffer> vipsV6, Set<B
             return true;
         }
         return (frame[network + (frame[network] & 0xf) * 4] & 0xff) == 8;
+    }
+
+    private static boolean inPrefixes(final List<Prefix> prefixes, final byte[] frame, final int offset,
+        final int length)
+    {
+        final byte[] address = Arrays.copyOfRange(frame, offset, offset + length);
+        return prefixes.stream().anyMatch(prefix -> prefix.contains(address));
     }
 
     private static int u16(final byte[] frame, final int offset)

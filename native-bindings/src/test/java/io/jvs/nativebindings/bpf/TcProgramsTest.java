@@ -64,7 +64,9 @@ class TcProgramsTest
         final BpfBytecode program = TcPrograms.stealJvsTraffic();
 
         assertThat(program.mapNames()).containsExactlyInAnyOrder(XdpPrograms.VIPS_V4, XdpPrograms.VIPS_V6,
-            XdpPrograms.REAL_SERVERS_V4, XdpPrograms.REAL_SERVERS_V6, XdpPrograms.LOCALS_V4, XdpPrograms.LOCALS_V6);
+            XdpPrograms.REAL_SERVERS_V4, XdpPrograms.REAL_SERVERS_V6, XdpPrograms.LOCALS_V4, XdpPrograms.LOCALS_V6,
+            XdpPrograms.DESTINATION_PREFIXES_V4, XdpPrograms.DESTINATION_PREFIXES_V6, XdpPrograms.SOURCE_PREFIXES_V4,
+            XdpPrograms.SOURCE_PREFIXES_V6);
         BpfXdpProgramsTest.assertWellFormed(program);
     }
 
@@ -267,6 +269,22 @@ class TcProgramsTest
         filter.addRealServer(InetAddress.getByName(BpfXdpProgramsTest.REAL_V6));
         filter.addLocalAddress(InetAddress.getByName(BpfXdpProgramsTest.BOX_V4));
         filter.addLocalAddress(InetAddress.getByName(BpfXdpProgramsTest.BOX_V6));
+        addPrefixes(filter);
         return filter;
+    }
+
+    /** The XDP tests' destination and source prefixes, into the filter's tries. */
+    static void addPrefixes(final XdpVipFilter filter) throws Exception
+    {
+        for (final String text : BpfXdpProgramsTest.DESTINATION_PREFIXES)
+        {
+            final String[] parts = text.split("/");
+            filter.addDestinationPrefix(InetAddress.getByName(parts[0]), Integer.parseInt(parts[1]));
+        }
+        for (final String text : BpfXdpProgramsTest.SOURCE_PREFIXES)
+        {
+            final String[] parts = text.split("/");
+            filter.addSourcePrefix(InetAddress.getByName(parts[0]), Integer.parseInt(parts[1]));
+        }
     }
 }

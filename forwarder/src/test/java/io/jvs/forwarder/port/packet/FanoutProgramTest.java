@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.LongStream;
 
 import io.jvs.core.net.IpAddress;
+import io.jvs.core.net.IpPrefix;
 import io.jvs.core.packet.Frames;
 import io.jvs.core.pipeline.ClientDispatch;
 import io.jvs.core.pipeline.FrameBurst;
@@ -37,15 +38,19 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * The fanout program places every frame where core's {@link ClientDispatch} says its client belongs: in the
  * interpreter on the skb as the kernel hands it to the program (outer tag offloaded), in the kernel on the skb a
  * test run builds (tags in the data), and on a veth, where two ports of one PACKET_FANOUT_EBPF group receive frames
- * of many clients (requests, NAT replies, ICMP errors about either, IPv4 and IPv6, behind up to four VLAN tags) and
- * each frame arrives at the port of its client's worker. The kernel parts need root, as CI has.
+ * of many clients (requests, NAT replies, ICMP errors about either, to and from a virtual prefix too, IPv4 and
+ * IPv6, behind up to four VLAN tags) and each frame arrives at the port of its client's worker. The kernel parts
+ * need root, as CI has.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class FanoutProgramTest
 {
     private static final List<IpAddress> VIPS = FanoutFrames.VIPS.stream().map(IpAddress::parse).toList();
+    private static final List<IpPrefix> PREFIXES = FanoutFrames.PREFIXES.stream().map(IpPrefix::parse).toList();
     private static final int VIPS_V4_FD = 12;
     private static final int VIPS_V6_FD = 13;
+    private static final int PREFIXES_V4_FD = 14;
+    private static final int PREFIXES_V6_FD = 15;
     private static final int CHUNK = 50;
 
     private final ByteBuffer buffer = ByteBuffer.allocateDirect(2048);
@@ -60,10 +65,28 @@ class FanoutProgramTest
     private static BpfInterpreter interpreter(final int workers)
     {
         return new BpfInterpreter(FanoutPrograms.clientDispatch(workers).link(
-            Map.of(XdpPrograms.VIPS_V4, VIPS_V4_FD, XdpPrograms.VIPS_V6, VIPS_V6_FD)), Map.of(
+            Map.of(XdpPrograms.VIPS_V4, VIPS_V4_FD, XdpPrograms.VIPS_V6, VIPS_V6_FD,
+                XdpPrograms.DESTINATION_PREFIXES_V4, PREFIXES_V4_FD, XdpPrograms.DESTINATION_PREFIXES_V6,
+                PREFIXES_V6_FD)), Map.of(
             VIPS_V4_FD, BpfInterpreter.MapModel.hash(4, 4).put(FanoutFrames.address(FanoutFrames.VIP_V4), new byte[4]),
             VIPS_V6_FD, BpfInterpreter.MapModel.hash(16, 4).put(FanoutFrames.address(FanoutFrames.VIP_V6),
-                new byte[4])));
+                new byte[4]), PREFIXES_V4_FD, trie(false), PREFIXES_V6_FD, trie(true)));
+    }
+
+    /** The LPM trie of {@link #PREFIXES} of one family: keys of the length (little-endian) and the network. */
+    private static BpfInterpreter.MapModel trie(final boolean v6)
+    {
+        final BpfInterpreter.MapModel trie = BpfInterpreter.MapModel.lpmTrie(v6 ? 16 : 4, 4);
+        for (final IpPrefix prefix : PREFIXES)
+        {
+            if (prefix.isV6() == v6)
+            {
+                final byte[] network = prefix.network().toInetAddress().getAddress();
+                trie.put(ByteBuffer.allocate(4 + network.length).order(java.nio.ByteOrder.LITTLE_ENDIAN)
+                    .putInt(prefix.length()).put(network).array(), new byte[4]);
+            }
+        }
+        return trie;
     }
 
     static LongStream seeds()
@@ -77,7 +100,7 @@ class FanoutProgramTest
     {
         final Random random = new Random(seed);
         final int workers = 2 + (int)(seed % 4);
-        final ClientDispatch dispatch = new ClientDispatch(workers, VIPS);
+        final ClientDispatch dispatch = new ClientDispatch(workers, VIPS, PREFIXES);
         final BpfInterpreter program = interpreter(workers);
         final int[] perWorker = new int[workers];
         for (int i = 0; i < 3_000; i++)
@@ -101,7 +124,7 @@ class FanoutProgramTest
     {
         final Syscalls syscalls = Syscalls.create();
         final int workers = 2 + (int)(seed % 4);
-        final ClientDispatch dispatch = new ClientDispatch(workers, VIPS);
+        final ClientDispatch dispatch = new ClientDispatch(workers, VIPS, PREFIXES);
         try (XdpVipFilter filter = vipFilter(syscalls);
              BpfProgram program = FanoutPrograms.load(syscalls, workers, filter))
         {
@@ -130,7 +153,7 @@ class FanoutProgramTest
     {
         final int workers = 2;
         final int frames = 600;
-        final ClientDispatch dispatch = new ClientDispatch(workers, VIPS);
+        final ClientDispatch dispatch = new ClientDispatch(workers, VIPS, PREFIXES);
         final AfPacketSettings settings = AfPacketForwardingTest.SMALL.withFanout(4244, AfPacket.PACKET_FANOUT_EBPF);
         final Syscalls syscalls = Syscalls.create();
         try (ForwardingNetwork net = new ForwardingNetwork("afpfanp");
@@ -234,6 +257,10 @@ class FanoutProgramTest
         for (final String vip : FanoutFrames.VIPS)
         {
             filter.addVip(InetAddress.getByName(vip));
+        }
+        for (final IpPrefix prefix : PREFIXES)
+        {
+            filter.addDestinationPrefix(prefix.network().toInetAddress(), prefix.length());
         }
         return filter;
     }
