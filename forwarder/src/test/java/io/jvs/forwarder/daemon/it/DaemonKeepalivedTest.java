@@ -24,7 +24,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Debian's keepalived, unmodified, configures a running daemon through {@code tools/jvs with-ipvs} and keeps it in
  * step with its TCP_CHECKs on three NAT real servers: the service and servers appear as its virtual_server block
  * says; when one server's listener goes away its check takes it out within the check's retries times delay_loop
- * (and ipvsadm's listing shows it), new connections avoid it while the others keep serving, and when the listener
+ * (and ipvsadm's listing shows it), transfers already running to the other two finish whole, new connections
+ * avoid it while the others keep serving, and when the listener
  * is back keepalived puts the server back and it takes connections again. Debian's ipvsadm through the same
  * library lists what ctl lists.
  */
@@ -100,15 +101,26 @@ class DaemonKeepalivedTest
                     assertThat(DaemonConfigs.byServer(load(topology, service, 30))).as("all three serve")
                         .containsOnlyKeys("rs1", "rs2", "rs3");
 
-                    // rs2's listener goes away: keepalived's check takes it out, within its retries of delay_loop.
+                    // Long transfers, three to each server, still running when rs2's listener goes away: keepalived's
+                    // check takes it out, within its retries of delay_loop, and the six to the others go on.
+                    final java.util.concurrent.CompletableFuture<List<TcpDigestClient.Connection>> transfers =
+                        java.util.concurrent.CompletableFuture.supplyAsync(() -> TcpDigestClient.run(
+                            topology.clientNamespace(), TcpDigestClient.Load.of(service, 9, 96L << 20).parallel(9)));
+                    Thread.sleep(500);
                     final Host rs2 = topology.realServer("rs2");
                     listeners.get(1).close();
                     final long stopped = System.nanoTime();
+                    assertThat(transfers).as("transfers still running when rs2 stopped").isNotDone();
                     awaitListing(daemon, log, Duration.ofSeconds(20),
                         listing -> !listing.contains("  -> " + rs2.ipv4().getHostAddress() + ":" + PORT));
                     final long outMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stopped);
                     assertThat(outMs).as("ms until rs2 was taken out")
                         .isLessThan(TimeUnit.SECONDS.toMillis((RETRY + 1L) * (DELAY_LOOP_S + 1) + 5));
+                    final List<TcpDigestClient.Connection> established = transfers.get(120, TimeUnit.SECONDS);
+                    assertThat(established).filteredOn(TcpDigestClient.Connection::ok)
+                        .as("the transfers to rs1 and rs3 finished whole").hasSize(6)
+                        .allSatisfy(connection -> assertThat(connection.serverIdentity()).isIn("rs1", "rs3"))
+                        .allSatisfy(connection -> assertThat(connection.bytesConfirmed()).isEqualTo(96L << 20));
                     final List<TcpDigestClient.Connection> without = load(topology, service, 20);
                     assertThat(TcpDigestClient.failures(without)).isEmpty();
                     assertThat(DaemonConfigs.byServer(without)).as("new connections avoid rs2")
