@@ -63,6 +63,8 @@ import java.util.Map;
  * @param rules        the ipvsadm rules, in order: the file's own lines and the included files' in place.
  * @param servicesAt   {@code file:line} of the first rule line or {@code rules} statement, or null when the
  *                     file gives no services.
+ * @param includes     the files its {@code rules} statements read, in order (inputs, for a tool that must never
+ *                     write over one).
  */
 public record JvsConfig(
     String source,
@@ -82,7 +84,8 @@ public record JvsConfig(
     DataPlaneSettings settings,
     Timeouts timeouts,
     List<ServiceRule> rules,
-    String servicesAt)
+    String servicesAt,
+    List<Path> includes)
 {
     /** The control socket when the file names none. */
     public static final Path DEFAULT_CONTROL = Path.of("/run/jvs/jvs.sock");
@@ -112,6 +115,7 @@ public record JvsConfig(
         ports = List.copyOf(ports);
         neighbours = Collections.unmodifiableMap(new LinkedHashMap<>(neighbours));
         rules = List.copyOf(rules);
+        includes = List.copyOf(includes);
         if (!cpus.isEmpty() && cpus.size() != workers)
         {
             throw new IllegalArgumentException(cpus.size() + " CPUs for " + workers + " workers");

@@ -91,6 +91,7 @@ final class JvsConfigParser
     private final int sweepSlotsPerBurst;
 
     private final List<ServiceRule> rules = new ArrayList<>();
+    private final List<Path> includes = new ArrayList<>();
     private String servicesAt;
     private int line;
 
@@ -233,7 +234,7 @@ final class JvsConfigParser
             icmpRepliesPerSecond, clampMss, sweepSlotsPerBurst);
         return new JvsConfig(source, interfaces, workers, cpus, idle, connections, control, controlGroup, vipArp,
             markRules, List.copyOf(ports.values()), neighbours, gatewayV4, gatewayV6, settings,
-            new JvsConfig.Timeouts(timeouts[0], timeouts[1], timeouts[2]), rules, servicesAt);
+            new JvsConfig.Timeouts(timeouts[0], timeouts[1], timeouts[2]), rules, servicesAt, includes);
     }
 
     private void rule(final String text) throws RuleException
@@ -261,6 +262,7 @@ final class JvsConfigParser
             throw new IllegalArgumentException("rules: needs one file name (no spaces), e.g. rules farm.rules");
         }
         final Path path = baseDir.resolve(words[1]);
+        includes.add(path);
         final String label = path.toString();
         final List<String> lines;
         try

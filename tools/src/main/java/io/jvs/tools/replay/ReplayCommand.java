@@ -143,8 +143,13 @@ public final class ReplayCommand implements Callable<Integer>
         {
             InputFiles.lines(config);
         }
-        final List<OutputFiles.NamedPath> inputs = List.of(new OutputFiles.NamedPath("--in", input),
-            new OutputFiles.NamedPath("--rules", rules), new OutputFiles.NamedPath("--config", config));
+        final List<OutputFiles.NamedPath> inputs = new java.util.ArrayList<>(List.of(
+            new OutputFiles.NamedPath("--in", input), new OutputFiles.NamedPath("--rules", rules),
+            new OutputFiles.NamedPath("--config", config)));
+        for (final java.nio.file.Path included : includedRules(config))
+        {
+            inputs.add(new OutputFiles.NamedPath("a rules statement of --config", included));
+        }
         final List<OutputFiles.NamedPath> outputs = List.of(new OutputFiles.NamedPath("--out", output),
             new OutputFiles.NamedPath("--report", report), new OutputFiles.NamedPath("--svg", svg),
             new OutputFiles.NamedPath("--decisions", decisions));
@@ -228,4 +233,22 @@ public final class ReplayCommand implements Callable<Integer>
             return 0;
         }
     }
+
+    /** The rules files a config includes, which are inputs too; none when it cannot be read (Replay says why). */
+    private static List<java.nio.file.Path> includedRules(final java.nio.file.Path config)
+    {
+        if (config == null)
+        {
+            return List.of();
+        }
+        try
+        {
+            return io.jvs.forwarder.config.JvsConfig.load(config).includes();
+        }
+        catch (final IOException | RuntimeException | RuleException ex)
+        {
+            return List.of();
+        }
+    }
+
 }

@@ -69,6 +69,21 @@ class OutputSafetyTest
     }
 
     @Test
+    void shouldRefuseToWriteOverARulesFileTheConfigIncludes() throws Exception
+    {
+        final Path config = Files.writeString(dir.resolve("jvs.conf"), "rules farm.rules\n");
+        final var before = contents();
+
+        final CommandRun run = CommandRun.of("replay", "--config", config.toString(), "--in", trace.toString(),
+            "--decisions", dir.resolve(".").resolve("farm.rules").toString());
+
+        assertThat(run.status()).isEqualTo(2);
+        assertThat(run.err()).isEqualTo("jvs replay: --decisions " + dir.resolve("./farm.rules") +
+            " is the same file as a rules statement of --config " + rules + ": writing it would destroy the input\n");
+        assertThat(contents()).isEqualTo(before);
+    }
+
+    @Test
     void shouldRefuseTwoOutputsThatAreOneFileBeforeWritingEither() throws Exception
     {
         final Path existing = Files.writeString(dir.resolve("old.pcap"), "an older file");
