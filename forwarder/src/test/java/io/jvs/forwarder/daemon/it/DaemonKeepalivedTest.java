@@ -26,8 +26,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * says; when one server's listener goes away its check takes it out within the check's retries times delay_loop
  * (and ipvsadm's listing shows it), transfers already running to the other two finish whole, new connections
  * avoid it while the others keep serving, and when the listener
- * is back keepalived puts the server back and it takes connections again. Debian's ipvsadm through the same
- * library lists what ctl lists.
+ * is back keepalived puts the server back and it takes connections again; a second block (DR, wlc, persistence,
+ * a MISC_CHECK) appears as its lines say. Debian's ipvsadm through the same library lists what ctl lists.
  */
 class DaemonKeepalivedTest
 {
@@ -81,7 +81,21 @@ class DaemonKeepalivedTest
                     lb_kind NAT
                     protocol TCP
                 %s}
-                """.formatted(vip, PORT, DELAY_LOOP_S, servers));
+                virtual_server %s 8443 {
+                    delay_loop 1
+                    lb_algo wlc
+                    lb_kind DR
+                    persistence_timeout 60
+                    protocol TCP
+                    real_server %s 8443 {
+                        weight 2
+                        MISC_CHECK {
+                            misc_path "/bin/true"
+                        }
+                    }
+                }
+                """.formatted(vip, PORT, DELAY_LOOP_S, servers, vip,
+                    topology.realServers().get(0).ipv4().getHostAddress()));
             try (DaemonProcess daemon = DaemonProcess.start(topology.directorNamespace(), directory,
                 DaemonConfigs.twoArm()))
             {
@@ -98,6 +112,11 @@ class DaemonKeepalivedTest
                     final InetSocketAddress service = new InetSocketAddress(topology.vip4(), PORT);
                     awaitListing(daemon, log, Duration.ofSeconds(30), listing -> topology.realServers().stream()
                         .allMatch(server -> listing.contains("  -> " + server.ipv4().getHostAddress() + ":" + PORT)));
+                    // The second block: DR, wlc, persistence, a MISC_CHECK, as its lines say.
+                    awaitListing(daemon, log, Duration.ofSeconds(20), listing -> listing.contains(
+                        "TCP  " + vip + ":8443 wlc persistent 60\n  -> " +
+                        topology.realServers().get(0).ipv4().getHostAddress() + ":8443"));
+                    assertThat(listing(daemon)).containsPattern("8443\\s+Route\\s+2\\s");
                     assertThat(DaemonConfigs.byServer(load(topology, service, 30))).as("all three serve")
                         .containsOnlyKeys("rs1", "rs2", "rs3");
 
