@@ -25,9 +25,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * step with its TCP_CHECKs on three NAT real servers: the service and servers appear as its virtual_server block
  * says; when one server's listener goes away its check takes it out within the check's retries times delay_loop
  * (and ipvsadm's listing shows it), transfers already running to the other two finish whole, new connections
- * avoid it while the others keep serving, and when the listener
- * is back keepalived puts the server back and it takes connections again; a second block (DR, wlc, persistence,
- * a MISC_CHECK) appears as its lines say. Debian's ipvsadm through the same library lists what ctl lists.
+ * avoid it while the others keep serving, and when the listener is back keepalived puts the server back and it
+ * takes connections again; a second block (DR, wlc, persistence, a MISC_CHECK) appears as its lines say.
+ * Debian's ipvsadm through the same library lists what ctl lists.
  */
 class DaemonKeepalivedTest
 {
