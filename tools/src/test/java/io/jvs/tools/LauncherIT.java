@@ -422,6 +422,6 @@ class LauncherIT
 
         assertThat(packages).contains("maven", "ca-certificates", "libpcap0.8", "libpcap-dev", "iproute2", "ethtool",
             "tcpdump", "procps", "socat", "iperf3", "nftables", "ipvsadm", "keepalived", "netsniff-ng", "gcc",
-            "bpftool").doesNotHaveDuplicates();
+            "libc6-dev", "bpftool").doesNotHaveDuplicates();
     }
 }
