@@ -41,7 +41,8 @@ class DaemonMarkedPrefixTest
     void shouldSteerEveryAddressOfAMarkedNetworkToItsFwmarkServiceAndLeaveTheRestToTheKernel(final String port)
         throws Exception
     {
-        try (LbTopology topology = LbTopology.builder("dmnet").mode(Mode.NAT).realServers(2).ipv6(false).build())
+        try (LbTopology topology = LbTopology.builder("dmnet").mode(Mode.NAT).realServers(2).ipv6(false)
+            .clientAddresses(2).build())
         {
             DaemonConfigs.sendersComputeChecksums(topology);
             topology.startUdpServers(PORT);
@@ -56,11 +57,16 @@ class DaemonMarkedPrefixTest
             {
                 final Map<String, Integer> byServer = new TreeMap<>();
                 final long errorsBefore = addressErrors(topology);
-                for (final String target : List.of("203.0.113.7", "203.0.113.200"))
+                // Each target from a client address of its own: a client port the kernel reuses for the second
+                // target would otherwise make two connections whose replies (from the same real server to the same
+                // client address and port) no NAT director can tell apart, IPVS's neither.
+                final List<String> targets = List.of("203.0.113.7", "203.0.113.200");
+                for (int t = 0; t < targets.size(); t++)
                 {
+                    final String target = targets.get(t);
                     final List<UdpDigestClient.Exchange> exchanges = UdpDigestClient.run(topology.clientNamespace(),
                         UdpDigestClient.Load.of(new InetSocketAddress(InetAddress.getByName(target), PORT), REQUESTS,
-                            600));
+                            600).sources(List.of(topology.clientAddresses4().get(t))));
                     for (final UdpDigestClient.Exchange exchange : exchanges)
                     {
                         assertThat(exchange.ok()).as("to %s: %s\n%s\n%s", target, exchange,
