@@ -264,6 +264,7 @@ class PacketParserTest
         // An IPv4 header with nothing after it (protocol 59, no next header).
         assertThat(parse(lenient, ethernet(0x0800, ipv4(5, 0, 59, new byte[0])))).isZero();
         assertThat(parsed.l4Length[SLOT]).isZero();
+        assertThat(parsed.isIpv6(SLOT)).isFalse();
         assertThat(parse(lenient, java.util.Arrays.copyOf(ethernet(0x0800, ipv4(5, 0, 59, new byte[0])), 33)))
             .isEqualTo(Verdict.drop(DropReason.TRUNCATED));
         // An IPv6 header one byte short, and one whose payload runs past the frame.
@@ -272,6 +273,7 @@ class PacketParserTest
         assertThat(parse(lenient, java.util.Arrays.copyOf(ethernet(0x86DD, ipv6(59, new byte[8])), 61)))
             .isEqualTo(Verdict.drop(DropReason.TRUNCATED));
         assertThat(parse(lenient, ethernet(0x86DD, ipv6(59, new byte[8])))).isZero();
+        assertThat(parsed.isIpv6(SLOT)).isTrue();
         assertThat(parsed.l4Offset[SLOT]).isEqualTo(54);
         assertThat(parsed.l4Length[SLOT]).isEqualTo(8);
     }
