@@ -87,6 +87,26 @@ class ServerSlotsTest
     }
 
     @Test
+    void shouldReuseTheLastIdentifierWhenItIsTheOnlyOneFree()
+    {
+        final ServerSlots slots = new ServerSlots();
+        final RealServer[] members = new RealServer[ServerSlots.MAX_SLOT - 1];
+        for (int i = 0; i < ServerSlots.MAX_SLOT; i++)
+        {
+            final RealServer server = server(i);
+            slots.assign(server, NONE);
+            if (i < members.length)
+            {
+                members[i] = server;
+            }
+        }
+        // 65535 has departed; every other identifier is held.
+        final RealServer next = server(70_000);
+        slots.assign(next, members);
+        assertThat(next.schedulerSlot()).isEqualTo(ServerSlots.MAX_SLOT);
+    }
+
+    @Test
     void shouldRefuseAServerWhenAll65535IdentifiersAreHeld()
     {
         final ServerSlots slots = new ServerSlots();

@@ -53,4 +53,42 @@ class WeightedRoundRobinEdgesTest
         fixture.service.editServer(fixture.server('A'), 2, 0, 0, ForwardMethod.NAT);
         assertThat(fixture.picks(7)).isEqualTo("B A B C A B C");
     }
+
+    private static void overload(final ServiceFixture fixture, final boolean overloaded)
+    {
+        for (final char server : new char[] {'A', 'B', 'C'})
+        {
+            fixture.service.setThresholds(fixture.server(server), overloaded ? 1 : 0, 0);
+            if (overloaded)
+            {
+                fixture.server(server).bindConnection(false);
+            }
+        }
+    }
+
+    @Test
+    void shouldRestartFromTheTopAfterACycleThatFoundEveryServerOverloaded()
+    {
+        // From A at cw 3 the search runs cw 3, 2, 1 and wraps with its last pass done: ip_vs_wrr_schedule's
+        // err_over leaves the mark at the list head and cw at the maximum, so the next pick is A at cw 4.
+        final ServiceFixture fixture = ServiceFixture.of("wrr", "A4 B3 C2");
+        assertThat(fixture.picks(2)).isEqualTo("A A");
+        overload(fixture, true);
+        assertThat(fixture.picks(2)).isEqualTo("- -");
+        overload(fixture, false);
+        assertThat(fixture.picks(9)).isEqualTo("A A B A B C A B C");
+    }
+
+    @Test
+    void shouldStopAtTheServerItStartedFromWhenTheSearchWrappedFirst()
+    {
+        // From A at cw 1 the first wrap comes before any last pass (restarted): the search goes on down to
+        // cw 1 and stops at A, where it began, leaving the mark there. The next pick goes on from A at cw 1.
+        final ServiceFixture fixture = ServiceFixture.of("wrr", "A4 B3 C2");
+        assertThat(fixture.picks(7)).isEqualTo("A A B A B C A");
+        overload(fixture, true);
+        assertThat(fixture.picks(2)).isEqualTo("- -");
+        overload(fixture, false);
+        assertThat(fixture.picks(8)).isEqualTo("B C A A B A B C");
+    }
 }
