@@ -396,6 +396,18 @@ class PacketParserTest
             .isEqualTo(Verdict.drop(DropReason.FRAGMENT));
     }
 
+    @Test
+    void shouldCallAnIpv6HeaderCutBeforeItsPayloadLengthTruncated()
+    {
+        // The first parse of a fresh buffer: past the 16 bytes given there are only zeros, which must not be
+        // read as a payload length of 0.
+        assertThat(parse(lenient, java.util.Arrays.copyOf(ethernet(0x86DD, ipv6(59, new byte[8])), 16)))
+            .isEqualTo(Verdict.drop(DropReason.TRUNCATED));
+        // A whole IPv6 header and nothing after it: a payload length of 0 (a jumbogram or garbage).
+        assertThat(parse(lenient, ethernet(0x86DD, ipv6(59, new byte[0]))))
+            .isEqualTo(Verdict.drop(DropReason.BAD_IP_LEN));
+    }
+
     // -------------------------------------------------------------------------------------------------
 
     private int parse(final PacketParser parser, final byte[] frame)
