@@ -91,4 +91,14 @@ class WeightedRoundRobinEdgesTest
         overload(fixture, false);
         assertThat(fixture.picks(8)).isEqualTo("B C A A B A B C");
     }
+
+    @Test
+    void rrShouldGoOnAfterTheServerBeforeTheOneItLastPickedWhenThatOneIsRemoved()
+    {
+        // ip_vs_rr_del_dest: a cursor on the removed server moves back to the one before it.
+        final ServiceFixture fixture = ServiceFixture.of("rr", "A1 B1 C1 D1");
+        assertThat(fixture.picks(3)).isEqualTo("A B C");
+        fixture.service.removeServer(fixture.server('C'));
+        assertThat(fixture.picks(4)).isEqualTo("D A B D");
+    }
 }
