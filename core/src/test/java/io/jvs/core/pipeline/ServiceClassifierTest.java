@@ -95,6 +95,41 @@ class ServiceClassifierTest
     }
 
     @Test
+    void shouldHoldExactlySixteenServicesAndMarksAndMore()
+    {
+        for (final int count : new int[] {16, 17, 32})
+        {
+            final ServiceClassifier.Builder builder = new ServiceClassifier.Builder();
+            for (int i = 0; i < count; i++)
+            {
+                builder.addAddress(false, TCP, 0, 0x0A00_0000L + i, 80, i);
+                builder.addAddress(true, TCP, V6_HIGH, i, 80, 100 + i);
+                builder.addMark(1 + i, false, 200 + i);
+            }
+            final ServiceClassifier classifier = builder.build();
+            for (int i = 0; i < count; i++)
+            {
+                assertThat(classifier.lookup(0, false, TCP, 0, 0x0A00_0000L + i, 80)).isEqualTo(i);
+                assertThat(classifier.lookup(0, true, TCP, V6_HIGH, i, 80)).isEqualTo(100 + i);
+                assertThat(classifier.lookup(1 + i, false, UDP, 0, 1, 1)).isEqualTo(200 + i);
+            }
+            assertThat(classifier.lookup(0, false, TCP, 0, 0x0A00_0000L + count, 80)).isEqualTo(ServiceClassifier.NONE);
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void shouldFindACatchAllServiceThatIsTheOnlyOne(final boolean v6)
+    {
+        final long high = v6 ? V6_HIGH : 0;
+        final ServiceClassifier classifier = new ServiceClassifier.Builder()
+            .addAddress(v6, TCP, high, 0x0A00_0064L, 0, 9)
+            .build();
+        assertThat(classifier.lookup(0, v6, TCP, high, 0x0A00_0064L, 443)).isEqualTo(9);
+        assertThat(classifier.lookup(0, v6, TCP, high, 0x0A00_0065L, 443)).isEqualTo(ServiceClassifier.NONE);
+    }
+
+    @Test
     void shouldFindNothingInAnEmptyConfiguration()
     {
         final ServiceClassifier classifier = new ServiceClassifier.Builder().build();
