@@ -79,7 +79,8 @@ class SharedKeyTableTest
             assertThat(table.acquire(SharedKeyTable.fingerprint(false, 0, i), 0, 0, i)).as("key %d", i).isNotNegative();
         }
         assertThat(table.entries()).isEqualTo(17);
-        assertThat(table.acquire(SharedKeyTable.fingerprint(false, 0, 17), 0, 0, 17)).isEqualTo(SharedKeyTable.NOT_FOUND);
+        assertThat(table.acquire(SharedKeyTable.fingerprint(false, 0, 17), 0, 0, 17))
+            .isEqualTo(SharedKeyTable.NOT_FOUND);
         assertThat(table.countLive()).isEqualTo(17);
     }
 
@@ -92,7 +93,8 @@ class SharedKeyTableTest
         {
             assertThat(table.acquire(SharedKeyTable.fingerprint(false, 0, i), 0, 0, i)).isEqualTo(i);
         }
-        assertThat(table.acquire(SharedKeyTable.fingerprint(false, 0, 99), 0, 0, 99)).isEqualTo(SharedKeyTable.NOT_FOUND);
+        assertThat(table.acquire(SharedKeyTable.fingerprint(false, 0, 99), 0, 0, 99))
+            .isEqualTo(SharedKeyTable.NOT_FOUND);
         assertThat(table.acquire(SharedKeyTable.fingerprint(false, 0, 99), 1, 0, 99)).isNotNegative();
     }
 

@@ -117,7 +117,8 @@ class ConnectionTableReclaimTest
         assertThat(table.protocol(slot)).isEqualTo(TCP);
         assertThat(table.template(slot)).isEqualTo(-1);
         final ConnectionTable v4 = table(false);
-        assertThat(v4.lookupForward(UDP, 0, 0xC633_6407L, 53, 0, 0x0A00_0064L, 53)).isEqualTo(ConnectionTable.NOT_FOUND);
+        assertThat(v4.lookupForward(UDP, 0, 0xC633_6407L, 53, 0, 0x0A00_0064L, 53))
+            .isEqualTo(ConnectionTable.NOT_FOUND);
         final int four = v4.insert(UDP, 0, 0xC633_6407L, 53, 0, 0x0A00_0064L, 53, 0);
         assertThat(v4.clientHigh(four)).isZero();
         assertThat(v4.clientLow(four)).isEqualTo(0xC633_6407L);

@@ -18,7 +18,8 @@ class ChecksumRfcExamplesTest
     void shouldSumTheNumericalExampleOfRfc1071()
     {
         // RFC 1071, "Numerical Examples": the bytes 00 01 f2 03 f4 f5 f6 f7 sum to 0xddf2, checksum 0x220d.
-        Frames.write(new byte[] {0x00, 0x01, (byte)0xF2, 0x03, (byte)0xF4, (byte)0xF5, (byte)0xF6, (byte)0xF7}, address);
+        Frames.write(new byte[] {0x00, 0x01, (byte)0xF2, 0x03, (byte)0xF4, (byte)0xF5, (byte)0xF6, (byte)0xF7},
+            address);
         assertThat(Checksums.sum(address, 8)).isEqualTo(0xDDF2);
         assertThat(Checksums.checksum(address, 8)).isEqualTo(0x220D);
         // The sum is independent of byte order per 16-bit word and of how the words are grouped: the

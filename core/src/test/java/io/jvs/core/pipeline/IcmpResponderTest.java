@@ -65,7 +65,8 @@ class IcmpResponderTest
         assertThat(answer[34]).isEqualTo((byte)3);
         assertThat(answer[35]).isEqualTo((byte)3);
         assertThat(i32(answer, 38)).as("unused").isZero();
-        assertThat(Arrays.copyOfRange(answer, 42, answer.length)).isEqualTo(Arrays.copyOfRange(query, 14, query.length));
+        assertThat(Arrays.copyOfRange(answer, 42, answer.length))
+            .isEqualTo(Arrays.copyOfRange(query, 14, query.length));
         assertThat(answer).hasSize(14 + 20 + 8 + quote);
         assertThat(checksumsValidV4(answer)).isTrue();
         assertThat(fixture.pipeline.counters().icmpSent).isEqualTo(1);
@@ -103,7 +104,8 @@ class IcmpResponderTest
         assertThat(Arrays.copyOfRange(answer, 38, 54)).isEqualTo(Arrays.copyOfRange(small, 22, 38));
         assertThat(answer[54]).as("destination unreachable").isEqualTo((byte)1);
         assertThat(answer[55]).as("port unreachable").isEqualTo((byte)4);
-        assertThat(Arrays.copyOfRange(answer, 62, answer.length)).isEqualTo(Arrays.copyOfRange(small, 14, small.length));
+        assertThat(Arrays.copyOfRange(answer, 62, answer.length))
+            .isEqualTo(Arrays.copyOfRange(small, 14, small.length));
         assertThat(checksumsValidV6(answer)).isTrue();
 
         final byte[] large = query(CLIENT6, VIP6, 1400);

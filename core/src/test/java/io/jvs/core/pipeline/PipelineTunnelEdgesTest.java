@@ -93,7 +93,8 @@ class PipelineTunnelEdgesTest
         assertThat(tun.sendOne(tooBig).verdict()).isEqualTo(Verdict.drop(DropReason.MTU_EXCEEDED));
         assertThat(tun.pipeline.counters().icmpSent).isZero();
         // With DF it is answered with the tunnel's MTU.
-        final byte[] tooBigDf = ipv4(JVS_MAC, ROUTER_MAC, CLIENT, VIP, 64, Segment.tcp(40003, 80, SYN, 1441), 0x4000, 3);
+        final byte[] tooBigDf =
+            ipv4(JVS_MAC, ROUTER_MAC, CLIENT, VIP, 64, Segment.tcp(40003, 80, SYN, 1441), 0x4000, 3);
         final byte[] answer = tun.sendOne(tooBigDf).frame();
         assertThat(answer[34]).isEqualTo((byte)3);
         assertThat(answer[35]).isEqualTo((byte)4);

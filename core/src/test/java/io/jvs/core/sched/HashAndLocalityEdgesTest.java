@@ -36,7 +36,8 @@ class HashAndLocalityEdgesTest
     void shouldRefuseAServerAboveTwiceItsWeightOnlyWithSeedOverload(final String scheduler)
     {
         final ServiceFixture plain = ServiceFixture.of(scheduler, "A3");
-        final ServiceFixture seeds = ServiceFixture.of(scheduler, SchedulerFlags.parse("seed-overload", scheduler), "A3");
+        final ServiceFixture seeds =
+            ServiceFixture.of(scheduler, SchedulerFlags.parse("seed-overload", scheduler), "A3");
         for (final ServiceFixture fixture : new ServiceFixture[] {plain, seeds})
         {
             // 6 connections, two of them inactive: exactly twice the weight.

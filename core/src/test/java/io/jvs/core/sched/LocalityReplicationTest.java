@@ -46,7 +46,8 @@ class LocalityReplicationTest
         {
             set = ReplicaSet.insert(set, fixture.server(newestFirst.charAt(i)).schedulerSlot());
         }
-        assertThat(scheduler.table().acquire(fingerprint(), bucket(), nowNs, set)).isNotEqualTo(SharedKeyTable.NOT_FOUND);
+        assertThat(scheduler.table().acquire(fingerprint(), bucket(), nowNs, set))
+            .isNotEqualTo(SharedKeyTable.NOT_FOUND);
     }
 
     private String schedule(final long nowNs)
@@ -120,8 +121,8 @@ class LocalityReplicationTest
     @Test
     void shouldCountTheExpirationFromTheLastGrowth()
     {
-        // The set grows at 5 minutes (A, the only member, has more active connections than its weight while B is idle): its clock
-        // restarts, so at 12 minutes it keeps both members.
+        // The set grows at 5 minutes (A, the only member, has more active connections than its weight while
+        // B is idle): its clock restarts, so at 12 minutes it keeps both members.
         start("A2 B1");
         assertThat(schedule(0)).isEqualTo("A");
         assertThat(members()).isEqualTo("A");
