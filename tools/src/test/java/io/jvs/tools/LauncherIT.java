@@ -384,6 +384,31 @@ class LauncherIT
     }
 
     @Test
+    void shouldRunPitOnTheModuleOfThePackagesGivenWithTheMutationProfile() throws Exception
+    {
+        final Path list = packageList("present", "bash bash", "coreutils");
+
+        final Run run = launch(withStandIns(list), "test", "--mutation", "sched", "io.jvs.core.packet", "-o");
+
+        assertThat(run.status()).as(run.err()).isZero();
+        assertThat(calls("mvn")).singleElement().asString().startsWith("-B ").endsWith(
+            " -Pmutation -pl core -DtargetClasses=io.jvs.core.sched.*,io.jvs.core.packet.* verify -o");
+    }
+
+    @Test
+    void shouldRefuseMutationTestingOfPackagesOfTwoModules() throws Exception
+    {
+        final Path list = packageList("present", "bash bash", "coreutils");
+
+        final Run run = launch(withStandIns(list), "test", "--mutation", "sched", "io.jvs.forwarder.config");
+
+        assertThat(run.status()).isEqualTo(2);
+        assertThat(run.err()).endsWith(
+            "jvs: test --mutation: packages of two modules (core, forwarder); run one module at a time\n");
+        assertThat(calls("mvn")).isEmpty();
+    }
+
+    @Test
     void shouldCallNoAptGetWhenNothingIsMissing() throws Exception
     {
         final Path list = packageList("present", "bash bash", "coreutils");

@@ -250,6 +250,164 @@ class PacketParserTest
             .isEqualTo(Verdict.drop(DropReason.FRAGMENT));
     }
 
+    @Test
+    void shouldAcceptEachHeaderEndingExactlyAtTheFrameEndAndRefuseItOneByteShort()
+    {
+        // Ethernet alone (14 bytes, an EtherType jvs does not handle): passed; 13 bytes: truncated.
+        assertThat(parse(lenient, ethernet(0x88B5, new byte[0]))).isEqualTo(Verdict.pass());
+        assertThat(parse(lenient, java.util.Arrays.copyOf(ethernet(0x88B5, new byte[0]), 13)))
+            .isEqualTo(Verdict.drop(DropReason.TRUNCATED));
+        // A VLAN tag whose inner EtherType ends the frame (18 bytes), and one byte short of it.
+        assertThat(parse(lenient, ethernet(new int[] {0x8100}, 0x88B5, new byte[0]))).isEqualTo(Verdict.pass());
+        assertThat(parse(lenient, java.util.Arrays.copyOf(ethernet(new int[] {0x8100}, 0x88B5, new byte[0]), 17)))
+            .isEqualTo(Verdict.drop(DropReason.TRUNCATED));
+        // An IPv4 header with nothing after it (protocol 59, no next header).
+        assertThat(parse(lenient, ethernet(0x0800, ipv4(5, 0, 59, new byte[0])))).isZero();
+        assertThat(parsed.l4Length[SLOT]).isZero();
+        assertThat(parsed.isIpv6(SLOT)).isFalse();
+        assertThat(parse(lenient, java.util.Arrays.copyOf(ethernet(0x0800, ipv4(5, 0, 59, new byte[0])), 33)))
+            .isEqualTo(Verdict.drop(DropReason.TRUNCATED));
+        // An IPv6 header one byte short, and one whose payload runs past the frame.
+        assertThat(parse(lenient, java.util.Arrays.copyOf(ethernet(0x86DD, ipv6(59, new byte[8])), 53)))
+            .isEqualTo(Verdict.drop(DropReason.TRUNCATED));
+        assertThat(parse(lenient, java.util.Arrays.copyOf(ethernet(0x86DD, ipv6(59, new byte[8])), 61)))
+            .isEqualTo(Verdict.drop(DropReason.TRUNCATED));
+        assertThat(parse(lenient, ethernet(0x86DD, ipv6(59, new byte[8])))).isZero();
+        assertThat(parsed.isIpv6(SLOT)).isTrue();
+        assertThat(parsed.l4Offset[SLOT]).isEqualTo(54);
+        assertThat(parsed.l4Length[SLOT]).isEqualTo(8);
+    }
+
+    @Test
+    void shouldTellABadHeaderLengthFromABadTotalLength()
+    {
+        // The total length covers less than the header: with options and a total of at least 20, the
+        // header length is the wrong field; otherwise the total length is.
+        final byte[] options = ipv4(6, 0, 59, new byte[0]);
+        options[3] = 20;
+        assertThat(parse(lenient, ethernet(0x0800, options))).isEqualTo(Verdict.drop(DropReason.BAD_IHL));
+        options[3] = 19;
+        assertThat(parse(lenient, ethernet(0x0800, options))).isEqualTo(Verdict.drop(DropReason.BAD_IP_LEN));
+        final byte[] plain = ipv4(5, 0, 59, new byte[4]);
+        plain[3] = 19;
+        assertThat(parse(lenient, ethernet(0x0800, plain))).isEqualTo(Verdict.drop(DropReason.BAD_IP_LEN));
+        plain[3] = 20;
+        assertThat(parse(lenient, ethernet(0x0800, plain))).isZero();
+        assertThat(parsed.ipEnd[SLOT]).isEqualTo(34);
+    }
+
+    @Test
+    void shouldCountEveryIpv6ExtensionHeaderAgainstTheLimit()
+    {
+        for (final int headers : new int[] {PacketParser.MAX_EXTENSION_HEADERS, PacketParser.MAX_EXTENSION_HEADERS + 1})
+        {
+            final ByteArrayOutputStream chain = new ByteArrayOutputStream();
+            for (int i = 0; i < headers; i++)
+            {
+                chain.writeBytes(extension(i == headers - 1 ? 6 : 60, 0));
+            }
+            chain.writeBytes(tcp(0x02, 5));
+            final int verdict = parse(lenient, ethernet(0x86DD, ipv6(60, chain.toByteArray())));
+            assertThat(verdict).as("%d headers", headers).isEqualTo(
+                headers > PacketParser.MAX_EXTENSION_HEADERS ? Verdict.drop(DropReason.BAD_EXTENSION_HEADER) : 0);
+        }
+        final ByteArrayOutputStream fragments = new ByteArrayOutputStream();
+        for (int i = 0; i < PacketParser.MAX_EXTENSION_HEADERS + 1; i++)
+        {
+            fragments.writeBytes(fragmentHeader(i == PacketParser.MAX_EXTENSION_HEADERS ? 6 : 44, 0, false));
+        }
+        fragments.writeBytes(tcp(0x02, 5));
+        assertThat(parse(lenient, ethernet(0x86DD, ipv6(44, fragments.toByteArray()))))
+            .isEqualTo(Verdict.drop(DropReason.BAD_EXTENSION_HEADER));
+    }
+
+    @Test
+    void shouldAcceptIpv6ExtensionHeadersEndingExactlyAtThePacketEnd()
+    {
+        assertThat(parse(lenient, ethernet(0x86DD, ipv6(60, extension(59, 0))))).isZero();
+        assertThat(parsed.protocol[SLOT]).isEqualTo(59);
+        assertThat(parsed.l4Offset[SLOT]).isEqualTo(62);
+        assertThat(parsed.l4Length[SLOT]).isZero();
+        assertThat(parse(lenient, ethernet(0x86DD, ipv6(60, extension(59, 2))))).isZero();
+        assertThat(parsed.l4Offset[SLOT]).isEqualTo(78);
+        // A 16-byte header with 12 bytes there, and a header of which only 4 bytes are there.
+        assertThat(parse(lenient, ethernet(0x86DD, ipv6(60, java.util.Arrays.copyOf(extension(59, 1), 12)))))
+            .isEqualTo(Verdict.drop(DropReason.BAD_EXTENSION_HEADER));
+        assertThat(parse(lenient, ethernet(0x86DD, ipv6(60, new byte[] {59, 0, 0, 0}))))
+            .isEqualTo(Verdict.drop(DropReason.BAD_EXTENSION_HEADER));
+        // A later fragment whose fragment header ends the packet, and a fragment header cut short.
+        assertThat(parse(lenient, ethernet(0x86DD, ipv6(44, fragmentHeader(17, 3, false))))).isZero();
+        assertThat(parsed.fragment[SLOT]).isEqualTo(FRAGMENT_LATER);
+        assertThat(parsed.l4Offset[SLOT]).isEqualTo(62);
+        assertThat(parsed.l4Length[SLOT]).isZero();
+        assertThat(parse(lenient, ethernet(0x86DD, ipv6(44, concat(fragmentHeader(17, 3, false), new byte[16])))))
+            .isZero();
+        assertThat(parsed.l4Length[SLOT]).isEqualTo(16);
+        assertThat(parse(lenient, ethernet(0x86DD, ipv6(44, java.util.Arrays.copyOf(fragmentHeader(17, 3, false), 4)))))
+            .isEqualTo(Verdict.drop(DropReason.BAD_EXTENSION_HEADER));
+    }
+
+    @Test
+    void shouldNeedOnlyTheFlagsOfAFirstFragmentButAWholeTcpHeaderOtherwise()
+    {
+        final byte[] fourteen = java.util.Arrays.copyOf(tcp(0x02, 5), 14);
+        assertThat(parse(lenient, ethernet(0x0800, ipv4(5, 0x2000, 6, fourteen)))).isZero();
+        assertThat(parsed.fragment[SLOT]).isEqualTo(FRAGMENT_FIRST);
+        assertThat(parsed.tcpFlags[SLOT]).isEqualTo(0x02);
+        assertThat(parsed.destinationPort[SLOT]).isEqualTo(DESTINATION_PORT);
+        assertThat(parse(lenient, ethernet(0x0800, ipv4(5, 0x2000, 6, java.util.Arrays.copyOf(fourteen, 13)))))
+            .isEqualTo(Verdict.drop(DropReason.FRAGMENT));
+        assertThat(parse(lenient, ethernet(0x0800, ipv4(5, 0, 6, fourteen))))
+            .isEqualTo(Verdict.drop(DropReason.TRUNCATED));
+        assertThat(parse(lenient, ethernet(0x0800, ipv4(5, 0, 6, java.util.Arrays.copyOf(tcp(0x02, 5), 19)))))
+            .isEqualTo(Verdict.drop(DropReason.TRUNCATED));
+    }
+
+    @Test
+    void shouldCheckUdpAndSctpLengthsAtTheirEdges()
+    {
+        assertThat(parse(lenient, ethernet(0x0800, ipv4(5, 0, 17, udp(0))))).isZero();
+        assertThat(parsed.hasPorts[SLOT]).isTrue();
+        assertThat(parsed.sourcePort[SLOT]).isEqualTo(SOURCE_PORT);
+        assertThat(parse(lenient, ethernet(0x0800, ipv4(5, 0, 17, java.util.Arrays.copyOf(udp(0), 7)))))
+            .isEqualTo(Verdict.drop(DropReason.TRUNCATED));
+        assertThat(parse(lenient, ethernet(0x0800, ipv4(5, 0x2000, 17, java.util.Arrays.copyOf(udp(0), 7)))))
+            .isEqualTo(Verdict.drop(DropReason.FRAGMENT));
+        // The UDP length field: 8 .. the bytes there.
+        final byte[] udp = udp(4);
+        udp[5] = 7;
+        assertThat(parse(lenient, ethernet(0x0800, ipv4(5, 0, 17, udp))))
+            .isEqualTo(Verdict.drop(DropReason.BAD_L4_HEADER));
+        udp[5] = 12;
+        assertThat(parse(lenient, ethernet(0x0800, ipv4(5, 0, 17, udp)))).isZero();
+        udp[5] = 13;
+        assertThat(parse(lenient, ethernet(0x0800, ipv4(5, 0, 17, udp))))
+            .isEqualTo(Verdict.drop(DropReason.BAD_L4_HEADER));
+        // A first fragment's UDP length covers the whole datagram, not the fragment.
+        assertThat(parse(lenient, ethernet(0x0800, ipv4(5, 0x2000, 17, udp)))).isZero();
+
+        final byte[] sctp = java.util.Arrays.copyOf(udp(0), 12);
+        assertThat(parse(lenient, ethernet(0x0800, ipv4(5, 0, 132, sctp)))).isZero();
+        assertThat(parsed.destinationPort[SLOT]).isEqualTo(DESTINATION_PORT);
+        assertThat(parsed.hasPorts[SLOT]).isTrue();
+        assertThat(parse(lenient, ethernet(0x0800, ipv4(5, 0, 132, java.util.Arrays.copyOf(sctp, 11)))))
+            .isEqualTo(Verdict.drop(DropReason.TRUNCATED));
+        assertThat(parse(lenient, ethernet(0x0800, ipv4(5, 0x2000, 132, java.util.Arrays.copyOf(sctp, 11)))))
+            .isEqualTo(Verdict.drop(DropReason.FRAGMENT));
+    }
+
+    @Test
+    void shouldCallAnIpv6HeaderCutBeforeItsPayloadLengthTruncated()
+    {
+        // The first parse of a fresh buffer: past the 16 bytes given there are only zeros, which must not be
+        // read as a payload length of 0.
+        assertThat(parse(lenient, java.util.Arrays.copyOf(ethernet(0x86DD, ipv6(59, new byte[8])), 16)))
+            .isEqualTo(Verdict.drop(DropReason.TRUNCATED));
+        // A whole IPv6 header and nothing after it: a payload length of 0 (a jumbogram or garbage).
+        assertThat(parse(lenient, ethernet(0x86DD, ipv6(59, new byte[0]))))
+            .isEqualTo(Verdict.drop(DropReason.BAD_IP_LEN));
+    }
+
     // -------------------------------------------------------------------------------------------------
 
     private int parse(final PacketParser parser, final byte[] frame)

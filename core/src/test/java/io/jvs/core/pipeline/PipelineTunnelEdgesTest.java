@@ -1,0 +1,158 @@
+package io.jvs.core.pipeline;
+
+import io.jvs.core.net.IpAddress;
+import io.jvs.core.packet.DropReason;
+import io.jvs.core.packet.Verdict;
+import io.jvs.core.pipeline.TestFrames.Segment;
+import org.junit.jupiter.api.Test;
+
+import java.nio.ByteBuffer;
+
+import static io.jvs.core.pipeline.TestFrames.*;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * TUN (ip_vs_tunnel_xmit) at its edges: the outer header's ECN (RFC 6040: copied, but CE becomes ECT(0)),
+ * a fresh identification per packet, the MTU exactly met and exceeded with and without DF, an IPv6 outer
+ * header, the MSS clamp on tunnelled SYNs, and the frame grown into its headroom.
+ */
+class PipelineTunnelEdgesTest
+{
+    private static final IpAddress CLIENT = IpAddress.parse("198.51.100.7");
+    private static final IpAddress VIP = IpAddress.parse("10.0.0.100");
+    private static final IpAddress SERVER = IpAddress.parse("192.168.1.2");
+    private static final IpAddress SERVER6 = IpAddress.parse("2001:db8:1::2");
+    private static final long SERVER_MAC = 0x02_00_00_00_01_02L;
+
+    private static PipelineFixture tunnel(final boolean clampMss)
+    {
+        final PipelineFixture fixture = new PipelineFixture()
+            .rules("-A -t 10.0.0.100:80 -s rr", "-a -t 10.0.0.100:80 -r 192.168.1.2:80 -i",
+                "-A -t 10.0.0.100:443 -s rr", "-a -t 10.0.0.100:443 -r [2001:db8:1::2]:443 -i")
+            .neighbour("192.168.1.2", SERVER_MAC)
+            .neighbour("2001:db8:1::2", SERVER_MAC);
+        final DataPlaneSettings d = DataPlaneSettings.defaults();
+        fixture.settings = new DataPlaneSettings(d.passUnmatched(), d.allowIpOptions(), d.allowFragments(),
+            d.expireNodestConn(), d.expireQuiescentTemplate(), d.sloppyTcp(), d.connReuse(),
+            d.activeEstablishedOnly(), d.icmpRepliesPerSecond(), clampMss, d.sweepSlotsPerBurst());
+        return fixture.start();
+    }
+
+    /** Sets an IPv4 frame's TOS byte, keeping its header checksum right. */
+    private static byte[] withTos(final byte[] frame, final int tos)
+    {
+        frame[15] = (byte)tos;
+        frame[24] = 0;
+        frame[25] = 0;
+        final int sum = checksum(frame, 14, 20, 0);
+        frame[24] = (byte)(sum >>> 8);
+        frame[25] = (byte)sum;
+        return frame;
+    }
+
+    private static byte[] syn(final int port, final int payload)
+    {
+        return frame(JVS_MAC, ROUTER_MAC, CLIENT, VIP, 64, Segment.tcp(40000 + payload, port, SYN, payload));
+    }
+
+    @Test
+    void shouldCopyTheTosButTurnCongestionExperiencedIntoEct0()
+    {
+        final PipelineFixture tun = tunnel(false);
+        final int[][] cases = {{0xB8, 0xB8}, {0xB9, 0xB9}, {0xBA, 0xBA}, {0xBB, 0xBA}, {0x03, 0x02}, {0x00, 0x00}};
+        for (int i = 0; i < cases.length; i++)
+        {
+            final byte[] out = tun.sendOne(withTos(syn(80, i), cases[i][0])).frame();
+            assertThat(out[15] & 0xFF).as("inner TOS %02x", cases[i][0]).isEqualTo(cases[i][1]);
+            assertThat(out[34 + 1] & 0xFF).as("inner TOS kept").isEqualTo(cases[i][0]);
+            assertThat(checksum(out, 14, 20, 0)).isZero();
+        }
+    }
+
+    @Test
+    void shouldGiveEachTunnelledPacketItsOwnIdentification()
+    {
+        final PipelineFixture tun = tunnel(false);
+        final int first = u16(tun.sendOne(syn(80, 1)).frame(), 18);
+        final int second = u16(tun.sendOne(syn(80, 2)).frame(), 18);
+        assertThat(second).isEqualTo((first + 1) & 0xFFFF);
+    }
+
+    @Test
+    void shouldTunnelAPacketThatFillsTheMtuExactlyAndRefuseOneByteMore()
+    {
+        final PipelineFixture tun = tunnel(false);
+        // 20 + 20 + 1440 = 1480 bytes of IP: 1500 with the outer header.
+        final byte[] fits = ipv4(JVS_MAC, ROUTER_MAC, CLIENT, VIP, 64, Segment.tcp(40001, 80, SYN, 1440), 0, 1);
+        final PipelineFixture.Result sent = tun.sendOne(fits);
+        assertThat(Verdict.toString(sent.verdict())).isEqualTo("transmit:0");
+        assertThat(sent.frame()).hasSize(14 + 1500);
+        assertThat(u16(sent.frame(), 20) & 0x4000).as("DF copied: not set").isZero();
+        // Without DF, one byte more is dropped, and no ICMP answer is sent.
+        final byte[] tooBig = ipv4(JVS_MAC, ROUTER_MAC, CLIENT, VIP, 64, Segment.tcp(40002, 80, SYN, 1441), 0, 2);
+        assertThat(tun.sendOne(tooBig).verdict()).isEqualTo(Verdict.drop(DropReason.MTU_EXCEEDED));
+        assertThat(tun.pipeline.counters().icmpSent).isZero();
+        // With DF it is answered with the tunnel's MTU.
+        final byte[] tooBigDf =
+            ipv4(JVS_MAC, ROUTER_MAC, CLIENT, VIP, 64, Segment.tcp(40003, 80, SYN, 1441), 0x4000, 3);
+        final byte[] answer = tun.sendOne(tooBigDf).frame();
+        assertThat(answer[34]).isEqualTo((byte)3);
+        assertThat(answer[35]).isEqualTo((byte)4);
+        assertThat(u16(answer, 40)).isEqualTo(1480);
+    }
+
+    @Test
+    void shouldWriteAnIpv6OuterHeaderForAnIpv6Server()
+    {
+        final PipelineFixture tun = tunnel(false);
+        final byte[] request = withTos(syn(443, 20), 0xBB);
+        final byte[] out = tun.sendOne(request).frame();
+        assertThat(u16(out, 12)).isEqualTo(0x86DD);
+        final int first = i32(out, 14);
+        assertThat(first >>> 28).isEqualTo(6);
+        assertThat((first >>> 20) & 0xFF).as("traffic class: CE as ECT(0)").isEqualTo(0xBA);
+        assertThat(u16(out, 18)).as("payload length: the inner packet").isEqualTo(request.length - 14);
+        assertThat(out[20]).as("next header: IPIP").isEqualTo((byte)4);
+        assertThat(out[21]).as("hop limit: the inner TTL after its decrement").isEqualTo((byte)63);
+        final ByteBuffer view = ByteBuffer.wrap(out);
+        final IpAddress port = IpAddress.parse("2001:db8::1");
+        assertThat(view.getLong(22)).as("source: the port's address").isEqualTo(port.high());
+        assertThat(view.getLong(30)).isEqualTo(port.low());
+        assertThat(view.getLong(38)).as("destination: the server").isEqualTo(SERVER6.high());
+        assertThat(view.getLong(46)).isEqualTo(SERVER6.low());
+        assertThat(out).hasSize(request.length + 40);
+        assertThat(out[54 + 8]).as("inner TTL").isEqualTo((byte)63);
+        assertThat(checksum(out, 54, 20, 0)).as("inner IP checksum").isZero();
+    }
+
+    @Test
+    void shouldGrowTheFrameIntoItsHeadroom()
+    {
+        final PipelineFixture tun = tunnel(false);
+        final byte[] request = syn(80, 10);
+        final PipelineFixture.Result out = tun.sendOne(request);
+        assertThat(Verdict.toString(out.verdict())).isEqualTo("transmit:0");
+        assertThat(tun.burst.headroom[0]).isEqualTo(PipelineFixture.HEADROOM - 20);
+        assertThat(tun.burst.capacity[0]).isEqualTo(PipelineFixture.FRAME_SIZE + 20);
+    }
+
+    /** A SYN (or another segment) carrying one option, MSS, in a 24-byte TCP header. */
+    private static byte[] withMss(final int flags, final int mss)
+    {
+        final ByteBuffer tcp = ByteBuffer.allocate(24);
+        tcp.putShort((short)40100).putShort((short)80).putInt(1).putInt(0).put((byte)0x60).put((byte)flags)
+            .putShort((short)65535).putShort((short)0).putShort((short)0)
+            .put((byte)2).put((byte)4).putShort((short)mss);
+        return rawIpv4(JVS_MAC, ROUTER_MAC, CLIENT, VIP, 64, 6, 0x4000, 9, tcp.array());
+    }
+
+    @Test
+    void shouldLowerTheMssOfATunnelledSynToFitTheTunnelWhenAsked()
+    {
+        // 1500 - 20 (outer) - 20 (inner IP) - 20 (TCP) = 1440.
+        final byte[] clamped = tunnel(true).sendOne(withMss(SYN, 1460)).frame();
+        assertThat(u16(clamped, 34 + 20 + 22)).isEqualTo(1440);
+        assertThat(u16(tunnel(true).sendOne(withMss(SYN, 1400)).frame(), 34 + 20 + 22)).isEqualTo(1400);
+        assertThat(u16(tunnel(false).sendOne(withMss(SYN, 1460)).frame(), 34 + 20 + 22)).isEqualTo(1460);
+    }
+}
