@@ -11,6 +11,7 @@ import io.jvs.forwarder.control.netlink.IpvsServiceKey;
 import io.jvs.forwarder.control.netlink.IpvsServiceOptions;
 import io.jvs.forwarder.control.netlink.IpvsStats;
 import io.jvs.forwarder.control.netlink.IpvsTimeouts;
+import io.jvs.forwarder.daemon.it.PreloadLibrary;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -61,12 +62,7 @@ class IpvsadmThroughPreloadTest
     @BeforeAll
     static void buildTheLibrary() throws Exception
     {
-        final Process build = new ProcessBuilder(ROOT.resolve("tools/native/build-preload.sh").toString())
-            .redirectErrorStream(true).start();
-        final String output = new String(build.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(build.waitFor(120, TimeUnit.SECONDS)).isTrue();
-        assertThat(build.exitValue()).as(output).isZero();
-        assertThat(Path.of(output.strip())).exists();
+        PreloadLibrary.build();
     }
 
     @BeforeEach

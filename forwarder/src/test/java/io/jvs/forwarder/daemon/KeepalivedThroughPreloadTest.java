@@ -9,6 +9,7 @@ import io.jvs.forwarder.control.netlink.IpvsNetlink;
 import io.jvs.forwarder.control.netlink.IpvsNetlinkRequest;
 import io.jvs.forwarder.control.netlink.IpvsServiceKey;
 import io.jvs.forwarder.control.netlink.IpvsServiceOptions;
+import io.jvs.forwarder.daemon.it.PreloadLibrary;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -55,11 +56,7 @@ class KeepalivedThroughPreloadTest
     @BeforeAll
     static void buildTheLibrary() throws Exception
     {
-        final Process build = new ProcessBuilder(ROOT.resolve("tools/native/build-preload.sh").toString())
-            .redirectErrorStream(true).start();
-        build.getInputStream().readAllBytes();
-        assertThat(build.waitFor(120, TimeUnit.SECONDS)).isTrue();
-        assertThat(build.exitValue()).isZero();
+        PreloadLibrary.build();
     }
 
     @BeforeEach

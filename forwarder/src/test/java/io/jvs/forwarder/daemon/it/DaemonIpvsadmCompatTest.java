@@ -37,11 +37,7 @@ class DaemonIpvsadmCompatTest
     @BeforeAll
     static void buildTheLibrary() throws Exception
     {
-        final Process build = new ProcessBuilder(ROOT.resolve("tools/native/build-preload.sh").toString())
-            .redirectErrorStream(true).start();
-        final String output = new String(build.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(build.waitFor(120, TimeUnit.SECONDS)).isTrue();
-        assertThat(build.exitValue()).as(output).isZero();
+        PreloadLibrary.build();
     }
 
     @Test

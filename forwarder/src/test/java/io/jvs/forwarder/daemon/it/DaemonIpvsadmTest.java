@@ -10,10 +10,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.IOException;
-import java.net.DatagramPacket;
 import java.net.DatagramSocket;
 import java.net.InetSocketAddress;
-import java.net.SocketTimeoutException;
 import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
@@ -199,18 +197,6 @@ class DaemonIpvsadmTest
 
     private static String askOrNull(final DatagramSocket socket, final InetSocketAddress service) throws IOException
     {
-        final byte[] request = "are you there".getBytes(StandardCharsets.US_ASCII);
-        socket.send(new DatagramPacket(request, request.length, service));
-        final byte[] answer = new byte[2048];
-        final DatagramPacket packet = new DatagramPacket(answer, answer.length);
-        try
-        {
-            socket.receive(packet);
-        }
-        catch (final SocketTimeoutException ex)
-        {
-            return null;
-        }
-        return TrafficProtocol.readUdpAnswer(ByteBuffer.wrap(answer, 0, packet.getLength())).identity();
+        return UdpDigestClient.identityOrNull(socket, service);
     }
 }

@@ -177,4 +177,29 @@ public final class UdpDigestClient
     {
         return Duration.ofNanos(System.nanoTime() - start);
     }
+
+    /**
+     * One datagram to {@code service} from {@code socket} (whose timeout applies) and the identity of the server
+     * that answered, for tests that follow one connection (one socket) through a change.
+     *
+     * @return the identity, or null when no answer came in time.
+     */
+    public static String identityOrNull(final java.net.DatagramSocket socket, final InetSocketAddress service)
+        throws java.io.IOException
+    {
+        final byte[] request = "are you there".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        socket.send(new java.net.DatagramPacket(request, request.length, service));
+        final byte[] answer = new byte[2048];
+        final java.net.DatagramPacket packet = new java.net.DatagramPacket(answer, answer.length);
+        try
+        {
+            socket.receive(packet);
+        }
+        catch (final java.net.SocketTimeoutException ex)
+        {
+            return null;
+        }
+        return TrafficProtocol.readUdpAnswer(java.nio.ByteBuffer.wrap(answer, 0, packet.getLength())).identity();
+    }
+
 }
