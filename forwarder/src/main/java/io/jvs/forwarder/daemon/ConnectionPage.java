@@ -16,6 +16,11 @@ final class ConnectionPage
 {
     /** Entries per page. */
     static final int CAPACITY = 512;
+    /**
+     * Slots one page looks at, at most: a sparse table of a million slots would otherwise hold the worker for a
+     * whole scan between two bursts. A page may then hold fewer entries (none) and still say where to go on.
+     */
+    static final int SCAN_LIMIT = 16_384;
     /** {@link #next} once the table has been read to its end. */
     static final int END = -1;
 
@@ -46,7 +51,8 @@ final class ConnectionPage
         int n = 0;
         int slot = Math.max(0, from);
         final int slots = table.slots();
-        for (; slot < slots && n < CAPACITY; slot++)
+        final int stop = (int)Math.min(slots, (long)slot + SCAN_LIMIT);
+        for (; slot < stop && n < CAPACITY; slot++)
         {
             if (!table.isUsed(slot) || table.isExpired(slot, nowTick))
             {

@@ -93,6 +93,8 @@ public final class Daemon implements AutoCloseable
     private final Syscalls otherThreads = Syscalls.create();
     private final Object listing = new Object();
     private IpvsBackend ipvsBackend;
+    /** Set once by the first control client that lists without -n; a race makes two equal ones. */
+    private volatile io.jvs.core.control.Names names;
     private AgentRunner conductorRunner;
     private AgentRunner[] workerRunners;
     private ControlServer controlServer;
@@ -718,17 +720,26 @@ public final class Daemon implements AutoCloseable
         return new ControlResponse.Result(status, out.toByteArray(), err.toByteArray());
     }
 
-    /** Host and service names for listings without -n: /etc/services and the resolver, or numbers without them. */
+    /**
+     * Host and service names for listings without -n: /etc/services (read once) and the resolver, or numbers when
+     * the file cannot be read.
+     */
     private io.jvs.core.control.Names names()
     {
-        try
+        io.jvs.core.control.Names known = names;
+        if (known == null)
         {
-            return new io.jvs.core.control.SystemNames(java.nio.file.Path.of("/etc/services"));
+            try
+            {
+                known = new io.jvs.core.control.SystemNames(java.nio.file.Path.of("/etc/services"));
+            }
+            catch (final IOException ex)
+            {
+                known = io.jvs.core.control.Names.NUMERIC;
+            }
+            names = known;
         }
-        catch (final IOException ex)
-        {
-            return io.jvs.core.control.Names.NUMERIC;
-        }
+        return known;
     }
 
     /** @return the control socket's server, once open. */

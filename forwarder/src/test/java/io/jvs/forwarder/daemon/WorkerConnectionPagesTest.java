@@ -18,7 +18,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * {@code ipvsadm -c}'s source: a running worker answers page requests from another thread between bursts, and the
  * pages together hold every live connection once, with its protocol, state, client, virtual address and server;
- * a stopped worker does not answer and the lister is told so instead of waiting forever.
+ * no page looks at more than its scan limit of slots, so a sparse table never holds the worker long; a stopped
+ * worker does not answer and the lister is told so instead of waiting forever.
  */
 class WorkerConnectionPagesTest
 {
@@ -77,6 +78,11 @@ class WorkerConnectionPagesTest
                         assertThat(page.server[i]).isPositive();
                         assertThat(page.expiresInTicks[i]).isPositive()
                             .isLessThanOrEqualTo((int)(TimeUnit.SECONDS.toNanos(60) / ConnectionTable.TICK_NS));
+                    }
+                    if (page.next != ConnectionPage.END)
+                    {
+                        assertThat(page.next - page.from).as("slots one page looked at")
+                            .isPositive().isLessThanOrEqualTo(ConnectionPage.SCAN_LIMIT);
                     }
                     page.from = page.next;
                 }
