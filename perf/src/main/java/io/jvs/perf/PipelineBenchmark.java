@@ -33,7 +33,8 @@ import java.util.concurrent.TimeUnit;
 @Warmup(iterations = 3, time = 2)
 @Measurement(iterations = 5, time = 2)
 @Fork(value = 1, jvmArgsAppend = {
-    "--enable-native-access=ALL-UNNAMED", "--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED", "-Xmx2g"})
+    "--enable-native-access=ALL-UNNAMED", "--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED", "-Xmx2g",
+    HotPath.COMPILE_COMMANDS})
 public class PipelineBenchmark
 {
     static final int BURST = 32;
@@ -52,6 +53,7 @@ public class PipelineBenchmark
     @Setup(Level.Trial)
     public void setUp()
     {
+        HotPath.check();
         workload = new PipelineWorkload(mode, scheduler, flows, false, BURST).setUp();
     }
 

@@ -44,7 +44,8 @@ import java.util.concurrent.TimeUnit;
 @Warmup(iterations = 3, time = 2)
 @Measurement(iterations = 5, time = 2)
 @Fork(value = 1, jvmArgsAppend = {
-    "--enable-native-access=ALL-UNNAMED", "--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED"})
+    "--enable-native-access=ALL-UNNAMED", "--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED",
+    HotPath.COMPILE_COMMANDS})
 public class ReplayBenchmark
 {
     public static final int FRAMES = 1_000_000;
@@ -67,6 +68,7 @@ public class ReplayBenchmark
     @Setup(Level.Trial)
     public void setUp() throws IOException
     {
+        HotPath.check();
         dir = Files.createTempDirectory("jvs-replay-bench-");
         final SynthSettings settings = SynthSettings.builder().packets(FRAMES).ratePps(rate).services(2)
             .serversPerService(4).clients(100_000).seed(11).build();

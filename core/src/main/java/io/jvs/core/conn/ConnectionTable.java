@@ -252,20 +252,6 @@ public final class ConnectionTable
     }
 
     /**
-     * Reads the memory a lookup from this home slot will most likely need, so its cache misses can be
-     * taken early, together with other packets': the home line. Touching the next line too, for the probe
-     * runs that spill over, cost more than it saved: 1M NAT flows went from 9.5 to 10.0 Mpps without it
-     * ({@code tools/jvs bench pipeline}), the core having too few line-fill buffers for 64 misses a burst.
-     *
-     * @return a value to keep, so the reads are not optimised away.
-     */
-    public long touch(final int home)
-    {
-        final long address = slotAddress(home);
-        return Frames.i64(address);
-    }
-
-    /**
      * Finds the entry of a packet sent by the client.
      *
      * @return the slot, or {@link #NOT_FOUND} (and {@link #insert} may follow with the same client end).

@@ -87,28 +87,14 @@ public final class PacketParser
             return Verdict.drop(DropReason.TRUNCATED);
         }
         final long header = frame + l3;
-        if (Ipv4Header.version(header) != 4)
-        {
-            return Verdict.drop(DropReason.BAD_IP_VERSION);
-        }
-        final int headerLength = Ipv4Header.headerLength(header);
-        if (headerLength < Ipv4Header.MIN_LENGTH)
-        {
-            return Verdict.drop(DropReason.BAD_IHL);
-        }
+        final int first = Frames.u8(header);
+        final int headerLength = (first & 0x0F) << 2;
         final int totalLength = Ipv4Header.totalLength(header);
-        if (totalLength < headerLength)
+        // One test accepts a well-formed header; the refusal, rare, is worked out apart (the same order of tests).
+        if ((first & 0xF0) != 0x40 || headerLength < Ipv4Header.MIN_LENGTH || totalLength < headerLength ||
+            l3 + totalLength > length || headerLength > Ipv4Header.MIN_LENGTH && !allowIpOptions)
         {
-            return Verdict.drop(headerLength > Ipv4Header.MIN_LENGTH && totalLength >= Ipv4Header.MIN_LENGTH ?
-                DropReason.BAD_IHL : DropReason.BAD_IP_LEN);
-        }
-        if (l3 + totalLength > length)
-        {
-            return Verdict.drop(DropReason.TRUNCATED);
-        }
-        if (headerLength > Ipv4Header.MIN_LENGTH && !allowIpOptions)
-        {
-            return Verdict.drop(DropReason.IP_OPTIONS);
+            return refuseIpv4(header, length, l3);
         }
         out.kind[i] = KIND_IPV4;
         out.ipEnd[i] = l3 + totalLength;
@@ -138,6 +124,33 @@ public final class PacketParser
             out.fragment[i] = FRAGMENT_FIRST;
         }
         return parseUpperLayer(frame, l4, totalLength - headerLength, protocol, false, out, i);
+    }
+
+    /**
+     * Why an IPv4 header that {@link #parseIpv4} did not accept is refused: its tests, one at a time.
+     */
+    private int refuseIpv4(final long header, final int length, final int l3)
+    {
+        if (Ipv4Header.version(header) != 4)
+        {
+            return Verdict.drop(DropReason.BAD_IP_VERSION);
+        }
+        final int headerLength = Ipv4Header.headerLength(header);
+        if (headerLength < Ipv4Header.MIN_LENGTH)
+        {
+            return Verdict.drop(DropReason.BAD_IHL);
+        }
+        final int totalLength = Ipv4Header.totalLength(header);
+        if (totalLength < headerLength)
+        {
+            return Verdict.drop(headerLength > Ipv4Header.MIN_LENGTH && totalLength >= Ipv4Header.MIN_LENGTH ?
+                DropReason.BAD_IHL : DropReason.BAD_IP_LEN);
+        }
+        if (l3 + totalLength > length)
+        {
+            return Verdict.drop(DropReason.TRUNCATED);
+        }
+        return Verdict.drop(DropReason.IP_OPTIONS);
     }
 
     private int parseIpv6(final long frame, final int length, final int l3, final ParsedBurst out, final int i)

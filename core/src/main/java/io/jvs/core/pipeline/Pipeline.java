@@ -63,6 +63,8 @@ public final class Pipeline
     private final int[] pending = new int[FrameBurst.MAX_FRAMES];
     private final int[] serviceOf = new int[FrameBurst.MAX_FRAMES];
     private final int[] homes = new int[FrameBurst.MAX_FRAMES];
+    /** Where each frame's home slot is, or the frame itself when it has none: the addresses the burst touches. */
+    private final long[] touchAddress = new long[FrameBurst.MAX_FRAMES];
     private final int[] opened = new int[FrameBurst.MAX_FRAMES];
     private final ConnectionTable v4;
     private final ConnectionTable v6;
@@ -318,12 +320,15 @@ public final class Pipeline
         final int ingress = burst.ingressPort;
 
         final int[] homes = this.homes;
+        final long[] touchAddress = this.touchAddress;
         for (int i = 0; i < count; i++)
         {
-            final int verdict = activeParser.parse(burst.address[i], burst.length[i], p, i);
+            final long frame = burst.address[i];
+            final int verdict = activeParser.parse(frame, burst.length[i], p, i);
             pending[i] = verdict;
             serviceOf[i] = ServiceClassifier.NONE;
             homes[i] = -1;
+            touchAddress[i] = frame;
             opened[i] = OPENED_NONE;
             if (marking && verdict == 0 && burst.firewallMark[i] == 0)
             {
@@ -336,20 +341,21 @@ public final class Pipeline
                 final int service = current.classifier.lookup(burst.firewallMark[i], isV6, p.protocol[i],
                     p.destinationHigh[i], p.destinationLow[i], p.destinationPort[i]);
                 serviceOf[i] = service;
-                homes[i] = service != ServiceClassifier.NONE ?
+                final int home = service != ServiceClassifier.NONE ?
                     table.home(p.protocol[i], p.sourceHigh[i], p.sourceLow[i], p.sourcePort[i]) :
                     table.home(p.protocol[i], p.destinationHigh[i], p.destinationLow[i], p.destinationPort[i]);
+                homes[i] = home;
+                touchAddress[i] = table.slotAddress(home);
             }
         }
-        // A tight loop of independent loads: the burst's table misses are all in flight at once.
+        // A tight loop of independent loads, a few instructions each and no branch, so that the whole burst's
+        // table misses are in flight at once (Java has no prefetch instruction: a load that misses holds up the
+        // instructions after it from retiring, and a longer loop body would let fewer loads in at a time). Only the
+        // home line: the next one too, for probe runs that spill over, would ask for twice the line-fill buffers.
         long touch = 0;
         for (int i = 0; i < count; i++)
         {
-            final int home = homes[i];
-            if (home >= 0)
-            {
-                touch += (p.kind[i] == KIND_IPV6 ? v6 : v4).touch(home);
-            }
+            touch += Frames.i64(touchAddress[i]);
         }
         touched += touch;
 
@@ -369,6 +375,7 @@ public final class Pipeline
         recordLatency(burst, count, now);
 
         sweepDue(now, settings.sweepSlotsPerBurst());
+        traffic.publish();
     }
 
     /**
@@ -521,8 +528,49 @@ public final class Pipeline
         return current.settings.passUnmatched() ? Verdict.pass() : Verdict.drop(DropReason.NO_SERVICE);
     }
 
+    /**
+     * A packet from a client: most belong to a connection that is simply followed, which this method does in few
+     * bytecodes so that the compiler inlines it into {@link #process}; anything else (a new connection, an expired
+     * or reused entry, a server gone) goes to {@link #openConnection}, which decides again from the start.
+     */
     private int towardsServer(
         final FrameBurst burst, final int i, final ParsedBurst p, final DataPlane current, final int service)
+    {
+        final ConnectionTable table = p.kind[i] == KIND_IPV6 ? v6 : v4;
+        final int protocol = p.protocol[i];
+        final int flags = p.tcpFlags[i];
+        final int slot = table.lookupForward(homes[i], protocol, p.sourceHigh[i], p.sourceLow[i], p.sourcePort[i],
+            p.destinationHigh[i], p.destinationLow[i], p.destinationPort[i]);
+        if (slot >= 0)
+        {
+            final int serverSlot = table.server(slot);
+            // The same tests as openConnection's, in its order: a live entry to an available server, and no SYN
+            // that connection reuse would turn into a new connection.
+            if (!table.isExpired(slot, nowTick) && current.serverAvailable[serverSlot] &&
+                !((flags & (L4Headers.TCP_SYN | L4Headers.TCP_RST)) == L4Headers.TCP_SYN &&
+                    protocol == Ipv4Header.PROTOCOL_TCP && current.settings.connReuse()))
+            {
+                final int direction = table.isNoOutput(slot) ? TcpStates.INPUT_ONLY : TcpStates.INPUT;
+                track(table, slot, direction, flags, current.servers[serverSlot], current.timeouts, current.settings);
+                if (p.fragment[i] == FRAGMENT_FIRST)
+                {
+                    rememberFirstFragment(p, i, serverSlot);
+                }
+                return forward(burst, i, p, current, serverSlot, service, table.virtualPort(slot));
+            }
+        }
+        return openConnection(burst, i, p, current, service, slot);
+    }
+
+    /**
+     * Everything of a client's packet but following a live connection: the entry found may be expired, its server
+     * unavailable or its state one that a SYN reopens; otherwise a packet that may open a connection is scheduled
+     * and entered.
+     *
+     * @param entry the entry {@link ConnectionTable#lookupForward} found for the packet, or a negative value.
+     */
+    private int openConnection(final FrameBurst burst, final int i, final ParsedBurst p, final DataPlane current,
+        final int service, final int entry)
     {
         final boolean isV6 = p.kind[i] == KIND_IPV6;
         final ConnectionTable table = isV6 ? v6 : v4;
@@ -531,8 +579,7 @@ public final class Pipeline
         final boolean tcp = protocol == Ipv4Header.PROTOCOL_TCP;
         final boolean syn = tcp && (flags & (L4Headers.TCP_SYN | L4Headers.TCP_RST)) == L4Headers.TCP_SYN;
         final DataPlaneSettings settings = current.settings;
-        int slot = table.lookupForward(homes[i], protocol, p.sourceHigh[i], p.sourceLow[i], p.sourcePort[i],
-            p.destinationHigh[i], p.destinationLow[i], p.destinationPort[i]);
+        int slot = entry;
         if (slot >= 0)
         {
             final int serverSlot = table.server(slot);
@@ -627,8 +674,8 @@ public final class Pipeline
         {
             opened[i] = serverSlot;
             counters.connections++;
-            counters.serverConnections[serverSlot]++;
-            counters.serviceConnections[service]++;
+            counters.server[serverSlot * WorkerCounters.STRIDE + WorkerCounters.CONNECTIONS]++;
+            counters.service[service * WorkerCounters.STRIDE + WorkerCounters.CONNECTIONS]++;
             traffic.connection(service, serverSlot);
             rememberFirstFragment(p, i, serverSlot);
             return forward(burst, i, p, current, serverSlot, service, p.destinationPort[i]);
@@ -656,8 +703,8 @@ public final class Pipeline
             (inboundOnly ? ConnectionTable.FLAG_NO_OUTPUT : 0));
         server.bindConnection(true);
         counters.connections++;
-        counters.serverConnections[serverSlot]++;
-        counters.serviceConnections[service]++;
+        counters.server[serverSlot * WorkerCounters.STRIDE + WorkerCounters.CONNECTIONS]++;
+        counters.service[service * WorkerCounters.STRIDE + WorkerCounters.CONNECTIONS]++;
         traffic.connection(service, serverSlot);
         track(table, slot, inboundOnly ? TcpStates.INPUT_ONLY : TcpStates.INPUT, flags, server, current.timeouts,
             settings);
@@ -792,8 +839,9 @@ public final class Pipeline
         };
         if (Verdict.kind(verdict) == Verdict.TRANSMIT)
         {
-            counters.servicePackets[service]++;
-            counters.serviceBytes[service] += length;
+            final long[] serviceCounts = counters.service;
+            serviceCounts[service * WorkerCounters.STRIDE + WorkerCounters.PACKETS]++;
+            serviceCounts[service * WorkerCounters.STRIDE + WorkerCounters.BYTES] += length;
             countServer(serverSlot, service, length);
             traffic.in(service, serverSlot, datagram);
         }
@@ -862,8 +910,9 @@ public final class Pipeline
 
     private void countServer(final int serverSlot, final int service, final int length)
     {
-        counters.serverPackets[serverSlot]++;
-        counters.serverBytes[serverSlot] += length;
+        final long[] serverCounts = counters.server;
+        serverCounts[serverSlot * WorkerCounters.STRIDE + WorkerCounters.PACKETS]++;
+        serverCounts[serverSlot * WorkerCounters.STRIDE + WorkerCounters.BYTES] += length;
     }
 
     /**

@@ -25,12 +25,15 @@ public final class WorkerCounters
 
     final long[] verdicts = new long[4];
     final long[] drops = new long[DropReason.count()];
-    final long[] servicePackets;
-    final long[] serviceBytes;
-    final long[] serviceConnections;
-    final long[] serverPackets;
-    final long[] serverBytes;
-    final long[] serverConnections;
+    /** A slot's packets, bytes and connections side by side: a packet's counts are one cache line and one bounds check. */
+    static final int STRIDE = 4;
+    static final int PACKETS = 0;
+    static final int BYTES = 1;
+    static final int CONNECTIONS = 2;
+    /** Per service slot, {@link #STRIDE} longs each. */
+    final long[] service;
+    /** Per real-server slot, {@link #STRIDE} longs each. */
+    final long[] server;
 
     /**
      * @param maxServices service slots.
@@ -38,12 +41,8 @@ public final class WorkerCounters
      */
     public WorkerCounters(final int maxServices, final int maxServers)
     {
-        servicePackets = new long[maxServices];
-        serviceBytes = new long[maxServices];
-        serviceConnections = new long[maxServices];
-        serverPackets = new long[maxServers];
-        serverBytes = new long[maxServers];
-        serverConnections = new long[maxServers];
+        service = new long[maxServices * STRIDE];
+        server = new long[maxServers * STRIDE];
     }
 
     /**
@@ -86,32 +85,32 @@ public final class WorkerCounters
 
     public long servicePackets(final int slot)
     {
-        return servicePackets[slot];
+        return service[slot * STRIDE + PACKETS];
     }
 
     public long serviceBytes(final int slot)
     {
-        return serviceBytes[slot];
+        return service[slot * STRIDE + BYTES];
     }
 
     /** Connections scheduled for the service (one-packet scheduling counts each packet, as IPVS does). */
     public long serviceConnections(final int slot)
     {
-        return serviceConnections[slot];
+        return service[slot * STRIDE + CONNECTIONS];
     }
 
     public long serverPackets(final int slot)
     {
-        return serverPackets[slot];
+        return server[slot * STRIDE + PACKETS];
     }
 
     public long serverBytes(final int slot)
     {
-        return serverBytes[slot];
+        return server[slot * STRIDE + BYTES];
     }
 
     public long serverConnections(final int slot)
     {
-        return serverConnections[slot];
+        return server[slot * STRIDE + CONNECTIONS];
     }
 }

@@ -3,6 +3,7 @@ package io.jvs.core.stats;
 import org.agrona.BufferUtil;
 import org.agrona.concurrent.UnsafeBuffer;
 
+import java.lang.invoke.VarHandle;
 import java.util.Arrays;
 
 import static io.jvs.core.stats.TrafficStatsDescriptor.CONNECTIONS;
@@ -16,9 +17,11 @@ import static io.jvs.core.stats.TrafficStatsDescriptor.SLOT_LENGTH;
  * One worker's IPVS-style traffic counters per service slot and per real-server slot, laid out by
  * {@link TrafficStatsDescriptor} in two buffers.
  * <p>
- * Ordering: one writer, the worker, which adds with a plain read and a release store (on x86 a plain move); any
- * other thread reads with a volatile load and may see a value a burst old. An aligned 8-byte access does not tear
- * on a 64-bit JVM, so a reader never sees half an update. Nothing is ever reset: a reader that wants zeroed
+ * Ordering: one writer, the worker, which adds with plain reads and stores and calls {@link #publish} after each
+ * burst: a release fence, so that everything the burst counted is ordered before whatever the worker writes next
+ * (a release store per packet would cost a compiler barrier on every packet, forcing the pipeline to reload what
+ * it had in registers). Any other thread reads with a volatile load and may see a value a burst old. An aligned
+ * 8-byte access does not tear on a 64-bit JVM, so a reader never sees half an update. Nothing is ever reset: a reader that wants zeroed
  * counters keeps a baseline and subtracts it, as the kernel's {@code ip_vs_zero_stats} does with its
  * {@code kstats0}, because the writer's read-add-store would undo a reset made by another thread.
  */
@@ -70,9 +73,17 @@ public final class TrafficStats
         add(servers, serverBase + OUT_BYTES * Long.BYTES, bytes);
     }
 
+    /**
+     * Orders every count made so far before the writer's later stores (the writer, after each burst).
+     */
+    public void publish()
+    {
+        VarHandle.releaseFence();
+    }
+
     private static void add(final UnsafeBuffer buffer, final int offset, final long delta)
     {
-        buffer.putLongRelease(offset, buffer.getLong(offset) + delta);
+        buffer.putLong(offset, buffer.getLong(offset) + delta);
     }
 
     /**
