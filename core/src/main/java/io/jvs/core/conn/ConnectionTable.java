@@ -252,6 +252,17 @@ public final class ConnectionTable
     }
 
     /**
+     * @param home a home slot from {@link #home}.
+     * @return the address of the line after the home slot's, where a probe run that fills its home line goes on
+     *         (the table's first line after its last): worth prefetching with the home line.
+     */
+    public long nextLineAddress(final int home)
+    {
+        final int next = home + slotsPerLine;
+        return slotAddress(next >= slots ? next - slots : next);
+    }
+
+    /**
      * Finds the entry of a packet sent by the client.
      *
      * @return the slot, or {@link #NOT_FOUND} (and {@link #insert} may follow with the same client end).
@@ -705,6 +716,23 @@ public final class ConnectionTable
     public int expiresTick(final int slot)
     {
         return Frames.i32(slotAddress(slot) + meta + EXPIRES);
+    }
+
+    /**
+     * Re-arms an entry's timer as {@link #expiresTick(int, int)} does, when that is a plain store: the new expiry is
+     * not earlier than the current one, so the sweep's per-block bound stays valid.
+     *
+     * @return false, changing nothing, when the timer would move earlier (then {@link #expiresTick(int, int)}).
+     */
+    public boolean rearm(final int slot, final int tick)
+    {
+        final long field = slotAddress(slot) + meta + EXPIRES;
+        if (blockBound != null && tick - Frames.i32(field) < 0)
+        {
+            return false;
+        }
+        Frames.putI32(field, tick);
+        return true;
     }
 
     public void expiresTick(final int slot, final int tick)

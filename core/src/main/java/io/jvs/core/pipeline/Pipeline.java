@@ -3,11 +3,11 @@ package io.jvs.core.pipeline;
 import io.jvs.core.conn.ConnectionTable;
 import io.jvs.core.conn.ConnectionTimeouts;
 import io.jvs.core.conn.TcpStates;
+import io.jvs.core.memory.CachePrefetch;
 import io.jvs.core.memory.OffHeapAllocator;
 import io.jvs.core.net.FlowTuple;
 import io.jvs.core.net.Protocol;
 import io.jvs.core.packet.DropReason;
-import io.jvs.core.packet.Frames;
 import io.jvs.core.packet.Ipv4Header;
 import io.jvs.core.packet.L4Headers;
 import io.jvs.core.packet.PacketParser;
@@ -19,6 +19,9 @@ import io.jvs.core.service.ServiceSettings;
 import io.jvs.core.service.VirtualService;
 import io.jvs.core.stats.TrafficStats;
 import org.HdrHistogram.Histogram;
+import org.agrona.BufferUtil;
+import org.agrona.UnsafeApi;
+import org.agrona.concurrent.UnsafeBuffer;
 
 import static io.jvs.core.packet.ParsedBurst.*;
 
@@ -63,8 +66,15 @@ public final class Pipeline
     private final int[] pending = new int[FrameBurst.MAX_FRAMES];
     private final int[] serviceOf = new int[FrameBurst.MAX_FRAMES];
     private final int[] homes = new int[FrameBurst.MAX_FRAMES];
-    /** Where each frame's home slot is, or the frame itself when it has none: the addresses the burst touches. */
-    private final long[] touchAddress = new long[FrameBurst.MAX_FRAMES];
+    /**
+     * Two addresses a frame, where its home slot is and the line after it, or the frame itself twice when it has
+     * none: the lines the burst prefetches, as native longs off the heap, where a native prefetch can read them.
+     */
+    private final UnsafeBuffer prefetchAddresses =
+        new UnsafeBuffer(BufferUtil.allocateDirectAligned(FrameBurst.MAX_FRAMES * PREFETCH_STRIDE, 64));
+    private final long prefetchBase = prefetchAddresses.addressOffset();
+    private static final int PREFETCH_STRIDE = 2 * Long.BYTES;
+    private final CachePrefetch prefetch;
     private final int[] opened = new int[FrameBurst.MAX_FRAMES];
     private final ConnectionTable v4;
     private final ConnectionTable v6;
@@ -160,6 +170,27 @@ public final class Pipeline
         final TemplateTable templates,
         final WorkerEpochs epochs)
     {
+        this(publisher, workerIndex, connectionsV4, connectionsV6, maxServices, maxServers, icmpPerSecond, allocator,
+            templates, epochs, CachePrefetch.LOADS);
+    }
+
+    /**
+     * As the other constructors, with the way the burst's table lines are prefetched (the forwarder's native
+     * prefetch; core's own constructors use {@link CachePrefetch#LOADS}).
+     */
+    public Pipeline(
+        final DataPlanePublisher publisher,
+        final int workerIndex,
+        final int connectionsV4,
+        final int connectionsV6,
+        final int maxServices,
+        final int maxServers,
+        final int icmpPerSecond,
+        final OffHeapAllocator allocator,
+        final TemplateTable templates,
+        final WorkerEpochs epochs,
+        final CachePrefetch prefetch)
+    {
         final DataPlane first = publisher.current();
         if (workerIndex < 0 || workerIndex >= first.workers())
         {
@@ -172,6 +203,7 @@ public final class Pipeline
                 " workers");
         }
         this.publisher = publisher;
+        this.prefetch = prefetch;
         this.workerIndex = workerIndex;
         this.epochs = epochs;
         if (epochs != null)
@@ -320,7 +352,7 @@ public final class Pipeline
         final int ingress = burst.ingressPort;
 
         final int[] homes = this.homes;
-        final long[] touchAddress = this.touchAddress;
+        final long prefetchBase = this.prefetchBase;
         for (int i = 0; i < count; i++)
         {
             final long frame = burst.address[i];
@@ -328,7 +360,8 @@ public final class Pipeline
             pending[i] = verdict;
             serviceOf[i] = ServiceClassifier.NONE;
             homes[i] = -1;
-            touchAddress[i] = frame;
+            UnsafeApi.putLong(prefetchBase + (long)i * PREFETCH_STRIDE, frame);
+            UnsafeApi.putLong(prefetchBase + (long)i * PREFETCH_STRIDE + Long.BYTES, frame);
             opened[i] = OPENED_NONE;
             if (marking && verdict == 0 && burst.firewallMark[i] == 0)
             {
@@ -345,23 +378,22 @@ public final class Pipeline
                     table.home(p.protocol[i], p.sourceHigh[i], p.sourceLow[i], p.sourcePort[i]) :
                     table.home(p.protocol[i], p.destinationHigh[i], p.destinationLow[i], p.destinationPort[i]);
                 homes[i] = home;
-                touchAddress[i] = table.slotAddress(home);
+                UnsafeApi.putLong(prefetchBase + (long)i * PREFETCH_STRIDE, table.slotAddress(home));
+                UnsafeApi.putLong(prefetchBase + (long)i * PREFETCH_STRIDE + Long.BYTES, table.nextLineAddress(home));
             }
         }
-        // A tight loop of independent loads, a few instructions each and no branch, so that the whole burst's
-        // table misses are in flight at once (Java has no prefetch instruction: a load that misses holds up the
-        // instructions after it from retiring, and a longer loop body would let fewer loads in at a time). Only the
-        // home line: the next one too, for probe runs that spill over, would ask for twice the line-fill buffers.
-        long touch = 0;
-        for (int i = 0; i < count; i++)
-        {
-            touch += Frames.i64(touchAddress[i]);
-        }
-        touched += touch;
+        // Every table line of the burst at once, so their misses overlap: each frame's home line and the one after
+        // it, where a lookup goes on when the probe run has filled its home line.
+        touched += prefetch.lines(prefetchBase, 2 * count);
 
-        long frames = 0;
-        for (int i = 0; i < count; i++)
+        int i = 0;
+        while (true)
         {
+            i = followEstablished(burst, i, count, p, current);
+            if (i == count)
+            {
+                break;
+            }
             int verdict = pending[i];
             if (verdict == 0)
             {
@@ -369,13 +401,108 @@ public final class Pipeline
             }
             burst.verdict[i] = verdict;
             count(verdict, burst.length[i]);
-            frames++;
+            i++;
         }
-        counters.frames += frames;
+        counters.frames += count;
         recordLatency(burst, count, now);
 
         sweepDue(now, settings.sweepSlotsPerBurst());
         traffic.publish();
+    }
+
+    /**
+     * The frames of a burst from {@code from} on, for as long as each is one whose verdict the parser gave or a
+     * client's TCP or UDP packet, neither a fragment nor a new state, on a live connection to an available server
+     * that forwards it by NAT or direct routing: the bulk of the traffic. For those it does what {@link #handle}
+     * would, in the same order, and counts them; at the first frame that needs anything else it stops before
+     * changing anything, and {@link #process} hands that frame to {@link #handle}.
+     * <p>
+     * Nothing in this loop calls out: every condition that would lead to a call (a state change that moves the
+     * server's counts, a timer re-armed earlier, an ICMP answer, a missing neighbour, SCTP's CRC) is tested first
+     * and ends the run. So the compiler keeps the burst's arrays in registers and takes their bounds checks out
+     * of the loop, which a single call on any path through it would prevent.
+     *
+     * @return the index of the first frame not handled, {@code count} when none is left.
+     */
+    private int followEstablished(
+        final FrameBurst burst, final int from, final int count, final ParsedBurst p, final DataPlane current)
+    {
+        final int[] pending = this.pending;
+        final int[] serviceOf = this.serviceOf;
+        final int[] homes = this.homes;
+        final int[] timeoutTicks = this.timeoutTicks;
+        final boolean connReuse = current.settings.connReuse();
+        int i = from;
+        for (; i < count; i++)
+        {
+            final int parsedVerdict = pending[i];
+            if (parsedVerdict != 0)
+            {
+                burst.verdict[i] = parsedVerdict;
+                count(parsedVerdict, burst.length[i]);
+                continue;
+            }
+            final int service = serviceOf[i];
+            final int protocol = p.protocol[i];
+            if (service == ServiceClassifier.NONE || p.fragment[i] != FRAGMENT_NONE || !p.hasPorts[i] ||
+                protocol != Ipv4Header.PROTOCOL_TCP && protocol != Ipv4Header.PROTOCOL_UDP)
+            {
+                break;
+            }
+            final ConnectionTable table = p.kind[i] == KIND_IPV6 ? v6 : v4;
+            final int flags = p.tcpFlags[i];
+            final int slot = table.lookupForward(homes[i], protocol, p.sourceHigh[i], p.sourceLow[i],
+                p.sourcePort[i], p.destinationHigh[i], p.destinationLow[i], p.destinationPort[i]);
+            if (slot < 0)
+            {
+                break;
+            }
+            final int serverSlot = table.server(slot);
+            final int method = current.forwardMethod[serverSlot];
+            if (table.isExpired(slot, nowTick) || !current.serverAvailable[serverSlot] || method > 1 ||
+                p.ttl[i] <= 1 || current.serverEgressPort[serverSlot] == DataPlane.NO_PORT)
+            {
+                break;
+            }
+            final int timeout;
+            if (protocol == Ipv4Header.PROTOCOL_TCP)
+            {
+                if ((flags & (L4Headers.TCP_SYN | L4Headers.TCP_RST)) == L4Headers.TCP_SYN && connReuse)
+                {
+                    break;
+                }
+                final int state = table.state(slot);
+                final int direction = table.isNoOutput(slot) ? TcpStates.INPUT_ONLY : TcpStates.INPUT;
+                if (TcpStates.next(direction, TcpStates.flagIndex(flags), state) != state)
+                {
+                    break;
+                }
+                timeout = timeoutTicks[state];
+            }
+            else
+            {
+                timeout = timeoutTicks[TcpStates.COUNT];
+            }
+            if (!table.rearm(slot, nowTick + timeout))
+            {
+                break;
+            }
+            // From here on the frame is this loop's: what track and forward do once the state stays.
+            final int length = burst.length[i];
+            final int datagram = p.ipEnd[i] - p.l3Offset[i];
+            final int verdict = method == 0 ?
+                rewriter.natInbound(burst, i, p, current, serverSlot, table.virtualPort(slot)) :
+                rewriter.directRoute(burst, i, p, current, serverSlot);
+            final long[] serviceCounts = counters.service;
+            serviceCounts[service * WorkerCounters.STRIDE + WorkerCounters.PACKETS]++;
+            serviceCounts[service * WorkerCounters.STRIDE + WorkerCounters.BYTES] += length;
+            countServer(serverSlot, service, length);
+            traffic.in(service, serverSlot, datagram);
+            burst.verdict[i] = verdict;
+            count(verdict, length);
+        }
+        counters.fastPath += i - from;
+        return i;
     }
 
     /**
@@ -607,6 +734,9 @@ public final class Pipeline
                 return forward(burst, i, p, current, serverSlot, service, table.virtualPort(slot));
             }
             table.remove(slot, false);
+            // The removal may have shifted the probe run: find where the new entry goes.
+            table.lookupForward(protocol, p.sourceHigh[i], p.sourceLow[i], p.sourcePort[i],
+                p.destinationHigh[i], p.destinationLow[i], p.destinationPort[i]);
         }
 
         final boolean creates = tcp ? syn || (settings.sloppyTcp() && (flags & L4Headers.TCP_RST) == 0) : true;
@@ -680,9 +810,7 @@ public final class Pipeline
             rememberFirstFragment(p, i, serverSlot);
             return forward(burst, i, p, current, serverSlot, service, p.destinationPort[i]);
         }
-        // The removal above may have shifted the probe run: find where the new entry goes.
-        table.lookupForward(protocol, p.sourceHigh[i], p.sourceLow[i], p.sourcePort[i],
-            p.destinationHigh[i], p.destinationLow[i], p.destinationPort[i]);
+        // The last lookup of this table, towardsServer's or the one after the removal, found where the entry goes.
         slot = table.insert(protocol, p.sourceHigh[i], p.sourceLow[i], p.sourcePort[i],
             p.destinationHigh[i], p.destinationLow[i], p.destinationPort[i], nowTick);
         if (slot == ConnectionTable.FULL)

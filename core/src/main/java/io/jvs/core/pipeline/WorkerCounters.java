@@ -22,6 +22,11 @@ public final class WorkerCounters
     public long icmpRateLimited;
     /** Later fragments sent after their first. */
     public long fragmentsFollowed;
+    /**
+     * Frames the pipeline's call-free loop for established connections handled ({@code Pipeline.followEstablished}),
+     * verdicts of the parser included; the rest went through the general path.
+     */
+    public long fastPath;
 
     final long[] verdicts = new long[4];
     final long[] drops = new long[DropReason.count()];

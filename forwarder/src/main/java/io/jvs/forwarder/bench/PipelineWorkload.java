@@ -17,6 +17,7 @@ import io.jvs.core.sched.SchedulerFlags;
 import io.jvs.forwarder.memory.HugePageAllocator;
 import io.jvs.core.sched.SchedulerSettings;
 import io.jvs.core.service.ServiceTable;
+import io.jvs.forwarder.memory.NativeCachePrefetch;
 
 import java.nio.ByteBuffer;
 
@@ -118,7 +119,7 @@ public final class PipelineWorkload
             new DataPlaneBuilder(4, SERVERS + 1).build(table, topology.build(), timeouts, settings));
         final int capacity = Math.max(1024, flows);
         this.pipeline = new Pipeline(publisher, 0, capacity, 1024, 4, SERVERS + 1, 0, HugePageAllocator.INSTANCE,
-            new io.jvs.core.pipeline.TemplateTable(1024));
+            new io.jvs.core.pipeline.TemplateTable(1024), null, NativeCachePrefetch.best());
         this.memory = ByteBuffer.allocateDirect(FrameBurst.MAX_FRAMES * FRAME_STRIDE + FRAME_STRIDE);
         this.base = Frames.addressOf(memory);
         this.template = base + (long)FrameBurst.MAX_FRAMES * FRAME_STRIDE;

@@ -20,6 +20,7 @@ import io.jvs.forwarder.config.JvsConfig;
 import io.jvs.forwarder.config.PortKind;
 import io.jvs.forwarder.control.ControlRequest;
 import io.jvs.forwarder.control.ControlResponse;
+import io.jvs.forwarder.memory.NativeCachePrefetch;
 import io.jvs.forwarder.port.FramePool;
 import io.jvs.forwarder.port.Port;
 import io.jvs.forwarder.port.memory.MemoryPort;
@@ -350,7 +351,8 @@ public final class Daemon implements AutoCloseable
         {
             final Pipeline pipeline = new Pipeline(publisher, w, config.connections(),
                 Math.max(1024, config.connections() / 4), MAX_SERVICES, MAX_SERVERS,
-                config.settings().icmpRepliesPerSecond(), OffHeapAllocator.DIRECT, templates, epochs);
+                config.settings().icmpRepliesPerSecond(), OffHeapAllocator.DIRECT, templates, epochs,
+                NativeCachePrefetch.best());
             final boolean[] portHandsOff = new boolean[ports[w].length];
             final HostPassPolicy[] policies = new HostPassPolicy[ports[w].length];
             for (int p = 0; p < ports[w].length; p++)

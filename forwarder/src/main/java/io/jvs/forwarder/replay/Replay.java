@@ -22,6 +22,7 @@ import io.jvs.core.service.RealServer;
 import io.jvs.core.service.ServiceTable;
 import io.jvs.core.service.VirtualService;
 import io.jvs.forwarder.config.JvsConfig;
+import io.jvs.forwarder.memory.NativeCachePrefetch;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -127,7 +128,7 @@ public final class Replay
         {
             pipelines[w] = new Pipeline(publisher, w, options.connections(), Math.max(1024, options.connections() / 4),
                 builder.maxServices(), builder.maxServers(), config.settings().icmpRepliesPerSecond(),
-                OffHeapAllocator.DIRECT, templates);
+                OffHeapAllocator.DIRECT, templates, null, NativeCachePrefetch.best());
             // The capture's clock runs far faster than a wire's: sweeps would otherwise dominate.
             pipelines[w].connectionsV4().skipIdleBlocks();
             pipelines[w].connectionsV6().skipIdleBlocks();

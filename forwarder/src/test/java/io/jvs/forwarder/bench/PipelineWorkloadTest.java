@@ -30,6 +30,28 @@ class PipelineWorkloadTest
 
     @ParameterizedTest
     @EnumSource(PipelineWorkload.Mode.class)
+    void shouldCountTheEstablishedLoadOnTheFastPathAndNewConnectionsOffIt(final PipelineWorkload.Mode mode)
+    {
+        final PipelineWorkload established = new PipelineWorkload(mode, "wlc", 5000, false, BURST).setUp();
+        final long before = established.pipeline().counters().fastPath;
+        for (int i = 0; i < 100; i++)
+        {
+            established.runBurst();
+        }
+        assertThat(established.pipeline().counters().fastPath - before).isEqualTo(100L * BURST);
+
+        final PipelineWorkload opening = new PipelineWorkload(mode, "rr", 16_384, true, BURST).setUp();
+        for (int i = 0; i < 100; i++)
+        {
+            assertThat(opening.runBurst()).isEqualTo(BURST);
+        }
+        assertThat(opening.pipeline().counters().fastPath).as("a SYN opens a connection: never the fast path")
+            .isZero();
+        assertThat(opening.pipeline().counters().frames).isEqualTo(100L * BURST);
+    }
+
+    @ParameterizedTest
+    @EnumSource(PipelineWorkload.Mode.class)
     void shouldKeepTheNewConnectionTableTurningOverBelowItsCapacity(final PipelineWorkload.Mode mode)
     {
         final int capacity = 16_384;
