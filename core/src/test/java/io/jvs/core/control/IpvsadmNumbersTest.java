@@ -133,6 +133,7 @@ class IpvsadmNumbersTest
         "-A -t 08.0.0.1:80                      | illegal virtual server address[:port] specified",
         "-A -t 0xg.0.0.1:80                     | illegal virtual server address[:port] specified",
         "-A -t [2001:db8::1]                    | illegal virtual server address[:port] specified",
+        "-A -t 10..1:80                         | illegal virtual server address[:port] specified",
         "-A -t 10.0.0.100:80 -p 60 -M 4294967296 | illegal virtual server persistent mask specified",
         "-A -t 10.0.0.100:80 -p 60 -M 1.2.3.4.5 | illegal virtual server persistent mask specified",
     })
@@ -189,6 +190,7 @@ class IpvsadmNumbersTest
         "224.0.0.+1      | invalid IPv4 mcast-group `224.0.0.+1'",
         "0xe0.0.0.1      | invalid IPv4 mcast-group `0xe0.0.0.1'",
         "fe80::1         | invalid IPv6 mcast-group `fe80::1'",
+        "::1             | invalid IPv6 mcast-group `::1'",
         "ff02::zz        | invalid IPv6 mcast-group `ff02::zz'",
     })
     void shouldRefuseAGroupThatIsNotMulticastOrNotInetPtonsForm(final String group, final String message)
