@@ -105,6 +105,27 @@ class TrafficLedgerSlotsTest
     }
 
     @Test
+    void shouldForgetTheOldServiceWhenANewOneTakesItsSlotInTheSameSnapshot()
+    {
+        // A service without connections, deleted and added back in one change: the new one may take the very slot
+        // the old one held, and the ledger never sees the slot empty.
+        final PipelineFixture farm = farm();
+        final TrafficLedger ledger = ledger(farm);
+        final VirtualService before = service(farm, WEB);
+
+        farm.rules("-D -t 10.0.0.100:80", "-A -t 10.0.0.100:80 -s rr", "-a -t 10.0.0.100:80 -r 192.168.1.2:8080 -m");
+        farm.republish();
+        ledger.observe(farm.publisher.current());
+
+        final VirtualService after = service(farm, WEB);
+        assertThat(after).isNotSameAs(before);
+        assertThat(ledger.of(before)).as("the deleted one").isNull();
+        assertThat(ledger.of(after).counts()).containsOnly(0L);
+        traffic(farm, 3, 0, 50000);
+        assertThat(ledger.of(after).count(CONNECTIONS)).isEqualTo(3);
+    }
+
+    @Test
     void shouldZeroAServiceAndEachOfItsServersWhateverWasReadBefore()
     {
         final PipelineFixture farm = farm();
