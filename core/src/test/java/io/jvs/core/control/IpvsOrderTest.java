@@ -236,4 +236,43 @@ class IpvsOrderTest
         assertThat(IpvsOrder.compareDestinations(v4, v6)).isZero();
         assertThat(IpvsOrder.compareDestinations(v6, v4)).isPositive();
     }
+
+    @Test
+    void shouldCompareOnlyTheFirstWordWhenTheFirstServerIsIpv4()
+    {
+        // 2001:db8:1::1 has a second word of 1; an IPv4 first operand is one word, so it is never looked at.
+        final DestinationView v4 = DestinationView.of(IpAddress.parse("32.1.13.184"), 80, ForwardMethod.TUN, 1);
+        final DestinationView v6 = DestinationView.of(IpAddress.parse("2001:db8:1::1"), 80, ForwardMethod.TUN, 1);
+        assertThat(IpvsOrder.compareDestinations(v4, v6)).isZero();
+    }
+
+    @Test
+    void shouldCompareEachOfTheFourWordsOfIpv6Servers()
+    {
+        // Words (host order): 2001:0db8 0000:0000 0001:0000 0000:0001 against 2001:0db8 0 0 0000:0001.
+        final DestinationView third = DestinationView.of(IpAddress.parse("2001:db8::1:0:0:1"), 80, ForwardMethod.DR, 1);
+        final DestinationView plain = DestinationView.of(IpAddress.parse("2001:db8::1"), 80, ForwardMethod.DR, 1);
+        assertThat(IpvsOrder.compareDestinations(third, plain)).isPositive();
+        assertThat(IpvsOrder.compareDestinations(plain, third)).isNegative();
+        final DestinationView fourth = DestinationView.of(IpAddress.parse("2001:db8::2"), 80, ForwardMethod.DR, 1);
+        assertThat(IpvsOrder.compareDestinations(fourth, plain)).isPositive();
+    }
+
+    @Test
+    void shouldOrderServersOfOneAddressByPort()
+    {
+        final DestinationView http = DestinationView.of(IpAddress.parse("192.168.1.1"), 80, ForwardMethod.NAT, 1);
+        final DestinationView alt = DestinationView.of(IpAddress.parse("192.168.1.1"), 8080, ForwardMethod.NAT, 1);
+        assertThat(IpvsOrder.compareDestinations(http, alt)).isEqualTo(80 - 8080);
+        assertThat(IpvsOrder.sortDestinations(List.of(alt, http))).containsExactly(http, alt);
+    }
+
+    @Test
+    void shouldKeepTheInputOrderOfServersThatCompareEqual()
+    {
+        // msort_with_tmp takes the left element unless the comparison says it is greater.
+        final DestinationView v4 = DestinationView.of(IpAddress.parse("32.1.13.184"), 80, ForwardMethod.TUN, 1);
+        final DestinationView v6 = DestinationView.of(IpAddress.parse("2001:db8::1"), 80, ForwardMethod.TUN, 1);
+        assertThat(IpvsOrder.sortDestinations(List.of(v4, v6))).containsExactly(v4, v6);
+    }
 }

@@ -6,6 +6,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
+import java.io.BufferedOutputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.io.StringReader;
@@ -301,5 +302,25 @@ class IpvsadmTest
             "-A -t 10.0.0.2:80 -s sh -b \n-A -t 10.0.0.3:80 -s mh -b mh-fallback\n");
         assertThat(run("-L -n").out()).contains("\nTCP  10.0.0.1:80 rr (flag-1,flag-2,flag-3)\n")
             .contains("\nTCP  10.0.0.2:80 sh ()\n").contains("\nTCP  10.0.0.3:80 mh (mh-fallback)\n");
+    }
+
+    @Test
+    void shouldHaveFlushedBothOutputsWhenItReturns()
+    {
+        // As ipvsadm's exit flushes stdio: nothing is left in a buffered stream that does not flush by itself.
+        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        final ByteArrayOutputStream err = new ByteArrayOutputStream();
+        final int status = Ipvsadm.run(new String[] {"-S", "-n"}, new StringReader(""),
+            new PrintStream(new BufferedOutputStream(out, 1 << 16), false, StandardCharsets.UTF_8),
+            new PrintStream(new BufferedOutputStream(err, 1 << 16), false, StandardCharsets.UTF_8), backend);
+        assertThat(status).isZero();
+        assertThat(out.toString(StandardCharsets.UTF_8)).isEqualTo(run("-S -n").out()).isNotEmpty();
+
+        final int refused = Ipvsadm.run(new String[] {"-A", "-t", "10.0.0.100:80", "-w", "3"}, new StringReader(""),
+            new PrintStream(new BufferedOutputStream(out, 1 << 16), false, StandardCharsets.UTF_8),
+            new PrintStream(new BufferedOutputStream(err, 1 << 16), false, StandardCharsets.UTF_8), backend);
+        assertThat(refused).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).isEqualTo(run("-A -t 10.0.0.100:80 -w 3").err()).isNotEmpty();
+        assertThat(backend.model()).isSameAs(model);
     }
 }

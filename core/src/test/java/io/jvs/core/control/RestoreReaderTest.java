@@ -60,4 +60,12 @@ class RestoreReaderTest
         final String word = "x".repeat(5000);
         assertThat(lines(word + "\n")).containsExactly(List.of("x".repeat(4096), "x".repeat(904)));
     }
+
+    @Test
+    void shouldReadANulByteAsPartOfAWordAsFscanfDoes() throws IOException
+    {
+        // %s stops only at white space: a NUL byte is an ordinary character of a word, not the end of the input.
+        assertThat(lines("-C x\u0000y z\n\u0000\n-L \u0000\n-L  \u0000\n")).containsExactly(
+            List.of("-C", "x\u0000y", "z"), List.of("\u0000"), List.of("-L", "\u0000"), List.of("-L", "\u0000"));
+    }
 }

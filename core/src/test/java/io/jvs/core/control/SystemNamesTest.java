@@ -39,4 +39,26 @@ class SystemNamesTest
         assertThat(names.hostAddress("localhost")).isEqualTo(IpAddress.parse("127.0.0.1"));
         assertThat(names.hostAddress("no-such-host.invalid")).isNull();
     }
+
+    @Test
+    void shouldSkipCommentedOutLinesAndTakeALineOfJustANameAndAPort(@TempDir final Path dir) throws IOException
+    {
+        final Path file = dir.resolve("services");
+        Files.writeString(file, "#www 80/tcp\nhttp 80/tcp\nntp 123/udp\n");
+        final SystemNames names = new SystemNames(file);
+        assertThat(names.serviceName(80, Protocol.TCP)).isEqualTo("http");
+        assertThat(names.servicePort("#www", Protocol.TCP)).isEqualTo(-1);
+        assertThat(names.serviceName(123, Protocol.UDP)).isEqualTo("ntp");
+        assertThat(names.servicePort("ntp", Protocol.UDP)).isEqualTo(123);
+        // No protocol (a -r before any -t): no name either way.
+        assertThat(names.serviceName(80, null)).isNull();
+        assertThat(names.servicePort("http", null)).isEqualTo(-1);
+    }
+
+    @Test
+    void shouldNameLoopbackFromTheHostsFile(@TempDir final Path dir) throws IOException
+    {
+        final SystemNames names = new SystemNames(dir.resolve("none"));
+        assertThat(names.hostName(IpAddress.parse("127.0.0.1"))).isEqualTo("localhost");
+    }
 }

@@ -96,4 +96,27 @@ class RateEstimatorTest
         estimator.sample(totals);
         assertThat(estimator.rate(IN_PACKETS)).as("only what came after").isEqualTo(125);
     }
+
+    @Test
+    void shouldKeepCountsAtTheFinerScaleSoThatASlowRiseReachesOneSoonerThanInBytes()
+    {
+        // The same deltas, 1 then 2 then 2 in each field, scaled as ip_vs_est.c scales each kind.
+        // Counts (<< 9, read (x + 0x1FF) >> 10):
+        //   512 -> 0 + (512 - 0) >> 2 = 128; 1024 -> 128 + (896 >> 2) = 352; 1024 -> 352 + (672 >> 2) = 520;
+        //   (520 + 511) >> 10 = 1031 >> 10 = 1.
+        // Bytes (<< 4, read (x + 0xF) >> 5):
+        //   16 -> 0 + (16 >> 2) = 4; 32 -> 4 + (28 >> 2) = 11; 32 -> 11 + (21 >> 2) = 16;
+        //   (16 + 15) >> 5 = 31 >> 5 = 0.
+        // The per-second rate is the same figure either way (a quarter of the way to 1 per second); only the
+        // precision the kernel keeps differs, and it shows in the rounding.
+        final RateEstimator estimator = new RateEstimator();
+        estimator.sample(new long[] {1, 1, 1, 1, 1});
+        estimator.sample(new long[] {3, 3, 3, 3, 3});
+        estimator.sample(new long[] {5, 5, 5, 5, 5});
+        assertThat(estimator.rate(CONNECTIONS)).isEqualTo(1);
+        assertThat(estimator.rate(IN_PACKETS)).isEqualTo(1);
+        assertThat(estimator.rate(OUT_PACKETS)).isEqualTo(1);
+        assertThat(estimator.rate(IN_BYTES)).isZero();
+        assertThat(estimator.rate(OUT_BYTES)).isZero();
+    }
 }
