@@ -1,7 +1,6 @@
 package io.jvs.forwarder.daemon;
 
 import io.jvs.core.conn.ConnectionTimeouts;
-import io.jvs.core.memory.OffHeapAllocator;
 import io.jvs.core.net.IpAddress;
 import io.jvs.core.pipeline.ClientDispatch;
 import io.jvs.core.pipeline.DataPlane;
@@ -20,6 +19,7 @@ import io.jvs.forwarder.config.JvsConfig;
 import io.jvs.forwarder.config.PortKind;
 import io.jvs.forwarder.control.ControlRequest;
 import io.jvs.forwarder.control.ControlResponse;
+import io.jvs.forwarder.memory.HugePageAllocator;
 import io.jvs.forwarder.memory.NativeCachePrefetch;
 import io.jvs.forwarder.port.FramePool;
 import io.jvs.forwarder.port.Port;
@@ -351,7 +351,7 @@ public final class Daemon implements AutoCloseable
         {
             final Pipeline pipeline = new Pipeline(publisher, w, config.connections(),
                 Math.max(1024, config.connections() / 4), MAX_SERVICES, MAX_SERVERS,
-                config.settings().icmpRepliesPerSecond(), OffHeapAllocator.DIRECT, templates, epochs,
+                config.settings().icmpRepliesPerSecond(), HugePageAllocator.INSTANCE, templates, epochs,
                 NativeCachePrefetch.best());
             final boolean[] portHandsOff = new boolean[ports[w].length];
             final HostPassPolicy[] policies = new HostPassPolicy[ports[w].length];
