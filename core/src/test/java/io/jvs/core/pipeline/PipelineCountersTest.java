@@ -4,6 +4,7 @@ import io.jvs.core.net.IpAddress;
 import io.jvs.core.packet.DropReason;
 import io.jvs.core.pipeline.TestFrames.Segment;
 import io.jvs.core.service.RealServer;
+import io.jvs.core.stats.TrafficStatsDescriptor;
 import org.junit.jupiter.api.Test;
 
 import java.util.Arrays;
@@ -81,6 +82,59 @@ class PipelineCountersTest
         assertThat(fixture.pipeline.latency().getTotalCount()).as("one latency per frame").isEqualTo(6);
         assertThat(fixture.pipeline.latency().getMinValue()).isBetween(495L, 505L);
         assertThat(fixture.pipeline.latency().getMaxValue()).isBetween(495L, 505L);
+    }
+
+    @Test
+    void shouldCountEstablishedTrafficAsTheGeneralPathDoesWhenTheFastLoopTakesIt()
+    {
+        final PipelineFixture fixture = new PipelineFixture()
+            .rules("-A -t 10.0.0.100:80 -s rr",
+                "-a -t 10.0.0.100:80 -r 192.168.1.2:80 -m",
+                "-a -t 10.0.0.100:80 -r 192.168.1.3:80 -g")
+            .neighbour("192.168.1.2", 0x02_00_00_00_01_02L)
+            .neighbour("192.168.1.3", 0x02_00_00_00_01_03L)
+            .start();
+        final IpAddress first = IpAddress.parse("198.51.100.7");
+        final IpAddress second = IpAddress.parse("198.51.100.8");
+        fixture.send(frame(JVS_MAC, ROUTER_MAC, first, VIP, 64, Segment.tcp(40000, 80, SYN, 0)),
+            frame(JVS_MAC, ROUTER_MAC, second, VIP, 64, Segment.tcp(40001, 80, SYN, 0)));
+        fixture.send(frame(JVS_MAC, ROUTER_MAC, first, VIP, 64, Segment.tcp(40000, 80, ACK, 0)),
+            frame(JVS_MAC, ROUTER_MAC, second, VIP, 64, Segment.tcp(40001, 80, ACK, 0)));
+        final WorkerCounters counters = fixture.pipeline.counters();
+        assertThat(counters.fastPath).as("SYNs and the ACKs that establish: the general path").isZero();
+
+        // Established now, so each ACK leaves its state as it is: the fast loop's, the truncated frame with them.
+        final byte[][] established = {
+            frame(JVS_MAC, ROUTER_MAC, first, VIP, 64, Segment.tcp(40000, 80, ACK, 100)),
+            Arrays.copyOf(frame(JVS_MAC, ROUTER_MAC, first, VIP, 64, Segment.tcp(40000, 80, ACK, 0)), 30),
+            frame(JVS_MAC, ROUTER_MAC, second, VIP, 64, Segment.tcp(40001, 80, ACK, 7)),
+        };
+        final DataPlane plane = fixture.publisher.current();
+        final int nat = plane.slotOf(server(fixture, "192.168.1.2"));
+        final int dr = plane.slotOf(server(fixture, "192.168.1.3"));
+        final int web = plane.serverService[nat];
+        final long[] packetsBefore = {counters.servicePackets(web), counters.serverPackets(nat),
+            counters.serverPackets(dr)};
+        final long[] bytesBefore = {counters.serviceBytes(web), counters.serverBytes(nat) + counters.serverBytes(dr)};
+        final long inBefore = fixture.pipeline.traffic().service(web, TrafficStatsDescriptor.IN_PACKETS);
+        final long inBytesBefore = fixture.pipeline.traffic().service(web, TrafficStatsDescriptor.IN_BYTES);
+
+        fixture.send(established);
+
+        assertThat(counters.fastPath).isEqualTo(3);
+        assertThat(counters.frames).isEqualTo(7);
+        assertThat(counters.transmitted()).isEqualTo(6);
+        assertThat(counters.dropped(DropReason.TRUNCATED)).isEqualTo(1);
+        assertThat(counters.servicePackets(web) - packetsBefore[0]).isEqualTo(2);
+        assertThat(counters.serverPackets(nat) - packetsBefore[1]).isEqualTo(1);
+        assertThat(counters.serverPackets(dr) - packetsBefore[2]).isEqualTo(1);
+        final int bytes = established[0].length + established[2].length;
+        assertThat(counters.serviceBytes(web) - bytesBefore[0]).isEqualTo(bytes);
+        assertThat(counters.serverBytes(nat) + counters.serverBytes(dr) - bytesBefore[1]).isEqualTo(bytes);
+        assertThat(fixture.pipeline.traffic().service(web, TrafficStatsDescriptor.IN_PACKETS) - inBefore)
+            .isEqualTo(2);
+        assertThat(fixture.pipeline.traffic().service(web, TrafficStatsDescriptor.IN_BYTES) - inBytesBefore)
+            .as("IP datagrams, without their Ethernet headers").isEqualTo(bytes - 2 * 14);
     }
 
     private static RealServer server(final PipelineFixture fixture, final String address)
