@@ -28,12 +28,14 @@ import static io.jvs.core.packet.ParsedBurst.*;
 /**
  * One worker's data path: a burst of frames in, a verdict and a rewritten frame per packet out.
  * <p>
- * {@link #process} runs in two passes. The first parses every frame, classifies it and touches the
- * connection-table slot it will need, so the cache misses of a whole burst overlap instead of queueing
- * one behind another. The second handles each packet: an existing connection is followed (its TCP state
- * moved, its idle timer re-armed); a packet that may open one is scheduled, counted on its server and
- * entered in the table; then the frame is rewritten for NAT, direct routing or the tunnel and gets its
- * verdict. Then a few table slots are swept for expired entries.
+ * {@link #process} runs in two passes. The first parses every frame, classifies it and notes the
+ * connection-table lines it will need, which are then prefetched together ({@link CachePrefetch}), so the cache
+ * misses of a whole burst overlap instead of queueing one behind another. The second handles each packet: an
+ * existing connection is followed (its TCP state moved, its idle timer re-armed); a packet that may open one is
+ * scheduled, counted on its server and entered in the table; then the frame is rewritten for NAT, direct routing or
+ * the tunnel and gets its verdict. The bulk of a burst, packets on live connections whose state stays, goes through
+ * a loop without calls ({@link #followEstablished}); the first frame that needs more goes to {@link #handle}, and
+ * the loop takes over again after it. Then a few table slots are swept for expired entries.
  * <p>
  * Single-threaded: each worker has its own pipeline, connection tables and counters; what it shares
  * (schedulers, server counters, the persistence templates, the snapshot) is lock-free. Nothing on this
