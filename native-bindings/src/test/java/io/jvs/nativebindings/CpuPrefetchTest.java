@@ -26,7 +26,8 @@ class CpuPrefetchTest
     @Test
     void shouldPrefetchMappedAndUnmappedAddressesAlikeWithoutFaulting()
     {
-        assumeThat(CpuPrefetch.isAvailable()).isTrue();
+        // On x86-64, where jvs runs and CI runs, never skipped: a routine that failed to link fails here too.
+        assumeThat(System.getProperty("os.arch")).isIn("amd64", "x86_64");
         try (Arena arena = Arena.ofConfined())
         {
             final MemorySegment data = arena.allocate(4096, 64);
