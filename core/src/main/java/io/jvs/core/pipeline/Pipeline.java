@@ -495,11 +495,7 @@ public final class Pipeline
             final int verdict = method == 0 ?
                 rewriter.natInbound(burst, i, p, current, serverSlot, table.virtualPort(slot)) :
                 rewriter.directRoute(burst, i, p, current, serverSlot);
-            final long[] serviceCounts = counters.service;
-            serviceCounts[service * WorkerCounters.STRIDE + WorkerCounters.PACKETS]++;
-            serviceCounts[service * WorkerCounters.STRIDE + WorkerCounters.BYTES] += length;
-            countServer(serverSlot, service, length);
-            traffic.in(service, serverSlot, datagram);
+            countInbound(service, serverSlot, length, datagram);
             burst.verdict[i] = verdict;
             count(verdict, length);
         }
@@ -969,11 +965,7 @@ public final class Pipeline
         };
         if (Verdict.kind(verdict) == Verdict.TRANSMIT)
         {
-            final long[] serviceCounts = counters.service;
-            serviceCounts[service * WorkerCounters.STRIDE + WorkerCounters.PACKETS]++;
-            serviceCounts[service * WorkerCounters.STRIDE + WorkerCounters.BYTES] += length;
-            countServer(serverSlot, service, length);
-            traffic.in(service, serverSlot, datagram);
+            countInbound(service, serverSlot, length, datagram);
         }
         return verdict;
     }
@@ -1036,6 +1028,16 @@ public final class Pipeline
             }
         }
         return verdict;
+    }
+
+    /** A packet forwarded towards a server: its service's and server's counts, the worker's and IPVS's. */
+    private void countInbound(final int service, final int serverSlot, final int length, final int datagram)
+    {
+        final long[] serviceCounts = counters.service;
+        serviceCounts[service * WorkerCounters.STRIDE + WorkerCounters.PACKETS]++;
+        serviceCounts[service * WorkerCounters.STRIDE + WorkerCounters.BYTES] += length;
+        countServer(serverSlot, service, length);
+        traffic.in(service, serverSlot, datagram);
     }
 
     private void countServer(final int serverSlot, final int service, final int length)
