@@ -746,6 +746,23 @@ public final class ConnectionTable
         Frames.putI32(field, tick);
     }
 
+    /**
+     * Gives an entry {@link #insert} has just made its server, flags, state and timer in one go, as the
+     * setters one by one would.
+     */
+    public void open(final int slot, final int server, final int flags, final int state, final int expiresTick)
+    {
+        final long fields = slotAddress(slot) + meta;
+        Frames.putI32(fields + SERVER, server);
+        Frames.putU8(fields + FLAGS, flags | FLAG_USED);
+        Frames.putU8(fields + STATE, state);
+        if (blockBound != null && expiresTick - Frames.i32(fields + EXPIRES) < 0)
+        {
+            lowerBound(slot, expiresTick);
+        }
+        Frames.putI32(fields + EXPIRES, expiresTick);
+    }
+
     public int template(final int slot)
     {
         return Frames.i32(slotAddress(slot) + meta + TEMPLATE);

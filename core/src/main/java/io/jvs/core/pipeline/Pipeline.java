@@ -69,6 +69,14 @@ public final class Pipeline
     private final int[] serviceOf = new int[FrameBurst.MAX_FRAMES];
     private final int[] homes = new int[FrameBurst.MAX_FRAMES];
     /**
+     * The frame at which {@link #followEstablished} last stopped after looking its connection up, and the slot that
+     * lookup gave, so that {@link #towardsServer} does not look the same key up again (a new connection's lookup
+     * walks the whole probe run); -1 when the loop stopped before its lookup. Nothing between the two touches the
+     * table, so the table's memory of where an insert goes still holds. Reset at each entry of the loop.
+     */
+    private int lookedUpFrame = -1;
+    private int lookedUpSlot;
+    /**
      * Two addresses a frame, where its home slot is and the line after it, or the frame itself twice when it has
      * none: the lines the burst prefetches, as native longs off the heap, where a native prefetch can read them.
      */
@@ -434,6 +442,7 @@ public final class Pipeline
         final int[] homes = this.homes;
         final int[] timeoutTicks = this.timeoutTicks;
         final boolean connReuse = current.settings.connReuse();
+        lookedUpFrame = -1;
         int i = from;
         for (; i < count; i++)
         {
@@ -455,6 +464,10 @@ public final class Pipeline
             final int flags = p.tcpFlags[i];
             final int slot = table.lookupForward(homes[i], protocol, p.sourceHigh[i], p.sourceLow[i],
                 p.sourcePort[i], p.destinationHigh[i], p.destinationLow[i], p.destinationPort[i]);
+            // Left for towardsServer, should the loop stop at this frame: the value of lookedUpFrame at a frame the
+            // loop finishes does not matter, as the general path only ever takes the frame the loop stopped at.
+            lookedUpFrame = i;
+            lookedUpSlot = slot;
             if (slot < 0)
             {
                 break;
@@ -664,8 +677,8 @@ public final class Pipeline
         final ConnectionTable table = p.kind[i] == KIND_IPV6 ? v6 : v4;
         final int protocol = p.protocol[i];
         final int flags = p.tcpFlags[i];
-        final int slot = table.lookupForward(homes[i], protocol, p.sourceHigh[i], p.sourceLow[i], p.sourcePort[i],
-            p.destinationHigh[i], p.destinationLow[i], p.destinationPort[i]);
+        final int slot = i == lookedUpFrame ? lookedUpSlot : table.lookupForward(homes[i], protocol, p.sourceHigh[i],
+            p.sourceLow[i], p.sourcePort[i], p.destinationHigh[i], p.destinationLow[i], p.destinationPort[i]);
         if (slot >= 0)
         {
             final int serverSlot = table.server(slot);
@@ -816,7 +829,6 @@ public final class Pipeline
             opened[i] = refused(DropReason.CONNECTION_TABLE_FULL);
             return Verdict.drop(DropReason.CONNECTION_TABLE_FULL);
         }
-        table.server(slot, serverSlot);
         opened[i] = serverSlot;
         if (template != TemplateTable.NOT_FOUND &&
             templates.attach(template, nowNs, serviceSettings.persistenceSeconds() * 1_000_000_000L))
@@ -825,15 +837,19 @@ public final class Pipeline
         }
         // The snapshot's method (0 is NAT), not the server's live one: a reload may be changing it.
         final boolean inboundOnly = current.forwardMethod[serverSlot] != 0;
-        table.flags(slot, ConnectionTable.FLAG_INACTIVE |
-            (inboundOnly ? ConnectionTable.FLAG_NO_OUTPUT : 0));
-        server.bindConnection(true);
+        // What track would make of the first packet, written once: the state this packet moves a new entry to,
+        // counted active or inactive on its server from the start (as binding it inactive, then activating it).
+        final int state = tcp ? TcpStates.next(inboundOnly ? TcpStates.INPUT_ONLY : TcpStates.INPUT,
+            TcpStates.flagIndex(flags), TcpStates.NONE) : TcpStates.NONE;
+        final boolean active = tcp && TcpStates.isActive(state, settings.activeEstablishedOnly());
+        final int entryFlags = (active ? 0 : ConnectionTable.FLAG_INACTIVE) |
+            (inboundOnly ? ConnectionTable.FLAG_NO_OUTPUT : 0);
+        table.open(slot, serverSlot, entryFlags, state, nowTick + timeoutTicks[tcp ? state : TcpStates.COUNT]);
+        server.bindConnection(!active);
         counters.connections++;
         counters.server[serverSlot * WorkerCounters.STRIDE + WorkerCounters.CONNECTIONS]++;
         counters.service[service * WorkerCounters.STRIDE + WorkerCounters.CONNECTIONS]++;
         traffic.connection(service, serverSlot);
-        track(table, slot, inboundOnly ? TcpStates.INPUT_ONLY : TcpStates.INPUT, flags, server, current.timeouts,
-            settings);
         rememberFirstFragment(p, i, serverSlot);
         return forward(burst, i, p, current, serverSlot, service, p.destinationPort[i]);
     }

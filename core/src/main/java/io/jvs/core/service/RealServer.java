@@ -257,8 +257,10 @@ public final class RealServer
      */
     public long overhead()
     {
-        // Active and inactive share one aligned 8-byte word: one read gives a consistent pair.
-        final long both = UnsafeApi.getLongVolatile(countersArray, countersAddress + ACTIVE_OFFSET);
+        // Active and inactive share one aligned 8-byte word: one read gives a consistent pair. Opaque, as the
+        // kernel's atomic_read: the scan needs each count's latest value, not an order among them, and acquire
+        // reads would keep the compiler from overlapping the reads of a least-connection pass.
+        final long both = UnsafeApi.getLongOpaque(countersArray, countersAddress + ACTIVE_OFFSET);
         return ((long)activeOf(both) << 8) + inactiveOf(both);
     }
 
@@ -403,7 +405,8 @@ public final class RealServer
 
     private int flags()
     {
-        return UnsafeApi.getIntVolatile(countersArray, countersAddress + FLAGS_OFFSET);
+        // Opaque, as overhead() reads the counts: a scheduler needs the latest flags, not an order with other reads.
+        return UnsafeApi.getIntOpaque(countersArray, countersAddress + FLAGS_OFFSET);
     }
 
     private void setFlag(final int flag)
