@@ -845,7 +845,7 @@ public final class Pipeline
         final int entryFlags = (active ? 0 : ConnectionTable.FLAG_INACTIVE) |
             (inboundOnly ? ConnectionTable.FLAG_NO_OUTPUT : 0);
         table.open(slot, serverSlot, entryFlags, state, nowTick + timeoutTicks[tcp ? state : TcpStates.COUNT]);
-        server.bindConnection(!active);
+        server.bindConnection(workerIndex, !active);
         counters.connections++;
         counters.server[serverSlot * WorkerCounters.STRIDE + WorkerCounters.CONNECTIONS]++;
         counters.service[service * WorkerCounters.STRIDE + WorkerCounters.CONNECTIONS]++;
@@ -946,7 +946,7 @@ public final class Pipeline
     }
 
     /** Moves a connection between its server's active and inactive counts when its state says so. */
-    private static void changeActivity(final ConnectionTable table, final int slot, final RealServer server,
+    private void changeActivity(final ConnectionTable table, final int slot, final RealServer server,
         final boolean active)
     {
         final int flags = table.flags(slot);
@@ -954,12 +954,12 @@ public final class Pipeline
         if (inactive && active)
         {
             table.flags(slot, flags & ~ConnectionTable.FLAG_INACTIVE);
-            server.connectionActivated();
+            server.connectionActivated(workerIndex);
         }
         else if (!inactive && !active)
         {
             table.flags(slot, flags | ConnectionTable.FLAG_INACTIVE);
-            server.connectionDeactivated();
+            server.connectionDeactivated(workerIndex);
         }
     }
 
@@ -1120,7 +1120,7 @@ public final class Pipeline
         final RealServer server = serverSlot > 0 && serverSlot < current.servers.length ? current.servers[serverSlot] : null;
         if (server != null)
         {
-            server.unbindConnection(table.isInactive(slot));
+            server.unbindConnection(workerIndex, table.isInactive(slot));
         }
         final int template = table.template(slot);
         if (template >= 0)

@@ -15,8 +15,10 @@ import static io.jvs.core.service.ConnectionCountersDescriptor.*;
  * <p>
  * Its configuration (weight, thresholds, forwarding method) is written only by the control plane and
  * read by workers through volatile fields. Its connection counters live in an atomic buffer slot laid
- * out by {@link ConnectionCountersDescriptor}: every worker binds and unbinds connections there
- * with atomic adds, and the least-connection schedulers read them without locks.
+ * out by {@link ConnectionCountersDescriptor}: each worker counts the connections of its own table in a line of
+ * its own with plain stores (the {@code worker} methods), and the least-connection schedulers read the sum of the
+ * lines without locks. The methods without a worker count as worker 0: for single-threaded users (the simulator,
+ * tests), never beside a pipeline of worker 0.
  * <p>
  * Reads go straight to the slot's address, checked once at construction: a least-connection pass
  * reads every server's counters, and going through the buffer object (its fields reloaded and its
@@ -28,6 +30,8 @@ public final class RealServer
 
     /** The largest weight ipvsadm accepts. */
     public static final int MAX_WEIGHT = 65535;
+    /** The most workers a server's counters have lines for. */
+    public static final int MAX_WORKERS = 1024;
 
     private final IpAddress address;
     private final int port;
@@ -35,6 +39,9 @@ public final class RealServer
     private final int countersOffset;
     private final byte[] countersArray;
     private final long countersAddress;
+    /** Where worker 0's line starts; worker w's is {@link ConnectionCountersDescriptor#LINE_LENGTH} * w after it. */
+    private final long workersAddress;
+    private final int workers;
 
     private volatile ForwardMethod forwardMethod;
     private volatile int weight;
@@ -45,7 +52,7 @@ public final class RealServer
     private volatile int forwardingSlot;
 
     /**
-     * Creates a server whose counters live in a cache line of their own.
+     * Creates a server counted by one worker, whose counters live in memory of their own.
      *
      * @param address       the real server's address.
      * @param port          its port (0 keeps the packet's port).
@@ -54,8 +61,22 @@ public final class RealServer
      */
     public RealServer(final IpAddress address, final int port, final ForwardMethod forwardMethod, final int weight)
     {
-        this(address, port, forwardMethod, weight,
-            new UnsafeBuffer(BufferUtil.allocateDirectAligned(SLOT_LENGTH, SLOT_LENGTH)), 0);
+        this(address, port, forwardMethod, weight, 1);
+    }
+
+    /**
+     * Creates a server whose counters live in memory of their own, a line for each worker.
+     *
+     * @param address       the real server's address.
+     * @param port          its port (0 keeps the packet's port).
+     * @param forwardMethod NAT, DR or TUN.
+     * @param weight        0..65535; 0 quiesces the server.
+     * @param workers       how many workers count its connections, at least 1.
+     */
+    public RealServer(
+        final IpAddress address, final int port, final ForwardMethod forwardMethod, final int weight, final int workers)
+    {
+        this(address, port, forwardMethod, weight, ownSlot(workers), 0, workers);
     }
 
     /**
@@ -66,7 +87,9 @@ public final class RealServer
      * @param forwardMethod  NAT, DR or TUN.
      * @param weight         0..65535.
      * @param counters       the buffer holding the slot.
-     * @param countersOffset the slot's offset, a multiple of {@link ConnectionCountersDescriptor#SLOT_LENGTH}.
+     * @param countersOffset the slot's offset, a multiple of {@link ConnectionCountersDescriptor#LINE_LENGTH}.
+     * @param workers        how many workers count its connections: the slot is
+     *                       {@link ConnectionCountersDescriptor#slotLength} bytes.
      */
     public RealServer(
         final IpAddress address,
@@ -74,14 +97,16 @@ public final class RealServer
         final ForwardMethod forwardMethod,
         final int weight,
         final AtomicBuffer counters,
-        final int countersOffset)
+        final int countersOffset,
+        final int workers)
     {
         if (port < 0 || port > 65535)
         {
             throw new IllegalArgumentException("port out of range 0..65535: " + port);
         }
         checkWeight(weight);
-        counters.boundsCheck(countersOffset, SLOT_LENGTH);
+        checkWorkers(workers);
+        counters.boundsCheck(countersOffset, ConnectionCountersDescriptor.slotLength(workers));
         this.address = address;
         this.port = port;
         this.forwardMethod = forwardMethod;
@@ -91,6 +116,23 @@ public final class RealServer
         this.countersOffset = countersOffset;
         this.countersArray = counters.byteArray();
         this.countersAddress = counters.addressOffset() + countersOffset;
+        this.workersAddress = countersAddress + ConnectionCountersDescriptor.workerLineOffset(0);
+        this.workers = workers;
+    }
+
+    private static UnsafeBuffer ownSlot(final int workers)
+    {
+        checkWorkers(workers);
+        final int length = ConnectionCountersDescriptor.slotLength(workers);
+        return new UnsafeBuffer(BufferUtil.allocateDirectAligned(length, LINE_LENGTH));
+    }
+
+    private static void checkWorkers(final int workers)
+    {
+        if (workers < 1 || workers > MAX_WORKERS)
+        {
+            throw new IllegalArgumentException("workers out of range 1.." + MAX_WORKERS + ": " + workers);
+        }
     }
 
     private static void checkWeight(final int weight)
@@ -226,14 +268,38 @@ public final class RealServer
         this.forwardingSlot = slot;
     }
 
-    public int activeConnections()
+    /**
+     * @return how many workers count this server's connections (its slot has a line for each).
+     */
+    public int workers()
     {
-        return UnsafeApi.getIntVolatile(countersArray, countersAddress + ACTIVE_OFFSET);
+        return workers;
     }
 
+    /**
+     * @return the active connections, all workers' together.
+     */
+    public int activeConnections()
+    {
+        int active = 0;
+        for (int w = 0; w < workers; w++)
+        {
+            active += UnsafeApi.getIntOpaque(countersArray, workerLine(w) + ACTIVE_OFFSET);
+        }
+        return active;
+    }
+
+    /**
+     * @return the inactive connections, all workers' together.
+     */
     public int inactiveConnections()
     {
-        return UnsafeApi.getIntVolatile(countersArray, countersAddress + INACTIVE_OFFSET);
+        int inactive = 0;
+        for (int w = 0; w < workers; w++)
+        {
+            inactive += UnsafeApi.getIntOpaque(countersArray, workerLine(w) + INACTIVE_OFFSET);
+        }
+        return inactive;
     }
 
     public int persistentConnections()
@@ -257,11 +323,21 @@ public final class RealServer
      */
     public long overhead()
     {
-        // Active and inactive share one aligned 8-byte word: one read gives a consistent pair. Opaque, as the
-        // kernel's atomic_read: the scan needs each count's latest value, not an order among them, and acquire
-        // reads would keep the compiler from overlapping the reads of a least-connection pass.
-        final long both = UnsafeApi.getLongOpaque(countersArray, countersAddress + ACTIVE_OFFSET);
-        return ((long)activeOf(both) << 8) + inactiveOf(both);
+        long overhead = 0;
+        for (int w = 0; w < workers; w++)
+        {
+            // A worker's active and inactive counts share one aligned 8-byte word: one read gives a consistent pair.
+            // Opaque, as the kernel's atomic_read: the scan needs each count's latest value, not an order among
+            // them, and acquire reads would keep the compiler from overlapping the reads of a least-connection pass.
+            final long both = UnsafeApi.getLongOpaque(countersArray, workerLine(w) + ACTIVE_OFFSET);
+            overhead += ((long)activeOf(both) << 8) + inactiveOf(both);
+        }
+        return overhead;
+    }
+
+    private long workerLine(final int worker)
+    {
+        return workersAddress + (long)worker * LINE_LENGTH;
     }
 
     private static int activeOf(final long both)
@@ -319,14 +395,25 @@ public final class RealServer
     }
 
     /**
-     * Counts a new connection (the kernel's ip_vs_bind_dest) and sets OVERLOAD when the total
-     * reaches the upper threshold.
+     * Counts a new connection of worker 0 (single-threaded users, see the class comment).
      *
      * @param inactive true for a connection that starts inactive (UDP, or TCP before it is active).
      */
     public void bindConnection(final boolean inactive)
     {
-        counters.getAndAddInt(countersOffset + (inactive ? INACTIVE_OFFSET : ACTIVE_OFFSET), 1);
+        bindConnection(0, inactive);
+    }
+
+    /**
+     * Counts a new connection (the kernel's ip_vs_bind_dest) and sets OVERLOAD when the total
+     * reaches the upper threshold.
+     *
+     * @param worker   the worker whose table holds the connection, 0..{@link #workers()} - 1.
+     * @param inactive true for a connection that starts inactive (UDP, or TCP before it is active).
+     */
+    public void bindConnection(final int worker, final boolean inactive)
+    {
+        add(worker, inactive ? INACTIVE_OFFSET : ACTIVE_OFFSET, 1);
         final int upper = upperThreshold;
         if (upper != 0 && totalConnections() >= upper)
         {
@@ -335,14 +422,25 @@ public final class RealServer
     }
 
     /**
-     * Uncounts a connection that ended (the kernel's ip_vs_unbind_dest) and clears OVERLOAD with the
-     * hysteresis of spec 0.4.
+     * Uncounts a connection of worker 0 (single-threaded users, see the class comment).
      *
      * @param inactive whether the connection was counted as inactive when it ended.
      */
     public void unbindConnection(final boolean inactive)
     {
-        counters.getAndAddInt(countersOffset + (inactive ? INACTIVE_OFFSET : ACTIVE_OFFSET), -1);
+        unbindConnection(0, inactive);
+    }
+
+    /**
+     * Uncounts a connection that ended (the kernel's ip_vs_unbind_dest) and clears OVERLOAD with the
+     * hysteresis of spec 0.4.
+     *
+     * @param worker   the worker whose table held the connection.
+     * @param inactive whether the connection was counted as inactive when it ended.
+     */
+    public void unbindConnection(final int worker, final boolean inactive)
+    {
+        add(worker, inactive ? INACTIVE_OFFSET : ACTIVE_OFFSET, -1);
         if ((flags() & FLAG_OVERLOAD) == 0)
         {
             return;
@@ -370,21 +468,56 @@ public final class RealServer
     }
 
     /**
-     * Moves one connection from inactive to active (a TCP connection entering an active state).
+     * Moves one connection of worker 0 from inactive to active (single-threaded users).
      */
     public void connectionActivated()
     {
-        counters.getAndAddInt(countersOffset + INACTIVE_OFFSET, -1);
-        counters.getAndAddInt(countersOffset + ACTIVE_OFFSET, 1);
+        connectionActivated(0);
+    }
+
+    /**
+     * Moves one connection from inactive to active (a TCP connection entering an active state).
+     *
+     * @param worker the worker whose table holds the connection.
+     */
+    public void connectionActivated(final int worker)
+    {
+        add(worker, INACTIVE_OFFSET, -1);
+        add(worker, ACTIVE_OFFSET, 1);
+    }
+
+    /**
+     * Moves one connection of worker 0 from active to inactive (single-threaded users).
+     */
+    public void connectionDeactivated()
+    {
+        connectionDeactivated(0);
     }
 
     /**
      * Moves one connection from active to inactive.
+     *
+     * @param worker the worker whose table holds the connection.
      */
-    public void connectionDeactivated()
+    public void connectionDeactivated(final int worker)
     {
-        counters.getAndAddInt(countersOffset + ACTIVE_OFFSET, -1);
-        counters.getAndAddInt(countersOffset + INACTIVE_OFFSET, 1);
+        add(worker, ACTIVE_OFFSET, -1);
+        add(worker, INACTIVE_OFFSET, 1);
+    }
+
+    /**
+     * Changes one of a worker's counts: only that worker writes its line, so a plain read and an opaque store do
+     * (no lock, no fence), and other threads' opaque reads see the new value as the kernel's atomic_read would.
+     */
+    private void add(final int worker, final int field, final int delta)
+    {
+        if (worker < 0 || worker >= workers)
+        {
+            // A worker index the slot has no line for would write into another server's counters.
+            throw new IllegalArgumentException("worker " + worker + " of " + workers + " counting " + this);
+        }
+        final long at = workerLine(worker) + field;
+        UnsafeApi.putIntOpaque(countersArray, at, UnsafeApi.getInt(countersArray, at) + delta);
     }
 
     /**

@@ -161,7 +161,7 @@ public final class ServiceTable
             throw new IllegalArgumentException("Service not defined");
         }
         requireFamily(key, address, forwardMethod);
-        final RealServer server = new RealServer(address, port, forwardMethod, weight);
+        final RealServer server = new RealServer(address, port, forwardMethod, weight, schedulerSettings.workers());
         if (service.find(address, port) != null)
         {
             throw new IllegalArgumentException("Destination already exists");
