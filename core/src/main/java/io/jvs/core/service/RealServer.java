@@ -39,7 +39,7 @@ public final class RealServer
     private final int countersOffset;
     private final byte[] countersArray;
     private final long countersAddress;
-    /** Where worker 0's line starts; worker w's is {@link ConnectionCountersDescriptor#LINE_LENGTH} * w after it. */
+    /** Where worker 0's line, the slot's first, starts; worker w's is {@code LINE_LENGTH * w} after it. */
     private final long workersAddress;
     private final int workers;
 
@@ -323,16 +323,24 @@ public final class RealServer
      */
     public long overhead()
     {
+        if (workers == 1)
+        {
+            return overheadOf(UnsafeApi.getLongOpaque(countersArray, workersAddress + ACTIVE_OFFSET));
+        }
         long overhead = 0;
         for (int w = 0; w < workers; w++)
         {
             // A worker's active and inactive counts share one aligned 8-byte word: one read gives a consistent pair.
             // Opaque, as the kernel's atomic_read: the scan needs each count's latest value, not an order among
             // them, and acquire reads would keep the compiler from overlapping the reads of a least-connection pass.
-            final long both = UnsafeApi.getLongOpaque(countersArray, workerLine(w) + ACTIVE_OFFSET);
-            overhead += ((long)activeOf(both) << 8) + inactiveOf(both);
+            overhead += overheadOf(UnsafeApi.getLongOpaque(countersArray, workerLine(w) + ACTIVE_OFFSET));
         }
         return overhead;
+    }
+
+    private static long overheadOf(final long both)
+    {
+        return ((long)activeOf(both) << 8) + inactiveOf(both);
     }
 
     private long workerLine(final int worker)
