@@ -205,6 +205,23 @@ public final class ReplayReport
         return sum(c -> c.fragmentsFollowed);
     }
 
+    /**
+     * @return frames the pipelines' call-free loop for established connections took (Pipeline.followEstablished),
+     *         the parser's verdicts among them.
+     */
+    public long fastPathFrames()
+    {
+        return sum(c -> c.fastPath);
+    }
+
+    /**
+     * @return frames the pipelines' general path took: every other frame handed to a pipeline.
+     */
+    public long generalPathFrames()
+    {
+        return sum(c -> c.frames - c.fastPath);
+    }
+
     public long connections()
     {
         return sum(c -> c.connections);

@@ -54,6 +54,8 @@ public final class ReplayReportFormat
             drops.forEach((reason, count) -> out.append(' ').append(reason).append(' ').append(count));
             out.append('\n');
         }
+        out.append(String.format(Locale.ROOT, "  pipeline paths: fast loop %d (established connections, parser " +
+            "verdicts), general path %d%n", r.fastPathFrames(), r.generalPathFrames()));
         out.append(String.format(Locale.ROOT, "records not replayed: filtered out %d, sent by the capturing host %d;" +
             " snap-truncated %d, out of order %d; %s%n", r.filteredOut, r.outgoingSkipped, r.snapTruncated,
             r.outOfOrder, r.endDetail == null ? "read to the end" : "stopped early: " + r.endDetail));
@@ -134,6 +136,8 @@ public final class ReplayReportFormat
             .append(", \"dropped\": ").append(r.dropped())
             .append(", \"icmp_answers\": ").append(r.icmpAnswers())
             .append(", \"connections\": ").append(r.connections())
+            .append(", \"fast_path\": ").append(r.fastPathFrames())
+            .append(", \"general_path\": ").append(r.generalPathFrames())
             .append(", \"drops\": {");
         appendCounts(out, r.dropsByReason());
         out.append("}},\n");

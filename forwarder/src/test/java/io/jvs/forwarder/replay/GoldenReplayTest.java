@@ -15,7 +15,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Golden replays (see {@code src/test/resources/golden/README.md}): the decisions every scheduler makes for
- * one synthesised trace, fixed in committed files, and the same output bytes on every run.
+ * one synthesised trace and how many of its frames took each of the pipeline's paths, fixed in committed files,
+ * and the same output bytes on every run.
  */
 class GoldenReplayTest
 {
@@ -60,15 +61,22 @@ class GoldenReplayTest
         }
         assertThat(lines.size() - 1L - refused).as("one line per connection").isEqualTo(report.connections());
 
+        // Which of the pipeline's paths each frame took: a change that moves frames between the fast loop and the
+        // general path shows here, even when every decision stays (a fast path shaped for one benchmark would).
+        final String paths = "fast " + report.fastPathFrames() + ", general " + report.generalPathFrames();
+        assertThat(report.fastPathFrames() + report.generalPathFrames()).isEqualTo(report.framesIn());
         if (!UPDATE.isEmpty())
         {
             Files.copy(decisions, Path.of(UPDATE).resolve(scheduler + ".decisions.csv"),
                 java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            Files.writeString(Path.of(UPDATE).resolve(scheduler + ".paths"), paths + "\n");
             return;
         }
         final List<String> expected = Files.readAllLines(golden.resolve(scheduler + ".decisions.csv"));
         assertThat(lines).as("decisions of %s against %s.decisions.csv", scheduler, scheduler)
             .containsExactlyElementsOf(expected);
+        assertThat(paths).as("frames by path of %s against %s.paths", scheduler, scheduler)
+            .isEqualTo(Files.readString(golden.resolve(scheduler + ".paths")).strip());
 
         final byte[] first = Files.readAllBytes(out);
         new Replay(options).run();
