@@ -1,10 +1,12 @@
 package io.jvs.core.stats;
 
 import org.agrona.BufferUtil;
+import org.agrona.UnsafeApi;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.lang.invoke.VarHandle;
 import java.util.Arrays;
+import java.util.Objects;
 
 import static io.jvs.core.stats.TrafficStatsDescriptor.CONNECTIONS;
 import static io.jvs.core.stats.TrafficStatsDescriptor.IN_BYTES;
@@ -31,6 +33,9 @@ public final class TrafficStats
     private final UnsafeBuffer servers;
     private final int serviceSlots;
     private final int serverSlots;
+    /** The buffers' first bytes: the writer adds at an address checked once per call against the slot counts. */
+    private final long servicesAddress;
+    private final long serversAddress;
 
     /**
      * @param serviceSlots how many service slots the pipeline has.
@@ -42,35 +47,48 @@ public final class TrafficStats
         this.serverSlots = serverSlots;
         this.services = new UnsafeBuffer(BufferUtil.allocateDirectAligned(serviceSlots * SLOT_LENGTH, SLOT_LENGTH));
         this.servers = new UnsafeBuffer(BufferUtil.allocateDirectAligned(serverSlots * SLOT_LENGTH, SLOT_LENGTH));
+        this.servicesAddress = services.addressOffset();
+        this.serversAddress = servers.addressOffset();
     }
 
     /** A new connection to {@code server} of {@code service} (the writer only). */
     public void connection(final int service, final int server)
     {
-        add(services, service * SLOT_LENGTH + CONNECTIONS * Long.BYTES, 1);
-        add(servers, server * SLOT_LENGTH + CONNECTIONS * Long.BYTES, 1);
+        add(serviceLine(service) + CONNECTIONS * Long.BYTES, 1);
+        add(serverLine(server) + CONNECTIONS * Long.BYTES, 1);
     }
 
     /** A packet from a client to {@code server}, {@code bytes} its IP datagram's length (the writer only). */
     public void in(final int service, final int server, final int bytes)
     {
-        final int serviceBase = service * SLOT_LENGTH;
-        final int serverBase = server * SLOT_LENGTH;
-        add(services, serviceBase + IN_PACKETS * Long.BYTES, 1);
-        add(services, serviceBase + IN_BYTES * Long.BYTES, bytes);
-        add(servers, serverBase + IN_PACKETS * Long.BYTES, 1);
-        add(servers, serverBase + IN_BYTES * Long.BYTES, bytes);
+        final long serviceLine = serviceLine(service);
+        final long serverLine = serverLine(server);
+        add(serviceLine + IN_PACKETS * Long.BYTES, 1);
+        add(serviceLine + IN_BYTES * Long.BYTES, bytes);
+        add(serverLine + IN_PACKETS * Long.BYTES, 1);
+        add(serverLine + IN_BYTES * Long.BYTES, bytes);
     }
 
     /** A packet from {@code server} back to a client (the writer only). */
     public void out(final int service, final int server, final int bytes)
     {
-        final int serviceBase = service * SLOT_LENGTH;
-        final int serverBase = server * SLOT_LENGTH;
-        add(services, serviceBase + OUT_PACKETS * Long.BYTES, 1);
-        add(services, serviceBase + OUT_BYTES * Long.BYTES, bytes);
-        add(servers, serverBase + OUT_PACKETS * Long.BYTES, 1);
-        add(servers, serverBase + OUT_BYTES * Long.BYTES, bytes);
+        final long serviceLine = serviceLine(service);
+        final long serverLine = serverLine(server);
+        add(serviceLine + OUT_PACKETS * Long.BYTES, 1);
+        add(serviceLine + OUT_BYTES * Long.BYTES, bytes);
+        add(serverLine + OUT_PACKETS * Long.BYTES, 1);
+        add(serverLine + OUT_BYTES * Long.BYTES, bytes);
+    }
+
+    /** One check per slot instead of one per field read and written (the buffers' own checks). */
+    private long serviceLine(final int service)
+    {
+        return servicesAddress + (long)Objects.checkIndex(service, serviceSlots) * SLOT_LENGTH;
+    }
+
+    private long serverLine(final int server)
+    {
+        return serversAddress + (long)Objects.checkIndex(server, serverSlots) * SLOT_LENGTH;
     }
 
     /**
@@ -81,9 +99,9 @@ public final class TrafficStats
         VarHandle.releaseFence();
     }
 
-    private static void add(final UnsafeBuffer buffer, final int offset, final long delta)
+    private static void add(final long address, final long delta)
     {
-        buffer.putLong(offset, buffer.getLong(offset) + delta);
+        UnsafeApi.putLong(address, UnsafeApi.getLong(address) + delta);
     }
 
     /**

@@ -8,6 +8,7 @@ import static io.jvs.core.stats.TrafficStatsDescriptor.IN_PACKETS;
 import static io.jvs.core.stats.TrafficStatsDescriptor.OUT_BYTES;
 import static io.jvs.core.stats.TrafficStatsDescriptor.OUT_PACKETS;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * A worker's traffic counters: each count lands in its own service's and server's slot and field only, and the
@@ -41,6 +42,29 @@ class TrafficStatsTest
             assertThat(stats.server(4, field)).isZero();
             assertThat(stats.server(7, field)).isZero();
         }
+    }
+
+    @Test
+    void shouldRefuseASlotOutsideItsBuffersAndWriteNothing()
+    {
+        final TrafficStats stats = new TrafficStats(2, 3);
+        assertThatExceptionOfType(IndexOutOfBoundsException.class).isThrownBy(() -> stats.in(2, 0, 100));
+        assertThatExceptionOfType(IndexOutOfBoundsException.class).isThrownBy(() -> stats.out(0, 3, 100));
+        assertThatExceptionOfType(IndexOutOfBoundsException.class).isThrownBy(() -> stats.connection(-1, 0));
+        for (int field = 0; field < TrafficStatsDescriptor.FIELDS; field++)
+        {
+            for (int slot = 0; slot < 2; slot++)
+            {
+                assertThat(stats.service(slot, field)).isZero();
+            }
+            for (int slot = 0; slot < 3; slot++)
+            {
+                assertThat(stats.server(slot, field)).isZero();
+            }
+        }
+        stats.in(1, 2, 100);
+        assertThat(stats.service(1, IN_BYTES)).isEqualTo(100);
+        assertThat(stats.server(2, IN_PACKETS)).isOne();
     }
 
     @Test
