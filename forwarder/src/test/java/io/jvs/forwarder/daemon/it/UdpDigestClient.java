@@ -14,8 +14,10 @@ import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 
 import io.jvs.nativebindings.testing.TestNetwork;
 
@@ -28,6 +30,8 @@ import io.jvs.nativebindings.testing.TestNetwork;
 public final class UdpDigestClient
 {
     private static final int MAX_DATAGRAM = 65535;
+    /** Sockets opened at most for one request before giving up on a client port the load has not used. */
+    private static final int MAX_PORT_TRIES = 64;
 
     private UdpDigestClient()
     {
@@ -103,21 +107,25 @@ public final class UdpDigestClient
     }
 
     /**
-     * Sends the load's requests one after the other from {@code namespace}.
+     * Sends the load's requests one after the other from {@code namespace}, each from a client port none of the
+     * load's earlier requests used: the kernel may hand a closed socket's ephemeral port out again, which would make
+     * a request part of an earlier one's connection on the balancer.
      *
      * @return one result per request, by index.
      */
     public static List<Exchange> run(final String namespace, final Load load)
     {
         final List<Exchange> results = new ArrayList<>();
+        final Set<InetSocketAddress> used = new HashSet<>();
         for (int i = 0; i < load.requests(); i++)
         {
-            results.add(exchange(namespace, load, i));
+            results.add(exchange(namespace, load, i, used));
         }
         return results;
     }
 
-    private static Exchange exchange(final String namespace, final Load load, final int index)
+    private static Exchange exchange(final String namespace, final Load load, final int index,
+        final Set<InetSocketAddress> used)
     {
         final long start = System.nanoTime();
         final InetAddress source = load.sources().isEmpty() ? null :
@@ -127,29 +135,58 @@ public final class UdpDigestClient
         final byte[] digest = sha.digest(request);
         InetSocketAddress local = null;
         int attempts = 0;
-        final DatagramChannel channel;
+        final List<DatagramChannel> refused = new ArrayList<>();
+        DatagramChannel channel = null;
         try
         {
-            channel = TestNetwork.callIn(namespace, () -> DatagramChannel.open(
-                load.target().getAddress() instanceof Inet4Address ? StandardProtocolFamily.INET :
-                    StandardProtocolFamily.INET6));
+            // A port an earlier request of this load had is refused and held open meanwhile, so the next socket
+            // cannot be given it again.
+            for (int tries = 0; tries < MAX_PORT_TRIES && channel == null; tries++)
+            {
+                final DatagramChannel opened = TestNetwork.callIn(namespace, () -> DatagramChannel.open(
+                    load.target().getAddress() instanceof Inet4Address ? StandardProtocolFamily.INET :
+                        StandardProtocolFamily.INET6));
+                try
+                {
+                    opened.bind(source == null ? null : new InetSocketAddress(source, 0));
+                    opened.connect(load.target());
+                }
+                catch (final IOException | RuntimeException ex)
+                {
+                    opened.close();
+                    throw ex;
+                }
+                if (used.add((InetSocketAddress)opened.getLocalAddress()))
+                {
+                    channel = opened;
+                }
+                else
+                {
+                    refused.add(opened);
+                }
+            }
         }
-        catch (final RuntimeException ex)
+        catch (final IOException | RuntimeException ex)
         {
+            closeAll(refused);
             return new Exchange(index, null, null, false, 0, elapsed(start), "cannot open a socket: " + ex);
         }
-        try (channel)
+        closeAll(refused);
+        if (channel == null)
         {
-            channel.bind(source == null ? null : new InetSocketAddress(source, 0));
-            channel.connect(load.target());
-            local = (InetSocketAddress)channel.getLocalAddress();
-            final DatagramSocket socket = channel.socket();
+            return new Exchange(index, null, null, false, 0, elapsed(start),
+                "no client port unused by this load in " + MAX_PORT_TRIES + " sockets");
+        }
+        try (DatagramChannel open = channel)
+        {
+            local = (InetSocketAddress)open.getLocalAddress();
+            final DatagramSocket socket = open.socket();
             socket.setSoTimeout((int)load.timeout().toMillis());
             final DatagramPacket answer = new DatagramPacket(new byte[MAX_DATAGRAM], MAX_DATAGRAM);
             while (attempts < load.attempts())
             {
                 attempts++;
-                channel.write(ByteBuffer.wrap(request));
+                open.write(ByteBuffer.wrap(request));
                 try
                 {
                     socket.receive(answer);
@@ -202,4 +239,19 @@ public final class UdpDigestClient
         return TrafficProtocol.readUdpAnswer(java.nio.ByteBuffer.wrap(answer, 0, packet.getLength())).identity();
     }
 
+
+    private static void closeAll(final List<DatagramChannel> channels)
+    {
+        for (final DatagramChannel channel : channels)
+        {
+            try
+            {
+                channel.close();
+            }
+            catch (final IOException ignored)
+            {
+                // Closing a socket that was never used for anything: nothing to report.
+            }
+        }
+    }
 }
