@@ -61,23 +61,23 @@ public final class TrafficStats
     /** A packet from a client to {@code server}, {@code bytes} its IP datagram's length (the writer only). */
     public void in(final int service, final int server, final int bytes)
     {
-        final long serviceLine = serviceLine(service);
-        final long serverLine = serverLine(server);
-        add(serviceLine + IN_PACKETS * Long.BYTES, 1);
-        add(serviceLine + IN_BYTES * Long.BYTES, bytes);
-        add(serverLine + IN_PACKETS * Long.BYTES, 1);
-        add(serverLine + IN_BYTES * Long.BYTES, bytes);
+        packet(service, server, IN_PACKETS, IN_BYTES, bytes);
     }
 
     /** A packet from {@code server} back to a client (the writer only). */
     public void out(final int service, final int server, final int bytes)
     {
+        packet(service, server, OUT_PACKETS, OUT_BYTES, bytes);
+    }
+
+    private void packet(final int service, final int server, final int packets, final int octets, final int bytes)
+    {
         final long serviceLine = serviceLine(service);
         final long serverLine = serverLine(server);
-        add(serviceLine + OUT_PACKETS * Long.BYTES, 1);
-        add(serviceLine + OUT_BYTES * Long.BYTES, bytes);
-        add(serverLine + OUT_PACKETS * Long.BYTES, 1);
-        add(serverLine + OUT_BYTES * Long.BYTES, bytes);
+        add(serviceLine + packets * Long.BYTES, 1);
+        add(serviceLine + octets * Long.BYTES, bytes);
+        add(serverLine + packets * Long.BYTES, 1);
+        add(serverLine + octets * Long.BYTES, bytes);
     }
 
     /** One check per slot instead of one per field read and written (the buffers' own checks). */
