@@ -69,10 +69,10 @@ public final class Pipeline
     private final int[] serviceOf = new int[FrameBurst.MAX_FRAMES];
     private final int[] homes = new int[FrameBurst.MAX_FRAMES];
     /**
-     * The frame at which {@link #followEstablished} last stopped after looking its connection up, and the slot that
-     * lookup gave, so that {@link #towardsServer} does not look the same key up again (a new connection's lookup
-     * walks the whole probe run); -1 when the loop stopped before its lookup. Nothing between the two touches the
-     * table, so the table's memory of where an insert goes still holds. Reset at each entry of the loop.
+     * The last frame {@link #followEstablished} looked up, and the slot that lookup gave, so that {@link
+     * #towardsServer} does not look the same key up again when the loop stopped at that frame (a new connection's
+     * lookup walks the whole probe run); -1 from each entry of the loop until its first lookup. Nothing between the
+     * loop stopping and towardsServer touches the table, so the table's memory of where an insert goes still holds.
      */
     private int lookedUpFrame = -1;
     private int lookedUpSlot;
