@@ -35,7 +35,7 @@ public final class Verdict
 
     public static int drop(final DropReason reason)
     {
-        return DROP | (reason.ordinal() << 16);
+        return DROP | (reason.id() << 16);
     }
 
     public static int kind(final int verdict)
@@ -49,7 +49,7 @@ public final class Verdict
     }
 
     /**
-     * @return the drop reason's ordinal (meaningful for DROP only).
+     * @return the drop reason's {@link DropReason#id} (meaningful for DROP only).
      */
     public static int reason(final int verdict)
     {

@@ -230,7 +230,7 @@ public final class Pipeline
         this.fragmentsOnlyParser = new PacketParser(false, true);
         this.v4 = new ConnectionTable(false, connectionsV4, this::onRemoved, allocator);
         this.v6 = new ConnectionTable(true, connectionsV6, this::onRemoved, allocator);
-        this.counters = new WorkerCounters(maxServices, maxServers);
+        this.counters = new WorkerCounters();
         this.traffic = new TrafficStats(maxServices, maxServers);
         this.icmp = new IcmpResponder(icmpPerSecond);
         this.context = new SchedulingContext(workerIndex, 0x6A76_7300L + workerIndex);
@@ -244,14 +244,18 @@ public final class Pipeline
         return publisher.current();
     }
 
+    /**
+     * @return this worker's own counters (frames, verdicts, drops by reason, connections), which other threads may
+     *         read while it runs.
+     */
     public WorkerCounters counters()
     {
         return counters;
     }
 
     /**
-     * @return this worker's IPVS-style counters per service and real-server slot (connections, packets and IP bytes
-     *         in and out), which other threads may read while it runs.
+     * @return this worker's counters per service and real-server slot (IPVS's connections, packets and IP bytes in
+     *         and out, and jvs's frame counts), which other threads may read while it runs.
      */
     public TrafficStats traffic()
     {
@@ -410,10 +414,10 @@ public final class Pipeline
                 verdict = handle(burst, i, p, current);
             }
             burst.verdict[i] = verdict;
-            count(verdict, burst.length[i]);
+            counters.verdict(verdict);
             i++;
         }
-        counters.frames += count;
+        counters.framesReceived(count);
         recordLatency(burst, count, now);
 
         sweepDue(now, settings.sweepSlotsPerBurst());
@@ -450,7 +454,7 @@ public final class Pipeline
             if (parsedVerdict != 0)
             {
                 burst.verdict[i] = parsedVerdict;
-                count(parsedVerdict, burst.length[i]);
+                counters.verdict(parsedVerdict);
                 continue;
             }
             final int service = serviceOf[i];
@@ -508,11 +512,11 @@ public final class Pipeline
             final int verdict = method == 0 ?
                 rewriter.natInbound(burst, i, p, current, serverSlot, table.virtualPort(slot)) :
                 rewriter.directRoute(burst, i, p, current, serverSlot);
-            countInbound(service, serverSlot, length, datagram);
+            traffic.forwarded(service, serverSlot, datagram, length);
             burst.verdict[i] = verdict;
-            count(verdict, length);
+            counters.verdict(verdict);
         }
-        counters.fastPath += i - from;
+        counters.fastPathTook(i - from);
         return i;
     }
 
@@ -598,16 +602,6 @@ public final class Pipeline
             return strictParser;
         }
         return settings.allowIpOptions() ? optionsOnlyParser : fragmentsOnlyParser;
-    }
-
-    private void count(final int verdict, final int length)
-    {
-        final int kind = Verdict.kind(verdict);
-        counters.verdicts[kind]++;
-        if (kind == Verdict.DROP)
-        {
-            counters.drops[Verdict.reason(verdict)]++;
-        }
     }
 
     private void recordLatency(final FrameBurst burst, final int count, final long now)
@@ -814,9 +808,7 @@ public final class Pipeline
         if (serviceSettings.onePacket())
         {
             opened[i] = serverSlot;
-            counters.connections++;
-            counters.server[serverSlot * WorkerCounters.STRIDE + WorkerCounters.CONNECTIONS]++;
-            counters.service[service * WorkerCounters.STRIDE + WorkerCounters.CONNECTIONS]++;
+            counters.connectionOpened();
             traffic.connection(service, serverSlot);
             rememberFirstFragment(p, i, serverSlot);
             return forward(burst, i, p, current, serverSlot, service, p.destinationPort[i]);
@@ -846,9 +838,7 @@ public final class Pipeline
             (inboundOnly ? ConnectionTable.FLAG_NO_OUTPUT : 0);
         table.open(slot, serverSlot, entryFlags, state, nowTick + timeoutTicks[tcp ? state : TcpStates.COUNT]);
         server.bindConnection(workerIndex, !active);
-        counters.connections++;
-        counters.server[serverSlot * WorkerCounters.STRIDE + WorkerCounters.CONNECTIONS]++;
-        counters.service[service * WorkerCounters.STRIDE + WorkerCounters.CONNECTIONS]++;
+        counters.connectionOpened();
         traffic.connection(service, serverSlot);
         rememberFirstFragment(p, i, serverSlot);
         return forward(burst, i, p, current, serverSlot, service, p.destinationPort[i]);
@@ -856,7 +846,7 @@ public final class Pipeline
 
     private static int refused(final DropReason reason)
     {
-        return -1 - reason.ordinal();
+        return -1 - reason.id();
     }
 
     /**
@@ -899,7 +889,7 @@ public final class Pipeline
             fragments.put(p.sourceHigh[i], p.sourceLow[i], p.destinationHigh[i], p.destinationLow[i], p.protocol[i],
                 p.fragmentId[i], serverSlot, FragmentTable.TOWARDS_CLIENT, virtualHigh, virtualLow, nowTick);
         }
-        countServer(serverSlot, current.serverService[serverSlot], burst.length[i]);
+        traffic.serverFrame(serverSlot, burst.length[i]);
         if (Verdict.kind(verdict) == Verdict.TRANSMIT)
         {
             traffic.out(current.serverService[serverSlot], serverSlot, datagram);
@@ -981,7 +971,7 @@ public final class Pipeline
         };
         if (Verdict.kind(verdict) == Verdict.TRANSMIT)
         {
-            countInbound(service, serverSlot, length, datagram);
+            traffic.forwarded(service, serverSlot, datagram, length);
         }
         return verdict;
     }
@@ -1012,7 +1002,7 @@ public final class Pipeline
         {
             return Verdict.drop(current.servers[serverSlot] == null ? DropReason.SERVER_REMOVED : DropReason.TTL_EXPIRED);
         }
-        counters.fragmentsFollowed++;
+        counters.fragmentFollowed();
         final int length = burst.length[i];
         final int datagram = p.ipEnd[i] - p.l3Offset[i];
         final boolean towardsClient = fragments.foundDirection() == FragmentTable.TOWARDS_CLIENT;
@@ -1033,7 +1023,7 @@ public final class Pipeline
         }
         if (Verdict.kind(verdict) == Verdict.TRANSMIT)
         {
-            countServer(serverSlot, current.serverService[serverSlot], length);
+            traffic.serverFrame(serverSlot, length);
             if (towardsClient)
             {
                 traffic.out(current.serverService[serverSlot], serverSlot, datagram);
@@ -1046,22 +1036,6 @@ public final class Pipeline
         return verdict;
     }
 
-    /** A packet forwarded towards a server: its service's and server's counts, the worker's and IPVS's. */
-    private void countInbound(final int service, final int serverSlot, final int length, final int datagram)
-    {
-        final long[] serviceCounts = counters.service;
-        serviceCounts[service * WorkerCounters.STRIDE + WorkerCounters.PACKETS]++;
-        serviceCounts[service * WorkerCounters.STRIDE + WorkerCounters.BYTES] += length;
-        countServer(serverSlot, service, length);
-        traffic.in(service, serverSlot, datagram);
-    }
-
-    private void countServer(final int serverSlot, final int service, final int length)
-    {
-        final long[] serverCounts = counters.server;
-        serverCounts[serverSlot * WorkerCounters.STRIDE + WorkerCounters.PACKETS]++;
-        serverCounts[serverSlot * WorkerCounters.STRIDE + WorkerCounters.BYTES] += length;
-    }
 
     /**
      * Drops a packet and, rate permitting, turns its frame into the ICMP error that answers it. The
@@ -1074,13 +1048,12 @@ public final class Pipeline
         final int result = icmp.answer(burst, i, p, current, nowNs, type, code, mtu, fromDestination);
         if (result == IcmpResponder.SENT)
         {
-            counters.icmpSent++;
-            counters.drops[reason.ordinal()]++;
+            counters.icmpSent(reason);
             return Verdict.transmit(burst.ingressPort);
         }
         if (result == IcmpResponder.RATE_LIMITED)
         {
-            counters.icmpRateLimited++;
+            counters.icmpAnswerSkipped();
         }
         return Verdict.drop(reason);
     }
@@ -1127,6 +1100,6 @@ public final class Pipeline
         {
             templates.detach(template);
         }
-        counters.connectionsEnded++;
+        counters.connectionEnded();
     }
 }

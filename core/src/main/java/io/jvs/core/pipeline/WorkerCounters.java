@@ -2,52 +2,139 @@ package io.jvs.core.pipeline;
 
 import io.jvs.core.packet.DropReason;
 import io.jvs.core.packet.Verdict;
+import org.agrona.BufferUtil;
+import org.agrona.UnsafeApi;
+import org.agrona.concurrent.AtomicBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.util.Objects;
+
+import static io.jvs.core.pipeline.WorkerCountersDescriptor.CONNECTIONS;
+import static io.jvs.core.pipeline.WorkerCountersDescriptor.CONNECTIONS_ENDED;
+import static io.jvs.core.pipeline.WorkerCountersDescriptor.DROPPED;
+import static io.jvs.core.pipeline.WorkerCountersDescriptor.FAST_PATH;
+import static io.jvs.core.pipeline.WorkerCountersDescriptor.FIRST_DROP_REASON;
+import static io.jvs.core.pipeline.WorkerCountersDescriptor.FRAGMENTS_FOLLOWED;
+import static io.jvs.core.pipeline.WorkerCountersDescriptor.FRAMES;
+import static io.jvs.core.pipeline.WorkerCountersDescriptor.ICMP_RATE_LIMITED;
+import static io.jvs.core.pipeline.WorkerCountersDescriptor.ICMP_SENT;
+import static io.jvs.core.pipeline.WorkerCountersDescriptor.PASSED;
+import static io.jvs.core.pipeline.WorkerCountersDescriptor.TRANSMITTED;
+import static io.jvs.core.pipeline.WorkerCountersDescriptor.offset;
 
 /**
- * One worker's counters: verdicts, drops by reason, and packets, bytes and connections per service and
- * per real server slot. Written only by its worker with plain stores; readers (stats, tests) see
- * values that may lag by a burst, which is all a counter promises.
+ * One worker's own counters (frames, verdicts, drops by reason, connections, ICMP answers), in a buffer laid out by
+ * {@link WorkerCountersDescriptor}. The counts per service and per real server are the worker's
+ * {@link io.jvs.core.stats.TrafficStats}.
+ * <p>
+ * Ordering, as {@code TrafficStats}'s: one writer, the worker, adds with plain reads and stores; the pipeline's
+ * release fence after each burst ({@code TrafficStats.publish}) orders the burst's counts before whatever the worker
+ * writes next. Any other thread reads with a volatile load and may see a count a burst old; an aligned 8-byte
+ * access does not tear. Nothing is reset: a reader that wants zeroed counts keeps a baseline.
  */
 public final class WorkerCounters
 {
-    /** Frames handed to {@link Pipeline#process}. */
-    public long frames;
-    /** Connections created. */
-    public long connections;
-    /** Connections that expired or were reclaimed. */
-    public long connectionsEnded;
-    /** ICMP errors jvs answered with (port-unreachable, time-exceeded, frag-needed, packet-too-big). */
-    public long icmpSent;
-    /** ICMP answers skipped by the rate limit. */
-    public long icmpRateLimited;
-    /** Later fragments sent after their first. */
-    public long fragmentsFollowed;
-    /**
-     * Frames the pipeline's call-free loop for established connections handled ({@code Pipeline.followEstablished}),
-     * verdicts of the parser included; the rest went through the general path.
-     */
-    public long fastPath;
+    private final AtomicBuffer buffer;
+    /** The buffer's first byte: the writer adds at addresses within it, checked where an index comes from a verdict. */
+    private final long address;
 
-    final long[] verdicts = new long[4];
-    final long[] drops = new long[DropReason.count()];
-    /** A slot's packets, bytes and connections side by side: a packet's counts are one cache line and one bounds check. */
-    static final int STRIDE = 4;
-    static final int PACKETS = 0;
-    static final int BYTES = 1;
-    static final int CONNECTIONS = 2;
-    /** Per service slot, {@link #STRIDE} longs each. */
-    final long[] service;
-    /** Per real-server slot, {@link #STRIDE} longs each. */
-    final long[] server;
-
-    /**
-     * @param maxServices service slots.
-     * @param maxServers  server slots.
-     */
-    public WorkerCounters(final int maxServices, final int maxServers)
+    /** Counters in a buffer of their own. */
+    public WorkerCounters()
     {
-        service = new long[maxServices * STRIDE];
-        server = new long[maxServers * STRIDE];
+        this(new UnsafeBuffer(BufferUtil.allocateDirectAligned(
+            WorkerCountersDescriptor.length(), WorkerCountersDescriptor.LINE_LENGTH)));
+    }
+
+    /**
+     * Counters in a given buffer, such as a worker's part of a memory-mapped counters file.
+     *
+     * @param buffer at least {@link WorkerCountersDescriptor#length()} bytes, aligned to a line; the counts in it
+     *               are taken as they are.
+     */
+    public WorkerCounters(final AtomicBuffer buffer)
+    {
+        if (buffer.capacity() < WorkerCountersDescriptor.length())
+        {
+            throw new IllegalArgumentException("a worker's counters need " + WorkerCountersDescriptor.length() +
+                " bytes, not " + buffer.capacity());
+        }
+        if ((buffer.addressOffset() & (WorkerCountersDescriptor.LINE_LENGTH - 1)) != 0)
+        {
+            throw new IllegalArgumentException("a worker's counters must start on a cache line");
+        }
+        this.buffer = buffer;
+        this.address = buffer.addressOffset();
+    }
+
+    /** @return the buffer the counts are in, for a reader that maps ids itself. */
+    public AtomicBuffer buffer()
+    {
+        return buffer;
+    }
+
+    /**
+     * @param id a {@link WorkerCountersDescriptor} id.
+     * @return its count (any thread).
+     */
+    public long get(final int id)
+    {
+        return buffer.getLongVolatile(offset(id));
+    }
+
+    public long frames()
+    {
+        return get(FRAMES);
+    }
+
+    public long transmitted()
+    {
+        return get(TRANSMITTED);
+    }
+
+    public long passed()
+    {
+        return get(PASSED);
+    }
+
+    public long dropped()
+    {
+        return get(DROPPED);
+    }
+
+    public long dropped(final DropReason reason)
+    {
+        return get(WorkerCountersDescriptor.dropReason(reason));
+    }
+
+    /** @return frames the call-free loop for established connections handled ({@code Pipeline.followEstablished}). */
+    public long fastPath()
+    {
+        return get(FAST_PATH);
+    }
+
+    public long connections()
+    {
+        return get(CONNECTIONS);
+    }
+
+    public long connectionsEnded()
+    {
+        return get(CONNECTIONS_ENDED);
+    }
+
+    public long fragmentsFollowed()
+    {
+        return get(FRAGMENTS_FOLLOWED);
+    }
+
+    public long icmpSent()
+    {
+        return get(ICMP_SENT);
+    }
+
+    public long icmpRateLimited()
+    {
+        return get(ICMP_RATE_LIMITED);
     }
 
     /**
@@ -59,63 +146,73 @@ public final class WorkerCounters
      */
     public void retract(final int verdict)
     {
-        frames--;
-        final int kind = Verdict.kind(verdict);
-        verdicts[kind]--;
+        add(FRAMES, -1);
+        countVerdict(verdict, -1);
+    }
+
+    /** The writer: a verdict given to a frame. */
+    void verdict(final int verdict)
+    {
+        countVerdict(verdict, 1);
+    }
+
+    private void countVerdict(final int verdict, final long delta)
+    {
+        // A kind is 1 to 3 for every verdict the pipeline makes; masked, no verdict can reach outside line 0.
+        final int kind = Verdict.kind(verdict) & 3;
         if (kind == Verdict.DROP)
         {
-            drops[Verdict.reason(verdict)]--;
+            add(FIRST_DROP_REASON + Objects.checkIndex(Verdict.reason(verdict), DropReason.count()), delta);
         }
+        add(kind, delta);
     }
 
-    public long transmitted()
+    /** The writer: frames handed to the pipeline. */
+    void framesReceived(final int frames)
     {
-        return verdicts[Verdict.TRANSMIT];
+        add(FRAMES, frames);
     }
 
-    public long passed()
+    /** The writer: frames the fast loop took. */
+    void fastPathTook(final int frames)
     {
-        return verdicts[Verdict.PASS];
+        add(FAST_PATH, frames);
     }
 
-    public long dropped()
+    /** The writer: a connection created. */
+    void connectionOpened()
     {
-        return verdicts[Verdict.DROP];
+        add(CONNECTIONS, 1);
     }
 
-    public long dropped(final DropReason reason)
+    /** The writer: a connection that left the table. */
+    void connectionEnded()
     {
-        return drops[reason.ordinal()];
+        add(CONNECTIONS_ENDED, 1);
     }
 
-    public long servicePackets(final int slot)
+    /** The writer: a later fragment sent after its first. */
+    void fragmentFollowed()
     {
-        return service[slot * STRIDE + PACKETS];
+        add(FRAGMENTS_FOLLOWED, 1);
     }
 
-    public long serviceBytes(final int slot)
+    /** The writer: an ICMP error sent in answer to a packet dropped for {@code reason}. */
+    void icmpSent(final DropReason reason)
     {
-        return service[slot * STRIDE + BYTES];
+        add(ICMP_SENT, 1);
+        add(WorkerCountersDescriptor.dropReason(reason), 1);
     }
 
-    /** Connections scheduled for the service (one-packet scheduling counts each packet, as IPVS does). */
-    public long serviceConnections(final int slot)
+    /** The writer: an ICMP answer skipped by the rate limit. */
+    void icmpAnswerSkipped()
     {
-        return service[slot * STRIDE + CONNECTIONS];
+        add(ICMP_RATE_LIMITED, 1);
     }
 
-    public long serverPackets(final int slot)
+    private void add(final int id, final long delta)
     {
-        return server[slot * STRIDE + PACKETS];
-    }
-
-    public long serverBytes(final int slot)
-    {
-        return server[slot * STRIDE + BYTES];
-    }
-
-    public long serverConnections(final int slot)
-    {
-        return server[slot * STRIDE + CONNECTIONS];
+        final long at = address + offset(id);
+        UnsafeApi.putLong(at, UnsafeApi.getLong(at) + delta);
     }
 }

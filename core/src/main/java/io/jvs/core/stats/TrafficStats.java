@@ -9,6 +9,8 @@ import java.util.Arrays;
 import java.util.Objects;
 
 import static io.jvs.core.stats.TrafficStatsDescriptor.CONNECTIONS;
+import static io.jvs.core.stats.TrafficStatsDescriptor.FRAMES;
+import static io.jvs.core.stats.TrafficStatsDescriptor.FRAME_BYTES;
 import static io.jvs.core.stats.TrafficStatsDescriptor.IN_BYTES;
 import static io.jvs.core.stats.TrafficStatsDescriptor.IN_PACKETS;
 import static io.jvs.core.stats.TrafficStatsDescriptor.OUT_BYTES;
@@ -58,10 +60,44 @@ public final class TrafficStats
         add(serverLine(server) + CONNECTIONS * Long.BYTES, 1);
     }
 
-    /** A packet from a client to {@code server}, {@code bytes} its IP datagram's length (the writer only). */
+    /**
+     * A client's frame forwarded to {@code server}: IPVS's counts and jvs's frame counts of both slots, two lines
+     * (the writer only).
+     *
+     * @param bytes      its IP datagram's length.
+     * @param frameBytes its Ethernet frame's length.
+     */
+    public void forwarded(final int service, final int server, final int bytes, final int frameBytes)
+    {
+        final long serviceLine = serviceLine(service);
+        final long serverLine = serverLine(server);
+        add(serviceLine + IN_PACKETS * Long.BYTES, 1);
+        add(serviceLine + IN_BYTES * Long.BYTES, bytes);
+        add(serviceLine + FRAMES * Long.BYTES, 1);
+        add(serviceLine + FRAME_BYTES * Long.BYTES, frameBytes);
+        add(serverLine + IN_PACKETS * Long.BYTES, 1);
+        add(serverLine + IN_BYTES * Long.BYTES, bytes);
+        add(serverLine + FRAMES * Long.BYTES, 1);
+        add(serverLine + FRAME_BYTES * Long.BYTES, frameBytes);
+    }
+
+    /**
+     * A packet from a client to {@code server}, IPVS's counts only: a later fragment, which jvs's service frame
+     * count leaves out (the writer only).
+     *
+     * @param bytes its IP datagram's length.
+     */
     public void in(final int service, final int server, final int bytes)
     {
         packet(service, server, IN_PACKETS, IN_BYTES, bytes);
+    }
+
+    /** A frame of one of {@code server}'s connections, in jvs's frame counts of the server alone (the writer only). */
+    public void serverFrame(final int server, final int frameBytes)
+    {
+        final long serverLine = serverLine(server);
+        add(serverLine + FRAMES * Long.BYTES, 1);
+        add(serverLine + FRAME_BYTES * Long.BYTES, frameBytes);
     }
 
     /** A packet from {@code server} back to a client (the writer only). */

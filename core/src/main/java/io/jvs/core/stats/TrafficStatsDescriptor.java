@@ -23,10 +23,19 @@ import java.util.List;
  *  +---------------------------------------------------------------+
  *  |          bytes out: IP datagram lengths (64 bits)             |
  *  +---------------------------------------------------------------+
+ *  |               frames: jvs's own count (64 bits)               |
+ *  +---------------------------------------------------------------+
+ *  |          frame bytes: Ethernet frame lengths (64 bits)        |
+ *  +---------------------------------------------------------------+
  *  |                 padding to 64 bytes                          ...
  * </pre>
  * Bytes are IP datagram lengths (header and payload, without the Ethernet header), as IPVS counts
  * {@code skb->len} at its netfilter hooks, so the figures compare with a kernel director's.
+ * <p>
+ * The last two are jvs's own, which the replay report and the daemon's status give: whole frames as they left.
+ * For a service, its clients' frames forwarded towards its servers, later fragments not included; for a real
+ * server, the frames of its connections both ways (a reply counted even when it could not be sent on). They share
+ * the line with IPVS's five, so a packet's counts stay one line per slot.
  */
 public final class TrafficStatsDescriptor
 {
@@ -40,12 +49,17 @@ public final class TrafficStatsDescriptor
     public static final int IN_BYTES = 3;
     /** Field id of the bytes back to clients. */
     public static final int OUT_BYTES = 4;
-    /** How many fields a slot has. */
+    /** How many IPVS fields a slot has, ids 0 to 4: what ipvsadm, the ledger and the rate estimator carry. */
     public static final int FIELDS = 5;
+    /** Field id of jvs's frame count (see above). */
+    public static final int FRAMES = 5;
+    /** Field id of the Ethernet bytes of those frames. */
+    public static final int FRAME_BYTES = 6;
     /** Bytes per slot: a cache line. */
     public static final int SLOT_LENGTH = 64;
 
-    private static final List<String> NAMES = List.of("conns", "inpkts", "outpkts", "inbytes", "outbytes");
+    private static final List<String> NAMES = List.of("conns", "inpkts", "outpkts", "inbytes", "outbytes", "frames",
+        "framebytes");
 
     private TrafficStatsDescriptor()
     {
@@ -62,7 +76,8 @@ public final class TrafficStatsDescriptor
 
     /**
      * @param field a field id.
-     * @return its name as ipvsadm's --stats header and IPVS's netlink attributes spell it (conns, inpkts, …).
+     * @return its name as ipvsadm's --stats header and IPVS's netlink attributes spell it (conns, inpkts, …), and
+     * "frames" and "framebytes" for jvs's two.
      */
     public static String name(final int field)
     {

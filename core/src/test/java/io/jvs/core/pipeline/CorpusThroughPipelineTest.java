@@ -8,6 +8,7 @@ import io.jvs.core.pcap.LinkType;
 import io.jvs.core.pcap.PcapFormatException;
 import io.jvs.core.pcap.PcapReader;
 import io.jvs.core.pcap.TcpdumpCorpus;
+import io.jvs.core.stats.TrafficStatsDescriptor;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -161,19 +162,19 @@ class CorpusThroughPipelineTest
         assertThat(run.records).isEqualTo(CORPUS_RECORDS);
 
         final WorkerCounters counters = run.pipeline.counters();
-        assertThat(counters.frames).isEqualTo(run.frames);
+        assertThat(counters.frames()).isEqualTo(run.frames);
         assertThat(counters.transmitted() + counters.passed() + counters.dropped()).isEqualTo(run.frames);
         assertThat(run.verdicts[Verdict.TRANSMIT]).isEqualTo(counters.transmitted());
         assertThat(run.verdicts[Verdict.PASS]).isEqualTo(counters.passed());
         assertThat(run.verdicts[Verdict.DROP]).isEqualTo(counters.dropped());
         assertThat(run.dropsByReason()).as("drops by reason = drops + drops answered with ICMP")
-            .isEqualTo(counters.dropped() + counters.icmpSent);
+            .isEqualTo(counters.dropped() + counters.icmpSent());
         // The services were hit: connections made, packets rewritten for each method, ICMP answered.
-        assertThat(counters.connections).isPositive();
+        assertThat(counters.connections()).isPositive();
         assertThat(counters.transmitted()).isPositive();
-        assertThat(counters.icmpSent).isPositive();
+        assertThat(counters.icmpSent()).isPositive();
         assertThat(run.transmittedByMethod).containsKeys("nat", "dr", "tun");
-        assertThat(run.serverConnections()).isEqualTo(counters.connections);
+        assertThat(run.serverConnections()).isEqualTo(counters.connections());
         assertThat(run.integrityChecked).isPositive();
         // The way back: replies to NAT'd frames were rewritten back to the virtual service.
         assertThat(run.replies).isPositive();
@@ -287,7 +288,7 @@ class CorpusThroughPipelineTest
             }
             opened++;
             final WorkerCounters counters = pipeline.counters();
-            final long framesBefore = counters.frames;
+            final long framesBefore = counters.frames();
             final long transmittedBefore = counters.transmitted();
             final long passedBefore = counters.passed();
             final long droppedBefore = counters.dropped();
@@ -323,7 +324,7 @@ class CorpusThroughPipelineTest
                 }
             }
             final long handedIn = frames - handedInBefore;
-            final long fileFrames = counters.frames - framesBefore;
+            final long fileFrames = counters.frames() - framesBefore;
             final long transmitted = counters.transmitted() - transmittedBefore;
             final long passed = counters.passed() - passedBefore;
             final long dropped = counters.dropped() - droppedBefore;
@@ -722,7 +723,7 @@ class CorpusThroughPipelineTest
             long sum = 0;
             for (final int slot : methodOfServer.keySet())
             {
-                sum += pipeline.counters().serverConnections(slot);
+                sum += pipeline.traffic().server(slot, TrafficStatsDescriptor.CONNECTIONS);
             }
             return sum;
         }
@@ -735,7 +736,7 @@ class CorpusThroughPipelineTest
                 opened + refused.size(), opened, refused.size(), refused.keySet()));
             text.append(String.format("link types (records; ->eth: given an Ethernet header): %s%n", linkTypes));
             text.append(String.format("%d records + %d replies to NAT'd ones = %d frames: %d transmitted, %d passed,"
-                + " %d dropped%n", records, replies, counters.frames, counters.transmitted(), counters.passed(),
+                + " %d dropped%n", records, replies, counters.frames(), counters.transmitted(), counters.passed(),
                 counters.dropped()));
             final StringBuilder drops = new StringBuilder();
             java.util.Arrays.stream(DropReason.values())
@@ -744,10 +745,10 @@ class CorpusThroughPipelineTest
                 .forEach(reason -> drops.append(reason.label()).append('=').append(counters.dropped(reason)).append(' '));
             text.append(String.format("drops by reason (ICMP-answered ones included): %s%n", drops.toString().trim()));
             text.append(String.format("connections created %d (ended %d, open %d v4 + %d v6), fragments followed %d%n",
-                counters.connections, counters.connectionsEnded, pipeline.connectionsV4().size(),
-                pipeline.connectionsV6().size(), counters.fragmentsFollowed));
+                counters.connections(), counters.connectionsEnded(), pipeline.connectionsV4().size(),
+                pipeline.connectionsV6().size(), counters.fragmentsFollowed()));
             text.append(String.format("ICMP sent %d, rate-limited %d; later fragments of forwarded first fragments %d%n",
-                counters.icmpSent, counters.icmpRateLimited, laterFragmentsOfForwarded));
+                counters.icmpSent(), counters.icmpRateLimited(), laterFragmentsOfForwarded));
             text.append(String.format("records transmitted by kind: %s; replies: %s, %d rewritten back to the virtual"
                 + " service (%d of them as from another endpoint the client port sent to: ambiguous from the server)%n",
                 transmittedByMethod, replyVerdicts, repliesRestored, repliesAmbiguous));

@@ -4,6 +4,7 @@ import io.jvs.core.net.IpAddress;
 import io.jvs.core.packet.DropReason;
 import io.jvs.core.pipeline.TestFrames.Segment;
 import io.jvs.core.service.RealServer;
+import io.jvs.core.stats.TrafficStats;
 import io.jvs.core.stats.TrafficStatsDescriptor;
 import org.junit.jupiter.api.Test;
 
@@ -47,12 +48,13 @@ class PipelineCountersTest
         fixture.send(frames);
 
         final WorkerCounters counters = fixture.pipeline.counters();
-        assertThat(counters.frames).isEqualTo(6);
+        final TrafficStats traffic = fixture.pipeline.traffic();
+        assertThat(counters.frames()).isEqualTo(6);
         assertThat(counters.transmitted()).isEqualTo(4);
         assertThat(counters.passed()).isEqualTo(1);
         assertThat(counters.dropped()).isEqualTo(1);
         assertThat(counters.dropped(DropReason.TRUNCATED)).isEqualTo(1);
-        assertThat(counters.connections).isEqualTo(3);
+        assertThat(counters.connections()).isEqualTo(3);
 
         final DataPlane plane = fixture.publisher.current();
         final RealServer web2 = server(fixture, "192.168.1.2");
@@ -63,21 +65,21 @@ class PipelineCountersTest
         assertThat(plane.serverService[plane.slotOf(web3)]).isEqualTo(web);
         assertThat(udp).isNotEqualTo(web);
 
-        assertThat(counters.servicePackets(web)).isEqualTo(3);
-        assertThat(counters.serviceBytes(web)).isEqualTo(frames[0].length + frames[1].length + frames[2].length);
-        assertThat(counters.serviceConnections(web)).isEqualTo(2);
-        assertThat(counters.servicePackets(udp)).isEqualTo(1);
-        assertThat(counters.serviceBytes(udp)).isEqualTo(frames[3].length);
-        assertThat(counters.serviceConnections(udp)).isEqualTo(1);
+        assertThat(traffic.service(web, TrafficStatsDescriptor.FRAMES)).isEqualTo(3);
+        assertThat(traffic.service(web, TrafficStatsDescriptor.FRAME_BYTES)).isEqualTo(frames[0].length + frames[1].length + frames[2].length);
+        assertThat(traffic.service(web, TrafficStatsDescriptor.CONNECTIONS)).isEqualTo(2);
+        assertThat(traffic.service(udp, TrafficStatsDescriptor.FRAMES)).isEqualTo(1);
+        assertThat(traffic.service(udp, TrafficStatsDescriptor.FRAME_BYTES)).isEqualTo(frames[3].length);
+        assertThat(traffic.service(udp, TrafficStatsDescriptor.CONNECTIONS)).isEqualTo(1);
 
         // rr gives each client its own server; the client with two packets decides which has more.
         final int slot2 = plane.slotOf(web2);
         final int slot3 = plane.slotOf(web3);
-        assertThat(counters.serverConnections(slot2)).isEqualTo(1);
-        assertThat(counters.serverConnections(slot3)).isEqualTo(1);
-        assertThat(counters.serverPackets(slot2) + counters.serverPackets(slot3)).isEqualTo(3);
-        assertThat(counters.serverBytes(slot2) + counters.serverBytes(slot3)).isEqualTo(counters.serviceBytes(web));
-        assertThat(counters.serverPackets(plane.slotOf(dns))).isEqualTo(1);
+        assertThat(traffic.server(slot2, TrafficStatsDescriptor.CONNECTIONS)).isEqualTo(1);
+        assertThat(traffic.server(slot3, TrafficStatsDescriptor.CONNECTIONS)).isEqualTo(1);
+        assertThat(traffic.server(slot2, TrafficStatsDescriptor.FRAMES) + traffic.server(slot3, TrafficStatsDescriptor.FRAMES)).isEqualTo(3);
+        assertThat(traffic.server(slot2, TrafficStatsDescriptor.FRAME_BYTES) + traffic.server(slot3, TrafficStatsDescriptor.FRAME_BYTES)).isEqualTo(traffic.service(web, TrafficStatsDescriptor.FRAME_BYTES));
+        assertThat(traffic.server(plane.slotOf(dns), TrafficStatsDescriptor.FRAMES)).isEqualTo(1);
 
         assertThat(fixture.pipeline.latency().getTotalCount()).as("one latency per frame").isEqualTo(6);
         assertThat(fixture.pipeline.latency().getMinValue()).isBetween(495L, 505L);
@@ -101,7 +103,8 @@ class PipelineCountersTest
         fixture.send(frame(JVS_MAC, ROUTER_MAC, first, VIP, 64, Segment.tcp(40000, 80, ACK, 0)),
             frame(JVS_MAC, ROUTER_MAC, second, VIP, 64, Segment.tcp(40001, 80, ACK, 0)));
         final WorkerCounters counters = fixture.pipeline.counters();
-        assertThat(counters.fastPath).as("SYNs and the ACKs that establish: the general path").isZero();
+        final TrafficStats traffic = fixture.pipeline.traffic();
+        assertThat(counters.fastPath()).as("SYNs and the ACKs that establish: the general path").isZero();
 
         // Established now, so each ACK leaves its state as it is: the fast loop's, the truncated frame with them.
         final byte[][] established = {
@@ -113,24 +116,24 @@ class PipelineCountersTest
         final int nat = plane.slotOf(server(fixture, "192.168.1.2"));
         final int dr = plane.slotOf(server(fixture, "192.168.1.3"));
         final int web = plane.serverService[nat];
-        final long[] packetsBefore = {counters.servicePackets(web), counters.serverPackets(nat),
-            counters.serverPackets(dr)};
-        final long[] bytesBefore = {counters.serviceBytes(web), counters.serverBytes(nat) + counters.serverBytes(dr)};
+        final long[] packetsBefore = {traffic.service(web, TrafficStatsDescriptor.FRAMES), traffic.server(nat, TrafficStatsDescriptor.FRAMES),
+            traffic.server(dr, TrafficStatsDescriptor.FRAMES)};
+        final long[] bytesBefore = {traffic.service(web, TrafficStatsDescriptor.FRAME_BYTES), traffic.server(nat, TrafficStatsDescriptor.FRAME_BYTES) + traffic.server(dr, TrafficStatsDescriptor.FRAME_BYTES)};
         final long inBefore = fixture.pipeline.traffic().service(web, TrafficStatsDescriptor.IN_PACKETS);
         final long inBytesBefore = fixture.pipeline.traffic().service(web, TrafficStatsDescriptor.IN_BYTES);
 
         fixture.send(established);
 
-        assertThat(counters.fastPath).isEqualTo(3);
-        assertThat(counters.frames).isEqualTo(7);
+        assertThat(counters.fastPath()).isEqualTo(3);
+        assertThat(counters.frames()).isEqualTo(7);
         assertThat(counters.transmitted()).isEqualTo(6);
         assertThat(counters.dropped(DropReason.TRUNCATED)).isEqualTo(1);
-        assertThat(counters.servicePackets(web) - packetsBefore[0]).isEqualTo(2);
-        assertThat(counters.serverPackets(nat) - packetsBefore[1]).isEqualTo(1);
-        assertThat(counters.serverPackets(dr) - packetsBefore[2]).isEqualTo(1);
+        assertThat(traffic.service(web, TrafficStatsDescriptor.FRAMES) - packetsBefore[0]).isEqualTo(2);
+        assertThat(traffic.server(nat, TrafficStatsDescriptor.FRAMES) - packetsBefore[1]).isEqualTo(1);
+        assertThat(traffic.server(dr, TrafficStatsDescriptor.FRAMES) - packetsBefore[2]).isEqualTo(1);
         final int bytes = established[0].length + established[2].length;
-        assertThat(counters.serviceBytes(web) - bytesBefore[0]).isEqualTo(bytes);
-        assertThat(counters.serverBytes(nat) + counters.serverBytes(dr) - bytesBefore[1]).isEqualTo(bytes);
+        assertThat(traffic.service(web, TrafficStatsDescriptor.FRAME_BYTES) - bytesBefore[0]).isEqualTo(bytes);
+        assertThat(traffic.server(nat, TrafficStatsDescriptor.FRAME_BYTES) + traffic.server(dr, TrafficStatsDescriptor.FRAME_BYTES) - bytesBefore[1]).isEqualTo(bytes);
         assertThat(fixture.pipeline.traffic().service(web, TrafficStatsDescriptor.IN_PACKETS) - inBefore)
             .isEqualTo(2);
         assertThat(fixture.pipeline.traffic().service(web, TrafficStatsDescriptor.IN_BYTES) - inBytesBefore)

@@ -54,7 +54,7 @@ class PipelineFragmentAndIcmpTest
         assertThat(i32(results[3].frame(), 30)).isEqualTo(SERVER_A.v4());
         assertThat(checksum(results[3].frame(), 14, 20, 0)).isZero();
         assertThat(Arrays.copyOfRange(results[3].frame(), 34, 134)).isEqualTo(payload(100));
-        assertThat(nat.pipeline.counters().fragmentsFollowed).isEqualTo(2);
+        assertThat(nat.pipeline.counters().fragmentsFollowed()).isEqualTo(2);
     }
 
     @Test

@@ -54,7 +54,7 @@ class PipelineRobustnessTest
             fixture.nowNs += random.nextInt(2_000_000_000);
         }
         final WorkerCounters counters = fixture.pipeline.counters();
-        assertThat(counters.frames).isEqualTo(sent);
+        assertThat(counters.frames()).isEqualTo(sent);
         assertThat(counters.transmitted() + counters.passed() + counters.dropped()).isEqualTo(sent);
     }
 

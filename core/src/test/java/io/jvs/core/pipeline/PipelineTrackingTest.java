@@ -119,9 +119,9 @@ class PipelineTrackingTest
         // ESTABLISHED + RST: CLOSE.
         nat.sendOne(in(RST));
         assertThat(counts(server(nat))).isEqualTo("0/1");
-        assertThat(nat.pipeline.counters().connections).isEqualTo(1);
+        assertThat(nat.pipeline.counters().connections()).isEqualTo(1);
         assertThat(Verdict.kind(nat.sendOne(in(SYN)).verdict())).isEqualTo(Verdict.TRANSMIT);
-        assertThat(nat.pipeline.counters().connections).isEqualTo(2);
+        assertThat(nat.pipeline.counters().connections()).isEqualTo(2);
         assertThat(counts(server(nat))).isEqualTo("1/0");
     }
 
@@ -146,7 +146,7 @@ class PipelineTrackingTest
         final byte[] query = frame(JVS_MAC, ROUTER_MAC, CLIENT, VIP, 64, Segment.udp(4000, 53, 20));
         assertThat(Verdict.kind(ops.sendOne(query).verdict())).isEqualTo(Verdict.TRANSMIT);
         assertThat(ops.pipeline.connectionsV4().size()).isZero();
-        assertThat(ops.pipeline.counters().connections).isEqualTo(1);
+        assertThat(ops.pipeline.counters().connections()).isEqualTo(1);
     }
 
     @Test

@@ -56,16 +56,16 @@ class SnapshotAndCountersTest
         fixture.sendOne(TestFrames.frame(TestFrames.JVS_MAC, TestFrames.ROUTER_MAC, IpAddress.parse("198.51.100.7"),
             IpAddress.parse("10.0.0.200"), 64, TestFrames.Segment.tcp(40000, 80, TestFrames.SYN, 0)));
         fixture.sendOne(new byte[13]);
-        assertThat(counters.frames).isEqualTo(2);
+        assertThat(counters.frames()).isEqualTo(2);
         assertThat(counters.passed()).isEqualTo(1);
         assertThat(counters.dropped(DropReason.TRUNCATED)).isEqualTo(1);
 
         counters.retract(Verdict.pass());
-        assertThat(counters.frames).isEqualTo(1);
+        assertThat(counters.frames()).isEqualTo(1);
         assertThat(counters.passed()).isZero();
         assertThat(counters.dropped()).isEqualTo(1);
         counters.retract(Verdict.drop(DropReason.TRUNCATED));
-        assertThat(counters.frames).isZero();
+        assertThat(counters.frames()).isZero();
         assertThat(counters.dropped()).isZero();
         assertThat(counters.dropped(DropReason.TRUNCATED)).isZero();
     }

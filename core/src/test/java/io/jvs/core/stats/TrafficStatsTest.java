@@ -3,6 +3,8 @@ package io.jvs.core.stats;
 import org.junit.jupiter.api.Test;
 
 import static io.jvs.core.stats.TrafficStatsDescriptor.CONNECTIONS;
+import static io.jvs.core.stats.TrafficStatsDescriptor.FRAMES;
+import static io.jvs.core.stats.TrafficStatsDescriptor.FRAME_BYTES;
 import static io.jvs.core.stats.TrafficStatsDescriptor.IN_BYTES;
 import static io.jvs.core.stats.TrafficStatsDescriptor.IN_PACKETS;
 import static io.jvs.core.stats.TrafficStatsDescriptor.OUT_BYTES;
@@ -42,6 +44,35 @@ class TrafficStatsTest
             assertThat(stats.server(4, field)).isZero();
             assertThat(stats.server(7, field)).isZero();
         }
+    }
+
+    @Test
+    void shouldCountAForwardedFrameInBothSetsOfBothSlotsAndAServerFrameInTheServersOnly()
+    {
+        final TrafficStats stats = new TrafficStats(3, 4);
+        stats.forwarded(1, 2, 100, 114);
+        stats.forwarded(1, 2, 46, 60);
+        stats.serverFrame(2, 1514);
+        stats.in(1, 3, 1480);
+
+        assertThat(stats.service(1, IN_PACKETS)).isEqualTo(3);
+        assertThat(stats.service(1, IN_BYTES)).isEqualTo(100 + 46 + 1480);
+        assertThat(stats.service(1, FRAMES)).as("a later fragment is not one of the service's frames").isEqualTo(2);
+        assertThat(stats.service(1, FRAME_BYTES)).isEqualTo(114 + 60);
+        assertThat(stats.server(2, IN_PACKETS)).isEqualTo(2);
+        assertThat(stats.server(2, IN_BYTES)).isEqualTo(146);
+        assertThat(stats.server(2, FRAMES)).isEqualTo(3);
+        assertThat(stats.server(2, FRAME_BYTES)).isEqualTo(114 + 60 + 1514);
+        assertThat(stats.server(2, OUT_PACKETS)).isZero();
+        assertThat(stats.server(3, FRAMES)).isZero();
+        assertThat(stats.server(3, IN_PACKETS)).isOne();
+        assertThat(TrafficStatsDescriptor.name(FRAMES)).isEqualTo("frames");
+        assertThat(TrafficStatsDescriptor.name(FRAME_BYTES)).isEqualTo("framebytes");
+        assertThat(TrafficStatsDescriptor.offset(FRAME_BYTES) + Long.BYTES)
+            .as("every field in the slot's one line").isLessThanOrEqualTo(TrafficStatsDescriptor.SLOT_LENGTH);
+        assertThatExceptionOfType(IndexOutOfBoundsException.class).isThrownBy(() -> stats.forwarded(3, 0, 1, 1));
+        assertThatExceptionOfType(IndexOutOfBoundsException.class).isThrownBy(() -> stats.serverFrame(4, 1));
+        assertThat(stats.service(0, FRAMES) + stats.server(0, FRAMES)).isZero();
     }
 
     @Test

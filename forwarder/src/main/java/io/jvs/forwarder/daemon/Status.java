@@ -36,14 +36,14 @@ final class Status
         for (int w = 0; w < workers; w++)
         {
             final WorkerCounters counters = daemon.worker(w).pipeline().counters();
-            frames += counters.frames;
+            frames += counters.frames();
             transmitted += counters.transmitted();
             passed += counters.passed();
             dropped += counters.dropped();
-            connections += counters.connections;
+            connections += counters.connections();
             for (final DropReason reason : DropReason.values())
             {
-                drops[reason.ordinal()] += counters.dropped(reason);
+                drops[reason.id()] += counters.dropped(reason);
             }
         }
         line(out, "workers", workers);
@@ -53,7 +53,7 @@ final class Status
         line(out, "dropped", dropped);
         for (final DropReason reason : DropReason.values())
         {
-            line(out, "drop." + reason.label(), drops[reason.ordinal()]);
+            line(out, "drop." + reason.label(), drops[reason.id()]);
         }
         line(out, "connections", connections);
         line(out, "snapshots", daemon.conductor().snapshots());
@@ -81,8 +81,8 @@ final class Status
         for (int w = 0; w < workers; w++)
         {
             final WorkerCounters pipeline = daemon.worker(w).pipeline().counters();
-            line(out, "worker." + w + ".frames", pipeline.frames);
-            line(out, "worker." + w + ".connections", pipeline.connections);
+            line(out, "worker." + w + ".frames", pipeline.frames());
+            line(out, "worker." + w + ".connections", pipeline.connections());
             final io.jvs.forwarder.port.Port[] ports = daemon.worker(w).ports();
             for (int p = 0; p < ports.length; p++)
             {
@@ -120,8 +120,8 @@ final class Status
             long serviceConnections = 0;
             for (int w = 0; w < workers; w++)
             {
-                packets += daemon.worker(w).pipeline().counters().servicePackets(slot);
-                serviceConnections += daemon.worker(w).pipeline().counters().serviceConnections(slot);
+                packets += traffic[w].service(slot, TrafficStatsDescriptor.FRAMES);
+                serviceConnections += traffic[w].service(slot, TrafficStatsDescriptor.CONNECTIONS);
             }
             line(out, name + ".connections", serviceConnections);
             line(out, name + ".packets", packets);
@@ -140,8 +140,8 @@ final class Status
             long serverConnections = 0;
             for (int w = 0; w < workers; w++)
             {
-                packets += daemon.worker(w).pipeline().counters().serverPackets(slot);
-                serverConnections += daemon.worker(w).pipeline().counters().serverConnections(slot);
+                packets += traffic[w].server(slot, TrafficStatsDescriptor.FRAMES);
+                serverConnections += traffic[w].server(slot, TrafficStatsDescriptor.CONNECTIONS);
             }
             line(out, name + ".connections", serverConnections);
             line(out, name + ".packets", packets);

@@ -31,7 +31,7 @@ import java.util.function.Supplier;
  */
 final class Worker implements Agent
 {
-    private static final int NO_NEIGHBOUR = DropReason.NO_NEIGHBOUR.ordinal();
+    private static final int NO_NEIGHBOUR = DropReason.NO_NEIGHBOUR.id();
     /** The message a worker sends the conductor for a next hop without a MAC: family, then the address. */
     static final int MISS_MESSAGE = 1;
     static final int MISS_LENGTH = 24;

@@ -9,6 +9,7 @@ import io.jvs.core.pipeline.Pipeline;
 import io.jvs.core.pipeline.WorkerCounters;
 import io.jvs.core.service.RealServer;
 import io.jvs.core.service.VirtualService;
+import io.jvs.core.stats.TrafficStatsDescriptor;
 import org.HdrHistogram.Histogram;
 
 import java.nio.file.Path;
@@ -171,7 +172,7 @@ public final class ReplayReport
         long frames = unsupported;
         for (final Pipeline pipeline : pipelines)
         {
-            frames += pipeline.counters().frames;
+            frames += pipeline.counters().frames();
         }
         return frames;
     }
@@ -194,7 +195,7 @@ public final class ReplayReport
 
     public long icmpAnswers()
     {
-        return sum(c -> c.icmpSent);
+        return sum(c -> c.icmpSent());
     }
 
     /**
@@ -202,7 +203,7 @@ public final class ReplayReport
      */
     public long fragmentsFollowed()
     {
-        return sum(c -> c.fragmentsFollowed);
+        return sum(c -> c.fragmentsFollowed());
     }
 
     /**
@@ -211,7 +212,7 @@ public final class ReplayReport
      */
     public long fastPathFrames()
     {
-        return sum(c -> c.fastPath);
+        return sum(c -> c.fastPath());
     }
 
     /**
@@ -219,12 +220,12 @@ public final class ReplayReport
      */
     public long generalPathFrames()
     {
-        return sum(c -> c.frames - c.fastPath);
+        return sum(c -> c.frames() - c.fastPath());
     }
 
     public long connections()
     {
-        return sum(c -> c.connections);
+        return sum(c -> c.connections());
     }
 
     public long records()
@@ -324,21 +325,21 @@ public final class ReplayReport
             for (final RealServer server : servers)
             {
                 weights += server.weight();
-                connections += sum(c -> c.serverConnections(plane.slotOf(server)));
+                connections += serverSum(plane.slotOf(server), TrafficStatsDescriptor.CONNECTIONS);
             }
             final List<ServerLine> serverLines = new ArrayList<>();
             for (final RealServer server : servers)
             {
                 final int serverSlot = plane.slotOf(server);
-                final long serverConnections = sum(c -> c.serverConnections(serverSlot));
+                final long serverConnections = serverSum(serverSlot, TrafficStatsDescriptor.CONNECTIONS);
                 serverLines.add(new ServerLine(endpoint(server), server.forwardMethod().listingName(),
-                    server.weight(), serverConnections, sum(c -> c.serverPackets(serverSlot)),
-                    sum(c -> c.serverBytes(serverSlot)), connections == 0 ? 0 : 100.0 * serverConnections / connections,
+                    server.weight(), serverConnections, serverSum(serverSlot, TrafficStatsDescriptor.FRAMES),
+                    serverSum(serverSlot, TrafficStatsDescriptor.FRAME_BYTES), connections == 0 ? 0 : 100.0 * serverConnections / connections,
                     weights == 0 ? 0 : 100.0 * server.weight() / weights, serverSlot));
             }
             lines.add(new ServiceLine(service.key().toString(), service.settings().scheduler(),
-                sum(c -> c.serviceConnections(serviceSlot)), sum(c -> c.servicePackets(serviceSlot)),
-                sum(c -> c.serviceBytes(serviceSlot)), serverLines));
+                serviceSum(serviceSlot, TrafficStatsDescriptor.CONNECTIONS), serviceSum(serviceSlot, TrafficStatsDescriptor.FRAMES),
+                serviceSum(serviceSlot, TrafficStatsDescriptor.FRAME_BYTES), serverLines));
         }
         return lines;
     }
@@ -374,6 +375,28 @@ public final class ReplayReport
     {
         return (server.address().isV6() ? server.address().toBracketedString() : server.address().toString()) + ":" +
             server.port();
+    }
+
+    /** One field of a service slot's traffic counts, summed over the workers. */
+    private long serviceSum(final int slot, final int field)
+    {
+        long total = 0;
+        for (final Pipeline pipeline : pipelines)
+        {
+            total += pipeline.traffic().service(slot, field);
+        }
+        return total;
+    }
+
+    /** One field of a server slot's traffic counts, summed over the workers. */
+    private long serverSum(final int slot, final int field)
+    {
+        long total = 0;
+        for (final Pipeline pipeline : pipelines)
+        {
+            total += pipeline.traffic().server(slot, field);
+        }
+        return total;
     }
 
     private long sum(final java.util.function.ToLongFunction<WorkerCounters> counter)

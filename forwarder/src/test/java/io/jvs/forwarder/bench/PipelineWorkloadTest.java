@@ -33,21 +33,21 @@ class PipelineWorkloadTest
     void shouldCountTheEstablishedLoadOnTheFastPathAndNewConnectionsOffIt(final PipelineWorkload.Mode mode)
     {
         final PipelineWorkload established = new PipelineWorkload(mode, "wlc", 5000, false, BURST).setUp();
-        final long before = established.pipeline().counters().fastPath;
+        final long before = established.pipeline().counters().fastPath();
         for (int i = 0; i < 100; i++)
         {
             established.runBurst();
         }
-        assertThat(established.pipeline().counters().fastPath - before).isEqualTo(100L * BURST);
+        assertThat(established.pipeline().counters().fastPath() - before).isEqualTo(100L * BURST);
 
         final PipelineWorkload opening = new PipelineWorkload(mode, "rr", 16_384, true, BURST).setUp();
         for (int i = 0; i < 100; i++)
         {
             assertThat(opening.runBurst()).isEqualTo(BURST);
         }
-        assertThat(opening.pipeline().counters().fastPath).as("a SYN opens a connection: never the fast path")
+        assertThat(opening.pipeline().counters().fastPath()).as("a SYN opens a connection: never the fast path")
             .isZero();
-        assertThat(opening.pipeline().counters().frames).isEqualTo(100L * BURST);
+        assertThat(opening.pipeline().counters().frames()).isEqualTo(100L * BURST);
     }
 
     @ParameterizedTest
@@ -65,7 +65,7 @@ class PipelineWorkloadTest
         final ConnectionTable table = workload.pipeline().connectionsV4();
         assertThat(table.refusals()).isZero();
         assertThat(table.size()).isBetween(capacity / 2, capacity * 95 / 100);
-        assertThat(workload.pipeline().counters().connectionsEnded)
+        assertThat(workload.pipeline().counters().connectionsEnded())
             .as("entries expire and are swept while new ones arrive").isGreaterThan((long)capacity * 3);
     }
 }
