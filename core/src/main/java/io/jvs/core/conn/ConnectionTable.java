@@ -252,17 +252,6 @@ public final class ConnectionTable
     }
 
     /**
-     * @param home a home slot from {@link #home}.
-     * @return the address of the line after the home slot's, where a probe run that fills its home line goes on
-     *         (the table's first line after its last): worth prefetching with the home line.
-     */
-    public long nextLineAddress(final int home)
-    {
-        final int next = home + slotsPerLine;
-        return slotAddress(next >= slots ? next - slots : next);
-    }
-
-    /**
      * Finds the entry of a packet sent by the client.
      *
      * @return the slot, or {@link #NOT_FOUND} (and {@link #insert} may follow with the same client end).

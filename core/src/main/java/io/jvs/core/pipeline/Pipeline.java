@@ -77,13 +77,13 @@ public final class Pipeline
     private int lookedUpFrame = -1;
     private int lookedUpSlot;
     /**
-     * Two addresses a frame, where its home slot is and the line after it, or the frame itself twice when it has
-     * none: the lines the burst prefetches, as native longs off the heap, where a native prefetch can read them.
+     * One address a frame, where its home slot is, or the frame itself when it has none: the lines the burst
+     * prefetches, as native longs off the heap, where a native prefetch can read them.
      */
     private final UnsafeBuffer prefetchAddresses =
         new UnsafeBuffer(BufferUtil.allocateDirectAligned(FrameBurst.MAX_FRAMES * PREFETCH_STRIDE, 64));
     private final long prefetchBase = prefetchAddresses.addressOffset();
-    private static final int PREFETCH_STRIDE = 2 * Long.BYTES;
+    private static final int PREFETCH_STRIDE = Long.BYTES;
     private final CachePrefetch prefetch;
     private final int[] opened = new int[FrameBurst.MAX_FRAMES];
     private final ConnectionTable v4;
@@ -375,7 +375,6 @@ public final class Pipeline
             serviceOf[i] = ServiceClassifier.NONE;
             homes[i] = -1;
             UnsafeApi.putLong(prefetchBase + (long)i * PREFETCH_STRIDE, frame);
-            UnsafeApi.putLong(prefetchBase + (long)i * PREFETCH_STRIDE + Long.BYTES, frame);
             opened[i] = OPENED_NONE;
             if (marking && verdict == 0 && burst.firewallMark[i] == 0)
             {
@@ -393,12 +392,12 @@ public final class Pipeline
                     table.home(p.protocol[i], p.destinationHigh[i], p.destinationLow[i], p.destinationPort[i]);
                 homes[i] = home;
                 UnsafeApi.putLong(prefetchBase + (long)i * PREFETCH_STRIDE, table.slotAddress(home));
-                UnsafeApi.putLong(prefetchBase + (long)i * PREFETCH_STRIDE + Long.BYTES, table.nextLineAddress(home));
             }
         }
-        // Every table line of the burst at once, so their misses overlap: each frame's home line and the one after
-        // it, where a lookup goes on when the probe run has filled its home line.
-        touched += prefetch.lines(prefetchBase, 2 * count);
+        // Every frame's home line at once, so their misses overlap. Not the line after it as well, where a probe run
+        // that fills its home line goes on: few lookups go there, and on a machine whose loads wait on memory longer
+        // the second line a frame cost more than the misses it saved (perf/RESULTS.md, issue 13's fourth session).
+        touched += prefetch.lines(prefetchBase, count);
 
         int i = 0;
         while (true)

@@ -7,8 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * {@link ConnectionTable#rearm} is the pipeline's store-only timer re-arm: it does what
  * {@link ConnectionTable#expiresTick(int, int)} does when the timer moves later, and refuses, changing nothing, when
- * it would move earlier in a table whose sweep keeps per-block bounds. {@link ConnectionTable#nextLineAddress} names
- * the line a probe run continues in, the first one after the last.
+ * it would move earlier in a table whose sweep keeps per-block bounds.
  */
 class ConnectionTableRearmTest
 {
@@ -44,15 +43,5 @@ class ConnectionTableRearmTest
 
         assertThat(table.rearm(slot, 100)).isTrue();
         assertThat(table.expiresTick(slot)).isEqualTo(100);
-    }
-
-    @Test
-    void shouldNameTheLineAfterTheHomeLineAndTheFirstAfterTheLast()
-    {
-        final ConnectionTable table = new ConnectionTable(false, 1024, (t, s, e) -> { });
-        // IPv4 entries are 32 bytes: two slots a 64-byte line.
-        assertThat(table.nextLineAddress(0)).isEqualTo(table.slotAddress(2));
-        assertThat(table.nextLineAddress(6)).isEqualTo(table.slotAddress(8));
-        assertThat(table.nextLineAddress(table.slots() - 2)).isEqualTo(table.slotAddress(0));
     }
 }
