@@ -1,31 +1,27 @@
 package io.jvs.forwarder.replay;
 
-import io.jvs.core.packet.EthernetHeader;
 import io.jvs.core.packet.Frames;
+import io.jvs.core.pcap.EthernetForm;
 import io.jvs.core.pcap.LinkType;
 
 /**
  * Turns a capture record into the Ethernet frame a port would have received, copied into a buffer the
  * pipeline may rewrite (the reader's mapping is read-only).
  * <p>
- * Ethernet records are copied as they are. Records of the link layers a load balancer's captures come in
- * (Linux cooked captures from {@code tcpdump -i any}, raw IP, BSD loopback) get an Ethernet header in
- * place of theirs: to the balancer's MAC, from the sender's MAC where the cooked header holds one, else
- * from the default gateway's. Any other link layer (802.11, PPP, ...) has no Ethernet form: the record
- * is refused and counted, not guessed at.
+ * Ethernet records are copied as they are. Records of the other link layers a load balancer's captures come in
+ * (Linux cooked captures from {@code tcpdump -i any}, raw IP, BSD loopback) get an Ethernet header in place of
+ * theirs, as {@link EthernetForm} decodes them: to the balancer's MAC, from the sender's MAC where the cooked header
+ * holds one, else from the default gateway's. A record of a link layer with no Ethernet form (802.11, PPP, ...), or
+ * one whose header names no IPv4, IPv6 or EtherType, is refused and counted, not guessed at.
  */
 final class CaptureFraming
 {
-    /** {@link #frame} result: the record is not a frame jvs could have received. */
+    /** {@link #frame} result: the record's link type has no Ethernet form. */
     static final int UNSUPPORTED = -1;
     /** {@link #frame} result: the capturing host sent this record itself (a cooked capture says so). */
     static final int OUTGOING = -2;
-
-    private static final int SLL_LENGTH = 16;
-    private static final int SLL2_LENGTH = 20;
-    private static final int NULL_LENGTH = 4;
-    private static final int SLL_OUTGOING = 4;
-    private static final int ARPHRD_ETHER = 1;
+    /** {@link #frame} result: the record's link-layer header names nothing an Ethernet frame could carry. */
+    static final int NO_ETHERNET_FORM = -3;
 
     private final long receiverMac;
     private final long defaultSenderMac;
@@ -45,12 +41,7 @@ final class CaptureFraming
      */
     static boolean supports(final int linkType)
     {
-        return switch (linkType)
-        {
-            case LinkType.ETHERNET, LinkType.RAW, LinkType.IPV4, LinkType.IPV6, LinkType.NULL, LinkType.LOOP,
-                LinkType.LINUX_SLL, LinkType.LINUX_SLL2 -> true;
-            default -> false;
-        };
+        return EthernetForm.exists(linkType);
     }
 
     /**
@@ -60,95 +51,30 @@ final class CaptureFraming
      * @param captured its captured length.
      * @param linkType its link type.
      * @param frame    where the frame goes: room for {@code captured + 14} bytes.
-     * @return the frame's length, or {@link #UNSUPPORTED} or {@link #OUTGOING}.
+     * @return the frame's length, or {@link #UNSUPPORTED}, {@link #OUTGOING} or {@link #NO_ETHERNET_FORM}.
      */
     int frame(final long record, final int captured, final int linkType, final long frame)
     {
-        switch (linkType)
+        if (linkType == LinkType.ETHERNET)
         {
-            case LinkType.ETHERNET ->
-            {
-                Frames.copy(record, frame, captured);
-                return captured;
-            }
-            case LinkType.RAW ->
-            {
-                return withEthernet(record, captured, 0, etherTypeOfVersion(record, captured, 0), defaultSenderMac,
-                    frame);
-            }
-            case LinkType.IPV4 ->
-            {
-                return withEthernet(record, captured, 0, EthernetHeader.TYPE_IPV4, defaultSenderMac, frame);
-            }
-            case LinkType.IPV6 ->
-            {
-                return withEthernet(record, captured, 0, EthernetHeader.TYPE_IPV6, defaultSenderMac, frame);
-            }
-            case LinkType.NULL, LinkType.LOOP ->
-            {
-                return withEthernet(record, captured, NULL_LENGTH, etherTypeOfVersion(record, captured, NULL_LENGTH),
-                    defaultSenderMac, frame);
-            }
-            case LinkType.LINUX_SLL ->
-            {
-                if (captured >= SLL_LENGTH && Frames.u16(record) == SLL_OUTGOING)
-                {
-                    return OUTGOING;
-                }
-                final int etherType = captured >= SLL_LENGTH ? Frames.u16(record + 14) : 0;
-                final boolean hasMac = captured >= SLL_LENGTH && Frames.u16(record + 2) == ARPHRD_ETHER &&
-                    Frames.u16(record + 4) == 6;
-                return withEthernet(record, captured, SLL_LENGTH, etherType,
-                    hasMac ? mac(record + 6) : defaultSenderMac, frame);
-            }
-            case LinkType.LINUX_SLL2 ->
-            {
-                if (captured >= SLL2_LENGTH && Frames.u8(record + 10) == SLL_OUTGOING)
-                {
-                    return OUTGOING;
-                }
-                final int etherType = captured >= 2 ? Frames.u16(record) : 0;
-                final boolean hasMac = captured >= SLL2_LENGTH && Frames.u16(record + 8) == ARPHRD_ETHER &&
-                    Frames.u8(record + 11) == 6;
-                return withEthernet(record, captured, SLL2_LENGTH, etherType,
-                    hasMac ? mac(record + 12) : defaultSenderMac, frame);
-            }
-            default ->
-            {
-                return UNSUPPORTED;
-            }
+            Frames.copy(record, frame, captured);
+            return captured;
         }
-    }
-
-    private int withEthernet(
-        final long record, final int captured, final int linkHeader, final int etherType, final long senderMac,
-        final long frame)
-    {
-        final int header = Math.min(linkHeader, captured);
-        EthernetHeader.destination(frame, receiverMac);
-        EthernetHeader.source(frame, senderMac);
-        Frames.putU16(frame + EthernetHeader.TYPE_OFFSET, etherType);
-        Frames.copy(record + header, frame + EthernetHeader.LENGTH, captured - header);
-        return EthernetHeader.LENGTH + captured - header;
-    }
-
-    /** Raw IP and loopback records say their family only in the IP version nibble (or a BSD AF value). */
-    private static int etherTypeOfVersion(final long record, final int captured, final int offset)
-    {
-        if (captured <= offset)
+        if (!EthernetForm.exists(linkType))
         {
-            return 0;
+            return UNSUPPORTED;
         }
-        return switch (Frames.u8(record + offset) >>> 4)
+        final long decoded = EthernetForm.decode(linkType, record, captured);
+        if (decoded == EthernetForm.OUTGOING)
         {
-            case 4 -> EthernetHeader.TYPE_IPV4;
-            case 6 -> EthernetHeader.TYPE_IPV6;
-            default -> 0;
-        };
-    }
-
-    private static long mac(final long address)
-    {
-        return (long)Frames.u16(address) << 32 | (Frames.i32(address + 2) & 0xFFFF_FFFFL);
+            return OUTGOING;
+        }
+        if (decoded == EthernetForm.NONE)
+        {
+            return NO_ETHERNET_FORM;
+        }
+        final long sender = EthernetForm.senderMac(linkType, record, captured);
+        return EthernetForm.write(record, captured, decoded, receiverMac,
+            sender == EthernetForm.NO_MAC ? defaultSenderMac : sender, frame);
     }
 }

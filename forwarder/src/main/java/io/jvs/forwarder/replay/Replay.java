@@ -69,6 +69,10 @@ public final class Replay
     private final FrameBurst[] bursts;
     private final ClientDispatch dispatch;
     private final CaptureFraming framing;
+    /** A window entry's worker when its record's link type has no Ethernet form: counted, given to no pipeline. */
+    private static final int UNSUPPORTED_RECORD = -1;
+    /** A window entry's worker when its record's header names nothing an Ethernet frame carries. */
+    private static final int NO_ETHERNET_FORM_RECORD = -2;
     private final ReplayOutput output;
     private final ReplayReport report;
     private final long smallBase;
@@ -290,9 +294,9 @@ public final class Replay
         windowOriginal[entry] = reader.originalLength() + (length - captured);
         windowLength[entry] = length;
         windowCount++;
-        if (length == CaptureFraming.UNSUPPORTED)
+        if (length == CaptureFraming.UNSUPPORTED || length == CaptureFraming.NO_ETHERNET_FORM)
         {
-            windowWorker[entry] = -1;
+            windowWorker[entry] = length == CaptureFraming.UNSUPPORTED ? UNSUPPORTED_RECORD : NO_ETHERNET_FORM_RECORD;
             return;
         }
         final int worker = dispatch.workerOf(frame, length);
@@ -336,9 +340,14 @@ public final class Replay
         for (int entry = 0; entry < windowCount; entry++)
         {
             final int worker = windowWorker[entry];
-            if (worker < 0)
+            if (worker == UNSUPPORTED_RECORD)
             {
                 report.unsupported++;
+                continue;
+            }
+            if (worker == NO_ETHERNET_FORM_RECORD)
+            {
+                report.noEthernetForm++;
                 continue;
             }
             final FrameBurst burst = bursts[worker];

@@ -29,6 +29,11 @@ public final class ReplayReport
 {
     /** The drop reason of records whose link layer has no Ethernet form (not a pipeline reason). */
     public static final String UNSUPPORTED_LINK_TYPE = "unsupported-link-type";
+    /**
+     * The drop reason of records of a link layer with an Ethernet form whose own header names nothing an Ethernet
+     * frame carries (an address family, IP version or cooked protocol that is none), or that are cut short in it.
+     */
+    public static final String NO_ETHERNET_FORM = "no-ethernet-form";
 
     final ReplayOptions options;
     final ReplayConfig config;
@@ -47,6 +52,7 @@ public final class ReplayReport
     long filteredOut;
     long outgoingSkipped;
     long unsupported;
+    long noEthernetForm;
     long transmittedBytes;
     long firstTimestampNs = Long.MIN_VALUE;
     long lastTimestampNs = Long.MIN_VALUE;
@@ -169,7 +175,7 @@ public final class ReplayReport
     /** Frames given to the pipelines, plus records with no Ethernet form. */
     public long framesIn()
     {
-        long frames = unsupported;
+        long frames = unsupported + noEthernetForm;
         for (final Pipeline pipeline : pipelines)
         {
             frames += pipeline.counters().frames();
@@ -187,10 +193,10 @@ public final class ReplayReport
         return sum(WorkerCounters::passed);
     }
 
-    /** Frames dropped, with the records of unsupported link types. */
+    /** Frames dropped, with the records that have no Ethernet form. */
     public long dropped()
     {
-        return sum(WorkerCounters::dropped) + unsupported;
+        return sum(WorkerCounters::dropped) + unsupported + noEthernetForm;
     }
 
     public long icmpAnswers()
@@ -267,11 +273,12 @@ public final class ReplayReport
     /** Frames per second of pipeline time alone. */
     public double pipelineFramesPerSecond()
     {
-        return pipelineTotalNs == 0 ? 0 : (framesIn() - unsupported) * 1e9 / pipelineTotalNs;
+        return pipelineTotalNs == 0 ? 0 : (framesIn() - unsupported - noEthernetForm) * 1e9 / pipelineTotalNs;
     }
 
     /**
-     * @return drops by reason label, in the order of {@link DropReason} then {@link #UNSUPPORTED_LINK_TYPE};
+     * @return drops by reason label, in the order of {@link DropReason}, then {@link #UNSUPPORTED_LINK_TYPE} and
+     *         {@link #NO_ETHERNET_FORM};
      *         reasons with no drops left out. A drop answered with ICMP counts here, and as forwarded.
      */
     public Map<String, Long> dropsByReason()
@@ -288,6 +295,10 @@ public final class ReplayReport
         if (unsupported > 0)
         {
             drops.put(UNSUPPORTED_LINK_TYPE, unsupported);
+        }
+        if (noEthernetForm > 0)
+        {
+            drops.put(NO_ETHERNET_FORM, noEthernetForm);
         }
         return drops;
     }

@@ -17,6 +17,8 @@ public final class PcapCounters extends PortCounters
     public long rxTooLong;
     /** Frames skipped on receive: a link layer other than Ethernet with no Ethernet form. */
     public long rxNotEthernet;
+    /** Frames skipped on receive: a cooked capture says the capturing host sent them itself, as replay skips them. */
+    public long rxOutgoing;
     /** Frames not sent or written: a send or write failed (the port keeps the last error). */
     public long txErrors;
 
@@ -56,6 +58,7 @@ public final class PcapCounters extends PortCounters
     public String toString()
     {
         return super.toString() + " rx-too-long=" + rxTooLong + " rx-not-ethernet=" + rxNotEthernet +
+            " rx-outgoing=" + rxOutgoing +
             " tx-errors=" + txErrors;
     }
 }

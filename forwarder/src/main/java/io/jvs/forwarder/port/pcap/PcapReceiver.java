@@ -1,15 +1,18 @@
 package io.jvs.forwarder.port.pcap;
 
 import io.jvs.core.packet.EthernetHeader;
+import io.jvs.core.pcap.EthernetForm;
 import io.jvs.core.pipeline.FrameBurst;
 import io.jvs.forwarder.port.FramePool;
 
+import org.agrona.BufferUtil;
 import org.agrona.UnsafeApi;
 import org.pcap4j.core.NotOpenException;
 import org.pcap4j.core.PcapHandle;
 import org.pcap4j.core.PcapNativeException;
 import org.pcap4j.core.RawPacketListener;
 
+import java.nio.ByteBuffer;
 import java.sql.Timestamp;
 
 /**
@@ -29,6 +32,11 @@ final class PcapReceiver implements RawPacketListener
     private final PcapHandle handle;
     private final FramePool pool;
     private final int linkType;
+    /** The same link type as a capture file numbers it, which {@link EthernetForm} takes. */
+    private final int fileLinkType;
+    /** Scratch for a packet's link-layer header, in native memory where {@link EthernetForm} reads (held here). */
+    private final ByteBuffer linkHeaderBuffer = BufferUtil.allocateDirectAligned(64, 64);
+    private final long linkHeader = BufferUtil.address(linkHeaderBuffer);
     private final EthernetFraming framing;
     private final boolean skipCutShort;
     private final boolean endsWhenEmpty;
@@ -55,6 +63,7 @@ final class PcapReceiver implements RawPacketListener
         this.handle = handle;
         this.pool = pool;
         this.linkType = linkType;
+        this.fileLinkType = EthernetFraming.linkTypeOf(linkType);
         this.framing = framing;
         this.skipCutShort = skipCutShort;
         this.endsWhenEmpty = endsWhenEmpty;
@@ -109,14 +118,22 @@ final class PcapReceiver implements RawPacketListener
         int length = captured;
         if (linkType != EthernetFraming.DLT_EN10MB)
         {
-            final long network = EthernetFraming.networkStart(linkType, packet, captured);
-            if (network == EthernetFraming.NO_ETHERNET_FORM)
+            // The decoder reads native memory: the link-layer header, no more, goes through a scratch line.
+            UnsafeApi.copyMemory(packet, BYTE_ARRAY_BASE, null, linkHeader,
+                Math.min(captured, EthernetForm.MAX_LINK_HEADER));
+            final long decoded = EthernetForm.decode(fileLinkType, linkHeader, captured);
+            if (decoded == EthernetForm.OUTGOING)
+            {
+                counters.rxOutgoing++;
+                return;
+            }
+            if (decoded == EthernetForm.NONE)
             {
                 counters.rxNotEthernet++;
                 return;
             }
-            start = (int)network;
-            etherType = (int)(network >>> 32);
+            start = EthernetForm.linkHeaderLength(decoded);
+            etherType = EthernetForm.etherType(decoded);
             length = EthernetHeader.LENGTH + captured - start;
         }
         if (length > pool.frameCapacity())

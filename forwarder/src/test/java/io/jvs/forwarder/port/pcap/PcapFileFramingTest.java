@@ -70,13 +70,22 @@ class PcapFileFramingTest
     void shouldPutAnEthernetHeaderInPlaceOfTheLinkHeader(final String name, final int linkHeaderLength)
     {
         final Path file = Captures.corpus(name);
-        final List<Frame> records = Captures.readWithCore(file);
+        final List<Frame> all = Captures.readWithCore(file);
+        // A cooked capture's packets of type 4 (PACKET_OUTGOING) the capturing host sent itself: skipped, as replay
+        // skips them.
+        final List<Frame> records = linkHeaderLength == 16 ?
+            all.stream().filter(record -> !isOutgoing(record.bytes())).toList() : all;
+        if (linkHeaderLength == 16)
+        {
+            assertThat(records).as("the cooked capture has packets the host sent").hasSizeLessThan(all.size());
+        }
 
         try (PcapFilePort port = PcapFilePort.open(0, file, PcapFileSettings.DEFAULT.withFraming(SYNTHESIZED)))
         {
             final List<Frame> frames = Captures.readWithPort(port);
 
             assertThat(frames).hasSameSizeAs(records).isNotEmpty();
+            assertThat(port.counters().rxOutgoing).isEqualTo(all.size() - records.size());
             for (int i = 0; i < frames.size(); i++)
             {
                 final byte[] record = records.get(i).bytes();
@@ -88,6 +97,11 @@ class PcapFileFramingTest
                 assertThat(frames.get(i).timestampNs()).isEqualTo(records.get(i).timestampNs());
             }
         }
+    }
+
+    private static boolean isOutgoing(final byte[] cooked)
+    {
+        return cooked[0] == 0 && cooked[1] == 4;
     }
 
     private static int etherType(final byte[] record, final int linkHeaderLength)
