@@ -30,6 +30,29 @@ public final class LinkType
     {
     }
 
+    /** libpcap's DLT_RAW on most systems: the one link type whose DLT_ value is not its LINKTYPE_ value. */
+    private static final int DLT_RAW = 12;
+    /** DLT_RAW as OpenBSD numbers it. */
+    private static final int DLT_RAW_OPENBSD = 14;
+
+    /**
+     * @param dlt a link type as libpcap reports it for a handle (a DLT_ value).
+     * @return the same as a capture file numbers it (a LINKTYPE_ value): they differ only for raw IP.
+     */
+    public static int ofDlt(final int dlt)
+    {
+        return dlt == DLT_RAW || dlt == DLT_RAW_OPENBSD ? RAW : dlt;
+    }
+
+    /**
+     * @param linkType a capture file's LINKTYPE_ value.
+     * @return the DLT_ value libpcap's compiler and dead handles take for it (Linux's numbering).
+     */
+    public static int toDlt(final int linkType)
+    {
+        return linkType == RAW ? DLT_RAW : linkType;
+    }
+
     /**
      * @param linkType a link-layer header type.
      * @return its name for the named types ({@code "ETHERNET"}), else the number ({@code "127"}).

@@ -145,4 +145,18 @@ class EthernetFormTest
         assertThat(Arrays.copyOfRange(written, 14, length)).isEqualTo(Arrays.copyOfRange(record, 16, record.length));
         assertThat(written[length - 1]).isEqualTo((byte)0x77);
     }
+
+    @Test
+    void shouldNumberRawIpAsLibpcapAndCaptureFilesEachDoAndEveryOtherTypeAlike()
+    {
+        assertThat(LinkType.ofDlt(12)).isEqualTo(LinkType.RAW);
+        assertThat(LinkType.ofDlt(14)).as("OpenBSD's DLT_RAW").isEqualTo(LinkType.RAW);
+        assertThat(LinkType.toDlt(LinkType.RAW)).isEqualTo(12);
+        for (final int type : new int[] {LinkType.NULL, LinkType.ETHERNET, LinkType.LOOP, LinkType.LINUX_SLL,
+            LinkType.IPV4, LinkType.IPV6, LinkType.LINUX_SLL2, 127})
+        {
+            assertThat(LinkType.ofDlt(type)).isEqualTo(type);
+            assertThat(LinkType.toDlt(type)).isEqualTo(type);
+        }
+    }
 }

@@ -22,8 +22,6 @@ import java.util.Map;
  */
 final class ReplayFilter implements AutoCloseable
 {
-    private static final int LINKTYPE_RAW = 101;
-    private static final int DLT_RAW = 12;
     private static final int SNAP_LENGTH = 262_144;
 
     private final String expression;
@@ -66,7 +64,7 @@ final class ReplayFilter implements AutoCloseable
         {
             return existing;
         }
-        final int dlt = linkType == LINKTYPE_RAW ? DLT_RAW : linkType;
+        final int dlt = LinkType.toDlt(linkType);
         // A dead handle's compile, not Pcaps.compileFilter: only the handle's gives libpcap's reason (pcap_geterr).
         try (PcapHandle handle = Pcaps.openDead(DataLinkType.getInstance(dlt), SNAP_LENGTH))
         {

@@ -12,7 +12,7 @@ import io.jvs.core.pcap.LinkType;
  * removed, and a 14-byte header with the given MAC addresses and the packet's EtherType is put in its place.
  * <p>
  * Which link types have an Ethernet form, and what each packet's is, {@link EthernetForm} decides, for replay as
- * well; libpcap reports its DLT_ values, which {@link #linkTypeOf} turns into the file's LINKTYPE_ values first. A
+ * well; libpcap reports its DLT_ values, which {@link LinkType#ofDlt} turns into the file's LINKTYPE_ values first. A
  * packet with no Ethernet form is skipped and counted in {@link PcapCounters#rxNotEthernet}, and a cooked-capture
  * packet the capturing host sent itself in {@link PcapCounters#rxOutgoing}. Any other link type is refused even
  * when synthesizing.
@@ -69,25 +69,12 @@ public final class EthernetFraming
     }
 
     /**
-     * @param dlt a link type as libpcap reports it (a DLT_ value).
-     * @return the same as a capture file's LINKTYPE_ value ({@link LinkType}): they differ only for raw IP.
-     */
-    public static int linkTypeOf(final int dlt)
-    {
-        return switch (dlt)
-        {
-            case DLT_RAW, DLT_RAW_OPENBSD -> LinkType.RAW;
-            default -> dlt;
-        };
-    }
-
-    /**
      * @param dlt a link type as libpcap reports it.
      * @return true if packets of the link type have an Ethernet form.
      */
     public static boolean hasEthernetForm(final int dlt)
     {
-        return EthernetForm.exists(linkTypeOf(dlt));
+        return EthernetForm.exists(LinkType.ofDlt(dlt));
     }
 
     /**

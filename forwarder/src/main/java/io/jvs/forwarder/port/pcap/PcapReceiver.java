@@ -2,6 +2,7 @@ package io.jvs.forwarder.port.pcap;
 
 import io.jvs.core.packet.EthernetHeader;
 import io.jvs.core.pcap.EthernetForm;
+import io.jvs.core.pcap.LinkType;
 import io.jvs.core.pipeline.FrameBurst;
 import io.jvs.forwarder.port.FramePool;
 
@@ -63,7 +64,7 @@ final class PcapReceiver implements RawPacketListener
         this.handle = handle;
         this.pool = pool;
         this.linkType = linkType;
-        this.fileLinkType = EthernetFraming.linkTypeOf(linkType);
+        this.fileLinkType = LinkType.ofDlt(linkType);
         this.framing = framing;
         this.skipCutShort = skipCutShort;
         this.endsWhenEmpty = endsWhenEmpty;
