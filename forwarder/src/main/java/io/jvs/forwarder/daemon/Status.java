@@ -88,17 +88,17 @@ final class Status
             {
                 final io.jvs.forwarder.port.PortCounters port = ports[p].counters();
                 final String name = "port." + w + "." + p + ".";
-                line(out, name + "rx-frames", port.rxFrames);
-                line(out, name + "tx-frames", port.txFrames);
-                line(out, name + "tx-ring-full", port.txRingFull);
-                line(out, name + "tx-copied", port.txCopied);
-                line(out, name + "wakeups", port.wakeups);
+                line(out, name + "rx-frames", port.rxFrames());
+                line(out, name + "tx-frames", port.txFrames());
+                line(out, name + "tx-ring-full", port.txRingFull());
+                line(out, name + "tx-copied", port.txCopied());
+                line(out, name + "wakeups", port.wakeups());
                 // The kernel's drops for the socket (XDP_STATISTICS, PACKET_STATISTICS): one system call, made
                 // with the counters' own bindings, so it does not touch the worker's.
                 port.refresh();
-                line(out, name + "kernel-rx-dropped", port.kernelRxDropped);
-                line(out, name + "kernel-fill-empty", port.kernelFillEmpty);
-                line(out, name + "kernel-invalid", port.kernelInvalid);
+                line(out, name + "kernel-rx-dropped", port.kernelRxDropped());
+                line(out, name + "kernel-fill-empty", port.kernelFillEmpty());
+                line(out, name + "kernel-invalid", port.kernelInvalid());
             }
         }
         final DataPlane plane = daemon.conductor().current();

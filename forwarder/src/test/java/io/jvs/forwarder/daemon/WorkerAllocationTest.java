@@ -59,11 +59,11 @@ class WorkerAllocationTest
             long fewestBytes = Long.MAX_VALUE;
             for (int window = 0; window < 3; window++)
             {
-                final long transmittedBefore = first[1].counters().txFrames + second[1].counters().txFrames;
+                final long transmittedBefore = first[1].counters().txFrames() + second[1].counters().txFrames();
                 final long before = threads.getCurrentThreadAllocatedBytes();
                 run(zero, one, idle, BURSTS);
                 final long allocated = threads.getCurrentThreadAllocatedBytes() - before;
-                final long transmitted = first[1].counters().txFrames + second[1].counters().txFrames -
+                final long transmitted = first[1].counters().txFrames() + second[1].counters().txFrames() -
                     transmittedBefore;
                 System.out.printf("worker duty cycle, window %d: %d B allocated over %d bursts (%d frames sent)%n",
                     window, allocated, 2L * BURSTS, transmitted);

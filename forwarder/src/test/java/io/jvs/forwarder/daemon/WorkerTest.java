@@ -73,8 +73,8 @@ class WorkerTest
                 assertThat(frame.checksumsValid()).isTrue();
             }
             assertThat(servers).containsExactlyInAnyOrder(1, 2);
-            assertThat(ports[1].counters().txFrames).isEqualTo(4);
-            assertThat(ports[0].counters().txFrames).isZero();
+            assertThat(ports[1].counters().txFrames()).isEqualTo(4);
+            assertThat(ports[0].counters().txFrames()).isZero();
             assertThat(worker.pipeline().counters().transmitted()).isEqualTo(4);
             assertThat(farm.counters.get(0, DaemonCounters.BURSTS)).isEqualTo(1);
             assertThat(worker.pipeline().connectionsV4().size()).isEqualTo(4);
@@ -167,7 +167,7 @@ class WorkerTest
             // The owner's tables hold its clients' connections; the receiving worker's do not.
             assertThat(one.pipeline().connectionsV4().size()).isEqualTo(5);
             assertThat(zero.pipeline().connectionsV4().size()).isEqualTo(5);
-            assertThat(second[1].counters().txCopied).isEqualTo(5);
+            assertThat(second[1].counters().txCopied()).isEqualTo(5);
             assertThat(one.hasInbound()).isFalse();
             assertThat(one.doWork()).isZero();
         }
@@ -214,7 +214,7 @@ class WorkerTest
             assertThat(worker.doWork()).isEqualTo(3);
 
             assertThat(farm.counters.get(0, DaemonCounters.NO_SUCH_PORT)).isEqualTo(3);
-            assertThat(both[0].counters().txFrames).isZero();
+            assertThat(both[0].counters().txFrames()).isZero();
             assertThat(both[0].pool().freeCount()).isEqualTo(both[0].pool().bufferCount());
         }
     }
@@ -254,7 +254,7 @@ class WorkerTest
             assertThat(worker.doWork()).isEqualTo(32);
             worker.stop();
             assertThat(worker.doWork()).isZero();
-            assertThat(ports[0].counters().rxFrames).isEqualTo(32);
+            assertThat(ports[0].counters().rxFrames()).isEqualTo(32);
         }
     }
 

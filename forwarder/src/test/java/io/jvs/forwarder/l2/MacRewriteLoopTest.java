@@ -46,7 +46,7 @@ class MacRewriteLoopTest
             assertThat(loop.received()).isEqualTo(5);
             assertThat(loop.forwarded()).isEqualTo(5);
             assertThat(loop.dropped()).isZero();
-            assertThat(out.counters().txCopied).as("one pool: zero-copy").isZero();
+            assertThat(out.counters().txCopied()).as("one pool: zero-copy").isZero();
             assertThat(pool.freeCount()).as("every buffer back after the flush").isEqualTo(64);
         }
     }
@@ -68,7 +68,7 @@ class MacRewriteLoopTest
             assertThat(loop.runtFrames()).isEqualTo(2);
             assertThat(loop.forwarded()).isEqualTo(3);
             assertThat(loop.dropped()).isEqualTo(3);
-            assertThat(out.counters().txRingFull).isEqualTo(1);
+            assertThat(out.counters().txRingFull()).isEqualTo(1);
             assertThat(pool.freeCount()).isEqualTo(64);
         }
     }

@@ -162,15 +162,15 @@ public final class TxgenBenchCommand implements Callable<Integer>
                         }
                     }
                 }
-                out.printf(Locale.ROOT, "  %3d s  sent %10d  %6.3f Mpps%n", second, counters.txFrames - sentBefore,
-                    (counters.txFrames - sentBefore) * 1e3 / (now - secondStart));
+                out.printf(Locale.ROOT, "  %3d s  sent %10d  %6.3f Mpps%n", second, counters.txFrames() - sentBefore,
+                    (counters.txFrames() - sentBefore) * 1e3 / (now - secondStart));
                 out.flush();
-                sentBefore = counters.txFrames;
+                sentBefore = counters.txFrames();
                 secondStart = now;
             }
             counters.refresh();
-            out.printf(Locale.ROOT, "txgen %s: sent=%d seconds=%.1f Mpps=%.3f%n  %s%n", port, counters.txFrames,
-                (secondStart - start) / 1e9, counters.txFrames * 1e3 / Math.max(1, secondStart - start), counters);
+            out.printf(Locale.ROOT, "txgen %s: sent=%d seconds=%.1f Mpps=%.3f%n  %s%n", port, counters.txFrames(),
+                (secondStart - start) / 1e9, counters.txFrames() * 1e3 / Math.max(1, secondStart - start), counters);
             out.flush();
             return 0;
         }

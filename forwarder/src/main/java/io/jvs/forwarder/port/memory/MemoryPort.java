@@ -5,6 +5,7 @@ import io.jvs.core.pipeline.FrameBurst;
 import io.jvs.forwarder.port.FramePool;
 import io.jvs.forwarder.port.Port;
 import io.jvs.forwarder.port.PortCounters;
+import io.jvs.forwarder.port.PortCountersDescriptor;
 
 /**
  * A port in memory, for benchmarks and tests: no system calls. Received frames are written by a
@@ -128,10 +129,10 @@ public final class MemoryPort implements Port
                 break;
             }
             burst.add(address, length, capacity, pool.headroom(), nowNs, buffer);
-            counters.rxBytes += length;
+            counters.add(PortCountersDescriptor.RX_BYTES, length);
             received++;
         }
-        counters.rxFrames += received;
+        counters.add(PortCountersDescriptor.RX_FRAMES, received);
         return received;
     }
 
@@ -144,7 +145,7 @@ public final class MemoryPort implements Port
             final int frame = indices[i];
             if (closed || queued == transmitQueue.length)
             {
-                counters.txRingFull++;
+                counters.add(PortCountersDescriptor.TX_RING_FULL, 1);
                 continue;
             }
             final long address = burst.address[frame];
@@ -160,16 +161,16 @@ public final class MemoryPort implements Port
                 buffer = length <= pool.frameCapacity() ? pool.allocate() : FramePool.NO_BUFFER;
                 if (buffer == FramePool.NO_BUFFER)
                 {
-                    counters.txRingFull++;
+                    counters.add(PortCountersDescriptor.TX_RING_FULL, 1);
                     continue;
                 }
                 Frames.copy(address, pool.frameAddress(buffer), length);
-                counters.txCopied++;
+                counters.add(PortCountersDescriptor.TX_COPIED, 1);
             }
             observer.transmitted(address, length);
             transmitQueue[queued++] = buffer;
-            counters.txFrames++;
-            counters.txBytes += length;
+            counters.add(PortCountersDescriptor.TX_FRAMES, 1);
+            counters.add(PortCountersDescriptor.TX_BYTES, length);
             sent++;
         }
         return sent;

@@ -6,6 +6,7 @@ import java.lang.foreign.MemorySegment;
 import io.jvs.core.pipeline.FrameBurst;
 import io.jvs.forwarder.port.Port;
 import io.jvs.forwarder.port.PortCounters;
+import io.jvs.forwarder.port.PortCountersDescriptor;
 import io.jvs.nativebindings.Errno;
 import io.jvs.nativebindings.PollFd;
 import io.jvs.nativebindings.Syscalls;
@@ -240,7 +241,7 @@ public final class AfPacketPort implements Port
         final TransmitRing ring = transmitRing;
         if (ring == null || closed)
         {
-            counters.txRingFull += count;
+            counters.add(PortCountersDescriptor.TX_RING_FULL, count);
             return 0;
         }
         int queued = 0;
@@ -257,16 +258,16 @@ public final class AfPacketPort implements Port
             }
             else if (result == TransmitRing.RING_FULL)
             {
-                counters.txRingFull++;
+                counters.add(PortCountersDescriptor.TX_RING_FULL, 1);
             }
             else
             {
-                counters.txTooLong++;
+                counters.add(PortCountersDescriptor.TX_TOO_LONG, 1);
             }
         }
-        counters.txFrames += queued;
-        counters.txCopied += queued;
-        counters.txBytes += bytes;
+        counters.add(PortCountersDescriptor.TX_FRAMES, queued);
+        counters.add(PortCountersDescriptor.TX_COPIED, queued);
+        counters.add(PortCountersDescriptor.TX_BYTES, bytes);
         queuedSinceKick += queued;
         return queued;
     }
@@ -288,7 +289,7 @@ public final class AfPacketPort implements Port
             return;
         }
         final long result = syscalls.kickTransmit(transmitSocket.fd());
-        counters.wakeups++;
+        counters.add(PortCountersDescriptor.WAKEUPS, 1);
         queuedSinceKick = 0;
         // Refused, mostly for want of socket buffer (EAGAIN, ENOBUFS): the frames stay in the ring as SEND_REQUEST
         // and the next flush kicks again. Whatever the reason, since the kick's errno is a hint (it is read without
@@ -296,7 +297,7 @@ public final class AfPacketPort implements Port
         kickRefused = result < 0;
         if (result < 0 && result != -Errno.EAGAIN && result != -Errno.ENOBUFS)
         {
-            counters.txKickErrors++;
+            counters.add(PortCountersDescriptor.TX_KICK_ERRORS, 1);
         }
     }
 
@@ -321,7 +322,7 @@ public final class AfPacketPort implements Port
         pollFd.set(JAVA_INT, PollFd.FD_OFFSET, receiveSocket.fd());
         pollFd.set(JAVA_SHORT, PollFd.EVENTS_OFFSET, PollFd.POLLIN);
         pollFd.set(JAVA_SHORT, PollFd.REVENTS_OFFSET, (short)0);
-        counters.wakeups++;
+        counters.add(PortCountersDescriptor.WAKEUPS, 1);
         return syscalls.pollIdle(pollFd.address(), 1, timeoutMs) > 0;
     }
 
@@ -342,11 +343,11 @@ public final class AfPacketPort implements Port
         final int result = syscalls.getsockopt(receiveSocket.fd(), AfPacket.SOL_PACKET, AfPacket.PACKET_STATISTICS,
             statistics.address(), optionLength.address());
         Syscalls.check("getsockopt PACKET_STATISTICS", result, name);
-        into.kernelRxDropped += Integer.toUnsignedLong(statistics.get(JAVA_INT, TpacketStatsV3.DROPS_OFFSET));
+        into.addKernel(PortCountersDescriptor.KERNEL_RX_DROPPED, Integer.toUnsignedLong(statistics.get(JAVA_INT, TpacketStatsV3.DROPS_OFFSET)));
         if (into instanceof AfPacketCounters packet)
         {
-            packet.kernelRxPackets += Integer.toUnsignedLong(statistics.get(JAVA_INT, TpacketStatsV3.PACKETS_OFFSET));
-            packet.kernelRxFreezes += Integer.toUnsignedLong(statistics.get(JAVA_INT, TpacketStatsV3.FREEZE_Q_CNT_OFFSET));
+            packet.addKernel(PortCountersDescriptor.KERNEL_RX_PACKETS, Integer.toUnsignedLong(statistics.get(JAVA_INT, TpacketStatsV3.PACKETS_OFFSET)));
+            packet.addKernel(PortCountersDescriptor.KERNEL_RX_FREEZES, Integer.toUnsignedLong(statistics.get(JAVA_INT, TpacketStatsV3.FREEZE_Q_CNT_OFFSET)));
         }
     }
 

@@ -2,6 +2,7 @@ package io.jvs.forwarder.port.packet;
 
 import io.jvs.core.packet.Frames;
 import io.jvs.core.pipeline.FrameBurst;
+import io.jvs.forwarder.port.PortCountersDescriptor;
 import org.agrona.UnsafeApi;
 
 import static io.jvs.nativebindings.packet.AfPacket.TP_STATUS_BLK_TMO;
@@ -98,7 +99,7 @@ final class ReceiveRing
                 {
                     frame = restoreVlanTag(header, frame, status);
                     frameLength += VLAN_TAG;
-                    counters.vlanTagsRestored++;
+                    counters.add(PortCountersDescriptor.VLAN_TAGS_RESTORED, 1);
                 }
                 if ((status & TP_STATUS_CSUMNOTREADY) != 0)
                 {
@@ -110,7 +111,7 @@ final class ReceiveRing
             }
             else
             {
-                counters.truncatedFrames++;
+                counters.add(PortCountersDescriptor.TRUNCATED, 1);
             }
             if (--framesLeft == 0)
             {
@@ -118,8 +119,8 @@ final class ReceiveRing
             }
         }
         final int received = burst.count - start;
-        counters.rxFrames += received;
-        counters.rxBytes += bytes;
+        counters.add(PortCountersDescriptor.RX_FRAMES, received);
+        counters.add(PortCountersDescriptor.RX_BYTES, bytes);
         return received;
     }
 
@@ -179,11 +180,11 @@ final class ReceiveRing
     {
         if (ChecksumCompletion.complete(frame, length))
         {
-            counters.checksumsCompleted++;
+            counters.add(PortCountersDescriptor.CHECKSUMS_COMPLETED, 1);
         }
         else
         {
-            counters.checksumsNotCompleted++;
+            counters.add(PortCountersDescriptor.CHECKSUMS_NOT_COMPLETED, 1);
         }
     }
 
@@ -203,7 +204,7 @@ final class ReceiveRing
         }
         if ((status & TP_STATUS_BLK_TMO) != 0)
         {
-            counters.blocksRetiredByTimeout++;
+            counters.add(PortCountersDescriptor.BLOCKS_RETIRED_BY_TIMEOUT, 1);
         }
         walking = true;
         framesLeft = UnsafeApi.getInt(descriptor + NUM_PKTS_OFFSET);
@@ -229,6 +230,6 @@ final class ReceiveRing
     private void returnBlock(final int owner, final AfPacketCounters counters)
     {
         UnsafeApi.putIntRelease(null, ring + (long)owner * blockSize + BLOCK_STATUS_OFFSET, TP_STATUS_KERNEL);
-        counters.blocksReturned++;
+        counters.add(PortCountersDescriptor.BLOCKS_RETURNED, 1);
     }
 }

@@ -1,6 +1,7 @@
 package io.jvs.forwarder.port.pcap;
 
 import io.jvs.forwarder.port.PortCounters;
+import io.jvs.forwarder.port.PortCountersDescriptor;
 
 import org.pcap4j.core.NotOpenException;
 import org.pcap4j.core.PcapHandle;
@@ -13,14 +14,6 @@ import org.pcap4j.core.PcapStat;
  */
 public final class PcapCounters extends PortCounters
 {
-    /** Frames skipped on receive: longer than a buffer, or cut short by the snapshot length (live). */
-    public long rxTooLong;
-    /** Frames skipped on receive: a link layer other than Ethernet with no Ethernet form. */
-    public long rxNotEthernet;
-    /** Frames skipped on receive: a cooked capture says the capturing host sent them itself, as replay skips them. */
-    public long rxOutgoing;
-    /** Frames not sent or written: a send or write failed (the port keeps the last error). */
-    public long txErrors;
 
     private final PcapHandle statistics;
 
@@ -30,6 +23,30 @@ public final class PcapCounters extends PortCounters
     PcapCounters(final PcapHandle statistics)
     {
         this.statistics = statistics;
+    }
+
+    /** @return frames skipped on receive: longer than a buffer, or cut short by the snapshot length (live). */
+    public long rxTooLong()
+    {
+        return get(PortCountersDescriptor.RX_TOO_LONG);
+    }
+
+    /** @return frames skipped on receive: a link layer other than Ethernet with no Ethernet form. */
+    public long rxNotEthernet()
+    {
+        return get(PortCountersDescriptor.RX_NOT_ETHERNET);
+    }
+
+    /** @return frames skipped on receive: a cooked capture says the capturing host sent them, as replay skips them. */
+    public long rxOutgoing()
+    {
+        return get(PortCountersDescriptor.RX_OUTGOING);
+    }
+
+    /** @return frames not sent or written: a send or write failed (the port keeps the last error). */
+    public long txErrors()
+    {
+        return get(PortCountersDescriptor.TX_ERRORS);
     }
 
     /**
@@ -46,7 +63,7 @@ public final class PcapCounters extends PortCounters
         try
         {
             final PcapStat stat = statistics.getStats();
-            kernelRxDropped = stat.getNumPacketsDropped();
+            setKernel(PortCountersDescriptor.KERNEL_RX_DROPPED, stat.getNumPacketsDropped());
         }
         catch (final PcapNativeException | NotOpenException ex)
         {
@@ -57,8 +74,7 @@ public final class PcapCounters extends PortCounters
     @Override
     public String toString()
     {
-        return super.toString() + " rx-too-long=" + rxTooLong + " rx-not-ethernet=" + rxNotEthernet +
-            " rx-outgoing=" + rxOutgoing +
-            " tx-errors=" + txErrors;
+        return super.toString() + " rx-too-long=" + rxTooLong() + " rx-not-ethernet=" + rxNotEthernet() +
+            " rx-outgoing=" + rxOutgoing() + " tx-errors=" + txErrors();
     }
 }

@@ -3,6 +3,7 @@ package io.jvs.forwarder.port.pcap;
 import io.jvs.core.pipeline.FrameBurst;
 import io.jvs.forwarder.port.FramePool;
 import io.jvs.forwarder.port.Port;
+import io.jvs.forwarder.port.PortCountersDescriptor;
 
 import org.pcap4j.core.PcapHandle;
 import org.pcap4j.core.PcapNativeException;
@@ -145,7 +146,7 @@ public final class PcapFilePort implements Port
     @Override
     public int transmit(final FrameBurst burst, final int[] indices, final int count)
     {
-        counters.txErrors += count;
+        counters.add(PortCountersDescriptor.TX_ERRORS, count);
         return 0;
     }
 

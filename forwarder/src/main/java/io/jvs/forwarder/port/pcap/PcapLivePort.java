@@ -3,6 +3,7 @@ package io.jvs.forwarder.port.pcap;
 import io.jvs.core.pipeline.FrameBurst;
 import io.jvs.forwarder.port.FramePool;
 import io.jvs.forwarder.port.Port;
+import io.jvs.forwarder.port.PortCountersDescriptor;
 
 import org.agrona.UnsafeApi;
 import org.pcap4j.core.NotOpenException;
@@ -182,7 +183,7 @@ public final class PcapLivePort implements Port
             final int length = burst.length[frame];
             if (closed || length > MAX_SEND)
             {
-                counters.txErrors++;
+                counters.add(PortCountersDescriptor.TX_ERRORS, 1);
                 continue;
             }
             UnsafeApi.copyMemory(null, burst.address[frame], sendBuffer, BYTE_ARRAY_BASE, length);
@@ -195,9 +196,9 @@ public final class PcapLivePort implements Port
                 countSendFailure(ex);
                 continue;
             }
-            counters.txFrames++;
-            counters.txBytes += length;
-            counters.txCopied++;
+            counters.add(PortCountersDescriptor.TX_FRAMES, 1);
+            counters.add(PortCountersDescriptor.TX_BYTES, length);
+            counters.add(PortCountersDescriptor.TX_COPIED, 1);
             sent++;
         }
         return sent;
@@ -208,11 +209,11 @@ public final class PcapLivePort implements Port
         failure = String.valueOf(ex.getMessage());
         if (failure.contains("No buffer space") || failure.contains("temporarily unavailable"))
         {
-            counters.txRingFull++;
+            counters.add(PortCountersDescriptor.TX_RING_FULL, 1);
         }
         else
         {
-            counters.txErrors++;
+            counters.add(PortCountersDescriptor.TX_ERRORS, 1);
         }
     }
 

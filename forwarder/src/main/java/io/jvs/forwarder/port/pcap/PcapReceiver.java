@@ -5,6 +5,7 @@ import io.jvs.core.pcap.EthernetForm;
 import io.jvs.core.pcap.LinkType;
 import io.jvs.core.pipeline.FrameBurst;
 import io.jvs.forwarder.port.FramePool;
+import io.jvs.forwarder.port.PortCountersDescriptor;
 
 import org.agrona.BufferUtil;
 import org.agrona.UnsafeApi;
@@ -101,7 +102,7 @@ final class PcapReceiver implements RawPacketListener
         {
             this.burst = null;
         }
-        counters.rxFrames += appended;
+        counters.add(PortCountersDescriptor.RX_FRAMES, appended);
         return appended;
     }
 
@@ -111,7 +112,7 @@ final class PcapReceiver implements RawPacketListener
         final int captured = packet.length;
         if (skipCutShort && handle.getOriginalLength() > captured)
         {
-            counters.rxTooLong++;
+            counters.add(PortCountersDescriptor.RX_TOO_LONG, 1);
             return;
         }
         int start = 0;
@@ -125,12 +126,12 @@ final class PcapReceiver implements RawPacketListener
             final long decoded = EthernetForm.decode(fileLinkType, linkHeader, captured);
             if (decoded == EthernetForm.OUTGOING)
             {
-                counters.rxOutgoing++;
+                counters.add(PortCountersDescriptor.RX_OUTGOING, 1);
                 return;
             }
             if (decoded == EthernetForm.NONE)
             {
-                counters.rxNotEthernet++;
+                counters.add(PortCountersDescriptor.RX_NOT_ETHERNET, 1);
                 return;
             }
             start = EthernetForm.linkHeaderLength(decoded);
@@ -139,7 +140,7 @@ final class PcapReceiver implements RawPacketListener
         }
         if (length > pool.frameCapacity())
         {
-            counters.rxTooLong++;
+            counters.add(PortCountersDescriptor.RX_TOO_LONG, 1);
             return;
         }
         // Never NO_BUFFER: receive asked libpcap for no more packets than there are free buffers.
@@ -157,7 +158,7 @@ final class PcapReceiver implements RawPacketListener
         }
         timestampNs[buffer] = nanosOf(handle.getTimestamp());
         burst.add(frame, length, pool.frameCapacity(), pool.headroom(), nowNs, buffer);
-        counters.rxBytes += length;
+        counters.add(PortCountersDescriptor.RX_BYTES, length);
         appended++;
     }
 

@@ -3,6 +3,7 @@ package io.jvs.forwarder.port.pcap;
 import io.jvs.core.pcap.PcapWriter;
 import io.jvs.core.pipeline.FrameBurst;
 import io.jvs.forwarder.port.Port;
+import io.jvs.forwarder.port.PortCountersDescriptor;
 
 import java.io.IOException;
 import java.nio.file.Path;
@@ -101,7 +102,7 @@ public final class PcapWriterPort implements Port
             final int frame = indices[i];
             if (closed)
             {
-                counters.txErrors++;
+                counters.add(PortCountersDescriptor.TX_ERRORS, 1);
                 continue;
             }
             // pcap seconds are unsigned 32-bit: keep the timestamp inside 1970..2106 rather than refuse the frame.
@@ -112,13 +113,13 @@ public final class PcapWriterPort implements Port
             }
             catch (final IOException ex)
             {
-                counters.txErrors++;
+                counters.add(PortCountersDescriptor.TX_ERRORS, 1);
                 failure = ex.toString();
                 continue;
             }
-            counters.txFrames++;
-            counters.txBytes += burst.length[frame];
-            counters.txCopied++;
+            counters.add(PortCountersDescriptor.TX_FRAMES, 1);
+            counters.add(PortCountersDescriptor.TX_BYTES, burst.length[frame]);
+            counters.add(PortCountersDescriptor.TX_COPIED, 1);
             written++;
         }
         return written;

@@ -5,6 +5,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
 import io.jvs.forwarder.port.PortCounters;
+import io.jvs.forwarder.port.PortCountersDescriptor;
 import io.jvs.nativebindings.Syscalls;
 import io.jvs.nativebindings.xdp.AfXdp;
 import io.jvs.nativebindings.xdp.XdpStatistics;
@@ -53,9 +54,11 @@ final class AfXdpCounters extends PortCounters
         {
             return;
         }
-        kernelRxDropped = read(XdpStatistics.RX_DROPPED_OFFSET) + read(XdpStatistics.RX_RING_FULL_OFFSET);
-        kernelFillEmpty = read(XdpStatistics.RX_FILL_RING_EMPTY_DESCS_OFFSET);
-        kernelInvalid = read(XdpStatistics.RX_INVALID_DESCS_OFFSET) + read(XdpStatistics.TX_INVALID_DESCS_OFFSET);
+        setKernel(PortCountersDescriptor.KERNEL_RX_DROPPED,
+            read(XdpStatistics.RX_DROPPED_OFFSET) + read(XdpStatistics.RX_RING_FULL_OFFSET));
+        setKernel(PortCountersDescriptor.KERNEL_FILL_EMPTY, read(XdpStatistics.RX_FILL_RING_EMPTY_DESCS_OFFSET));
+        setKernel(PortCountersDescriptor.KERNEL_INVALID,
+            read(XdpStatistics.RX_INVALID_DESCS_OFFSET) + read(XdpStatistics.TX_INVALID_DESCS_OFFSET));
     }
 
     private long read(final int offset)

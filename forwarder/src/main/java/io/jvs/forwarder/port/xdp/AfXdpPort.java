@@ -4,6 +4,7 @@ import io.jvs.core.packet.Frames;
 import io.jvs.core.pipeline.FrameBurst;
 import io.jvs.forwarder.port.Port;
 import io.jvs.forwarder.port.PortCounters;
+import io.jvs.forwarder.port.PortCountersDescriptor;
 import io.jvs.nativebindings.Syscalls;
 
 /**
@@ -99,7 +100,7 @@ public final class AfXdpPort implements Port
         {
             // Preferred busy polling: the kernel waits for us to run the queue's NAPI, here, on our core.
             syscalls.kickReceive(fd);
-            counters.wakeups++;
+            counters.add(PortCountersDescriptor.WAKEUPS, 1);
             count = rx.peek(wanted);
         }
         if (count == 0)
@@ -107,7 +108,7 @@ public final class AfXdpPort implements Port
             if (!busyPolls && stocksFillRing && fill.needsWakeup())
             {
                 syscalls.kickReceive(fd);
-                counters.wakeups++;
+                counters.add(PortCountersDescriptor.WAKEUPS, 1);
             }
             return 0;
         }
@@ -123,8 +124,8 @@ public final class AfXdpPort implements Port
             bytes += length;
         }
         rx.release(count);
-        counters.rxFrames += count;
-        counters.rxBytes += bytes;
+        counters.add(PortCountersDescriptor.RX_FRAMES, count);
+        counters.add(PortCountersDescriptor.RX_BYTES, bytes);
         return count;
     }
 
@@ -133,7 +134,7 @@ public final class AfXdpPort implements Port
     {
         if (closed)
         {
-            counters.txRingFull += count;
+            counters.add(PortCountersDescriptor.TX_RING_FULL, count);
             return 0;
         }
         final XdpRing tx = this.tx;
@@ -146,7 +147,7 @@ public final class AfXdpPort implements Port
         {
             if (queued == room)
             {
-                counters.txRingFull += count - i;
+                counters.add(PortCountersDescriptor.TX_RING_FULL, count - i);
                 break;
             }
             final int frame = indices[i];
@@ -163,12 +164,12 @@ public final class AfXdpPort implements Port
                 final int chunk = length <= chunkMask + 1 ? umem.allocate() : Umem.NO_CHUNK;
                 if (chunk == Umem.NO_CHUNK)
                 {
-                    counters.txRingFull++;
+                    counters.add(PortCountersDescriptor.TX_RING_FULL, 1);
                     continue;
                 }
                 offset = umem.offsetOf(chunk);
                 Frames.copy(address, umem.addressOf(offset), length);
-                counters.txCopied++;
+                counters.add(PortCountersDescriptor.TX_COPIED, 1);
             }
             tx.putDescriptor(first + queued, offset, length);
             queued++;
@@ -177,8 +178,8 @@ public final class AfXdpPort implements Port
         if (queued > 0)
         {
             tx.submit(queued);
-            counters.txFrames += queued;
-            counters.txBytes += bytes;
+            counters.add(PortCountersDescriptor.TX_FRAMES, queued);
+            counters.add(PortCountersDescriptor.TX_BYTES, bytes);
             kick();
         }
         return queued;
@@ -262,7 +263,7 @@ public final class AfXdpPort implements Port
         {
             // EAGAIN (more queued than one kick sends), EBUSY or ENOBUFS: the next kick carries on.
             syscalls.kickTransmit(fd);
-            counters.wakeups++;
+            counters.add(PortCountersDescriptor.WAKEUPS, 1);
         }
     }
 

@@ -201,7 +201,7 @@ public final class Netns
         /** @return these minus {@code before}. */
         public Counters since(final Counters before)
         {
-            return new Counters(rxBytes - before.rxBytes, rxPackets - before.rxPackets, txBytes - before.txBytes,
+            return new Counters(rxBytes - before.rxBytes(), rxPackets - before.rxPackets, txBytes - before.txBytes(),
                 txPackets - before.txPackets);
         }
     }

@@ -72,8 +72,8 @@ class AfPacketChecksumOffloadTest
                         .isNotZero()
                         .isEqualTo(TestPackets.referenceTransportChecksum(frame, 14));
                 }
-                assertThat(pair.receiveCounters().checksumsCompleted).isEqualTo(DATAGRAMS);
-                assertThat(pair.receiveCounters().checksumsNotCompleted).isZero();
+                assertThat(pair.receiveCounters().checksumsCompleted()).isEqualTo(DATAGRAMS);
+                assertThat(pair.receiveCounters().checksumsNotCompleted()).isZero();
             }
         }
     }

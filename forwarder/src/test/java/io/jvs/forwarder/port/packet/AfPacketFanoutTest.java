@@ -70,9 +70,9 @@ class AfPacketFanoutTest
             assertThat(framesOfFlow).hasSize(FLOWS).allSatisfy((flow, frames) ->
                 assertThat(frames).isEqualTo(FRAMES_PER_FLOW));
             assertThat(portsOfFlow).allSatisfy((flow, ports) -> assertThat(ports).as("flow %d", flow).hasSize(1));
-            assertThat(first.counters().rxFrames).isPositive();
-            assertThat(second.counters().rxFrames).isPositive();
-            assertThat(first.counters().rxFrames + second.counters().rxFrames).isEqualTo(FLOWS * FRAMES_PER_FLOW);
+            assertThat(first.counters().rxFrames()).isPositive();
+            assertThat(second.counters().rxFrames()).isPositive();
+            assertThat(first.counters().rxFrames() + second.counters().rxFrames()).isEqualTo(FLOWS * FRAMES_PER_FLOW);
         }
     }
 }

@@ -52,7 +52,7 @@ class AfPacketForwardingTest
             final List<byte[]> arrived = sendAndForward(generator, sink, pair, FRAMES);
 
             assertArrivedIntactAndCounted(arrived, FRAMES, pair.receiveCounters(), pair.transmitCounters());
-            assertThat(pair.receiveCounters().blocksReturned).isPositive();
+            assertThat(pair.receiveCounters().blocksReturned()).isPositive();
             assertThat(pair.receivePort().framesLent()).isZero();
         }
     }
@@ -126,8 +126,8 @@ class AfPacketForwardingTest
                 System.arraycopy(TestPackets.NEW_SOURCE, 0, expected, 6, 6);
                 assertThat(arrived.get(i)).as("frame %d", i).isEqualTo(expected);
             }
-            assertThat(pair.receiveCounters().vlanTagsRestored).isEqualTo(frames);
-            assertThat(pair.transmitCounters().txBytes).isEqualTo(pair.receiveCounters().rxBytes);
+            assertThat(pair.receiveCounters().vlanTagsRestored()).isEqualTo(frames);
+            assertThat(pair.transmitCounters().txBytes()).isEqualTo(pair.receiveCounters().rxBytes());
         }
     }
 
@@ -162,7 +162,7 @@ class AfPacketForwardingTest
             final FrameBurst burst = new FrameBurst();
             assertThat(port.receive(burst, 0)).isOne();
             port.release(burst);
-            assertThat(port.counters().wakeups).isEqualTo(2);
+            assertThat(port.counters().wakeups()).isEqualTo(2);
         }
     }
 
@@ -220,17 +220,17 @@ class AfPacketForwardingTest
             bytes += length(i);
         }
         in.refresh();
-        assertThat(in.rxFrames).isEqualTo(frames);
-        assertThat(in.rxBytes).isEqualTo(bytes);
-        assertThat(out.txFrames).isEqualTo(frames);
-        assertThat(out.txBytes).isEqualTo(bytes);
-        assertThat(out.txCopied).isEqualTo(frames);
-        assertThat(out.txRingFull).isZero();
-        assertThat(out.txKickErrors).isZero();
-        assertThat(out.wakeups).isPositive();
-        assertThat(in.kernelRxDropped).isZero();
-        assertThat(in.kernelRxPackets).isEqualTo(frames);
-        assertThat(in.truncatedFrames).isZero();
+        assertThat(in.rxFrames()).isEqualTo(frames);
+        assertThat(in.rxBytes()).isEqualTo(bytes);
+        assertThat(out.txFrames()).isEqualTo(frames);
+        assertThat(out.txBytes()).isEqualTo(bytes);
+        assertThat(out.txCopied()).isEqualTo(frames);
+        assertThat(out.txRingFull()).isZero();
+        assertThat(out.txKickErrors()).isZero();
+        assertThat(out.wakeups()).isPositive();
+        assertThat(in.kernelRxDropped()).isZero();
+        assertThat(in.kernelRxPackets()).isEqualTo(frames);
+        assertThat(in.truncatedFrames()).isZero();
     }
 
     private static void collect(final RawPacketSocket sink, final List<byte[]> arrived, final int timeoutMs)

@@ -68,15 +68,15 @@ class AfPacketReceiveRingTest
             assertThat(burst.handle[i]).isZero();
             assertThat(burst.receiveTimeNs[i]).isEqualTo(77);
         }
-        assertThat(counters.rxFrames).isEqualTo(3);
-        assertThat(counters.rxBytes).isEqualTo(60 + 1000 + 61);
-        assertThat(counters.blocksRetiredByTimeout).isEqualTo(1);
+        assertThat(counters.rxFrames()).isEqualTo(3);
+        assertThat(counters.rxBytes()).isEqualTo(60 + 1000 + 61);
+        assertThat(counters.blocksRetiredByTimeout()).isEqualTo(1);
         assertThat(blockStatus(0)).as("lent frames keep the block").isNotZero();
 
         receiveRing.release(burst, counters);
 
         assertThat(blockStatus(0)).isEqualTo(AfPacket.TP_STATUS_KERNEL);
-        assertThat(counters.blocksReturned).isEqualTo(1);
+        assertThat(counters.blocksReturned()).isEqualTo(1);
         assertThat(receiveRing.framesLent()).isZero();
     }
 
@@ -105,7 +105,7 @@ class AfPacketReceiveRingTest
         assertThat(receiveRing.receive(burst, 3, FrameBurst.MAX_FRAMES, counters)).isOne();
         receiveRing.release(burst, counters);
         assertThat(blockStatus(1)).isEqualTo(AfPacket.TP_STATUS_KERNEL);
-        assertThat(counters.blocksReturned).isEqualTo(2);
+        assertThat(counters.blocksReturned()).isEqualTo(2);
     }
 
     @Test
@@ -120,7 +120,7 @@ class AfPacketReceiveRingTest
         receiveRing.release(burst, counters);
 
         assertThat(blockStatus(0)).isEqualTo(AfPacket.TP_STATUS_KERNEL);
-        assertThat(counters.blocksReturned).isOne();
+        assertThat(counters.blocksReturned()).isOne();
         assertThat(receiveRing.framesLent()).isZero();
     }
 
@@ -137,7 +137,7 @@ class AfPacketReceiveRingTest
         assertThat(sequences()).containsExactly(0, 1, 2);
 
         receiveRing.release(burst, counters);
-        assertThat(counters.blocksReturned).isEqualTo(BLOCKS);
+        assertThat(counters.blocksReturned()).isEqualTo(BLOCKS);
         burst.clear();
         assertThat(receiveRing.receive(burst, 3, FrameBurst.MAX_FRAMES, counters)).isZero();
     }
@@ -158,7 +158,7 @@ class AfPacketReceiveRingTest
                 assertThat(blockStatus(block)).isEqualTo(AfPacket.TP_STATUS_KERNEL);
             }
         }
-        assertThat(counters.blocksReturned).isEqualTo(3L * BLOCKS);
+        assertThat(counters.blocksReturned()).isEqualTo(3L * BLOCKS);
     }
 
     @Test
@@ -172,7 +172,7 @@ class AfPacketReceiveRingTest
         assertThat(receiveRing.receive(burst, 1, FrameBurst.MAX_FRAMES, counters)).isOne();
 
         assertThat(sequences()).containsExactly(2);
-        assertThat(counters.truncatedFrames).isEqualTo(2);
+        assertThat(counters.truncatedFrames()).isEqualTo(2);
         assertThat(blockStatus(0)).as("nothing lent from it").isEqualTo(AfPacket.TP_STATUS_KERNEL);
         receiveRing.release(burst, counters);
         assertThat(blockStatus(1)).isEqualTo(AfPacket.TP_STATUS_KERNEL);
@@ -192,8 +192,8 @@ class AfPacketReceiveRingTest
         assertThat(receiveRing.receive(burst, 1, FrameBurst.MAX_FRAMES, counters)).isEqualTo(2);
 
         assertThat(bytes(burst.address[0], burst.length[0])).isEqualTo(udp);
-        assertThat(counters.checksumsCompleted).isOne();
-        assertThat(counters.checksumsNotCompleted).isOne();
+        assertThat(counters.checksumsCompleted()).isOne();
+        assertThat(counters.checksumsNotCompleted()).isOne();
     }
 
     @Test
@@ -215,8 +215,8 @@ class AfPacketReceiveRingTest
         assertThat(burst.headroom[0]).isEqualTo(MAC_OFFSET - Tpacket3Hdr.HDRLEN - 4);
         expected.putShort(12, (short)0x88A8).putShort(14, (short)7);
         assertThat(bytes(burst.address[1], burst.length[1])).isEqualTo(expected.array());
-        assertThat(counters.vlanTagsRestored).isEqualTo(2);
-        assertThat(counters.rxBytes).isEqualTo(128);
+        assertThat(counters.vlanTagsRestored()).isEqualTo(2);
+        assertThat(counters.rxBytes()).isEqualTo(128);
     }
 
     private static byte[] frame(final int sequence)

@@ -56,9 +56,9 @@ public final class ForwardingRateProbe
             for (int window = 0; window < 3; window++)
             {
                 pair.receiveCounters().refresh();
-                final long dropsBefore = pair.receiveCounters().kernelRxDropped;
+                final long dropsBefore = pair.receiveCounters().kernelRxDropped();
                 final long forwardedBefore = loop.forwarded();
-                final long offeredBefore = generator.counters().txFrames;
+                final long offeredBefore = generator.counters().txFrames();
                 final long cpuBefore = threads.getCurrentThreadCpuTime();
                 final long allocatedBefore = threads.getCurrentThreadAllocatedBytes();
                 final long start = System.nanoTime();
@@ -67,12 +67,12 @@ public final class ForwardingRateProbe
                 final long allocated = threads.getCurrentThreadAllocatedBytes() - allocatedBefore;
                 final long cpu = threads.getCurrentThreadCpuTime() - cpuBefore;
                 final long forwarded = loop.forwarded() - forwardedBefore;
-                final long offered = generator.counters().txFrames - offeredBefore;
+                final long offered = generator.counters().txFrames() - offeredBefore;
                 pair.receiveCounters().refresh();
                 System.out.printf("TX TPACKET_V%d: offered %.3f Mpps, forwarded %.3f Mpps, kernel rx drops %d, " +
                     "forwarder on CPU %.0f%% at %.0f ns/frame, %.1f frames per busy poll, allocated %d bytes%n",
                     txVersion + 1, offered * 1e3 / elapsed, forwarded * 1e3 / elapsed,
-                    pair.receiveCounters().kernelRxDropped - dropsBefore, cpu * 100.0 / elapsed,
+                    pair.receiveCounters().kernelRxDropped() - dropsBefore, cpu * 100.0 / elapsed,
                     (double)cpu / Math.max(1, forwarded), (double)forwarded / Math.max(1, polls), allocated);
             }
             running.set(false);

@@ -85,7 +85,7 @@ class PcapFileFramingTest
             final List<Frame> frames = Captures.readWithPort(port);
 
             assertThat(frames).hasSameSizeAs(records).isNotEmpty();
-            assertThat(port.counters().rxOutgoing).isEqualTo(all.size() - records.size());
+            assertThat(port.counters().rxOutgoing()).isEqualTo(all.size() - records.size());
             for (int i = 0; i < frames.size(); i++)
             {
                 final byte[] record = records.get(i).bytes();
@@ -124,7 +124,7 @@ class PcapFileFramingTest
             final List<Frame> frames = Captures.readWithPort(port);
 
             assertThat(frames).extracting(frame -> frame.bytes().length).containsExactly(14 + 40, 14 + 48);
-            assertThat(port.counters().rxNotEthernet).isEqualTo(2);
+            assertThat(port.counters().rxNotEthernet()).isEqualTo(2);
         }
     }
 
@@ -140,7 +140,7 @@ class PcapFileFramingTest
 
             assertThat(frames).extracting(frame -> ByteBuffer.wrap(frame.bytes()).getShort(12) & 0xFFFF)
                 .containsExactly(0x0800, 0x0800, 0x86DD, 0x86DD, 0x86DD);
-            assertThat(port.counters().rxNotEthernet).isEqualTo(1);
+            assertThat(port.counters().rxNotEthernet()).isEqualTo(1);
         }
     }
 
@@ -156,7 +156,7 @@ class PcapFileFramingTest
             assertThat(frames).extracting(frame -> ByteBuffer.wrap(frame.bytes()).getShort(12) & 0xFFFF)
                 .containsExactly(0x0800, 0x86DD);
             assertThat(frames.getFirst().bytes()).hasSize(14 + 20);
-            assertThat(port.counters().rxNotEthernet).isEqualTo(1);
+            assertThat(port.counters().rxNotEthernet()).isEqualTo(1);
         }
     }
 
@@ -198,7 +198,7 @@ class PcapFileFramingTest
             assertThat(frames).hasSize(1);
             assertThat(ByteBuffer.wrap(frames.getFirst().bytes()).getShort(12)).isEqualTo((short)0x0806);
             assertThat(frames.getFirst().bytes()).hasSize(14 + 28);
-            assertThat(port.counters().rxNotEthernet).isEqualTo(1);
+            assertThat(port.counters().rxNotEthernet()).isEqualTo(1);
         }
     }
 

@@ -43,8 +43,8 @@ class PcapFilePortTest
 
             assertThat(fitting).isNotEmpty();
             Captures.assertSameFrames(frames, fitting);
-            assertThat(port.counters().rxFrames).isEqualTo(fitting.size());
-            assertThat(port.counters().rxTooLong).isEqualTo(records.size() - fitting.size());
+            assertThat(port.counters().rxFrames()).isEqualTo(fitting.size());
+            assertThat(port.counters().rxTooLong()).isEqualTo(records.size() - fitting.size());
             assertThat(port.failure()).isEmpty();
             assertThat(port.linkType()).isEqualTo(EthernetFraming.DLT_EN10MB);
         }

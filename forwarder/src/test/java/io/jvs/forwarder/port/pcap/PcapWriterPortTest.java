@@ -58,9 +58,9 @@ class PcapWriterPortTest
                 assertThat(writer.transmit(burst, ALL, received)).isEqualTo(received);
                 reader.release(burst);
             }
-            assertThat(writer.counters().txFrames).isEqualTo(reader.counters().rxFrames);
-            assertThat(writer.counters().txCopied).isEqualTo(reader.counters().rxFrames);
-            assertThat(writer.counters().txBytes).isEqualTo(reader.counters().rxBytes);
+            assertThat(writer.counters().txFrames()).isEqualTo(reader.counters().rxFrames());
+            assertThat(writer.counters().txCopied()).isEqualTo(reader.counters().rxFrames());
+            assertThat(writer.counters().txBytes()).isEqualTo(reader.counters().rxBytes());
         }
 
         final List<Frame> original = Captures.readWithCore(source);
@@ -114,7 +114,7 @@ class PcapWriterPortTest
             writer.flush();
             final long allocated = threads.getCurrentThreadAllocatedBytes() - allocatedBefore;
 
-            assertThat(writer.counters().txFrames).isEqualTo(20_001 * 32);
+            assertThat(writer.counters().txFrames()).isEqualTo(20_001 * 32);
             assertThat(writer.failure()).isEmpty();
             assertThat(allocated).as("640,000 frames").isLessThan(64 * 1024);
             source.release(burst);

@@ -91,8 +91,8 @@ class AfXdpFailureTest
             final Port tx = pair.transmitPort();
 
             assertThat(tx.transmit(burst, indices, frames)).isEqualTo(ring);
-            assertThat(tx.counters().txRingFull).isEqualTo(frames - ring);
-            assertThat(tx.counters().txCopied).isEqualTo(ring);
+            assertThat(tx.counters().txRingFull()).isEqualTo(frames - ring);
+            assertThat(tx.counters().txCopied()).isEqualTo(ring);
 
             final List<String> received = new ArrayList<>();
             final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
@@ -190,7 +190,7 @@ class AfXdpFailureTest
                 }
             }
             assertThat(received).containsExactlyElementsOf(expected);
-            assertThat(pair.receivePort().counters().txCopied).isZero();
+            assertThat(pair.receivePort().counters().txCopied()).isZero();
         }
     }
 }

@@ -93,20 +93,20 @@ class AfXdpForwardingTest
             final PortCounters rx = pair.receivePort().counters();
             final PortCounters tx = pair.transmitPort().counters();
             rx.refresh();
-            assertThat(rx.rxFrames).isEqualTo(FRAMES);
-            assertThat(tx.txFrames).isEqualTo(FRAMES);
-            assertThat(tx.txCopied).as("zero-copy between the ports: one UMEM").isZero();
-            assertThat(tx.txRingFull).isZero();
-            assertThat(rx.kernelRxDropped).isZero();
-            assertThat(rx.kernelInvalid).isZero();
+            assertThat(rx.rxFrames()).isEqualTo(FRAMES);
+            assertThat(tx.txFrames()).isEqualTo(FRAMES);
+            assertThat(tx.txCopied()).as("zero-copy between the ports: one UMEM").isZero();
+            assertThat(tx.txRingFull()).isZero();
+            assertThat(rx.kernelRxDropped()).isZero();
+            assertThat(rx.kernelInvalid()).isZero();
             assertThat(loop.forwarded()).isEqualTo(FRAMES);
             assertThat(pair.umem().refusedFrees()).as("no chunk given back twice").isZero();
-            final long wakeupsBefore = rx.wakeups;
+            final long wakeupsBefore = rx.wakeups();
             for (int i = 0; i < 3; i++)
             {
                 assertThat(loop.poll(System.nanoTime())).isZero();
             }
-            assertThat(rx.wakeups - wakeupsBefore).as("recvfrom calls on an empty RX ring: busy polls only")
+            assertThat(rx.wakeups() - wakeupsBefore).as("recvfrom calls on an empty RX ring: busy polls only")
                 .isEqualTo(busyPoll ? 3 : 0);
         }
     }

@@ -67,13 +67,13 @@ class AfXdpQueuesTest
             }
 
             assertThat(received).containsExactlyInAnyOrderElementsOf(expected);
-            final long queue0 = pair.receivePort(0).counters().rxFrames;
-            final long queue1 = pair.receivePort(1).counters().rxFrames;
+            final long queue0 = pair.receivePort(0).counters().rxFrames();
+            final long queue1 = pair.receivePort(1).counters().rxFrames();
             assertThat(queue0 + queue1).isEqualTo(FRAMES);
             assertThat(queue0).as("frames on queue 0 (queue 1 had %d)", queue1).isPositive();
             assertThat(queue1).as("frames on queue 1 (queue 0 had %d)", queue0).isPositive();
-            assertThat(pair.transmitPort(0).counters().txFrames).isEqualTo(queue0);
-            assertThat(pair.transmitPort(1).counters().txFrames).isEqualTo(queue1);
+            assertThat(pair.transmitPort(0).counters().txFrames()).isEqualTo(queue0);
+            assertThat(pair.transmitPort(1).counters().txFrames()).isEqualTo(queue1);
         }
     }
 

@@ -65,7 +65,7 @@ class AfXdpSteeringTest
                 }
             }
             assertThat(received).containsExactlyElementsOf(expected);
-            assertThat(pair.receivePort().counters().rxFrames).isEqualTo(expected.size());
+            assertThat(pair.receivePort().counters().rxFrames()).isEqualTo(expected.size());
         }
     }
 
