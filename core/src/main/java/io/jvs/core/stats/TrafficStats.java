@@ -71,14 +71,10 @@ public final class TrafficStats
     {
         final long serviceLine = serviceLine(service);
         final long serverLine = serverLine(server);
-        add(serviceLine + IN_PACKETS * Long.BYTES, 1);
-        add(serviceLine + IN_BYTES * Long.BYTES, bytes);
-        add(serviceLine + FRAMES * Long.BYTES, 1);
-        add(serviceLine + FRAME_BYTES * Long.BYTES, frameBytes);
-        add(serverLine + IN_PACKETS * Long.BYTES, 1);
-        add(serverLine + IN_BYTES * Long.BYTES, bytes);
-        add(serverLine + FRAMES * Long.BYTES, 1);
-        add(serverLine + FRAME_BYTES * Long.BYTES, frameBytes);
+        count(serviceLine, IN_PACKETS, IN_BYTES, bytes);
+        count(serviceLine, FRAMES, FRAME_BYTES, frameBytes);
+        count(serverLine, IN_PACKETS, IN_BYTES, bytes);
+        count(serverLine, FRAMES, FRAME_BYTES, frameBytes);
     }
 
     /**
@@ -95,9 +91,7 @@ public final class TrafficStats
     /** A frame of one of {@code server}'s connections, in jvs's frame counts of the server alone (the writer only). */
     public void serverFrame(final int server, final int frameBytes)
     {
-        final long serverLine = serverLine(server);
-        add(serverLine + FRAMES * Long.BYTES, 1);
-        add(serverLine + FRAME_BYTES * Long.BYTES, frameBytes);
+        count(serverLine(server), FRAMES, FRAME_BYTES, frameBytes);
     }
 
     /** A packet from {@code server} back to a client (the writer only). */
@@ -110,10 +104,15 @@ public final class TrafficStats
     {
         final long serviceLine = serviceLine(service);
         final long serverLine = serverLine(server);
-        add(serviceLine + packets * Long.BYTES, 1);
-        add(serviceLine + octets * Long.BYTES, bytes);
-        add(serverLine + packets * Long.BYTES, 1);
-        add(serverLine + octets * Long.BYTES, bytes);
+        count(serviceLine, packets, octets, bytes);
+        count(serverLine, packets, octets, bytes);
+    }
+
+    /** One packet of {@code bytes} in a slot's line: its count field and its byte field. */
+    private static void count(final long line, final int packets, final int octets, final long bytes)
+    {
+        add(line + packets * Long.BYTES, 1);
+        add(line + octets * Long.BYTES, bytes);
     }
 
     /** One check per slot instead of one per field read and written (the buffers' own checks). */
