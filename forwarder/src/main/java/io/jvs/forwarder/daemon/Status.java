@@ -1,12 +1,13 @@
 package io.jvs.forwarder.daemon;
 
-import io.jvs.core.packet.DropReason;
 import io.jvs.core.pipeline.DataPlane;
 import io.jvs.core.pipeline.WorkerCounters;
+import io.jvs.core.pipeline.WorkerCountersDescriptor;
 import io.jvs.core.service.RealServer;
 import io.jvs.core.service.VirtualService;
 import io.jvs.core.stats.TrafficStats;
 import io.jvs.core.stats.TrafficStatsDescriptor;
+import io.jvs.forwarder.port.PortCountersDescriptor;
 
 import java.util.Locale;
 
@@ -27,35 +28,22 @@ final class Status
     {
         final StringBuilder out = new StringBuilder();
         final int workers = daemon.workers();
-        long frames = 0;
-        long transmitted = 0;
-        long passed = 0;
-        long dropped = 0;
-        long connections = 0;
-        final long[] drops = new long[DropReason.count()];
-        for (int w = 0; w < workers; w++)
+        line(out, "workers", workers);
+        // Every count of the workers' own, summed, under the descriptor's names (frames, transmitted, ...,
+        // drop.<reason>): the names a counters file will give them too.
+        for (int id = 0; id < WorkerCountersDescriptor.ids(); id++)
         {
-            final WorkerCounters counters = daemon.worker(w).pipeline().counters();
-            frames += counters.frames();
-            transmitted += counters.transmitted();
-            passed += counters.passed();
-            dropped += counters.dropped();
-            connections += counters.connections();
-            for (final DropReason reason : DropReason.values())
+            final String name = WorkerCountersDescriptor.name(id);
+            if (name != null)
             {
-                drops[reason.id()] += counters.dropped(reason);
+                long sum = 0;
+                for (int w = 0; w < workers; w++)
+                {
+                    sum += daemon.worker(w).pipeline().counters().get(id);
+                }
+                line(out, name, sum);
             }
         }
-        line(out, "workers", workers);
-        line(out, "frames", frames);
-        line(out, "transmitted", transmitted);
-        line(out, "passed", passed);
-        line(out, "dropped", dropped);
-        for (final DropReason reason : DropReason.values())
-        {
-            line(out, "drop." + reason.label(), drops[reason.id()]);
-        }
-        line(out, "connections", connections);
         line(out, "snapshots", daemon.conductor().snapshots());
         final ControlServer control = daemon.controlServer();
         if (control != null)
@@ -88,17 +76,18 @@ final class Status
             {
                 final io.jvs.forwarder.port.PortCounters port = ports[p].counters();
                 final String name = "port." + w + "." + p + ".";
-                line(out, name + "rx-frames", port.rxFrames());
-                line(out, name + "tx-frames", port.txFrames());
-                line(out, name + "tx-ring-full", port.txRingFull());
-                line(out, name + "tx-copied", port.txCopied());
-                line(out, name + "wakeups", port.wakeups());
                 // The kernel's drops for the socket (XDP_STATISTICS, PACKET_STATISTICS): one system call, made
                 // with the counters' own bindings, so it does not touch the worker's.
                 port.refresh();
-                line(out, name + "kernel-rx-dropped", port.kernelRxDropped());
-                line(out, name + "kernel-fill-empty", port.kernelFillEmpty());
-                line(out, name + "kernel-invalid", port.kernelInvalid());
+                // The counts every port keeps (ids below the pcap ports' own), under the descriptor's names.
+                for (int id = 0; id < PortCountersDescriptor.RX_TOO_LONG; id++)
+                {
+                    final String count = PortCountersDescriptor.name(id);
+                    if (count != null)
+                    {
+                        line(out, name + count, port.get(id));
+                    }
+                }
             }
         }
         final DataPlane plane = daemon.conductor().current();

@@ -1,5 +1,6 @@
 package io.jvs.forwarder.daemon.it;
 
+import io.jvs.core.pipeline.WorkerCountersDescriptor;
 import io.jvs.forwarder.daemon.it.LbTopology.Mode;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -63,6 +64,21 @@ class DaemonNatTest
                         .mapToLong(Map.Entry::getValue).sum()).as("servers' " + field)
                         .isEqualTo(status.get(service + field));
                 }
+                // Every count of the workers' and the ports' descriptors is listed under its name, and they agree:
+                // each frame has one verdict, the fast loop takes established traffic, the ports saw the frames.
+                for (int id = 0; id < WorkerCountersDescriptor.ids(); id++)
+                {
+                    final String name = WorkerCountersDescriptor.name(id);
+                    assertThat(name == null || status.containsKey(name)).as(name).isTrue();
+                }
+                // Read while the workers run: a burst's verdicts are counted before its frames, so the verdicts
+                // may be up to a burst ahead (the load is over; only stray frames still arrive).
+                assertThat(status.get("transmitted") + status.get("passed") + status.get("dropped"))
+                    .isBetween(status.get("frames"), status.get("frames") + 64);
+                assertThat(status.get("fast-path")).isPositive().isLessThanOrEqualTo(status.get("frames"));
+                assertThat(status.get("port.0.0.rx-bytes")).isPositive()
+                    .isGreaterThanOrEqualTo(60 * status.get("port.0.0.rx-frames"));
+                assertThat(status).containsKeys("port.0.0.tx-bytes", "port.0.0.kernel-rx-dropped");
                 daemon.signal("TERM");
                 assertThat(daemon.awaitExit(Duration.ofSeconds(20))).isZero();
                 assertThat(Netns.ip(topology.directorNamespace(), "-d", "link")).doesNotContain("xdp")
