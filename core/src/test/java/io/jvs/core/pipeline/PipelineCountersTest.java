@@ -11,6 +11,9 @@ import org.junit.jupiter.api.Test;
 import java.util.Arrays;
 
 import static io.jvs.core.pipeline.TestFrames.*;
+import static io.jvs.core.stats.TrafficStatsDescriptor.CONNECTIONS;
+import static io.jvs.core.stats.TrafficStatsDescriptor.FRAMES;
+import static io.jvs.core.stats.TrafficStatsDescriptor.FRAME_BYTES;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -65,21 +68,22 @@ class PipelineCountersTest
         assertThat(plane.serverService[plane.slotOf(web3)]).isEqualTo(web);
         assertThat(udp).isNotEqualTo(web);
 
-        assertThat(traffic.service(web, TrafficStatsDescriptor.FRAMES)).isEqualTo(3);
-        assertThat(traffic.service(web, TrafficStatsDescriptor.FRAME_BYTES)).isEqualTo(frames[0].length + frames[1].length + frames[2].length);
-        assertThat(traffic.service(web, TrafficStatsDescriptor.CONNECTIONS)).isEqualTo(2);
-        assertThat(traffic.service(udp, TrafficStatsDescriptor.FRAMES)).isEqualTo(1);
-        assertThat(traffic.service(udp, TrafficStatsDescriptor.FRAME_BYTES)).isEqualTo(frames[3].length);
-        assertThat(traffic.service(udp, TrafficStatsDescriptor.CONNECTIONS)).isEqualTo(1);
+        assertThat(traffic.service(web, FRAMES)).isEqualTo(3);
+        assertThat(traffic.service(web, FRAME_BYTES)).isEqualTo(frames[0].length + frames[1].length + frames[2].length);
+        assertThat(traffic.service(web, CONNECTIONS)).isEqualTo(2);
+        assertThat(traffic.service(udp, FRAMES)).isEqualTo(1);
+        assertThat(traffic.service(udp, FRAME_BYTES)).isEqualTo(frames[3].length);
+        assertThat(traffic.service(udp, CONNECTIONS)).isEqualTo(1);
 
         // rr gives each client its own server; the client with two packets decides which has more.
         final int slot2 = plane.slotOf(web2);
         final int slot3 = plane.slotOf(web3);
-        assertThat(traffic.server(slot2, TrafficStatsDescriptor.CONNECTIONS)).isEqualTo(1);
-        assertThat(traffic.server(slot3, TrafficStatsDescriptor.CONNECTIONS)).isEqualTo(1);
-        assertThat(traffic.server(slot2, TrafficStatsDescriptor.FRAMES) + traffic.server(slot3, TrafficStatsDescriptor.FRAMES)).isEqualTo(3);
-        assertThat(traffic.server(slot2, TrafficStatsDescriptor.FRAME_BYTES) + traffic.server(slot3, TrafficStatsDescriptor.FRAME_BYTES)).isEqualTo(traffic.service(web, TrafficStatsDescriptor.FRAME_BYTES));
-        assertThat(traffic.server(plane.slotOf(dns), TrafficStatsDescriptor.FRAMES)).isEqualTo(1);
+        assertThat(traffic.server(slot2, CONNECTIONS)).isEqualTo(1);
+        assertThat(traffic.server(slot3, CONNECTIONS)).isEqualTo(1);
+        assertThat(traffic.server(slot2, FRAMES) + traffic.server(slot3, FRAMES)).isEqualTo(3);
+        assertThat(traffic.server(slot2, FRAME_BYTES) + traffic.server(slot3, FRAME_BYTES))
+            .isEqualTo(traffic.service(web, FRAME_BYTES));
+        assertThat(traffic.server(plane.slotOf(dns), FRAMES)).isEqualTo(1);
 
         assertThat(fixture.pipeline.latency().getTotalCount()).as("one latency per frame").isEqualTo(6);
         assertThat(fixture.pipeline.latency().getMinValue()).isBetween(495L, 505L);
@@ -116,9 +120,10 @@ class PipelineCountersTest
         final int nat = plane.slotOf(server(fixture, "192.168.1.2"));
         final int dr = plane.slotOf(server(fixture, "192.168.1.3"));
         final int web = plane.serverService[nat];
-        final long[] packetsBefore = {traffic.service(web, TrafficStatsDescriptor.FRAMES), traffic.server(nat, TrafficStatsDescriptor.FRAMES),
-            traffic.server(dr, TrafficStatsDescriptor.FRAMES)};
-        final long[] bytesBefore = {traffic.service(web, TrafficStatsDescriptor.FRAME_BYTES), traffic.server(nat, TrafficStatsDescriptor.FRAME_BYTES) + traffic.server(dr, TrafficStatsDescriptor.FRAME_BYTES)};
+        final long[] packetsBefore = {traffic.service(web, FRAMES), traffic.server(nat, FRAMES),
+            traffic.server(dr, FRAMES)};
+        final long[] bytesBefore = {traffic.service(web, FRAME_BYTES),
+            traffic.server(nat, FRAME_BYTES) + traffic.server(dr, FRAME_BYTES)};
         final long inBefore = fixture.pipeline.traffic().service(web, TrafficStatsDescriptor.IN_PACKETS);
         final long inBytesBefore = fixture.pipeline.traffic().service(web, TrafficStatsDescriptor.IN_BYTES);
 
@@ -128,12 +133,13 @@ class PipelineCountersTest
         assertThat(counters.frames()).isEqualTo(7);
         assertThat(counters.transmitted()).isEqualTo(6);
         assertThat(counters.dropped(DropReason.TRUNCATED)).isEqualTo(1);
-        assertThat(traffic.service(web, TrafficStatsDescriptor.FRAMES) - packetsBefore[0]).isEqualTo(2);
-        assertThat(traffic.server(nat, TrafficStatsDescriptor.FRAMES) - packetsBefore[1]).isEqualTo(1);
-        assertThat(traffic.server(dr, TrafficStatsDescriptor.FRAMES) - packetsBefore[2]).isEqualTo(1);
+        assertThat(traffic.service(web, FRAMES) - packetsBefore[0]).isEqualTo(2);
+        assertThat(traffic.server(nat, FRAMES) - packetsBefore[1]).isEqualTo(1);
+        assertThat(traffic.server(dr, FRAMES) - packetsBefore[2]).isEqualTo(1);
         final int bytes = established[0].length + established[2].length;
-        assertThat(traffic.service(web, TrafficStatsDescriptor.FRAME_BYTES) - bytesBefore[0]).isEqualTo(bytes);
-        assertThat(traffic.server(nat, TrafficStatsDescriptor.FRAME_BYTES) + traffic.server(dr, TrafficStatsDescriptor.FRAME_BYTES) - bytesBefore[1]).isEqualTo(bytes);
+        assertThat(traffic.service(web, FRAME_BYTES) - bytesBefore[0]).isEqualTo(bytes);
+        assertThat(traffic.server(nat, FRAME_BYTES) + traffic.server(dr, FRAME_BYTES) - bytesBefore[1])
+            .isEqualTo(bytes);
         assertThat(fixture.pipeline.traffic().service(web, TrafficStatsDescriptor.IN_PACKETS) - inBefore)
             .isEqualTo(2);
         assertThat(fixture.pipeline.traffic().service(web, TrafficStatsDescriptor.IN_BYTES) - inBytesBefore)

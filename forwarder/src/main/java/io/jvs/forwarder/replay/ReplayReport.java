@@ -9,7 +9,6 @@ import io.jvs.core.pipeline.Pipeline;
 import io.jvs.core.pipeline.WorkerCounters;
 import io.jvs.core.service.RealServer;
 import io.jvs.core.service.VirtualService;
-import io.jvs.core.stats.TrafficStatsDescriptor;
 import org.HdrHistogram.Histogram;
 
 import java.nio.file.Path;
@@ -18,6 +17,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+
+import static io.jvs.core.stats.TrafficStatsDescriptor.CONNECTIONS;
+import static io.jvs.core.stats.TrafficStatsDescriptor.FRAMES;
+import static io.jvs.core.stats.TrafficStatsDescriptor.FRAME_BYTES;
 
 /**
  * What a replay saw and did: the capture (records, link types, truncated and out-of-order records, where
@@ -336,21 +339,21 @@ public final class ReplayReport
             for (final RealServer server : servers)
             {
                 weights += server.weight();
-                connections += serverSum(plane.slotOf(server), TrafficStatsDescriptor.CONNECTIONS);
+                connections += serverSum(plane.slotOf(server), CONNECTIONS);
             }
             final List<ServerLine> serverLines = new ArrayList<>();
             for (final RealServer server : servers)
             {
                 final int serverSlot = plane.slotOf(server);
-                final long serverConnections = serverSum(serverSlot, TrafficStatsDescriptor.CONNECTIONS);
+                final long serverConnections = serverSum(serverSlot, CONNECTIONS);
                 serverLines.add(new ServerLine(endpoint(server), server.forwardMethod().listingName(),
-                    server.weight(), serverConnections, serverSum(serverSlot, TrafficStatsDescriptor.FRAMES),
-                    serverSum(serverSlot, TrafficStatsDescriptor.FRAME_BYTES), connections == 0 ? 0 : 100.0 * serverConnections / connections,
+                    server.weight(), serverConnections, serverSum(serverSlot, FRAMES),
+                    serverSum(serverSlot, FRAME_BYTES), connections == 0 ? 0 : 100.0 * serverConnections / connections,
                     weights == 0 ? 0 : 100.0 * server.weight() / weights, serverSlot));
             }
             lines.add(new ServiceLine(service.key().toString(), service.settings().scheduler(),
-                serviceSum(serviceSlot, TrafficStatsDescriptor.CONNECTIONS), serviceSum(serviceSlot, TrafficStatsDescriptor.FRAMES),
-                serviceSum(serviceSlot, TrafficStatsDescriptor.FRAME_BYTES), serverLines));
+                serviceSum(serviceSlot, CONNECTIONS), serviceSum(serviceSlot, FRAMES),
+                serviceSum(serviceSlot, FRAME_BYTES), serverLines));
         }
         return lines;
     }

@@ -60,7 +60,9 @@ public final class AfPacketCounters extends PortCounters
         return get(PortCountersDescriptor.BLOCKS_RETURNED);
     }
 
-    /** @return kernel: times the receive ring was full and the queue froze until a block came back (tp_freeze_q_cnt). */
+    /**
+     * @return kernel: times the receive ring was full and the queue froze until a block came back (tp_freeze_q_cnt).
+     */
     public long kernelRxFreezes()
     {
         return get(PortCountersDescriptor.KERNEL_RX_FREEZES);

@@ -343,11 +343,14 @@ public final class AfPacketPort implements Port
         final int result = syscalls.getsockopt(receiveSocket.fd(), AfPacket.SOL_PACKET, AfPacket.PACKET_STATISTICS,
             statistics.address(), optionLength.address());
         Syscalls.check("getsockopt PACKET_STATISTICS", result, name);
-        into.addKernel(PortCountersDescriptor.KERNEL_RX_DROPPED, Integer.toUnsignedLong(statistics.get(JAVA_INT, TpacketStatsV3.DROPS_OFFSET)));
+        into.addKernel(PortCountersDescriptor.KERNEL_RX_DROPPED,
+            Integer.toUnsignedLong(statistics.get(JAVA_INT, TpacketStatsV3.DROPS_OFFSET)));
         if (into instanceof AfPacketCounters packet)
         {
-            packet.addKernel(PortCountersDescriptor.KERNEL_RX_PACKETS, Integer.toUnsignedLong(statistics.get(JAVA_INT, TpacketStatsV3.PACKETS_OFFSET)));
-            packet.addKernel(PortCountersDescriptor.KERNEL_RX_FREEZES, Integer.toUnsignedLong(statistics.get(JAVA_INT, TpacketStatsV3.FREEZE_Q_CNT_OFFSET)));
+            packet.addKernel(PortCountersDescriptor.KERNEL_RX_PACKETS,
+                Integer.toUnsignedLong(statistics.get(JAVA_INT, TpacketStatsV3.PACKETS_OFFSET)));
+            packet.addKernel(PortCountersDescriptor.KERNEL_RX_FREEZES,
+                Integer.toUnsignedLong(statistics.get(JAVA_INT, TpacketStatsV3.FREEZE_Q_CNT_OFFSET)));
         }
     }
 
