@@ -37,14 +37,6 @@ final class CaptureFraming
     }
 
     /**
-     * @return whether records of this link type can be replayed.
-     */
-    static boolean supports(final int linkType)
-    {
-        return EthernetForm.exists(linkType);
-    }
-
-    /**
      * Copies a record into {@code frame} as an Ethernet frame.
      *
      * @param record   the record's first byte.

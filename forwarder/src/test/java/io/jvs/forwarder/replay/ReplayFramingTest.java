@@ -103,4 +103,26 @@ class ReplayFramingTest
         assertThat(report.dropped()).isEqualTo(2);
         assertThat(report.dropsByReason()).containsExactly(java.util.Map.entry(ReplayReport.UNSUPPORTED_LINK_TYPE, 2L));
     }
+
+    @Test
+    void shouldDropRecordsWhoseOwnHeaderNamesNothingAnEthernetFrameCarries() throws Exception
+    {
+        final Path rules = Files.write(dir.resolve("r.rules"), List.of("-A -t 10.0.0.100:80 -s rr"));
+        final Path raw = dir.resolve("raw.pcap");
+        final ByteBuffer buffer = ByteBuffer.allocateDirect(64);
+        try (PcapWriter writer = PcapWriter.open(raw, TimestampPrecision.MICROSECONDS, LinkType.RAW, 65535))
+        {
+            // An IP version nibble of 5 and one of 0: raw IP with no Ethernet form; then an empty record.
+            buffer.put(0, (byte)0x50);
+            writer.write(T0, Frames.addressOf(buffer), 40);
+            buffer.put(0, (byte)0x00);
+            writer.write(T0 + 1000, Frames.addressOf(buffer), 40);
+            writer.write(T0 + 2000, Frames.addressOf(buffer), 0);
+        }
+        final ReplayReport report = new Replay(ReplayOptions.of(rules, raw, null)).run();
+        assertThat(report.framesIn()).isEqualTo(3);
+        assertThat(report.dropped()).isEqualTo(3);
+        assertThat(report.forwarded() + report.passed()).isZero();
+        assertThat(report.dropsByReason()).containsExactly(java.util.Map.entry(ReplayReport.NO_ETHERNET_FORM, 3L));
+    }
 }

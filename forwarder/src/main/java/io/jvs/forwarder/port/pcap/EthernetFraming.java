@@ -19,18 +19,8 @@ import io.jvs.core.pcap.LinkType;
  */
 public final class EthernetFraming
 {
-    public static final int DLT_NULL = 0;
+    /** libpcap's number for Ethernet; the other link types' numbers are {@link LinkType}'s. */
     public static final int DLT_EN10MB = 1;
-    public static final int DLT_RAW = 12;
-    /** DLT_RAW as OpenBSD numbers it. */
-    public static final int DLT_RAW_OPENBSD = 14;
-    /** LINKTYPE_RAW: libpcap reports it as DLT_RAW, but the number may still come through. */
-    public static final int LINKTYPE_RAW = 101;
-    public static final int DLT_LOOP = 108;
-    public static final int DLT_LINUX_SLL = 113;
-    public static final int DLT_IPV4 = 228;
-    public static final int DLT_IPV6 = 229;
-    public static final int DLT_LINUX_SLL2 = 276;
 
     private static final EthernetFraming REFUSE = new EthernetFraming(false, 0, 0);
 
