@@ -23,6 +23,8 @@ import io.jvs.core.service.ServiceTable;
 import io.jvs.core.service.VirtualService;
 import io.jvs.forwarder.config.JvsConfig;
 import io.jvs.forwarder.memory.NativeCachePrefetch;
+import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.IdleStrategy;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -30,6 +32,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashSet;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.UnaryOperator;
 
 /**
@@ -39,9 +42,19 @@ import java.util.function.UnaryOperator;
  * <p>
  * Records are taken in file order into a window of up to {@link #BURST} frames that spans at most
  * {@link #WINDOW_NS} of capture time; each window is handed to the workers' pipelines (one pipeline per
- * worker, fed by {@link ClientDispatch}, run one after another on this thread) at the window's clock,
- * and its verdicts are then written out in record order. Nothing depends on the machine or the wall
- * clock but the pipeline-time measurements, so the same capture and rules give the same output bytes.
+ * worker, fed by {@link ClientDispatch}, run one after another) at the window's clock, and its verdicts
+ * are then written out in record order. Nothing depends on the machine or the wall clock but the
+ * pipeline-time measurements, so the same capture and rules give the same output bytes.
+ * <p>
+ * On a machine of two cores or more the work is split in two stages that overlap, as a daemon's port and
+ * worker do: the calling thread reads, frames and dispatches records into a ring of {@link #RING} windows
+ * and writes out the windows the pipelines are done with, while a second thread runs the pipelines over
+ * the windows in file order, takes the connection samples and logs the decisions. The pipelines see the
+ * same windows at the same clocks as on one thread, so the output is the same bytes. A window changes
+ * hands through two counters: {@code prepared}, stored with release by the reading thread after it filled
+ * the window and loaded with acquire by the pipeline thread, and {@code processed}, the same the other way
+ * round after the pipelines wrote their verdicts and rewrote the frames. A window is filled again only after
+ * it was written out. With one core, or in a test that asks, the calling thread does both stages in turn.
  * <p>
  * The clock never runs backwards: a record stamped earlier than one before it is counted as out of order
  * and processed at the latest time seen. A record cut short by the snapshot length is processed as
@@ -55,48 +68,76 @@ public final class Replay
     public static final long WINDOW_NS = 1_000_000L;
     /** Connections sampled for the report's time series this often, in capture time. */
     public static final long SAMPLE_PERIOD_NS = 1_000_000_000L;
+    /**
+     * Windows in flight between the two stages: enough that neither waits out the other's jitter (a write
+     * into the page cache, a sweep), few enough that their frames stay in the cache.
+     */
+    static final int RING = 16;
 
     private static final int HEADROOM = 256;
     /** Room behind a frame for a tunnel header or an ICMP answer's quote. */
     private static final int TAILROOM = 256;
     private static final int SMALL_CAPACITY = 2048;
     private static final int LARGE_CAPACITY = PcapReader.DEFAULT_MAX_CAPTURED_LENGTH + 14 + TAILROOM;
+    /** A window entry's worker when its record's link type has no Ethernet form: counted, given to no pipeline. */
+    private static final int UNSUPPORTED_RECORD = -1;
+    /** A window entry's worker when its record's header names nothing an Ethernet frame carries. */
+    private static final int NO_ETHERNET_FORM_RECORD = -2;
 
     private final ReplayOptions options;
     private final ReplayConfig config;
     private final DataPlane plane;
     private final Pipeline[] pipelines;
-    private final FrameBurst[] bursts;
     private final ClientDispatch dispatch;
     private final CaptureFraming framing;
-    /** A window entry's worker when its record's link type has no Ethernet form: counted, given to no pipeline. */
-    private static final int UNSUPPORTED_RECORD = -1;
-    /** A window entry's worker when its record's header names nothing an Ethernet frame carries. */
-    private static final int NO_ETHERNET_FORM_RECORD = -2;
     private final ReplayOutput output;
     private final ReplayReport report;
-    private final long smallBase;
-    private final ByteBuffer small;
-    private ByteBuffer large;
+    /** Whether a second thread runs the pipelines while the calling thread reads and writes. */
+    private final boolean overlapped;
+    private final Window[] windows;
 
-    private final int[] windowWorker = new int[BURST];
-    private final int[] windowIndex = new int[BURST];
-    private final long[] windowTimestamp = new long[BURST];
-    private final long[] windowOriginal = new long[BURST];
-    private final int[] windowLength = new int[BURST];
-    private int windowCount;
-    private long windowStartNs;
+    /** Windows the reading thread has filled and handed over. */
+    private long filled;
+    /** Windows the reading thread has written out, and so may fill again. */
+    private long writtenOut;
+    /** Windows handed to the pipelines: stored with release by the reading thread. */
+    private final AtomicLong prepared = new AtomicLong();
+    /** Windows the pipelines are done with: stored with release by the pipeline stage. */
+    private final AtomicLong processed = new AtomicLong();
+    /** Set by the reading thread when it has handed over its last window or gives up. */
+    private volatile boolean readerDone;
+    /** What stopped the pipeline thread, for the reading thread to throw. */
+    private volatile Throwable pipelineFailure;
+
+    /** The reading thread's clock: the latest record time seen. */
     private long clockNs = Long.MIN_VALUE;
+    /**
+     * The next connection sample's time: set by the reading thread at the first record, before it hands over
+     * a window, then kept by the pipeline stage, and read by the reading thread after that stage has ended.
+     */
     private long nextSampleNs = Long.MIN_VALUE;
+    /** How the reading thread waits for the pipelines when the ring is full. */
+    private final IdleStrategy readerIdle = idleStrategy();
 
     /**
-     * Sets up the pipelines; nothing is read or written yet.
+     * Sets up the pipelines; nothing is read or written yet. A second thread runs the pipelines when the
+     * machine has two cores or more.
      *
      * @throws RuleException naming the file and line of a refused rule or configuration statement.
      */
     public Replay(final ReplayOptions options) throws IOException, RuleException
     {
+        this(options, Runtime.getRuntime().availableProcessors() >= 2);
+    }
+
+    /**
+     * @param overlapped whether a second thread runs the pipelines (the output is the same either way).
+     * @see #Replay(ReplayOptions)
+     */
+    Replay(final ReplayOptions options, final boolean overlapped) throws IOException, RuleException
+    {
         this.options = options;
+        this.overlapped = overlapped;
         this.config = options.config() == null ? ReplayConfig.defaults() : ReplayConfig.load(options.config());
         final ServiceTable table = new ServiceTable(new SchedulerSettings(SchedulerFlags.NONE, options.workers(),
             SchedulerSettings.DEFAULT_EXPIRATION_NS, SchedulerSettings.DEFAULT_EXPIRATION_NS));
@@ -127,7 +168,6 @@ public final class Replay
         final DataPlanePublisher publisher = new DataPlanePublisher(plane);
         final TemplateTable templates = new TemplateTable(Math.max(1024, options.connections() / 16));
         this.pipelines = new Pipeline[options.workers()];
-        this.bursts = new FrameBurst[options.workers()];
         for (int w = 0; w < pipelines.length; w++)
         {
             pipelines[w] = new Pipeline(publisher, w, options.connections(), Math.max(1024, options.connections() / 4),
@@ -136,7 +176,6 @@ public final class Replay
             // The capture's clock runs far faster than a wire's: sweeps would otherwise dominate.
             pipelines[w].connectionsV4().skipIdleBlocks();
             pipelines[w].connectionsV6().skipIdleBlocks();
-            bursts[w] = new FrameBurst();
         }
         final Set<IpAddress> virtualAddresses = new LinkedHashSet<>();
         for (final VirtualService service : table.services())
@@ -151,8 +190,11 @@ public final class Replay
         final Topology.Neighbour gateway = topology.gatewayV4() != null ? topology.gatewayV4() :
             new Topology.Neighbour(0, ReplayConfig.DEFAULT_GATEWAY_MAC);
         this.framing = new CaptureFraming(port.mac(), gateway.mac());
-        this.small = ByteBuffer.allocateDirect(BURST * (HEADROOM + SMALL_CAPACITY));
-        this.smallBase = Frames.addressOf(small);
+        this.windows = new Window[overlapped ? RING : 1];
+        for (int i = 0; i < windows.length; i++)
+        {
+            windows[i] = new Window(options.workers());
+        }
         this.report = new ReplayReport(options, config, plane, pipelines);
         this.output = new ReplayOutput(options, plane);
     }
@@ -197,17 +239,35 @@ public final class Replay
     {
         final long wallStart = System.nanoTime();
         long mappedSize = -1;
+        Thread pipelineThread = null;
         try (PcapReader reader = PcapReader.open(options.input(), PcapReader.DEFAULT_MAX_CAPTURED_LENGTH, true);
             ReplayFilter filter = options.filter() == null ? null : new ReplayFilter(options.filter()))
         {
             mappedSize = reader.size();
             report.input(reader);
             output.open(reader.format(), writeTo);
+            if (overlapped)
+            {
+                pipelineThread = new Thread(this::runPipelines, "jvs-replay-pipelines");
+                pipelineThread.setDaemon(true);
+                pipelineThread.start();
+            }
+            Window window = windows[0];
             while (reader.next())
             {
-                record(reader, filter);
+                window = record(reader, filter, window);
             }
-            flushWindow();
+            if (window.count > 0)
+            {
+                handOver(window);
+            }
+            readerDone = true;
+            while (writtenOut < filled)
+            {
+                awaitProcessed();
+                writeOutProcessed();
+            }
+            pipelineThread = join(pipelineThread);
             if (clockNs != Long.MIN_VALUE && clockNs > nextSampleNs - SAMPLE_PERIOD_NS)
             {
                 // The connections at the last frame: a trace shorter than the sampling period still gets a
@@ -229,10 +289,38 @@ public final class Replay
         }
         finally
         {
+            readerDone = true;
+            join(pipelineThread);
             output.close();
         }
         report.finish(System.nanoTime() - wallStart, output);
         return report;
+    }
+
+    /** Waits for the pipeline thread to end; it ends once the reader is done and the ring is empty. */
+    private static Thread join(final Thread thread)
+    {
+        if (thread != null)
+        {
+            boolean interrupted = false;
+            while (true)
+            {
+                try
+                {
+                    thread.join();
+                    break;
+                }
+                catch (final InterruptedException ex)
+                {
+                    interrupted = true;
+                }
+            }
+            if (interrupted)
+            {
+                Thread.currentThread().interrupt();
+            }
+        }
+        return null;
     }
 
     private static long sizeNow(final Path file)
@@ -247,7 +335,13 @@ public final class Replay
         }
     }
 
-    private void record(final PcapReader reader, final ReplayFilter filter) throws IOException
+    /**
+     * Adds one record to the window being filled, handing that window over first when the record does not
+     * belong in it.
+     *
+     * @return the window being filled after the record.
+     */
+    private Window record(final PcapReader reader, final ReplayFilter filter, final Window current) throws IOException
     {
         final long address = reader.address();
         final int captured = reader.capturedLength();
@@ -257,11 +351,13 @@ public final class Replay
         if (filter != null && !filter.matches(address, captured, reader.originalLength(), linkType))
         {
             report.filteredOut++;
-            return;
+            return current;
         }
         if (clockNs == Long.MIN_VALUE)
         {
             clockNs = timestamp;
+            // Written once, before the first window is handed over (whose release store publishes it); the
+            // pipeline stage owns it from then on.
             nextSampleNs = timestamp;
             report.firstTimestamp(timestamp);
         }
@@ -270,76 +366,119 @@ public final class Replay
             report.outOfOrder++;
         }
         final long now = Math.max(clockNs, timestamp);
-        if (windowCount == BURST || (windowCount > 0 && now - windowStartNs > WINDOW_NS))
+        Window window = current;
+        if (window.count == BURST || (window.count > 0 && now - window.startNs > WINDOW_NS))
         {
-            flushWindow();
+            window = handOver(window);
         }
         clockNs = now;
+        window.clockNs = now;
         report.lastTimestamp(now);
-        if (windowCount == 0)
+        if (window.count == 0)
         {
-            windowStartNs = now;
+            window.startNs = now;
         }
-        final int entry = windowCount;
+        final int entry = window.count;
         final boolean fits = captured + EthernetHeader.LENGTH + TAILROOM <= SMALL_CAPACITY;
-        final long frame = fits ? smallBase + (long)entry * (HEADROOM + SMALL_CAPACITY) + HEADROOM : largeSlot(entry);
+        final long frame = fits ? window.smallBase + (long)entry * (HEADROOM + SMALL_CAPACITY) + HEADROOM :
+            window.largeSlot(entry);
         final int capacity = fits ? SMALL_CAPACITY : LARGE_CAPACITY;
         final int length = framing.frame(address, captured, linkType, frame);
         if (length == CaptureFraming.OUTGOING)
         {
             report.outgoingSkipped++;
-            return;
+            return window;
         }
-        windowTimestamp[entry] = timestamp;
-        windowOriginal[entry] = reader.originalLength() + (length - captured);
-        windowLength[entry] = length;
-        windowCount++;
+        window.timestamp[entry] = timestamp;
+        window.original[entry] = reader.originalLength() + (length - captured);
+        window.length[entry] = length;
+        window.count++;
         if (length == CaptureFraming.UNSUPPORTED || length == CaptureFraming.NO_ETHERNET_FORM)
         {
-            windowWorker[entry] = length == CaptureFraming.UNSUPPORTED ? UNSUPPORTED_RECORD : NO_ETHERNET_FORM_RECORD;
-            return;
+            window.worker[entry] = length == CaptureFraming.UNSUPPORTED ? UNSUPPORTED_RECORD : NO_ETHERNET_FORM_RECORD;
+            return window;
         }
         final int worker = dispatch.workerOf(frame, length);
-        final FrameBurst burst = bursts[worker];
-        windowWorker[entry] = worker;
+        final FrameBurst burst = window.bursts[worker];
+        window.worker[entry] = worker;
         final int index = burst.add(frame, length, capacity, HEADROOM, now);
         burst.firewallMark[index] = options.firewallMark();
-        windowIndex[entry] = index;
+        window.index[entry] = index;
+        return window;
     }
 
-    private long largeSlot(final int entry)
+    /**
+     * Hands a filled window to the pipelines and writes out what they are done with.
+     *
+     * @return the next window to fill, empty, once it has been written out.
+     */
+    private Window handOver(final Window window) throws IOException
     {
-        if (large == null)
+        filled++;
+        prepared.lazySet(filled);
+        if (!overlapped)
         {
-            large = ByteBuffer.allocateDirect(BURST * (HEADROOM + LARGE_CAPACITY));
+            processWindow(window);
+            processed.lazySet(filled);
         }
-        return Frames.addressOf(large) + (long)entry * (HEADROOM + LARGE_CAPACITY) + HEADROOM;
+        writeOutProcessed();
+        while (filled - writtenOut == windows.length)
+        {
+            awaitProcessed();
+            writeOutProcessed();
+        }
+        return windows[(int)(filled % windows.length)];
     }
 
-    private void flushWindow() throws IOException
+    /** Waits until the pipelines have finished a window not yet written out, or throws what stopped them. */
+    private void awaitProcessed() throws IOException
     {
-        if (windowCount == 0)
+        readerIdle.reset();
+        while (processed.get() == writtenOut)
         {
-            return;
+            checkPipelines();
+            readerIdle.idle();
         }
-        final long start = System.nanoTime();
-        int processed = 0;
-        for (int w = 0; w < pipelines.length; w++)
+        checkPipelines();
+    }
+
+    private void checkPipelines() throws IOException
+    {
+        final Throwable failure = pipelineFailure;
+        if (failure != null)
         {
-            if (bursts[w].count > 0)
+            switch (failure)
             {
-                pipelines[w].process(bursts[w], clockNs);
-                processed += bursts[w].count;
+                case final IOException ex -> throw ex;
+                case final RuntimeException ex -> throw ex;
+                case final Error ex -> throw ex;
+                default -> throw new IllegalStateException(failure);
             }
         }
-        final long elapsed = System.nanoTime() - start;
-        if (processed > 0)
+    }
+
+    private static IdleStrategy idleStrategy()
+    {
+        // A window takes the pipelines some microseconds: spin through that, then give the core away.
+        return new BackoffIdleStrategy(200, 20, 1_000, 100_000);
+    }
+
+    /** Writes out, in file order, every window the pipelines are done with, and empties it for reuse. */
+    private void writeOutProcessed() throws IOException
+    {
+        final long done = processed.get();
+        while (writtenOut < done)
         {
-            report.pipelineTime(elapsed, processed);
+            writeOut(windows[(int)(writtenOut % windows.length)]);
+            writtenOut++;
         }
-        for (int entry = 0; entry < windowCount; entry++)
+    }
+
+    private void writeOut(final Window window) throws IOException
+    {
+        for (int entry = 0; entry < window.count; entry++)
         {
-            final int worker = windowWorker[entry];
+            final int worker = window.worker[entry];
             if (worker == UNSUPPORTED_RECORD)
             {
                 report.unsupported++;
@@ -350,30 +489,94 @@ public final class Replay
                 report.noEthernetForm++;
                 continue;
             }
-            final FrameBurst burst = bursts[worker];
-            final int i = windowIndex[entry];
+            final FrameBurst burst = window.bursts[worker];
+            final int i = window.index[entry];
             final int verdict = burst.verdict[i];
-            final long original = Math.max(burst.length[i], windowOriginal[entry] + burst.length[i] - windowLength[entry]);
-            output.frame(windowTimestamp[entry], burst.address[i], burst.length[i], original, verdict,
-                pipelines[worker], i);
+            final long original = Math.max(burst.length[i],
+                window.original[entry] + burst.length[i] - window.length[entry]);
+            output.frame(window.timestamp[entry], burst.address[i], burst.length[i], original, verdict);
             if (Verdict.kind(verdict) == Verdict.TRANSMIT)
             {
                 report.transmittedBytes += burst.length[i];
             }
         }
-        for (final FrameBurst burst : bursts)
+        window.clear();
+    }
+
+    /** The pipeline thread: every window handed over, in order, until the reader is done and none is left. */
+    private void runPipelines()
+    {
+        final IdleStrategy idle = idleStrategy();
+        try
         {
-            burst.clear();
+            long next = 0;
+            while (true)
+            {
+                if (next < prepared.get())
+                {
+                    processWindow(windows[(int)(next % windows.length)]);
+                    next++;
+                    processed.lazySet(next);
+                    idle.reset();
+                }
+                else if (readerDone)
+                {
+                    if (next >= prepared.get())
+                    {
+                        return;
+                    }
+                }
+                else
+                {
+                    idle.idle();
+                }
+            }
         }
-        windowCount = 0;
-        while (clockNs >= nextSampleNs)
+        catch (final Throwable ex)
+        {
+            pipelineFailure = ex;
+        }
+    }
+
+    /** The pipeline stage of one window: each worker's burst at the window's clock, decisions, samples. */
+    private void processWindow(final Window window) throws IOException
+    {
+        final long nowNs = window.clockNs;
+        final long start = System.nanoTime();
+        int processedFrames = 0;
+        for (int w = 0; w < pipelines.length; w++)
+        {
+            final FrameBurst burst = window.bursts[w];
+            if (burst.count > 0)
+            {
+                pipelines[w].process(burst, nowNs);
+                processedFrames += burst.count;
+            }
+        }
+        final long elapsed = System.nanoTime() - start;
+        if (processedFrames > 0)
+        {
+            report.pipelineTime(elapsed, processedFrames);
+        }
+        if (output.logsDecisions())
+        {
+            for (int entry = 0; entry < window.count; entry++)
+            {
+                final int worker = window.worker[entry];
+                if (worker >= 0)
+                {
+                    output.decision(window.timestamp[entry], pipelines[worker], window.index[entry]);
+                }
+            }
+        }
+        while (nowNs >= nextSampleNs)
         {
             report.sample(nextSampleNs);
             nextSampleNs += SAMPLE_PERIOD_NS;
-            if (clockNs - nextSampleNs > 1_000 * SAMPLE_PERIOD_NS)
+            if (nowNs - nextSampleNs > 1_000 * SAMPLE_PERIOD_NS)
             {
                 // A long quiet gap (or a fuzzed timestamp): one sample at its end is enough.
-                nextSampleNs = clockNs - clockNs % SAMPLE_PERIOD_NS;
+                nextSampleNs = nowNs - nowNs % SAMPLE_PERIOD_NS;
             }
         }
     }
@@ -384,5 +587,51 @@ public final class Replay
     DataPlane plane()
     {
         return plane;
+    }
+
+    /** Up to {@link #BURST} records of one stretch of capture time: their frames, bursts and what output needs. */
+    private static final class Window
+    {
+        final ByteBuffer small = ByteBuffer.allocateDirect(BURST * (HEADROOM + SMALL_CAPACITY));
+        final long smallBase = Frames.addressOf(small);
+        /** Room for records too large for a small slot, made when the first one comes. */
+        ByteBuffer large;
+        final FrameBurst[] bursts;
+        final int[] worker = new int[BURST];
+        final int[] index = new int[BURST];
+        final long[] timestamp = new long[BURST];
+        final long[] original = new long[BURST];
+        final int[] length = new int[BURST];
+        int count;
+        long startNs;
+        /** The reading thread's clock when it handed the window over: the pipelines' clock for it. */
+        long clockNs;
+
+        Window(final int workers)
+        {
+            bursts = new FrameBurst[workers];
+            for (int w = 0; w < workers; w++)
+            {
+                bursts[w] = new FrameBurst();
+            }
+        }
+
+        long largeSlot(final int entry)
+        {
+            if (large == null)
+            {
+                large = ByteBuffer.allocateDirect(BURST * (HEADROOM + LARGE_CAPACITY));
+            }
+            return Frames.addressOf(large) + (long)entry * (HEADROOM + LARGE_CAPACITY) + HEADROOM;
+        }
+
+        void clear()
+        {
+            for (final FrameBurst burst : bursts)
+            {
+                burst.clear();
+            }
+            count = 0;
+        }
     }
 }

@@ -113,12 +113,10 @@ final class ReplayOutput implements AutoCloseable
     }
 
     /**
-     * One frame after the pipeline: written if forwarded (or always with --all), and logged if it opened
-     * (or could not open) a connection.
+     * One frame after the pipeline, in record order: written if forwarded (or always with --all).
      */
-    void frame(
-        final long timestampNs, final long address, final int length, final long originalLength, final int verdict,
-        final Pipeline pipeline, final int i) throws IOException
+    void frame(final long timestampNs, final long address, final int length, final long originalLength,
+        final int verdict) throws IOException
     {
         final boolean transmitted = Verdict.kind(verdict) == Verdict.TRANSMIT;
         try
@@ -139,19 +137,33 @@ final class ReplayOutput implements AutoCloseable
         {
             throw named(outputPath, ex);
         }
-        if (decisions != null)
+    }
+
+    /**
+     * @return whether {@link #decision} writes anything: a decisions file was asked for.
+     */
+    boolean logsDecisions()
+    {
+        return decisions != null;
+    }
+
+    /**
+     * One frame straight after the pipeline's burst, in record order, while the pipeline still holds what it
+     * parsed: logged if it opened (or could not open) a connection. Written by the thread that runs the
+     * pipelines, so the decisions file has one writer, as the frames file has its own.
+     */
+    void decision(final long timestampNs, final Pipeline pipeline, final int i) throws IOException
+    {
+        final int opened = pipeline.openedServer(i);
+        if (opened != Pipeline.OPENED_NONE)
         {
-            final int opened = pipeline.openedServer(i);
-            if (opened != Pipeline.OPENED_NONE)
+            try
             {
-                try
-                {
-                    decision(timestampNs, pipeline.parsed(), i, opened, pipeline.refusal(i));
-                }
-                catch (final IOException ex)
-                {
-                    throw named(decisionsPath, ex);
-                }
+                decision(timestampNs, pipeline.parsed(), i, opened, pipeline.refusal(i));
+            }
+            catch (final IOException ex)
+            {
+                throw named(decisionsPath, ex);
             }
         }
     }
