@@ -1,6 +1,7 @@
 package io.jvs.nativebindings;
 
 import java.lang.foreign.Arena;
+import java.lang.ref.Cleaner;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
@@ -38,16 +39,21 @@ public final class AnonymousMemory
     private static final MethodHandle MUNMAP = downcall("munmap", FunctionDescriptor.of(ValueLayout.JAVA_INT,
         ValueLayout.ADDRESS, ValueLayout.JAVA_LONG));
 
+    /** Unmaps the mappings whose owners became unreachable, as the JDK frees direct buffers. */
+    private static final Cleaner CLEANER = Cleaner.create();
+
     private final long address;
     private final long length;
     private final boolean hugePagesAdvised;
-    private boolean unmapped;
+    /** The mapping itself, which a Cleaner may unmap: it holds no reference to this object. */
+    private final Mapping mapping;
 
     private AnonymousMemory(final long address, final long length, final boolean hugePagesAdvised)
     {
         this.address = address;
         this.length = length;
         this.hugePagesAdvised = hugePagesAdvised;
+        this.mapping = new Mapping(address, length);
     }
 
     private static MethodHandle downcall(final String name, final FunctionDescriptor descriptor)
@@ -113,31 +119,66 @@ public final class AnonymousMemory
     }
 
     /**
-     * Unmaps the memory; using it afterwards crashes the process.
+     * Has the memory unmapped once {@code owner} is unreachable (or at {@link #unmap()}, if that comes first),
+     * as the JDK frees a direct buffer: for memory whose users may be dropped at any time, such as a replay's
+     * tables in a JVM that runs many replays. The owner must stay reachable while the memory is used: the
+     * object that holds the address.
+     *
+     * @param owner what keeps the memory mapped.
+     * @return this.
      */
-    public synchronized void unmap()
+    public AnonymousMemory unmapWhenUnreachable(final Object owner)
     {
-        if (unmapped)
+        CLEANER.register(owner, mapping);
+        return this;
+    }
+
+    /**
+     * Unmaps the memory; using it afterwards crashes the process. A second call does nothing.
+     */
+    public void unmap()
+    {
+        mapping.run();
+    }
+
+    /** An address range to unmap once. */
+    private static final class Mapping implements Runnable
+    {
+        private final long address;
+        private final long length;
+        private boolean unmapped;
+
+        Mapping(final long address, final long length)
         {
-            return;
+            this.address = address;
+            this.length = length;
         }
-        try (Arena arena = Arena.ofConfined())
+
+        @Override
+        public synchronized void run()
         {
-            final MemorySegment state = arena.allocate(CAPTURE);
-            final int result = (int)MUNMAP.invokeExact(state, MemorySegment.ofAddress(address), length);
-            if (result != 0)
+            if (unmapped)
             {
-                throw new NativeCallException("munmap", (int)ERRNO.get(state, 0L), length + " bytes");
+                return;
             }
-            unmapped = true;
-        }
-        catch (final NativeCallException ex)
-        {
-            throw ex;
-        }
-        catch (final Throwable ex)
-        {
-            throw new AssertionError("munmap downcall failed", ex);
+            try (Arena arena = Arena.ofConfined())
+            {
+                final MemorySegment state = arena.allocate(CAPTURE);
+                final int result = (int)MUNMAP.invokeExact(state, MemorySegment.ofAddress(address), length);
+                if (result != 0)
+                {
+                    throw new NativeCallException("munmap", (int)ERRNO.get(state, 0L), length + " bytes");
+                }
+                unmapped = true;
+            }
+            catch (final NativeCallException ex)
+            {
+                throw ex;
+            }
+            catch (final Throwable ex)
+            {
+                throw new AssertionError("munmap downcall failed", ex);
+            }
         }
     }
 }

@@ -2,6 +2,9 @@ package io.jvs.nativebindings;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.ref.Reference;
+import java.nio.file.Files;
+import java.nio.file.Path;
 
 import org.junit.jupiter.api.Test;
 
@@ -46,6 +49,44 @@ class AnonymousMemoryTest
             memory.unmap();
             memory.unmap();
         }
+    }
+
+    @Test
+    void shouldUnmapOnceTheOwnerIsUnreachable() throws Exception
+    {
+        Object owner = new Object();
+        final AnonymousMemory memory = AnonymousMemory.map(4L << 20, true).unmapWhenUnreachable(owner);
+        final long start = memory.address();
+        assertThat(mapped(start)).as("mapped while its owner is reachable").isTrue();
+        for (int i = 0; i < 20; i++)
+        {
+            System.gc();
+            Thread.sleep(10);
+        }
+        assertThat(mapped(start)).as("mapped while its owner is reachable, after collections").isTrue();
+        Reference.reachabilityFence(owner);
+        owner = null;
+        final long deadline = System.nanoTime() + 10_000_000_000L;
+        while (mapped(start) && System.nanoTime() < deadline)
+        {
+            System.gc();
+            Thread.sleep(10);
+        }
+        assertThat(mapped(start)).as("mapped after its owner became unreachable").isFalse();
+        memory.unmap();
+    }
+
+    /** Whether a mapping of this process covers the address (the kernel may have merged it with a neighbour). */
+    private static boolean mapped(final long address) throws Exception
+    {
+        return Files.readAllLines(Path.of("/proc/self/maps")).stream().anyMatch(line ->
+        {
+            final String range = line.substring(0, line.indexOf(' '));
+            final int dash = range.indexOf('-');
+            final long from = Long.parseUnsignedLong(range.substring(0, dash), 16);
+            final long to = Long.parseUnsignedLong(range.substring(dash + 1), 16);
+            return Long.compareUnsigned(address, from) >= 0 && Long.compareUnsigned(address, to) < 0;
+        });
     }
 
     @Test

@@ -1,7 +1,7 @@
 package io.jvs.core.concurrent;
 
+import io.jvs.core.memory.OffHeapAllocator;
 import org.agrona.BitUtil;
-import org.agrona.BufferUtil;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -58,6 +58,8 @@ public final class SharedKeyTable
     private static final int CLAIM_ATTEMPTS = 8;
 
     private final AtomicBuffer buffer;
+    /** Keeps the buffer's memory mapped. */
+    private final OffHeapAllocator.Region memory;
     private final int buckets;
     private final int recordsOffset;
     private final int entriesOffset;
@@ -67,6 +69,16 @@ public final class SharedKeyTable
      * @param buckets a power of two.
      */
     public SharedKeyTable(final int buckets)
+    {
+        this(buckets, OffHeapAllocator.DIRECT);
+    }
+
+    /**
+     * @param buckets   a power of two.
+     * @param allocator where the table's memory comes from (a large one that is seldom used costs nothing
+     *                  until it is, from an allocator that maps pages as they are touched).
+     */
+    public SharedKeyTable(final int buckets, final OffHeapAllocator allocator)
     {
         if (!BitUtil.isPowerOfTwo(buckets))
         {
@@ -78,7 +90,8 @@ public final class SharedKeyTable
         this.recordsOffset = BitUtil.align(ways * Long.BYTES, BitUtil.CACHE_LINE_LENGTH);
         this.entriesOffset = recordsOffset + ways * RECORD_LENGTH;
         final int length = entriesOffset + 2 * BitUtil.CACHE_LINE_LENGTH;
-        this.buffer = new UnsafeBuffer(BufferUtil.allocateDirectAligned(length, BitUtil.CACHE_LINE_LENGTH));
+        this.memory = allocator.allocate(length);
+        this.buffer = new UnsafeBuffer(memory.address(), length);
     }
 
     public int buckets()

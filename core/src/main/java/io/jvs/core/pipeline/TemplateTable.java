@@ -1,6 +1,7 @@
 package io.jvs.core.pipeline;
 
 import io.jvs.core.concurrent.SharedKeyTable;
+import io.jvs.core.memory.OffHeapAllocator;
 import io.jvs.core.service.RealServer;
 
 /**
@@ -41,7 +42,16 @@ public final class TemplateTable
      */
     public TemplateTable(final int buckets)
     {
-        this.table = new SharedKeyTable(buckets);
+        this(buckets, OffHeapAllocator.DIRECT);
+    }
+
+    /**
+     * @param buckets   a power of two; the table holds up to 16 templates per bucket.
+     * @param allocator where the table's memory comes from.
+     */
+    public TemplateTable(final int buckets, final OffHeapAllocator allocator)
+    {
+        this.table = new SharedKeyTable(buckets, allocator);
         this.bucketMask = buckets - 1;
     }
 

@@ -323,7 +323,7 @@ public final class Daemon implements AutoCloseable
         }
         conductor.publish(System.nanoTime());
 
-        final TemplateTable templates = new TemplateTable(Math.max(1024, config.connections() / 16));
+        final TemplateTable templates = new TemplateTable(Math.max(1024, config.connections() / 16), HugePageAllocator.INSTANCE);
         final HandoffRing[][] rings = new HandoffRing[workers][workers];
         final boolean handsOff = workers > 1;
         if (handsOff)

@@ -1,6 +1,5 @@
 package io.jvs.forwarder.replay;
 
-import io.jvs.core.memory.OffHeapAllocator;
 import io.jvs.core.net.IpAddress;
 import io.jvs.core.packet.EthernetHeader;
 import io.jvs.core.packet.Frames;
@@ -22,6 +21,7 @@ import io.jvs.core.service.RealServer;
 import io.jvs.core.service.ServiceTable;
 import io.jvs.core.service.VirtualService;
 import io.jvs.forwarder.config.JvsConfig;
+import io.jvs.forwarder.memory.HugePageAllocator;
 import io.jvs.forwarder.memory.NativeCachePrefetch;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
@@ -166,13 +166,17 @@ public final class Replay
         this.plane = builder.build(table, topology, config.connectionTimeouts(), config.settings(),
             config.markRules());
         final DataPlanePublisher publisher = new DataPlanePublisher(plane);
-        final TemplateTable templates = new TemplateTable(Math.max(1024, options.connections() / 16));
+        // A replay's services are fixed for the run: without a persistent one, no template is ever made, and
+        // the daemon's size (a sixteenth of the connections) would be tens of megabytes swept for nothing.
+        final boolean persistence = table.services().stream().anyMatch(service -> service.settings().persistent());
+        final TemplateTable templates = new TemplateTable(persistence ? Math.max(1024, options.connections() / 16) :
+            1024, HugePageAllocator.INSTANCE);
         this.pipelines = new Pipeline[options.workers()];
         for (int w = 0; w < pipelines.length; w++)
         {
             pipelines[w] = new Pipeline(publisher, w, options.connections(), Math.max(1024, options.connections() / 4),
                 builder.maxServices(), builder.maxServers(), config.settings().icmpRepliesPerSecond(),
-                OffHeapAllocator.DIRECT, templates, null, NativeCachePrefetch.best());
+                HugePageAllocator.INSTANCE, templates, null, NativeCachePrefetch.best());
             // The capture's clock runs far faster than a wire's: sweeps would otherwise dominate.
             pipelines[w].connectionsV4().skipIdleBlocks();
             pipelines[w].connectionsV6().skipIdleBlocks();
