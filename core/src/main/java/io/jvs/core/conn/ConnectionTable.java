@@ -147,7 +147,7 @@ public final class ConnectionTable
 
     /**
      * Makes sweeps pass over blocks of slots with nothing due yet, at the price of keeping a bound per block
-     * on every insert and every timer moved earlier (about 13 ns per new connection, measured). Worth it
+     * on every insert and every timer moved earlier (perf/RESULTS.md, "Replay rate, one core", has its cost). Worth it
      * where sweeping dominates: a replay's virtual clock runs the once-a-second sweep over the whole table
      * far more often per packet than a wire does. Call before the first insert.
      *

@@ -30,8 +30,8 @@ import java.nio.ByteBuffer;
  * a SYN from a client never seen before). For new connections SYN_RECV lasts 1 s and the virtual clock
  * steps 2 s / capacity per connection, so entries expire and are swept at the rate they are made; as an
  * entry lives its 1 s plus up to one sweep period, the table settles near 83% of its capacity (42% of its
- * slots), measured. At a capacity of 4M that step is 500 ns, close to real time at the
- * rates measured: a faster virtual clock would make the once-a-second sweep look dearer per connection
+ * slots). At a capacity of 4M that step is 500 ns, close to real time at the rates a core opens
+ * connections: a faster virtual clock would make the once-a-second sweep look dearer per connection
  * than it is on a wire. Shared by the JMH benchmarks and {@code tools/jvs bench pipeline}.
  */
 public final class PipelineWorkload

@@ -29,7 +29,7 @@ import java.util.concurrent.Callable;
 
 /**
  * {@code jvs bench txgen}: sends 64-byte UDP frames over 16064 flows as fast as one core can, the generator of
- * the wire benchmark when trafgen (one PACKET_TX_RING, about 0.6 Mpps here) is slower than what it measures.
+ * the wire benchmark when trafgen (one PACKET_TX_RING) is slower than what it measures.
  */
 @Command(
     name = "txgen",

@@ -46,8 +46,8 @@ import io.jvs.nativebindings.packet.Tpacket3Hdr;
  *                          Without it the kernel copies only the Ethernet header and hangs the rest of the ring slot
  *                          on the skb as a page fragment marked zero-copy, which any device that loops the skb
  *                          back into the stack (veth, bridges to local sockets) must then copy into a freshly
- *                          allocated page: over veth, 0.60 against 0.48 Mpps forwarded in the same wire benchmark
- *                          run (perf/RESULTS.md, "Fourth run"). On by default; costs 10 bytes of each slot.
+ *                          allocated page, which over veth forwarded less in the same wire benchmark run
+ *                          (perf/RESULTS.md, "Fourth run"). On by default; costs 10 bytes of each slot.
  */
 public record AfPacketSettings(
     int rxBlockSize, int rxBlockCount, int rxFrameSize, int retireTimeoutMs, int headroom,

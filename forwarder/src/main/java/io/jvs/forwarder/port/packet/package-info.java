@@ -9,8 +9,9 @@
  *   processes the original through its own stack. If IP forwarding is on in that network namespace the kernel
  *   forwards a second copy, so a host running jvs over AF_PACKET keeps {@code net.ipv4.ip_forward=0} (and
  *   IPv6 forwarding off) on the interfaces jvs serves, and should firewall them so the stack drops what it
- *   cannot use. The stack's work is also paid for on the receiving CPU: measured on a 2-vCPU VM, the rate a
- *   generator could offer fell from about 0.55 to 0.40 Mpps. AF_XDP with XDP_REDIRECT takes the packet instead.
+ *   cannot use. The stack's work is also paid for on the receiving CPU: on a 2-vCPU VM the rate a generator
+ *   could offer fell by a quarter (perf/RESULTS.md, issue 4's wire benchmark). AF_XDP with XDP_REDIRECT takes the
+ *   packet instead.
  *   <br>The port can take the packet too ({@link io.jvs.forwarder.port.packet.AfPacketSteal}): the receiving port
  *   attaches a program to its device's tcx ingress hook through a BPF link (Linux 6.6 and later; detached when the
  *   port closes or the process dies). {@code __netif_receive_skb_core} delivers to the packet taps (our socket,
@@ -22,8 +23,9 @@
  *   the box itself still reach the kernel, while the kernel, holding the VIPs on {@code lo}, no longer answers a
  *   client's SYN with a reset before jvs's rewritten SYN reaches the server. With {@code ALL}
  *   ({@code withStealing(true)}, {@code bench l2fwd --steal}) every frame is dropped: that raised AF_PACKET
- *   forwarding from 0.28 to 0.41 Mpps on the 2-vCPU VM (measured with the same drop done by nftables at the netdev
- *   ingress hook, which also runs after the taps), but ARP, SSH and routing protocols on the device are then
+ *   forwarding by about half on the 2-vCPU VM (perf/RESULTS.md, "Second run"; measured first with the same drop
+ *   done by nftables at the netdev ingress hook, which also runs after the taps), but ARP, SSH and routing
+ *   protocols on the device are then
  *   jvs's problem, so never steal everything on a shared interface. Each receiving port of a fanout group
  *   attaches its own program; the kernel gets frames back when the last one closes.</li>
  *   <li><b>Our transmissions and taps.</b> The transmit ring uses PACKET_QDISC_BYPASS by default: frames go
@@ -53,16 +55,14 @@
  *   Ethernet header and hangs the rest of the slot on the skb as a page fragment marked zero-copy; a device
  *   that hands the skb back to the stack (veth, or a bridge to a local socket) must then allocate a page and
  *   copy the frame again ({@code skb_copy_ubufs}, seen in {@code perf} on the forwarding core), and the page is
- *   freed later on the sender's CPU. On the 2-vCPU VM's wire benchmark linear transmit forwarded 0.60 against
- *   0.48 Mpps and 0.45 against 0.34 in the same runs (perf/RESULTS.md, "Fourth run"). A NIC would DMA the
+ *   freed later on the sender's CPU. On the 2-vCPU VM's wire benchmark linear transmit forwarded about a quarter
+ *   more in the same runs (perf/RESULTS.md, "Fourth run"). A NIC would DMA the
  *   fragment in place, so there the copy costs a little for large frames; {@code withLinearTransmit(false)}
  *   restores the kernel's default. Forwarding
- *   60-byte frames between veths on a 2-vCPU VM ({@code ForwardingRateProbe} in the tests), this port reached
- *   0.62 Mpps with paged transmit at about 1600 ns of forwarder CPU per frame, most of it in the kernel's
- *   transmit path, and 0.75 Mpps at 1310-1360 ns once generator and forwarder both sent linear (2026-11-30;
- *   the generator was at its limit both times); hand-written C, transmitting paged, measured 0.62-0.65 Mpps at
- *   1570-1620 ns (perf/RESULTS.md, "AF_PACKET forwarding rate probe"). V3 and V2 transmit rings cost the same
- *   within noise there (one earlier run under other load had V3 2% cheaper); V3 is the default.</li>
+ *   60-byte frames between veths on a 2-vCPU VM ({@code ForwardingRateProbe} in the tests), most of the
+ *   forwarder's CPU per frame is the kernel's transmit path, and this port matched hand-written C transmitting
+ *   the same way (perf/RESULTS.md, "AF_PACKET forwarding rate probe"). V3 and V2 transmit rings cost the same
+ *   within noise there; V3 is the default.</li>
  * </ul>
  */
 package io.jvs.forwarder.port.packet;
