@@ -34,6 +34,18 @@ class TcpStatesTest
     private static final int CWR = 0x80;
 
     @Test
+    void shouldFollowTheKernelsPriorityForEveryFlagsByte()
+    {
+        // tcp_state_idx: RST, then SYN, then FIN, then ACK; the other four bits never matter.
+        for (int flags = 0; flags < 256; flags++)
+        {
+            final int expected = (flags & RST) != 0 ? FLAG_RST : (flags & SYN) != 0 ? FLAG_SYN :
+                (flags & FIN) != 0 ? FLAG_FIN : (flags & ACK) != 0 ? FLAG_ACK : FLAG_NONE;
+            assertThat(TcpStates.flagIndex(flags)).as("flags 0x%02x", flags).isEqualTo(expected);
+        }
+    }
+
+    @Test
     void shouldPickRstWhenRstIsSetWhateverElseIs()
     {
         assertThat(TcpStates.flagIndex(RST)).isEqualTo(FLAG_RST);
