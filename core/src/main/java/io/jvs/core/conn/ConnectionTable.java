@@ -95,6 +95,12 @@ public final class ConnectionTable
      * null until {@link #skipIdleBlocks()}.
      */
     private int[] blockBound;
+    /**
+     * Per block, one bit per slot: which slots hold an entry; null until {@link #skipIdleBlocks()}. A sweep
+     * through a due block goes from entry to entry, where testing each slot's flag would read a line per slot
+     * and mispredict a branch for most of them.
+     */
+    private long[] usedSlots;
     /** The block whose bound the sweep is recomputing, or -1. */
     private int sweepBlock = -1;
     private long evictions;
@@ -146,8 +152,9 @@ public final class ConnectionTable
     }
 
     /**
-     * Makes sweeps pass over blocks of slots with nothing due yet, at the price of keeping a bound per block
-     * on every insert and every timer moved earlier (perf/RESULTS.md, "Replay rate, one core", has its cost). Worth it
+     * Makes sweeps pass over blocks of slots with nothing due yet, and over the empty slots of a due block, at
+     * the price of keeping a bound and a bitmap of used slots per block on every insert, removal and timer moved
+     * earlier (perf/RESULTS.md, "Replay rate, one core", has what the bound costs). Worth it
      * where sweeping dominates: a replay's virtual clock runs the once-a-second sweep over the whole table
      * far more often per packet than a wire does. Call before the first insert.
      *
@@ -161,6 +168,7 @@ public final class ConnectionTable
         }
         blockBound = new int[(slots + BLOCK_SLOTS - 1) >>> BLOCK_SHIFT];
         java.util.Arrays.fill(blockBound, UNKNOWN);
+        usedSlots = new long[blockBound.length];
     }
 
     public boolean isV6()
@@ -448,6 +456,10 @@ public final class ConnectionTable
         Frames.putI32(fields + SERVER, 0);
         Frames.putI32(fields + EXPIRES, nowTick + NEW_ENTRY_TICKS);
         lowerBound(slot, nowTick + NEW_ENTRY_TICKS);
+        if (usedSlots != null)
+        {
+            usedSlots[slot >>> BLOCK_SHIFT] |= 1L << slot;
+        }
         Frames.putI32(fields + TEMPLATE, -1);
         Frames.putI32(fields + HOME, lastHome);
         size++;
@@ -535,6 +547,11 @@ public final class ConnectionTable
             }
         }
         Frames.putU8(slotAddress(hole) + meta + FLAGS, 0);
+        if (usedSlots != null)
+        {
+            // The entries the shift moved went into slots that were used: only the last one it left is empty.
+            usedSlots[hole >>> BLOCK_SHIFT] &= ~(1L << hole);
+        }
     }
 
     /**
@@ -573,6 +590,30 @@ public final class ConnectionTable
                     continue;
                 }
                 blockBound[block] = nowTick + HORIZON;
+            }
+            // The empty slots before the block's next entry count as examined, as if looked at one by one.
+            final long usedFromHere = usedSlots[block] >>> cursor;
+            final int empty = usedFromHere == 0 ? Math.min(slots, (block + 1) << BLOCK_SHIFT) - cursor :
+                Long.numberOfTrailingZeros(usedFromHere);
+            if (empty > 0)
+            {
+                final int left = budget - examined;
+                if (empty >= left)
+                {
+                    cursor += left;
+                    if (cursor == slots)
+                    {
+                        cursor = 0;
+                    }
+                    break;
+                }
+                examined += empty - 1;
+                cursor += empty;
+                if (cursor == slots)
+                {
+                    cursor = 0;
+                }
+                continue;
             }
             final long fields = slotAddress(cursor) + meta;
             if ((Frames.u8(fields + FLAGS) & FLAG_USED) != 0)
