@@ -101,8 +101,18 @@ public final class ConnectionTable
      * and mispredict a branch for most of them.
      */
     private long[] usedSlots;
+    /**
+     * The entry {@link #insert} made last, while its timer is the placeholder it was given and its block's bound
+     * does not cover it yet, or -1. The caller gives it its real timer next ({@link #open}), which then bounds the
+     * block: bounding by the short placeholder would make the block due in seconds, long before any of its
+     * entries is, and a sweep would read every entry of the block for nothing. Anything else that could meet
+     * the entry first (another insert, a sweep, a removal that moves it) bounds it by the placeholder.
+     */
+    private int unbound = -1;
     /** The block whose bound the sweep is recomputing, or -1. */
     private int sweepBlock = -1;
+    /** Whether the sweep entered {@link #sweepBlock} part-way, so it has not seen all of its entries. */
+    private boolean sweepBlockPartial;
     private long evictions;
     private long refusals;
     /** Where the last unsuccessful lookup ended: the slot an insert of the same key takes. */
@@ -157,6 +167,9 @@ public final class ConnectionTable
      * earlier (perf/RESULTS.md, "Replay rate, one core", has what the bound costs). Worth it
      * where sweeping dominates: a replay's virtual clock runs the once-a-second sweep over the whole table
      * far more often per packet than a wire does. Call before the first insert.
+     * <p>
+     * What a sweep passes over counts against its budget slot by slot, so every call removes the entries, in the
+     * order, that a sweep looking at every slot would: what is skipped changes the speed, never the result.
      *
      * @throws IllegalStateException if the table holds entries already.
      */
@@ -425,6 +438,7 @@ public final class ConnectionTable
         {
             throw new IllegalStateException("insert must follow a lookupForward that did not find the entry");
         }
+        bindUnbound();
         if (size >= capacity)
         {
             if (!reclaimNear(lastHome, nowTick))
@@ -455,10 +469,10 @@ public final class ConnectionTable
         Frames.putU8(fields + FLAGS, FLAG_USED);
         Frames.putI32(fields + SERVER, 0);
         Frames.putI32(fields + EXPIRES, nowTick + NEW_ENTRY_TICKS);
-        lowerBound(slot, nowTick + NEW_ENTRY_TICKS);
         if (usedSlots != null)
         {
             usedSlots[slot >>> BLOCK_SHIFT] |= 1L << slot;
+            unbound = slot;
         }
         Frames.putI32(fields + TEMPLATE, -1);
         Frames.putI32(fields + HOME, lastHome);
@@ -521,6 +535,10 @@ public final class ConnectionTable
      */
     public void remove(final int slot, final boolean evicted)
     {
+        if (slot == unbound)
+        {
+            unbound = -1;
+        }
         listener.onRemoved(this, slot, evicted);
         size--;
         int hole = slot;
@@ -542,6 +560,10 @@ public final class ConnectionTable
                 if (blockBound != null)
                 {
                     lowerBound(hole, Frames.i32(entry + meta + EXPIRES));
+                    if (probe == unbound)
+                    {
+                        unbound = -1;
+                    }
                 }
                 hole = probe;
             }
@@ -566,9 +588,11 @@ public final class ConnectionTable
         {
             return sweepEverySlot(nowTick, budget);
         }
+        bindUnbound();
         int expired = 0;
         int cursor = sweepCursor;
         int block = sweepBlock;
+        boolean partial = sweepBlockPartial;
         // The earliest expiry among the current block's entries seen by this call; merged into the block's
         // bound when the sweep leaves the block or returns (the data path lowers the bound directly).
         int earliest = nowTick + HORIZON;
@@ -576,20 +600,43 @@ public final class ConnectionTable
         {
             if (cursor >>> BLOCK_SHIFT != block)
             {
-                mergeBound(block, earliest);
+                if (!partial)
+                {
+                    mergeBound(block, earliest);
+                }
                 earliest = nowTick + HORIZON;
-                // Blocks are entered at their first slot: the cursor only steps forward and wraps to 0.
+                partial = false;
                 block = cursor >>> BLOCK_SHIFT;
                 final int bound = blockBound[block];
                 if (bound != UNKNOWN && bound - nowTick > 0)
                 {
+                    // Nothing here is due: the slots count against the budget as if looked at one by one, so the
+                    // call stops where a sweep of every slot would, and the next one enters the block again.
                     final int end = Math.min(slots, (block + 1) << BLOCK_SHIFT);
+                    final int left = budget - examined;
+                    if (end - cursor >= left)
+                    {
+                        cursor += left;
+                        if (cursor == slots)
+                        {
+                            cursor = 0;
+                        }
+                        block = -1;
+                        break;
+                    }
                     examined += end - cursor - 1;
                     cursor = end == slots ? 0 : end;
                     block = -1;
                     continue;
                 }
-                blockBound[block] = nowTick + HORIZON;
+                // Entered at its first slot, the sweep sees every entry of the block: their earliest expiry becomes
+                // its bound. Entered part-way (the last call stopped in it while it was not due), the sweep leaves
+                // the bound as it was, due, until a pass enters the block at its start.
+                partial = (cursor & (BLOCK_SLOTS - 1)) != 0;
+                if (!partial)
+                {
+                    blockBound[block] = nowTick + HORIZON;
+                }
             }
             // The empty slots before the block's next entry count as examined, as if looked at one by one.
             final long usedFromHere = usedSlots[block] >>> cursor;
@@ -633,9 +680,13 @@ public final class ConnectionTable
             }
             cursor = next(cursor);
         }
-        mergeBound(block, earliest);
+        if (!partial)
+        {
+            mergeBound(block, earliest);
+        }
         sweepCursor = cursor;
         sweepBlock = block;
+        sweepBlockPartial = partial;
         return expired;
     }
 
@@ -667,6 +718,16 @@ public final class ConnectionTable
             {
                 blockBound[block] = earliest;
             }
+        }
+    }
+
+    /** Bounds the block of the entry {@link #insert} made last by its placeholder timer, if it is still unbound. */
+    private void bindUnbound()
+    {
+        if (unbound >= 0)
+        {
+            lowerBound(unbound, Frames.i32(slotAddress(unbound) + meta + EXPIRES));
+            unbound = -1;
         }
     }
 
@@ -757,7 +818,7 @@ public final class ConnectionTable
     public boolean rearm(final int slot, final int tick)
     {
         final long field = slotAddress(slot) + meta + EXPIRES;
-        if (blockBound != null && tick - Frames.i32(field) < 0)
+        if (blockBound != null && (tick - Frames.i32(field) < 0 || slot == unbound))
         {
             return false;
         }
@@ -768,10 +829,12 @@ public final class ConnectionTable
     public void expiresTick(final int slot, final int tick)
     {
         final long field = slotAddress(slot) + meta + EXPIRES;
-        if (blockBound != null && tick - Frames.i32(field) < 0)
+        if (blockBound != null && (tick - Frames.i32(field) < 0 || slot == unbound))
         {
-            // A timer re-armed later keeps its block's bound valid: only an earlier one must lower it.
+            // A timer re-armed later keeps its block's bound valid: only an earlier one must lower it, or the
+            // first one an entry gets.
             lowerBound(slot, tick);
+            unbound = slot == unbound ? -1 : unbound;
         }
         Frames.putI32(field, tick);
     }
@@ -786,9 +849,10 @@ public final class ConnectionTable
         Frames.putI32(fields + SERVER, server);
         Frames.putU8(fields + FLAGS, flags | FLAG_USED);
         Frames.putU8(fields + STATE, state);
-        if (blockBound != null && expiresTick - Frames.i32(fields + EXPIRES) < 0)
+        if (blockBound != null && (expiresTick - Frames.i32(fields + EXPIRES) < 0 || slot == unbound))
         {
             lowerBound(slot, expiresTick);
+            unbound = slot == unbound ? -1 : unbound;
         }
         Frames.putI32(fields + EXPIRES, expiresTick);
     }

@@ -3,7 +3,9 @@ package io.jvs.core.conn;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 
@@ -77,5 +79,78 @@ class ConnectionTableSweepTest
             assertThat(table.size()).isEqualTo(expiries.size());
         }
         assertThat(removedClient[0]).as("some entries expired").isNotEqualTo(-1);
+    }
+
+    /**
+     * What the sweep skips (blocks with nothing due, empty slots) still counts against its budget slot by slot,
+     * and an entry's block is bounded by its first real timer rather than the placeholder {@code insert} gives
+     * it: so a table that skips removes the same entries, in the same order and in the same calls, as one that
+     * looks at every slot, whatever the budgets. A replay's output then does not depend on what is skipped.
+     */
+    @ParameterizedTest(name = "seed {0}, capacity {1}, v6 {2}")
+    @CsvSource({"11, 64, false", "12, 1000, false", "13, 5000, true", "14, 20000, false", "15, 3000, false",
+        "16, 100, true"})
+    void shouldRemoveWhatASweepOfEverySlotRemovesInTheSameCalls(final long seed, final int capacity,
+        final boolean v6)
+    {
+        final SplittableRandom random = new SplittableRandom(seed);
+        final List<Long> removedByPlain = new ArrayList<>();
+        final List<Long> removedBySkipping = new ArrayList<>();
+        final ConnectionTable plain = new ConnectionTable(v6, capacity,
+            (t, slot, evicted) -> removedByPlain.add(t.clientLow(slot)));
+        final ConnectionTable skipping = new ConnectionTable(v6, capacity,
+            (t, slot, evicted) -> removedBySkipping.add(t.clientLow(slot)));
+        skipping.skipIdleBlocks();
+        int now = 1_000_000 + random.nextInt(1 << 20);
+        for (int round = 0; round < 200; round++)
+        {
+            final int inserts = random.nextInt(capacity / 8 + 1);
+            for (int i = 0; i < inserts && plain.size() < capacity * 3 / 4; i++)
+            {
+                final long client = random.nextLong(v6 ? 1L << 40 : 1L << 32);
+                if (plain.lookupForward(UDP, 0, client, 53, 0, 1, 53) >= 0)
+                {
+                    continue;
+                }
+                // The first timer, as the pipeline gives it: some shorter than the placeholder, most longer.
+                final int expiry = now + 1 + random.nextInt(random.nextInt(4) == 0 ? 200 : 3000);
+                final boolean open = random.nextBoolean();
+                for (final ConnectionTable table : List.of(plain, skipping))
+                {
+                    // An insert follows the lookup that found nothing, in each table.
+                    assertThat(table.lookupForward(UDP, 0, client, 53, 0, 1, 53)).isNegative();
+                    final int slot = table.insert(UDP, 0, client, 53, 0, 1, 53, now);
+                    assertThat(slot).isNotNegative();
+                    if (open)
+                    {
+                        table.open(slot, 1, 0, 0, expiry);
+                    }
+                    else
+                    {
+                        table.expiresTick(slot, expiry);
+                    }
+                }
+            }
+            // Timers re-armed later, or moved earlier, on both.
+            for (int i = 0; i < inserts / 2; i++)
+            {
+                final long client = random.nextLong(v6 ? 1L << 40 : 1L << 32);
+                final int slot = plain.lookupForward(UDP, 0, client, 53, 0, 1, 53);
+                if (slot >= 0)
+                {
+                    final int tick = now + random.nextInt(3000);
+                    plain.expiresTick(slot, tick);
+                    skipping.expiresTick(skipping.lookupForward(UDP, 0, client, 53, 0, 1, 53), tick);
+                }
+            }
+            now += random.nextInt(200);
+            final int budget = 1 + random.nextInt(Math.max(1, plain.slots() / (1 + random.nextInt(8))));
+            final int expiredPlain = plain.sweep(now, budget);
+            final int expiredSkipping = skipping.sweep(now, budget);
+            assertThat(expiredSkipping).as("expired in round %d", round).isEqualTo(expiredPlain);
+            assertThat(removedBySkipping).as("removed, in order, by round %d", round).isEqualTo(removedByPlain);
+            assertThat(skipping.size()).isEqualTo(plain.size());
+        }
+        assertThat(removedByPlain).as("entries removed").hasSizeGreaterThan(capacity / 4);
     }
 }
