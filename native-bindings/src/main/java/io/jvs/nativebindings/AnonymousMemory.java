@@ -2,6 +2,7 @@ package io.jvs.nativebindings;
 
 import java.lang.foreign.Arena;
 import java.lang.ref.Cleaner;
+import java.util.concurrent.atomic.AtomicLong;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
@@ -41,6 +42,8 @@ public final class AnonymousMemory
 
     /** Unmaps the mappings whose owners became unreachable, as the JDK frees direct buffers. */
     private static final Cleaner CLEANER = Cleaner.create();
+    /** Bytes of the mappings left to the Cleaner that are still mapped. */
+    private static final AtomicLong UNRELEASED = new AtomicLong();
 
     private final long address;
     private final long length;
@@ -129,8 +132,18 @@ public final class AnonymousMemory
      */
     public AnonymousMemory unmapWhenUnreachable(final Object owner)
     {
+        mapping.countUntilUnmapped();
         CLEANER.register(owner, mapping);
         return this;
+    }
+
+    /**
+     * @return the bytes of the mappings left to be unmapped when unreachable ({@link #unmapWhenUnreachable}) that
+     * are still mapped: what a collection may give back, as the JDK counts its direct buffers.
+     */
+    public static long unreleasedBytes()
+    {
+        return UNRELEASED.get();
     }
 
     /**
@@ -147,11 +160,21 @@ public final class AnonymousMemory
         private final long address;
         private final long length;
         private boolean unmapped;
+        private boolean counted;
 
         Mapping(final long address, final long length)
         {
             this.address = address;
             this.length = length;
+        }
+
+        synchronized void countUntilUnmapped()
+        {
+            if (!counted && !unmapped)
+            {
+                counted = true;
+                UNRELEASED.addAndGet(length);
+            }
         }
 
         @Override
@@ -170,6 +193,10 @@ public final class AnonymousMemory
                     throw new NativeCallException("munmap", (int)ERRNO.get(state, 0L), length + " bytes");
                 }
                 unmapped = true;
+                if (counted)
+                {
+                    UNRELEASED.addAndGet(-length);
+                }
             }
             catch (final NativeCallException ex)
             {

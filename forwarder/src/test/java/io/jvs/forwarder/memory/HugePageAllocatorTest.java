@@ -2,6 +2,7 @@ package io.jvs.forwarder.memory;
 
 import io.jvs.core.conn.ConnectionTable;
 import io.jvs.core.memory.OffHeapAllocator;
+import io.jvs.nativebindings.AnonymousMemory;
 
 import org.junit.jupiter.api.Test;
 
@@ -65,5 +66,25 @@ class HugePageAllocatorTest
         assertThat(region.length()).isGreaterThanOrEqualTo(3_000_000);
         assertThat(region.address() % 4096).isZero();
         assertThat(io.jvs.core.packet.Frames.i64(region.address() + region.length() - 8)).isZero();
+    }
+
+    @Test
+    void shouldHaveUnreachableMappingsCollectedBeforeGoingPastItsLimit()
+    {
+        // Tables made and dropped, with next to no heap allocated between them: without the limit nothing would
+        // collect them, and what is still mapped would grow by each one.
+        final long before = AnonymousMemory.unreleasedBytes();
+        // Above what other tests of this JVM may still hold.
+        final long limit = before + (64L << 20);
+        final HugePageAllocator allocator = new HugePageAllocator(limit);
+        long most = 0;
+        for (int table = 0; table < 40; table++)
+        {
+            final OffHeapAllocator.Region region = allocator.allocate(16L << 20);
+            io.jvs.core.packet.Frames.putI64(region.address(), table);
+            most = Math.max(most, AnonymousMemory.unreleasedBytes() - before);
+        }
+        assertThat(most).as("bytes still mapped beyond those at the start, at most").isLessThanOrEqualTo((64L << 20) +
+            (16L << 20));
     }
 }
