@@ -17,8 +17,9 @@
 #   jvs_daemon_nat_*: the daemon with default settings (jvs_daemon_nat_afxdp_idle_MODE: with `idle MODE`), one
 #   worker, wlc over 10.0.1.2-4 for udp 10.0.0.100:80, started fresh, measured once it logs "ready", its status
 #   saved at the end (logs/<case>_60.status).
-#   jvs_daemon_latency: a fresh daemon under trafgen at JVS_LAT_RATE (trafgen --rate, default 250000pps),
-#   whatever GEN says (bench txgen has no rate limit); its status's latency.* are the workers' histograms.
+#   jvs_daemon_latency: a fresh daemon under `bench txgen --rate JVS_LAT_RATE` (frames/s, default 250000; bursts
+#   of 16, each at its own time), whatever GEN says; its status's latency.* are the workers' histograms. Not
+#   trafgen --rate: it sends each second's frames in one burst at full speed, then nothing until the next second.
 #   jvs_daemon_idle: a fresh daemon, no traffic, its CPU time (all threads) over JVS_IDLE_SECONDS (30).
 # Environment: BENCH_DIR (a writable copy of ../shared/bench, default /tmp/jvs-bench), REPS (3), DUR (10),
 #              ROUNDS (1: how often the whole list of cases runs, alternating; logs then get "_r<N>"),
@@ -204,10 +205,14 @@ daemon_case() {   # name port [more statements]
     sed -i "s/\"label\": \"custom_$name\"/\"label\": \"$name\"/" logs/${name}_60.json
 }
 
-# Latency at a set rate: trafgen whatever GEN says (the status's percentiles count from the daemon's start).
+# Latency at a set rate, paced burst by burst by bench txgen whatever GEN says (the status's percentiles count from
+# the daemon's start). JVS_LAT_IDLE names an idle mode for the daemon (default: its own).
 daemon_latency() {
-    local rate=${JVS_LAT_RATE:-250000pps} S=${S/_genjvs/}
-    WIRE_GEN=trafgen WIRE_TRAFGEN_RATE=$rate daemon_case "jvs_daemon_latency_${rate}" afxdp
+    local rate=${JVS_LAT_RATE:-250000} S=${S/_genjvs/}
+    [[ $rate =~ ^[1-9][0-9]*$ ]] || { echo "JVS_LAT_RATE must be frames per second, e.g. 250000, not $rate"; return 1; }
+    WIRE_GEN=jvs JVS_GEN_CMD="$JVS_GEN_CMD --rate $rate --burst 16" \
+        daemon_case "jvs_daemon_latency_${rate}pps${JVS_LAT_IDLE:+_$JVS_LAT_IDLE}" afxdp \
+        "${JVS_LAT_IDLE:+idle $JVS_LAT_IDLE}"
 }
 
 # Idle CPU: a fresh daemon, no traffic; utime + stime of all its threads over the window.

@@ -26,6 +26,7 @@ import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * {@code jvs bench txgen}: sends 64-byte UDP frames over 16064 flows as fast as one core can, the generator of
@@ -39,10 +40,13 @@ import java.util.concurrent.Callable;
         "The frames: 60-byte UDP/IPv4 (64 on the wire), source 172.16.[0-63].[1-251]",
         "port 0x4000-0x400f (16064 flows, as ../shared/bench/mkpkt.sh), sent in",
         "bursts, busy on this thread; it prints the frames queued per second. Pin it",
-        "to a core. Only send into namespaces you made."})
+        "to a core. Only send into namespaces you made. With --rate the bursts are",
+        "paced, each at its own time, so the load is that rate at every moment."})
 public final class TxgenBenchCommand implements Callable<Integer>
 {
     private static final long SECOND_NS = 1_000_000_000L;
+    /** Below this a paced wait spins: a park can oversleep by about the default timer slack (50 us). */
+    private static final long PARK_THRESHOLD_NS = 60_000L;
 
     @Spec
     private CommandSpec spec;
@@ -73,6 +77,10 @@ public final class TxgenBenchCommand implements Callable<Integer>
         description = "Frames per burst (default ${DEFAULT-VALUE}).")
     private int burst;
 
+    @Option(names = "--rate", defaultValue = "0", paramLabel = "N",
+        description = "Frames per second, paced burst by burst (default 0: as fast as the core can).")
+    private long rate;
+
     @Option(names = "--seconds", defaultValue = "10", paramLabel = "N",
         description = "How long to send, in seconds (default ${DEFAULT-VALUE}).")
     private int seconds;
@@ -95,6 +103,14 @@ public final class TxgenBenchCommand implements Callable<Integer>
             if (seconds < 1)
             {
                 throw new IllegalArgumentException("--seconds must be 1 or more, not " + seconds);
+            }
+            if (rate < 0)
+            {
+                throw new IllegalArgumentException("--rate must be 0 (as fast as the core can) or more, not " + rate);
+            }
+            if (burst < 1 || burst > 256)
+            {
+                throw new IllegalArgumentException("--burst must be 1..256, not " + burst);
             }
             if (destinationPort < 0 || destinationPort > 65535)
             {
@@ -142,6 +158,7 @@ public final class TxgenBenchCommand implements Callable<Integer>
         try
         {
             final long start = System.nanoTime();
+            final BurstPacer pacer = rate > 0 ? new BurstPacer(start, rate, burst) : null;
             long secondStart = start;
             long sentBefore = 0;
             for (int second = 1; second <= seconds && !stop.getAsBoolean(); second++)
@@ -151,6 +168,17 @@ public final class TxgenBenchCommand implements Callable<Integer>
                 int sinceCheck = 0;
                 while (now - end < 0)
                 {
+                    if (pacer != null)
+                    {
+                        final long until = pacer.untilDue(now);
+                        if (until > 0)
+                        {
+                            waitFor(until);
+                            now = System.nanoTime();
+                            continue;
+                        }
+                        pacer.sent();
+                    }
                     generator.sendBurst();
                     now = System.nanoTime();
                     if (++sinceCheck == 256)
@@ -177,6 +205,22 @@ public final class TxgenBenchCommand implements Callable<Integer>
         finally
         {
             stop.finished();
+        }
+    }
+
+    /**
+     * Waits for a paced burst: parks while the wait is long (the core runs the sink's receive work too), spins
+     * for the last stretch, which a park would overshoot by the kernel's timer slack.
+     */
+    private static void waitFor(final long nanos)
+    {
+        if (nanos > PARK_THRESHOLD_NS)
+        {
+            LockSupport.parkNanos(nanos - PARK_THRESHOLD_NS);
+        }
+        else
+        {
+            Thread.onSpinWait();
         }
     }
 

@@ -37,4 +37,18 @@ class TxgenBenchCommandTest
         assertThat(run.status()).isEqualTo(2);
         assertThat(run.err()).contains("no interface jvs-no-such0 here");
     }
+
+    @Test
+    void shouldRefuseANegativeRateAndABurstOutOfRange()
+    {
+        final CommandRun rate = CommandRun.of("bench", "txgen", "--tx", "g0", "--dst-mac", "02:b0:00:00:00:02",
+            "--src-mac", "02:b0:00:00:00:01", "--rate", "-5");
+        final CommandRun burst = CommandRun.of("bench", "txgen", "--tx", "g0", "--dst-mac", "02:b0:00:00:00:02",
+            "--src-mac", "02:b0:00:00:00:01", "--burst", "0");
+
+        assertThat(rate.status()).isEqualTo(2);
+        assertThat(rate.err()).contains("--rate must be 0 (as fast as the core can) or more, not -5");
+        assertThat(burst.status()).isEqualTo(2);
+        assertThat(burst.err()).contains("--burst must be 1..256, not 0");
+    }
 }
