@@ -226,6 +226,25 @@ public final class Checksums
     }
 
     /**
+     * Decrements an IPv4 header's TTL and replaces a 32-bit field of it (an address), with one update of the header
+     * checksum for both: the same checksum {@link #decrementTtl} followed by {@link #update32} writes, in every case
+     * (RFC 1624, eqn. 3: the TTL's word changes by -0x0100, which in one's complement adds 0xFEFF to the
+     * complemented checksum, as {@link #decrementTtl}'s +0x0100 to the checksum does; both sums are positive, so their
+     * folds, congruent modulo 0xFFFF, are equal). The field itself is the caller's to write.
+     *
+     * @return the new TTL.
+     */
+    public static int decrementTtlAndUpdate32(final long header, final int oldValue, final int newValue)
+    {
+        final int ttl = Frames.u8(header + IPV4_TTL_OFFSET) - 1;
+        final int checksum = Frames.u16(header + IPV4_CHECKSUM_OFFSET);
+        Frames.putU16(header + IPV4_CHECKSUM_OFFSET, ~fold((~checksum & 0xFFFF) + 0xFEFF +
+            (~oldValue & 0xFFFF_FFFFL) + (newValue & 0xFFFF_FFFFL)) & 0xFFFF);
+        Frames.putU8(header + IPV4_TTL_OFFSET, ttl);
+        return ttl;
+    }
+
+    /**
      * Takes the checksum field's share out of a plain sum and complements. The field is in the high half of its
      * 32-bit chunk for TCP (offset 16), in the low half for UDP (6), ICMP and ICMPv6 (2).
      */

@@ -72,9 +72,8 @@ final class Rewriter
         {
             final int oldAddress = (int)p.destinationLow[i];
             final int newAddress = (int)servers.low(serverSlot);
-            Checksums.decrementTtl(ip);
+            Checksums.decrementTtlAndUpdate32(ip, oldAddress, newAddress);
             Ipv4Header.destination(ip, newAddress);
-            Ipv4Header.checksum(ip, Checksums.update32(Ipv4Header.checksum(ip), oldAddress, newAddress));
             if (p.hasPorts[i])
             {
                 rewritePortV4(frame + p.l4Offset[i], p, i, L4Headers.DESTINATION_PORT_OFFSET,
@@ -121,9 +120,8 @@ final class Rewriter
         {
             final int oldAddress = (int)p.sourceLow[i];
             final int newAddress = (int)virtualLow;
-            Checksums.decrementTtl(ip);
+            Checksums.decrementTtlAndUpdate32(ip, oldAddress, newAddress);
             Ipv4Header.source(ip, newAddress);
-            Ipv4Header.checksum(ip, Checksums.update32(Ipv4Header.checksum(ip), oldAddress, newAddress));
             if (p.hasPorts[i])
             {
                 rewritePortV4(frame + p.l4Offset[i], p, i, L4Headers.SOURCE_PORT_OFFSET,

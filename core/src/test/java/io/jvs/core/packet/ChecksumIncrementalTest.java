@@ -281,4 +281,41 @@ class ChecksumIncrementalTest
         assertThat(new ChecksumFullTest.Layout(packet, ip).compute()).isEqualTo(expected);
         return expected;
     }
+
+    /**
+     * The one update NAT makes of an IPv4 header's checksum for its TTL and an address gives, for any checksum, TTL
+     * and addresses (including the all-ones and zero ones that make one's-complement zeros), exactly the checksum the
+     * two updates in turn give.
+     */
+    @ParameterizedTest
+    @MethodSource("seeds")
+    void shouldGiveTheTwoStepChecksumWhenTtlAndAnAddressChangeInOneUpdate(final long seed)
+    {
+        final Random random = new Random(seed);
+        final int[] edges = {0, 1, 0xFFFF, 0xFEFF, 0xFF00, 0x00FF, 0x0100, 0xFFFE};
+        final int[] addresses = {0, -1, 1, 0x7FFF_FFFF, 0x8000_0000, 0xFFFF_0000, 0x0000_FFFF};
+        for (int i = 0; i < 2_000; i++)
+        {
+            final int checksum = i < edges.length * 4 ? edges[i % edges.length] : random.nextInt(0x10000);
+            final int ttl = i % 5 == 0 ? random.nextInt(256) : 2 + random.nextInt(254);
+            final int oldAddress = i % 3 == 0 ? addresses[random.nextInt(addresses.length)] : random.nextInt();
+            final int newAddress = i % 7 == 0 ? addresses[random.nextInt(addresses.length)] : random.nextInt();
+            final long twoStep = memory;
+            final long oneStep = memory + 64;
+            for (final long header : new long[] {twoStep, oneStep})
+            {
+                Frames.putU8(header + 8, ttl);
+                Frames.putU16(header + 10, checksum);
+            }
+
+            Checksums.decrementTtl(twoStep);
+            Frames.putU16(twoStep + 10, Checksums.update32(Frames.u16(twoStep + 10), oldAddress, newAddress));
+            final int ttlAfter = Checksums.decrementTtlAndUpdate32(oneStep, oldAddress, newAddress);
+
+            assertThat(Frames.u16(oneStep + 10))
+                .as("checksum %04x ttl %d %08x -> %08x", checksum, ttl, oldAddress, newAddress)
+                .isEqualTo(Frames.u16(twoStep + 10));
+            assertThat(Frames.u8(oneStep + 8)).isEqualTo(Frames.u8(twoStep + 8)).isEqualTo(ttlAfter & 0xFF);
+        }
+    }
 }
