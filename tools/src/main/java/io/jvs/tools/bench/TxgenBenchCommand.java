@@ -173,6 +173,10 @@ public final class TxgenBenchCommand implements Callable<Integer>
                         final long until = pacer.untilDue(now);
                         if (until > 0)
                         {
+                            if (stop.getAsBoolean())
+                            {
+                                break;
+                            }
                             waitFor(until);
                             now = System.nanoTime();
                             continue;
