@@ -35,7 +35,7 @@ class BurstPacerTest
     {
         final BurstPacer pacer = new BurstPacer(0, 1_000_000, 10);
         pacer.sent();
-        // 35 us late: the bursts due at 10, 20 and 30 us are all due now, the one at 40 us is not.
+        // At 45 us the bursts due at 10, 20, 30 and 40 us are all due now; the one at 50 us is not.
         int due = 0;
         while (pacer.untilDue(45_000) <= 0)
         {
