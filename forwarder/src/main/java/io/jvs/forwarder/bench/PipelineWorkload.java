@@ -26,7 +26,8 @@ import java.nio.ByteBuffer;
  * service of 16 real servers, written into off-heap frame buffers the way a NIC would, then processed.
  * <p>
  * Two shapes: established flows (the clients' connections are opened first, through the pipeline
- * itself; each burst then carries ACKs of randomly chosen flows), and new connections (every frame is
+ * itself, among ACKs of the flows already open: {@link #setUp}; each burst then carries ACKs of randomly chosen
+ * flows), and new connections (every frame is
  * a SYN from a client never seen before). For new connections SYN_RECV lasts 1 s and the virtual clock
  * steps 2 s / capacity per connection, so entries expire and are swept at the rate they are made; as an
  * entry lives its 1 s plus up to one sweep period, the table settles near 83% of its capacity (42% of its
@@ -63,6 +64,8 @@ public final class PipelineWorkload
     private static final int PORT_BITS = 15;
     private static final int TCP_ACK = 0x10;
     private static final int TCP_SYN = 0x02;
+    /** The most bursts the set-up of established flows takes before it packs more handshakes into each. */
+    static final int SET_UP_BURSTS = 1 << 20;
 
     private final Mode mode;
     private final String scheduler;
@@ -151,7 +154,14 @@ public final class PipelineWorkload
     }
 
     /**
-     * Opens the established flows (nothing to do for new connections).
+     * Opens the established flows through the pipeline: each flow's SYN, then in a later burst the ACK that
+     * establishes it. Each burst carries only a few of these handshake frames and fills the rest with ACKs of
+     * flows already open, so that the set-up traffic is mostly the measured load. The JIT compiles the
+     * pipeline while this runs, from the branch and call counts it has gathered so far; bursts of handshakes
+     * alone would have it compile the fast loop for frames that mostly leave it (a missed lookup, a state that
+     * changes), and how far the set-up had got by then would decide how fast the measured load runs. The clock
+     * steps as in {@link #runBurst}, so the sweep runs during the set-up as it does after it. Nothing to do for
+     * new connections.
      *
      * @return this workload.
      */
@@ -161,28 +171,57 @@ public final class PipelineWorkload
         {
             return this;
         }
-        for (final int flags : new int[] {TCP_SYN, TCP_ACK})
+        final int handshakes = setUpHandshakesPerBurst(flows, burstSize);
+        int synSent = 0;
+        int established = 0;
+        long state = random;
+        while (established < flows)
         {
-            for (int first = 0; first < flows; first += burstSize)
+            burst.clear();
+            nowNs += clockStepNs;
+            final int openBefore = established;
+            final int synSentBefore = synSent;
+            int count = 0;
+            // The ACKs of SYNs sent in earlier bursts, then new SYNs (half the handshakes, rounded up, so that a
+            // steady set-up sends as many of each), then ACKs of the flows open before this burst.
+            while (count < handshakes && established < synSentBefore)
             {
-                final int count = Math.min(burstSize, flows - first);
-                burst.clear();
-                for (int i = 0; i < count; i++)
+                addFrame(count++, established++, TCP_ACK);
+            }
+            final int syns = Math.min(handshakes - count, (handshakes + 1) / 2);
+            for (int n = 0; n < syns && synSent < flows; n++)
+            {
+                addFrame(count++, synSent++, TCP_SYN);
+            }
+            while (openBefore > 0 && count < burstSize)
+            {
+                state ^= state << 13;
+                state ^= state >>> 7;
+                state ^= state << 17;
+                addFrame(count++, ((state >>> 32) * openBefore) >>> 32, TCP_ACK);
+            }
+            pipeline.process(burst, nowNs);
+            for (int i = 0; i < count; i++)
+            {
+                if (Verdict.kind(burst.verdict[i]) != Verdict.TRANSMIT)
                 {
-                    addFrame(i, first + i, flags);
-                }
-                pipeline.process(burst, nowNs);
-                for (int i = 0; i < count; i++)
-                {
-                    if (Verdict.kind(burst.verdict[i]) != Verdict.TRANSMIT)
-                    {
-                        throw new IllegalStateException("flow " + (first + i) + " was not forwarded: " +
-                            Verdict.toString(burst.verdict[i]));
-                    }
+                    throw new IllegalStateException("frame " + i + " of a set-up burst was not forwarded: " +
+                        Verdict.toString(burst.verdict[i]));
                 }
             }
         }
+        random = state;
         return this;
+    }
+
+    /**
+     * Handshake frames per set-up burst: two (a SYN and an ACK) while the set-up stays within {@link
+     * #SET_UP_BURSTS} bursts, more for tables so large that it would not, never more than the burst.
+     */
+    static int setUpHandshakesPerBurst(final int flows, final int burstSize)
+    {
+        final long needed = (2L * flows + SET_UP_BURSTS - 1) / SET_UP_BURSTS;
+        return (int)Math.min(burstSize, Math.max(2, needed));
     }
 
     private void addFrame(final int i, final long flow, final int tcpFlags)

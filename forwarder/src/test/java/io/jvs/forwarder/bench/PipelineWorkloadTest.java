@@ -2,6 +2,7 @@ package io.jvs.forwarder.bench;
 
 import io.jvs.core.conn.ConnectionTable;
 
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -26,6 +27,31 @@ class PipelineWorkloadTest
         }
         assertThat(workload.pipeline().connectionsV4().size()).isEqualTo(5000);
         assertThat(workload.bytesPerConnection()).isEqualTo(64.0);
+    }
+
+    @ParameterizedTest
+    @EnumSource(PipelineWorkload.Mode.class)
+    void shouldSetUpAmongAcksOfTheFlowsAlreadyOpen(final PipelineWorkload.Mode mode)
+    {
+        final int flows = 5000;
+        final PipelineWorkload workload = new PipelineWorkload(mode, "wlc", flows, false, BURST).setUp();
+        final long frames = workload.pipeline().counters().frames();
+        // The first SYN alone; then the first ACK with the second SYN, before any flow is open; then a burst per
+        // flow, each the last flow's ACK, the next SYN and ACKs of open flows.
+        assertThat(frames).isEqualTo(1 + 2 + (long)BURST * (flows - 1));
+        assertThat(workload.pipeline().counters().fastPath())
+            .as("all but the handshakes follow an open flow").isEqualTo(frames - 2L * flows);
+        assertThat(workload.pipeline().connectionsV4().size()).isEqualTo(flows);
+    }
+
+    @Test
+    void shouldPackMoreHandshakesIntoEachSetUpBurstOnlyForTablesBeyondTheSetUpsBursts()
+    {
+        assertThat(PipelineWorkload.setUpHandshakesPerBurst(1000, BURST)).isEqualTo(2);
+        assertThat(PipelineWorkload.setUpHandshakesPerBurst(PipelineWorkload.SET_UP_BURSTS / 2, BURST)).isEqualTo(2);
+        assertThat(PipelineWorkload.setUpHandshakesPerBurst(10_000_000, BURST)).isEqualTo(20);
+        assertThat(PipelineWorkload.setUpHandshakesPerBurst(100_000_000, BURST)).isEqualTo(BURST);
+        assertThat(PipelineWorkload.setUpHandshakesPerBurst(1000, 1)).isEqualTo(1);
     }
 
     @ParameterizedTest
