@@ -17,12 +17,15 @@ import java.util.List;
 /**
  * Frames that exercise the daemon's data path before the first real packet, so that the JIT has compiled it:
  * for each address service, TCP connections from a spread of clients (SYN, ACKs, FIN) and UDP datagrams, plus
- * the NAT replies of its servers, cycled. It feeds a memory port of a scratch worker whose pipeline and
+ * the NAT replies of its servers, cycled, most of them on connections already established. It feeds a memory port of a scratch worker whose pipeline and
  * services are copies made from the same configuration, so nothing of the real state is touched.
  */
 final class WarmUp implements FrameSource
 {
     private static final int CLIENTS = 4096;
+    /** Passes over the clients per connection: SYN, ACK, six ACKs each with a server's reply, FIN, a reply. */
+    static final int PHASES = 16;
+    private static final int FIN_PHASE = PHASES - 2;
     private static final long CLIENT_MAC = 0x02_00_00_00_77_01L;
 
     private final long portMac;
@@ -60,18 +63,21 @@ final class WarmUp implements FrameSource
         final long round = n / services.size();
         final int clientIndex = (int)(round % CLIENTS);
         final int client = 0x6440_0000 | clientIndex;
-        // One pass over the clients per phase: a connection (client and port) gets its SYN, ACK, FIN and its
-        // server's ACK in four passes running; the next four passes open new connections from the next port.
+        // One pass over the clients per phase: a connection (client and port) gets its SYN and the ACK that
+        // establishes it, then six of its own ACKs each followed by one of its server's, then its FIN and the
+        // server's last ACK, in sixteen passes running; the next sixteen open new connections from the next port.
+        // So most frames follow an established connection, as on a wire: the JIT lays out and inlines the burst
+        // loop from the counts this traffic leaves, and never recompiles it for the traffic that comes later.
         final long pass = round / CLIENTS;
-        final int phase = (int)(pass % 4);
-        final long connection = pass / 4 * CLIENTS + clientIndex;
-        final int clientPort = 1024 + (int)(pass / 4 % 60000);
+        final int phase = (int)(pass % PHASES);
+        final long connection = pass / PHASES * CLIENTS + clientIndex;
+        final int clientPort = 1024 + (int)(pass / PHASES % 60000);
         final int vip = service.key().address().v4();
         final int vport = service.key().port() == 0 ? 80 : service.key().port();
         final int protocol = service.key().protocol().number();
         final RealServer[] servers = service.servers();
         delivered++;
-        if (phase == 3 && servers.length > 0 && protocol == Ipv4Header.PROTOCOL_TCP)
+        if (isServerPhase(phase) && servers.length > 0 && protocol == Ipv4Header.PROTOCOL_TCP)
         {
             // The server rr gives the service's connection-th connection (other schedulers choose otherwise: the
             // replies that then find no connection are passed, which warms that path).
@@ -80,9 +86,15 @@ final class WarmUp implements FrameSource
             return frame(address, server.address(), serverPort, IpAddress.ofV4(client), clientPort, protocol,
                 L4Headers.TCP_ACK);
         }
-        final int flags = phase == 0 ? L4Headers.TCP_SYN : phase == 2 ? L4Headers.TCP_FIN | L4Headers.TCP_ACK :
+        final int flags = phase == 0 ? L4Headers.TCP_SYN : phase == FIN_PHASE ? L4Headers.TCP_FIN | L4Headers.TCP_ACK :
             L4Headers.TCP_ACK;
         return frame(address, IpAddress.ofV4(client), clientPort, IpAddress.ofV4(vip), vport, protocol, flags);
+    }
+
+    /** The server's ACKs: after each of the client's six data ACKs (phases 2, 4, …, 12) and after its FIN. */
+    private static boolean isServerPhase(final int phase)
+    {
+        return phase > 1 && (phase & 1) == 1;
     }
 
     private int frame(final long frame, final IpAddress source, final int sourcePort, final IpAddress destination,

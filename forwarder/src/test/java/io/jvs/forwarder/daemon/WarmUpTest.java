@@ -29,9 +29,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The warm-up frames: valid frames to the port's MAC for each IPv4 address service (none for mark or IPv6
- * services), forming whole TCP connections (SYN, ACK, FIN, and its server's ACK) and UDP flows, so that the
- * scratch pipeline runs its established-connection and reply paths, not only the first packet's: through a
- * pipeline every one of them is forwarded.
+ * services), forming whole TCP connections (SYN, ACKs, FIN, and its server's ACKs) and UDP flows, so that the
+ * scratch pipeline runs its established-connection and reply paths, not only the first packet's, and mostly the
+ * established ones: through a pipeline every one of them is forwarded.
  */
 class WarmUpTest
 {
@@ -90,8 +90,8 @@ class WarmUpTest
             topology.build(), new ConnectionTimeouts(), DataPlaneSettings.defaults()));
         final Pipeline pipeline = new Pipeline(publisher, 0, 1 << 16, 1 << 10, 8, 16, 0);
         final WarmUp warmUp = new WarmUp(table, PORT_MAC);
-        // Two address services: four passes over the clients of each make every frame of their first connections.
-        final int frames = 4 * CLIENTS * 2;
+        // Two address services: sixteen passes over the clients of each make every frame of their first connections.
+        final int frames = WarmUp.PHASES * CLIENTS * 2;
         final int[] kinds = new int[5];
         final FrameBurst burst = new FrameBurst();
         final int[] kind = new int[32];
@@ -122,8 +122,11 @@ class WarmUpTest
         }
         assertThat(warmUp.delivered()).isEqualTo(frames);
         // SYNs, ACKs, FINs and the servers' ACKs of the TCP service; datagrams of the UDP one.
-        assertThat(kinds).containsExactly(CLIENTS, CLIENTS, CLIENTS, CLIENTS, 4 * CLIENTS);
+        assertThat(kinds).containsExactly(CLIENTS, 7 * CLIENTS, CLIENTS, 7 * CLIENTS, WarmUp.PHASES * CLIENTS);
         assertThat(pipeline.connectionsV4().size()).isEqualTo(2 * CLIENTS);
+        // Most of the clients' frames follow an established connection, as on a wire: the six data ACKs of each
+        // TCP connection and every datagram of a UDP flow after its first.
+        assertThat(pipeline.counters().fastPath()).isEqualTo((6L + WarmUp.PHASES - 1) * CLIENTS);
     }
 
     /**
