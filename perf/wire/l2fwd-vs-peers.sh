@@ -51,7 +51,9 @@ done
 [ -d "$BENCH_DIR" ] || cp -r "$SHARED_BENCH" "$BENCH_DIR"
 JAVA="$("$ROOT/tools/jvs" --java-home)/bin/java"
 JAR="$ROOT/tools/target/jvs.jar"
-[ -f "$JAR" ] || { echo "l2fwd-vs-peers: build first (tools/jvs --help builds)" >&2; exit 1; }
+# Build (or rebuild after a change) up front, so that no case pays for it: a subcommand's help builds the jar.
+"$ROOT/tools/jvs" run --help >/dev/null || { echo "l2fwd-vs-peers: tools/jvs did not build or start" >&2; exit 1; }
+[ -f "$JAR" ] || { echo "l2fwd-vs-peers: no $JAR after the build" >&2; exit 1; }
 
 cd "$BENCH_DIR"
 mkdir -p logs
