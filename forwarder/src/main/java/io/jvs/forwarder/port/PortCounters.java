@@ -27,6 +27,12 @@ import static io.jvs.forwarder.port.PortCountersDescriptor.offset;
  */
 public class PortCounters
 {
+    /** The counts every port keeps, as {@link #toString} shows them (frames, not bytes). */
+    private static final int[] SHOWN = {
+        PortCountersDescriptor.RX_FRAMES, PortCountersDescriptor.TX_FRAMES, PortCountersDescriptor.TX_RING_FULL,
+        PortCountersDescriptor.TX_COPIED, PortCountersDescriptor.WAKEUPS, PortCountersDescriptor.KERNEL_RX_DROPPED,
+        PortCountersDescriptor.KERNEL_FILL_EMPTY, PortCountersDescriptor.KERNEL_INVALID};
+
     private final AtomicBuffer buffer;
 
     /** Counters in a buffer of their own. */
@@ -162,11 +168,40 @@ public class PortCounters
     {
     }
 
+    /**
+     * @return the ids of the counts {@link #toString} shows, in its order: those every port keeps, then a port's own.
+     */
+    protected int[] shownIds()
+    {
+        return SHOWN;
+    }
+
+    /**
+     * Appends a port's own counts to those every port keeps, for {@link #shownIds}.
+     */
+    protected static int[] shownWith(final int... own)
+    {
+        final int[] ids = java.util.Arrays.copyOf(SHOWN, SHOWN.length + own.length);
+        System.arraycopy(own, 0, ids, SHOWN.length, own.length);
+        return ids;
+    }
+
+    /**
+     * @return "name=value" for each count of {@link #shownIds}, under the names of {@link PortCountersDescriptor}
+     *         (those of the daemon's status lines).
+     */
     @Override
     public String toString()
     {
-        return "rx=" + rxFrames() + " tx=" + txFrames() + " tx-ring-full=" + txRingFull() + " tx-copied=" +
-            txCopied() + " wakeups=" + wakeups() + " kernel-rx-dropped=" + kernelRxDropped() + " kernel-fill-empty=" +
-            kernelFillEmpty() + " kernel-invalid=" + kernelInvalid();
+        final StringBuilder line = new StringBuilder();
+        for (final int id : shownIds())
+        {
+            if (!line.isEmpty())
+            {
+                line.append(' ');
+            }
+            line.append(PortCountersDescriptor.name(id)).append('=').append(get(id));
+        }
+        return line.toString();
     }
 }

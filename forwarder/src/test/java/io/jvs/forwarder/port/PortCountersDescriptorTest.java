@@ -54,6 +54,25 @@ class PortCountersDescriptorTest
     }
 
     @Test
+    void shouldShowEachCountUnderTheNameItsIdHas()
+    {
+        final PortCounters counters = new PortCounters();
+        for (int id = 0; id < PortCountersDescriptor.IDS; id++)
+        {
+            counters.add(id, 1000 + id);
+        }
+        final Map<String, Long> shown = new LinkedHashMap<>();
+        for (final String pair : counters.toString().split(" "))
+        {
+            final String[] nameAndValue = pair.split("=");
+            assertThat(shown.put(nameAndValue[0], Long.parseLong(nameAndValue[1]))).as("shown once: %s", pair).isNull();
+        }
+        assertThat(shown).containsOnlyKeys("rx-frames", "tx-frames", "tx-ring-full", "tx-copied", "wakeups",
+            "kernel-rx-dropped", "kernel-fill-empty", "kernel-invalid");
+        shown.forEach((name, value) -> assertThat(PortCountersDescriptor.name((int)(value - 1000))).isEqualTo(name));
+    }
+
+    @Test
     void shouldCountAtEachIdsOffsetInTheBufferItIsGiven()
     {
         final UnsafeBuffer buffer = new UnsafeBuffer(new byte[PortCountersDescriptor.LENGTH]);
@@ -71,7 +90,7 @@ class PortCountersDescriptorTest
         assertThat(counters.kernelFillEmpty()).isEqualTo(7);
         assertThat(counters.kernelRxDropped()).isEqualTo(7);
         assertThat(counters.txFrames() + counters.rxBytes() + counters.kernelInvalid()).isZero();
-        assertThat(counters.toString()).contains("rx=33", "kernel-rx-dropped=7", "kernel-fill-empty=7");
+        assertThat(counters.toString()).contains("rx-frames=33", "kernel-rx-dropped=7", "kernel-fill-empty=7");
         assertThatThrownBy(() -> new PortCounters(new UnsafeBuffer(new byte[PortCountersDescriptor.LENGTH - 8])))
             .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("need");
     }

@@ -25,7 +25,7 @@ class L2fwdBenchCommandTest
         assertThat(Long.parseLong(summary.group(2))).isPositive().isEqualTo(Long.parseLong(summary.group(1)));
         assertThat(Double.parseDouble(summary.group(3))).isPositive();
         assertThat(Double.parseDouble(summary.group(4))).isPositive();
-        assertThat(run.out()).contains("  1 s  forwarded").contains("tx port: rx=0 tx=");
+        assertThat(run.out()).contains("  1 s  forwarded").contains("tx port: rx-frames=0 tx-frames=");
     }
 
     @Test

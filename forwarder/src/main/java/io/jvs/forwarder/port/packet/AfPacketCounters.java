@@ -89,12 +89,14 @@ public final class AfPacketCounters extends PortCounters
     }
 
     @Override
-    public String toString()
+    protected int[] shownIds()
     {
-        return super.toString() + " checksums-completed=" + checksumsCompleted() + " checksums-not-completed=" +
-            checksumsNotCompleted() + " vlan-tags-restored=" + vlanTagsRestored() + " truncated=" + truncatedFrames() +
-            " tx-too-long=" + txTooLong() + " tx-kick-errors=" + txKickErrors() + " blocks-returned=" +
-            blocksReturned() + " blocks-by-timeout=" + blocksRetiredByTimeout() + " kernel-rx-packets=" +
-            kernelRxPackets() + " kernel-rx-freezes=" + kernelRxFreezes();
+        return SHOWN;
     }
+
+    private static final int[] SHOWN = shownWith(PortCountersDescriptor.CHECKSUMS_COMPLETED,
+        PortCountersDescriptor.CHECKSUMS_NOT_COMPLETED, PortCountersDescriptor.VLAN_TAGS_RESTORED,
+        PortCountersDescriptor.TRUNCATED, PortCountersDescriptor.TX_TOO_LONG, PortCountersDescriptor.TX_KICK_ERRORS,
+        PortCountersDescriptor.BLOCKS_RETURNED, PortCountersDescriptor.BLOCKS_RETIRED_BY_TIMEOUT,
+        PortCountersDescriptor.KERNEL_RX_PACKETS, PortCountersDescriptor.KERNEL_RX_FREEZES);
 }

@@ -72,9 +72,11 @@ public final class PcapCounters extends PortCounters
     }
 
     @Override
-    public String toString()
+    protected int[] shownIds()
     {
-        return super.toString() + " rx-too-long=" + rxTooLong() + " rx-not-ethernet=" + rxNotEthernet() +
-            " rx-outgoing=" + rxOutgoing() + " tx-errors=" + txErrors();
+        return SHOWN;
     }
+
+    private static final int[] SHOWN = shownWith(PortCountersDescriptor.RX_TOO_LONG,
+        PortCountersDescriptor.RX_NOT_ETHERNET, PortCountersDescriptor.RX_OUTGOING, PortCountersDescriptor.TX_ERRORS);
 }
