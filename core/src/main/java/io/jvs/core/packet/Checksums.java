@@ -204,7 +204,12 @@ public final class Checksums
      */
     public static int updateUdp(final int before, final int updated)
     {
-        return before == 0 ? 0 : updated == 0 ? 0xFFFF : updated;
+        // Without branches, so that its speed does not hang on what the JIT saw: compiled after datagrams that all
+        // had checksums, a branch on "before == 0" was left out, and the first datagram without one deoptimized
+        // the loop it is inlined into. updated - 1 is negative only for 0, which then becomes 0xFFFF; before - 1
+        // is negative only for 0, whose mask clears the result. Both are 16-bit values.
+        final int written = updated | (updated - 1) >>> 16 & 0xFFFF;
+        return written & ~((before - 1) >> 31);
     }
 
     /**

@@ -21,6 +21,47 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class ChecksumIncrementalTest
 {
+    /**
+     * {@link Checksums#updateUdp} has no branches; this is its rule, written plainly, checked against it for every
+     * updated sum with the edge values and a seeded sample of the sums before, and for every sum before with the
+     * edge values of the updated one.
+     */
+    @Test
+    void shouldKeepTheUdpRulesOnEveryUpdatedChecksum()
+    {
+        final Random random = new Random(0x75647000L);
+        final int[] edges = {0, 1, 0x7FFF, 0x8000, 0xFFFE, 0xFFFF};
+        final int[] befores = new int[edges.length + 32];
+        System.arraycopy(edges, 0, befores, 0, edges.length);
+        for (int i = edges.length; i < befores.length; i++)
+        {
+            befores[i] = random.nextInt(0x10000);
+        }
+        for (final int before : befores)
+        {
+            for (int updated = 0; updated <= 0xFFFF; updated++)
+            {
+                assertThat(Checksums.updateUdp(before, updated)).isEqualTo(udpRule(before, updated));
+            }
+        }
+        for (int before = 0; before <= 0xFFFF; before++)
+        {
+            for (final int updated : edges)
+            {
+                assertThat(Checksums.updateUdp(before, updated)).isEqualTo(udpRule(before, updated));
+            }
+        }
+    }
+
+    private static int udpRule(final int before, final int updated)
+    {
+        if (before == 0)
+        {
+            return 0;
+        }
+        return updated == 0 ? 0xFFFF : updated;
+    }
+
     private final ByteBuffer buffer = ByteBuffer.allocateDirect(4096);
     private final long memory = Frames.addressOf(buffer);
 
