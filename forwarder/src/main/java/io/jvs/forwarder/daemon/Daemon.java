@@ -1,6 +1,7 @@
 package io.jvs.forwarder.daemon;
 
 import io.jvs.core.conn.ConnectionTimeouts;
+import io.jvs.core.memory.OffHeapAllocator;
 import io.jvs.core.net.IpAddress;
 import io.jvs.core.pipeline.ClientDispatch;
 import io.jvs.core.pipeline.DataPlane;
@@ -622,7 +623,10 @@ public final class Daemon implements AutoCloseable
                     MemoryPort.DEFAULT_TRANSMIT_QUEUE,
                     TransmitObserver.NONE);
             }
-            final Pipeline pipeline = new Pipeline(publisher, 0, 1 << 16, 1 << 12, MAX_SERVICES, MAX_SERVERS, 0);
+            // The workers' own prefetch: with another class there, the JIT would compile Pipeline.process for that
+            // one, and the first real burst would deoptimize it.
+            final Pipeline pipeline = new Pipeline(publisher, 0, 1 << 16, 1 << 12, MAX_SERVICES, MAX_SERVERS, 0,
+                OffHeapAllocator.DIRECT, new TemplateTable(1024), null, NativeCachePrefetch.best());
             final HostPassPolicy[] policies = new HostPassPolicy[ports.length];
             java.util.Arrays.fill(policies, HostPassPolicy.NEVER);
             final Worker worker = new Worker(0, ports, new boolean[ports.length], pipeline, new HostTap[ports.length],
