@@ -64,7 +64,7 @@ public final class PipelineWorkload
     private static final int PORT_BITS = 15;
     private static final int TCP_ACK = 0x10;
     private static final int TCP_SYN = 0x02;
-    /** The most bursts the set-up of established flows takes before it packs more handshakes into each. */
+    /** Set-up bursts that mix two handshake frames with ACKs of open flows; later ones carry handshakes alone. */
     static final int SET_UP_BURSTS = 1 << 20;
 
     private final Mode mode;
@@ -81,6 +81,7 @@ public final class PipelineWorkload
     private long nowNs = 1_000_000_000L;
     private long random = 0x9E37_79B9_7F4A_7C15L;
     private long nextNewClient;
+    private final long mixedSetUpBursts;
 
     /**
      * @param mode      NAT or DR.
@@ -92,6 +93,16 @@ public final class PipelineWorkload
     public PipelineWorkload(final Mode mode, final String scheduler, final int flows, final boolean newFlows,
         final int burstSize)
     {
+        this(mode, scheduler, flows, newFlows, burstSize, SET_UP_BURSTS);
+    }
+
+    /**
+     * As the public constructor, with the number of mixed set-up bursts (tests shorten it).
+     */
+    PipelineWorkload(final Mode mode, final String scheduler, final int flows, final boolean newFlows,
+        final int burstSize, final long mixedSetUpBursts)
+    {
+        this.mixedSetUpBursts = mixedSetUpBursts;
         if (burstSize < 1 || burstSize > FrameBurst.MAX_FRAMES)
         {
             throw new IllegalArgumentException("burst size must be 1.." + FrameBurst.MAX_FRAMES);
@@ -155,13 +166,14 @@ public final class PipelineWorkload
 
     /**
      * Opens the established flows through the pipeline: each flow's SYN, then in a later burst the ACK that
-     * establishes it. Each burst carries only a few of these handshake frames and fills the rest with ACKs of
-     * flows already open, so that the set-up traffic is mostly the measured load. The JIT compiles the
-     * pipeline while this runs, from the branch and call counts it has gathered so far; bursts of handshakes
-     * alone would have it compile the fast loop for frames that mostly leave it (a missed lookup, a state that
-     * changes), and how far the set-up had got by then would decide how fast the measured load runs. The clock
-     * steps as in {@link #runBurst}, so the sweep runs during the set-up as it does after it. Nothing to do for
-     * new connections.
+     * establishes it. For its first {@link #SET_UP_BURSTS} bursts (by default) a burst carries only two of these handshake
+     * frames and fills the rest with ACKs of flows already open, so that the set-up traffic is mostly the measured
+     * load while the JIT compiles the pipeline, from the branch and call counts it has gathered so far; bursts of
+     * handshakes alone would have it compile the fast loop for frames that mostly leave it (a missed lookup, a state
+     * that changes), and how far the set-up had got by then would decide how fast the measured load runs. The flows
+     * left after those bursts (tables beyond a million flows) are opened in bursts of handshakes alone, with code
+     * that is compiled by then. The clock steps as in {@link #runBurst}, so the sweep runs during the set-up as it
+     * does after it. Nothing to do for new connections.
      *
      * @return this workload.
      */
@@ -171,12 +183,12 @@ public final class PipelineWorkload
         {
             return this;
         }
-        final int handshakes = setUpHandshakesPerBurst(flows, burstSize);
         int synSent = 0;
         int established = 0;
         long state = random;
-        while (established < flows)
+        for (long bursts = 0; established < flows; bursts++)
         {
+            final int handshakes = bursts < mixedSetUpBursts ? Math.min(2, burstSize) : burstSize;
             burst.clear();
             nowNs += clockStepNs;
             final int openBefore = established;
@@ -212,16 +224,6 @@ public final class PipelineWorkload
         }
         random = state;
         return this;
-    }
-
-    /**
-     * Handshake frames per set-up burst: two (a SYN and an ACK) while the set-up stays within {@link
-     * #SET_UP_BURSTS} bursts, more for tables so large that it would not, never more than the burst.
-     */
-    static int setUpHandshakesPerBurst(final int flows, final int burstSize)
-    {
-        final long needed = (2L * flows + SET_UP_BURSTS - 1) / SET_UP_BURSTS;
-        return (int)Math.min(burstSize, Math.max(2, needed));
     }
 
     private void addFrame(final int i, final long flow, final int tcpFlags)

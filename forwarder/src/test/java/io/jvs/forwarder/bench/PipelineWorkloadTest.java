@@ -2,7 +2,6 @@ package io.jvs.forwarder.bench;
 
 import io.jvs.core.conn.ConnectionTable;
 
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -44,14 +43,23 @@ class PipelineWorkloadTest
         assertThat(workload.pipeline().connectionsV4().size()).isEqualTo(flows);
     }
 
-    @Test
-    void shouldPackMoreHandshakesIntoEachSetUpBurstOnlyForTablesBeyondTheSetUpsBursts()
+    @ParameterizedTest
+    @EnumSource(PipelineWorkload.Mode.class)
+    void shouldOpenTheFlowsLeftAfterTheMixedBurstsInBurstsOfHandshakes(final PipelineWorkload.Mode mode)
     {
-        assertThat(PipelineWorkload.setUpHandshakesPerBurst(1000, BURST)).isEqualTo(2);
-        assertThat(PipelineWorkload.setUpHandshakesPerBurst(PipelineWorkload.SET_UP_BURSTS / 2, BURST)).isEqualTo(2);
-        assertThat(PipelineWorkload.setUpHandshakesPerBurst(10_000_000, BURST)).isEqualTo(20);
-        assertThat(PipelineWorkload.setUpHandshakesPerBurst(100_000_000, BURST)).isEqualTo(BURST);
-        assertThat(PipelineWorkload.setUpHandshakesPerBurst(1000, 1)).isEqualTo(1);
+        final int flows = 5000;
+        final PipelineWorkload workload = new PipelineWorkload(mode, "wlc", flows, false, BURST, 1000).setUp();
+        final long frames = workload.pipeline().counters().frames();
+        assertThat(frames).as("fewer frames than a set-up mixed all along").isLessThan(1000L * BURST + flows * 2L);
+        assertThat(workload.pipeline().counters().fastPath()).isEqualTo(frames - 2L * flows);
+        assertThat(workload.pipeline().connectionsV4().size()).isEqualTo(flows);
+        final long before = workload.pipeline().counters().fastPath();
+        for (int i = 0; i < 100; i++)
+        {
+            assertThat(workload.runBurst()).isEqualTo(BURST);
+        }
+        assertThat(workload.pipeline().counters().fastPath() - before).as("every flow established")
+            .isEqualTo(100L * BURST);
     }
 
     @ParameterizedTest
