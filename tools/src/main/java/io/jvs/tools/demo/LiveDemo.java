@@ -221,7 +221,8 @@ final class LiveDemo
         out.flush();
 
         final long startup = System.nanoTime();
-        final DemoProcess daemon = start(DemoProcess.start("jvs", topology.director(), List.of(),
+        final DemoProcess daemon = start(DemoProcess.start("jvs", topology.director(),
+            daemonFlags(java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments()),
             daemonClass, List.of("run", "--config", config.toString()), dir.resolve("jvs.log")));
         final List<DemoProcess> servers = new ArrayList<>();
         for (int i = 1; i <= WEIGHTS.length; i++)
@@ -395,6 +396,16 @@ final class LiveDemo
     }
 
     /** A bridge port: a veth whose other end goes to the namespace it serves. */
+    /**
+     * The JVM flags of this JVM that {@code tools/jvs} gives the daemon too: the data path's compile commands
+     * ({@code -XX:CompileCommandFile}, which it gives {@code demo} as it gives {@code run}), so that the demo's
+     * daemon runs as {@code tools/jvs run} would.
+     */
+    static List<String> daemonFlags(final List<String> inputArguments)
+    {
+        return inputArguments.stream().filter(flag -> flag.startsWith("-XX:CompileCommandFile=")).toList();
+    }
+
     private static List<String> port(final String name, final String peerNamespace, final String peerName)
     {
         return List.of(

@@ -19,6 +19,15 @@ class LiveDemoTest
     Path directory;
 
     @Test
+    void shouldGiveItsDaemonTheCompileCommandsItWasGiven()
+    {
+        assertThat(LiveDemo.daemonFlags(java.util.List.of("--enable-native-access=ALL-UNNAMED",
+            "-XX:CompileCommandFile=/repo/tools/jvm/hot-path.compile", "-Xmx1g", "-XX:SharedArchiveFile=/repo/x.jsa")))
+            .containsExactly("-XX:CompileCommandFile=/repo/tools/jvm/hot-path.compile");
+        assertThat(LiveDemo.daemonFlags(java.util.List.of("-Xmx1g"))).isEmpty();
+    }
+
+    @Test
     void shouldSayInOneLineThatTheDaemonDidNotStartAndRemoveEverything()
     {
         final StringWriter out = new StringWriter();
