@@ -27,8 +27,7 @@ import java.nio.ByteBuffer;
  * <p>
  * Two shapes: established flows (the clients' connections are opened first, through the pipeline
  * itself, among ACKs of the flows already open: {@link #setUp}; each burst then carries ACKs of randomly chosen
- * flows), and new connections (every frame is
- * a SYN from a client never seen before). For new connections SYN_RECV lasts 1 s and the virtual clock
+ * flows), and new connections (every frame is a SYN from a client never seen before). For new connections SYN_RECV lasts 1 s and the virtual clock
  * steps 2 s / capacity per connection, so entries expire and are swept at the rate they are made; as an
  * entry lives its 1 s plus up to one sweep period, the table settles near 83% of its capacity (42% of its
  * slots). At a capacity of 4M that step is 500 ns, close to real time at the rates a core opens
@@ -102,11 +101,11 @@ public final class PipelineWorkload
     PipelineWorkload(final Mode mode, final String scheduler, final int flows, final boolean newFlows,
         final int burstSize, final long mixedSetUpBursts)
     {
-        this.mixedSetUpBursts = mixedSetUpBursts;
         if (burstSize < 1 || burstSize > FrameBurst.MAX_FRAMES)
         {
             throw new IllegalArgumentException("burst size must be 1.." + FrameBurst.MAX_FRAMES);
         }
+        this.mixedSetUpBursts = mixedSetUpBursts;
         this.mode = mode;
         this.scheduler = scheduler;
         this.flows = flows;
@@ -166,14 +165,14 @@ public final class PipelineWorkload
 
     /**
      * Opens the established flows through the pipeline: each flow's SYN, then in a later burst the ACK that
-     * establishes it. For its first {@link #SET_UP_BURSTS} bursts (by default) a burst carries only two of these handshake
-     * frames and fills the rest with ACKs of flows already open, so that the set-up traffic is mostly the measured
-     * load while the JIT compiles the pipeline, from the branch and call counts it has gathered so far; bursts of
-     * handshakes alone would have it compile the fast loop for frames that mostly leave it (a missed lookup, a state
-     * that changes), and how far the set-up had got by then would decide how fast the measured load runs. The flows
-     * left after those bursts (tables beyond a million flows) are opened in bursts of handshakes alone, with code
-     * that is compiled by then. The clock steps as in {@link #runBurst}, so the sweep runs during the set-up as it
-     * does after it. Nothing to do for new connections.
+     * establishes it. For the first {@link #SET_UP_BURSTS} bursts (by default) a burst carries only two of these
+     * handshake frames and fills the rest with ACKs of flows already open, so that the set-up traffic is mostly the
+     * measured load while the JIT compiles the pipeline, from the branch and call counts it has gathered so far;
+     * bursts of handshakes alone would have it compile the fast loop for frames that mostly leave it (a missed
+     * lookup, a state that changes), and how far the set-up had got by then would decide how fast the measured load
+     * runs. The flows left after those bursts (tables beyond a million flows) are opened in bursts of handshakes
+     * alone, with code that is compiled by then. The clock steps as in {@link #runBurst}, so the sweep runs during
+     * the set-up as it does after it. Nothing to do for new connections.
      *
      * @return this workload.
      */

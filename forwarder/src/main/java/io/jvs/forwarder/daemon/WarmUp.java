@@ -17,8 +17,9 @@ import java.util.List;
 /**
  * Frames that exercise the daemon's data path before the first real packet, so that the JIT has compiled it:
  * for each address service, TCP connections from a spread of clients (SYN, ACKs, FIN) and UDP datagrams, plus
- * the NAT replies of its servers, cycled, most of them on connections already established. It feeds a memory port of a scratch worker whose pipeline and
- * services are copies made from the same configuration, so nothing of the real state is touched.
+ * the NAT replies of its servers, cycled, most of them on connections already established. It feeds a memory
+ * port of a scratch worker whose pipeline and services are copies made from the same configuration, so nothing
+ * of the real state is touched.
  */
 final class WarmUp implements FrameSource
 {

@@ -4,6 +4,8 @@ import org.agrona.BufferUtil;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
+import java.util.Arrays;
+
 import static io.jvs.forwarder.port.PortCountersDescriptor.KERNEL_FILL_EMPTY;
 import static io.jvs.forwarder.port.PortCountersDescriptor.KERNEL_INVALID;
 import static io.jvs.forwarder.port.PortCountersDescriptor.KERNEL_RX_DROPPED;
@@ -29,9 +31,7 @@ public class PortCounters
 {
     /** The counts every port keeps, as {@link #toString} shows them (frames, not bytes). */
     private static final int[] SHOWN = {
-        PortCountersDescriptor.RX_FRAMES, PortCountersDescriptor.TX_FRAMES, PortCountersDescriptor.TX_RING_FULL,
-        PortCountersDescriptor.TX_COPIED, PortCountersDescriptor.WAKEUPS, PortCountersDescriptor.KERNEL_RX_DROPPED,
-        PortCountersDescriptor.KERNEL_FILL_EMPTY, PortCountersDescriptor.KERNEL_INVALID};
+        RX_FRAMES, TX_FRAMES, TX_RING_FULL, TX_COPIED, WAKEUPS, KERNEL_RX_DROPPED, KERNEL_FILL_EMPTY, KERNEL_INVALID};
 
     private final AtomicBuffer buffer;
 
@@ -181,7 +181,7 @@ public class PortCounters
      */
     protected static int[] shownWith(final int... own)
     {
-        final int[] ids = java.util.Arrays.copyOf(SHOWN, SHOWN.length + own.length);
+        final int[] ids = Arrays.copyOf(SHOWN, SHOWN.length + own.length);
         System.arraycopy(own, 0, ids, SHOWN.length, own.length);
         return ids;
     }
