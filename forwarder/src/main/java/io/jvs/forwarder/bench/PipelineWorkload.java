@@ -27,11 +27,11 @@ import java.nio.ByteBuffer;
  * <p>
  * Two shapes: established flows (the clients' connections are opened first, through the pipeline
  * itself, among ACKs of the flows already open: {@link #setUp}; each burst then carries ACKs of randomly chosen
- * flows), and new connections (every frame is a SYN from a client never seen before). For new connections SYN_RECV lasts 1 s and the virtual clock
- * steps 2 s / capacity per connection, so entries expire and are swept at the rate they are made; as an
- * entry lives its 1 s plus up to one sweep period, the table settles near 83% of its capacity (42% of its
- * slots). At a capacity of 4M that step is 500 ns, close to real time at the rates a core opens
- * connections: a faster virtual clock would make the once-a-second sweep look dearer per connection
+ * flows), and new connections (every frame is a SYN from a client never seen before). For new connections
+ * SYN_RECV lasts 1 s and the virtual clock steps 2 s / capacity per connection, so entries expire and are swept
+ * at the rate they are made; as an entry lives its 1 s plus up to one sweep period, the table settles near 83% of
+ * its capacity (42% of its slots). At a capacity of 4M that step is 500 ns, close to real time at the rates a core
+ * opens connections: a faster virtual clock would make the once-a-second sweep look dearer per connection
  * than it is on a wire. Shared by the JMH benchmarks and {@code tools/jvs bench pipeline}.
  */
 public final class PipelineWorkload
@@ -63,7 +63,7 @@ public final class PipelineWorkload
     private static final int PORT_BITS = 15;
     private static final int TCP_ACK = 0x10;
     private static final int TCP_SYN = 0x02;
-    /** Set-up bursts that mix two handshake frames with ACKs of open flows; later ones carry handshakes alone. */
+    /** Set-up bursts that mix two handshake frames with ACKs of open flows; later ones are filled with handshakes. */
     static final int SET_UP_BURSTS = 1 << 20;
 
     private final Mode mode;
@@ -170,8 +170,8 @@ public final class PipelineWorkload
      * measured load while the JIT compiles the pipeline, from the branch and call counts it has gathered so far;
      * bursts of handshakes alone would have it compile the fast loop for frames that mostly leave it (a missed
      * lookup, a state that changes), and how far the set-up had got by then would decide how fast the measured load
-     * runs. The flows left after those bursts (tables beyond a million flows) are opened in bursts of handshakes
-     * alone, with code that is compiled by then. The clock steps as in {@link #runBurst}, so the sweep runs during
+     * runs. The flows left after those bursts (tables beyond a million flows) are opened in bursts filled with
+     * handshakes, with code that is compiled by then. The clock steps as in {@link #runBurst}, so the sweep runs during
      * the set-up as it does after it. Nothing to do for new connections.
      *
      * @return this workload.
