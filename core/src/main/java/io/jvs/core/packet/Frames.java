@@ -15,6 +15,9 @@ import java.nio.ByteBuffer;
  */
 public final class Frames
 {
+    /** Copies up to this many bytes, between ranges that do not overlap, are done in longs rather than by the stub. */
+    static final int SMALL_COPY = 128;
+
     private Frames()
     {
     }
@@ -76,6 +79,18 @@ public final class Frames
      */
     public static void copy(final long from, final long to, final int length)
     {
+        if (length >= Long.BYTES && length <= SMALL_COPY && (to - from >= length || from - to >= length))
+        {
+            // A header-sized copy in longs, the last one ending at the end (it may overlap the one before it): the
+            // copy stub's call and set-up cost more than the copy itself at these lengths.
+            final int last = length - Long.BYTES;
+            for (int i = 0; i < last; i += Long.BYTES)
+            {
+                UnsafeApi.putLongUnaligned(null, to + i, UnsafeApi.getLongUnaligned(null, from + i));
+            }
+            UnsafeApi.putLongUnaligned(null, to + last, UnsafeApi.getLongUnaligned(null, from + last));
+            return;
+        }
         UnsafeApi.copyMemory(from, to, length);
     }
 
