@@ -84,6 +84,8 @@ public final class Pipeline
         new UnsafeBuffer(BufferUtil.allocateDirectAligned(FrameBurst.MAX_FRAMES * PREFETCH_STRIDE, 64));
     private final long prefetchBase = prefetchAddresses.addressOffset();
     private static final int PREFETCH_STRIDE = Long.BYTES;
+    /** Frames whose home lines are prefetched together, in the first pass over a burst. */
+    private static final int PREFETCH_GROUP = 16;
     private final CachePrefetch prefetch;
     private final int[] opened = new int[FrameBurst.MAX_FRAMES];
     private final ConnectionTable v4;
@@ -367,37 +369,43 @@ public final class Pipeline
 
         final int[] homes = this.homes;
         final long prefetchBase = this.prefetchBase;
-        for (int i = 0; i < count; i++)
+        // The frames' home lines are prefetched a group at a time, so that the first group's misses are on their way
+        // while the rest of the burst is parsed, and the misses of a group overlap. Not the line after a home line as
+        // well, where a probe run that fills its home line goes on: few lookups go there, and on a machine whose loads
+        // wait on memory longer the second line a frame cost more than the misses it saved (perf/RESULTS.md, issue 13's
+        // fourth session; the groups, its ninth).
+        for (int group = 0; group < count; group += PREFETCH_GROUP)
         {
-            final long frame = burst.address[i];
-            final int verdict = activeParser.parse(frame, burst.length[i], p, i);
-            pending[i] = verdict;
-            serviceOf[i] = ServiceClassifier.NONE;
-            homes[i] = -1;
-            UnsafeApi.putLong(prefetchBase + (long)i * PREFETCH_STRIDE, frame);
-            opened[i] = OPENED_NONE;
-            if (marking && verdict == 0 && burst.firewallMark[i] == 0)
+            final int groupEnd = Math.min(count, group + PREFETCH_GROUP);
+            for (int i = group; i < groupEnd; i++)
             {
-                burst.firewallMark[i] = marks.match(p, i, ingress);
+                final long frame = burst.address[i];
+                final int verdict = activeParser.parse(frame, burst.length[i], p, i);
+                pending[i] = verdict;
+                serviceOf[i] = ServiceClassifier.NONE;
+                homes[i] = -1;
+                UnsafeApi.putLong(prefetchBase + (long)i * PREFETCH_STRIDE, frame);
+                opened[i] = OPENED_NONE;
+                if (marking && verdict == 0 && burst.firewallMark[i] == 0)
+                {
+                    burst.firewallMark[i] = marks.match(p, i, ingress);
+                }
+                if (verdict == 0 && p.hasPorts[i])
+                {
+                    final boolean isV6 = p.kind[i] == KIND_IPV6;
+                    final ConnectionTable table = isV6 ? v6 : v4;
+                    final int service = current.classifier.lookup(burst.firewallMark[i], isV6, p.protocol[i],
+                        p.destinationHigh[i], p.destinationLow[i], p.destinationPort[i]);
+                    serviceOf[i] = service;
+                    final int home = service != ServiceClassifier.NONE ?
+                        table.home(p.protocol[i], p.sourceHigh[i], p.sourceLow[i], p.sourcePort[i]) :
+                        table.home(p.protocol[i], p.destinationHigh[i], p.destinationLow[i], p.destinationPort[i]);
+                    homes[i] = home;
+                    UnsafeApi.putLong(prefetchBase + (long)i * PREFETCH_STRIDE, table.slotAddress(home));
+                }
             }
-            if (verdict == 0 && p.hasPorts[i])
-            {
-                final boolean isV6 = p.kind[i] == KIND_IPV6;
-                final ConnectionTable table = isV6 ? v6 : v4;
-                final int service = current.classifier.lookup(burst.firewallMark[i], isV6, p.protocol[i],
-                    p.destinationHigh[i], p.destinationLow[i], p.destinationPort[i]);
-                serviceOf[i] = service;
-                final int home = service != ServiceClassifier.NONE ?
-                    table.home(p.protocol[i], p.sourceHigh[i], p.sourceLow[i], p.sourcePort[i]) :
-                    table.home(p.protocol[i], p.destinationHigh[i], p.destinationLow[i], p.destinationPort[i]);
-                homes[i] = home;
-                UnsafeApi.putLong(prefetchBase + (long)i * PREFETCH_STRIDE, table.slotAddress(home));
-            }
+            touched += prefetch.lines(prefetchBase + (long)group * PREFETCH_STRIDE, groupEnd - group);
         }
-        // Every frame's home line at once, so their misses overlap. Not the line after it as well, where a probe run
-        // that fills its home line goes on: few lookups go there, and on a machine whose loads wait on memory longer
-        // the second line a frame cost more than the misses it saved (perf/RESULTS.md, issue 13's fourth session).
-        touched += prefetch.lines(prefetchBase, count);
 
         int i = 0;
         while (true)
