@@ -4,7 +4,8 @@ import org.agrona.UnsafeApi;
 
 /**
  * Brings the cache lines a burst will need towards the core before the burst is handled, so that their misses
- * overlap instead of queueing one behind another: the pipeline gives it the connection-table line of every frame.
+ * overlap instead of queueing one behind another: the pipeline gives it the connection-table line of every frame of
+ * a group.
  * <p>
  * Java has no prefetch instruction, and a load that misses holds up every instruction after it from retiring: a
  * loop of loads lets only as many misses in flight as fit in the core's reorder window behind the first one, and

@@ -29,8 +29,9 @@ import static io.jvs.core.packet.ParsedBurst.*;
  * One worker's data path: a burst of frames in, a verdict and a rewritten frame per packet out.
  * <p>
  * {@link #process} runs in two passes. The first parses every frame, classifies it and notes the
- * connection-table lines it will need, which are then prefetched together ({@link CachePrefetch}), so the cache
- * misses of a whole burst overlap instead of queueing one behind another. The second handles each packet: an
+ * connection-table line it will need; the lines of each group of frames are prefetched together as soon as the group
+ * is parsed ({@link CachePrefetch}), so the cache misses of a burst overlap instead of queueing one behind another,
+ * and the first start while the rest are parsed. The second handles each packet: an
  * existing connection is followed (its TCP state moved, its idle timer re-armed); a packet that may open one is
  * scheduled, counted on its server and entered in the table; then the frame is rewritten for NAT, direct routing or
  * the tunnel and gets its verdict. The bulk of a burst, packets on live connections whose state stays, goes through
