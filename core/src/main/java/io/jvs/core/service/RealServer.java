@@ -37,7 +37,7 @@ public final class RealServer
     private final int port;
     private final AtomicBuffer counters;
     private final int countersOffset;
-    private final byte[] countersArray;
+    /** The slot's absolute address: the counters live off the heap, so every read of them is at an address alone. */
     private final long countersAddress;
     /** Where worker 0's line, the slot's first, starts; worker w's is {@code LINE_LENGTH * w} after it. */
     private final long workersAddress;
@@ -86,7 +86,7 @@ public final class RealServer
      * @param port           its port.
      * @param forwardMethod  NAT, DR or TUN.
      * @param weight         0..65535.
-     * @param counters       the buffer holding the slot.
+     * @param counters       the buffer holding the slot, off the heap (a direct buffer or a mapped file).
      * @param countersOffset the slot's offset, a multiple of {@link ConnectionCountersDescriptor#LINE_LENGTH}.
      * @param workers        how many workers count its connections: the slot is
      *                       {@link ConnectionCountersDescriptor#slotLength} bytes.
@@ -107,6 +107,11 @@ public final class RealServer
         checkWeight(weight);
         checkWorkers(workers);
         counters.boundsCheck(countersOffset, ConnectionCountersDescriptor.slotLength(workers));
+        if (counters.byteArray() != null)
+        {
+            // The least-connection scans read every server's counts: at an address alone, each read is one load.
+            throw new IllegalArgumentException("server counters must live off the heap (a direct or mapped buffer)");
+        }
         this.address = address;
         this.port = port;
         this.forwardMethod = forwardMethod;
@@ -114,7 +119,6 @@ public final class RealServer
         this.lastWeight = weight;
         this.counters = counters;
         this.countersOffset = countersOffset;
-        this.countersArray = counters.byteArray();
         this.countersAddress = counters.addressOffset() + countersOffset;
         this.workersAddress = countersAddress + ConnectionCountersDescriptor.workerLineOffset(0);
         this.workers = workers;
@@ -284,7 +288,7 @@ public final class RealServer
         int active = 0;
         for (int w = 0; w < workers; w++)
         {
-            active += UnsafeApi.getIntOpaque(countersArray, workerLine(w) + ACTIVE_OFFSET);
+            active += UnsafeApi.getIntOpaque(null, workerLine(w) + ACTIVE_OFFSET);
         }
         return active;
     }
@@ -297,14 +301,14 @@ public final class RealServer
         int inactive = 0;
         for (int w = 0; w < workers; w++)
         {
-            inactive += UnsafeApi.getIntOpaque(countersArray, workerLine(w) + INACTIVE_OFFSET);
+            inactive += UnsafeApi.getIntOpaque(null, workerLine(w) + INACTIVE_OFFSET);
         }
         return inactive;
     }
 
     public int persistentConnections()
     {
-        return UnsafeApi.getIntVolatile(countersArray, countersAddress + PERSISTENT_OFFSET);
+        return UnsafeApi.getIntVolatile(null, countersAddress + PERSISTENT_OFFSET);
     }
 
     /**
@@ -325,7 +329,7 @@ public final class RealServer
     {
         if (workers == 1)
         {
-            return overheadOf(UnsafeApi.getLongOpaque(countersArray, workersAddress + ACTIVE_OFFSET));
+            return overheadOf(UnsafeApi.getLongOpaque(null, workersAddress + ACTIVE_OFFSET));
         }
         long overhead = 0;
         for (int w = 0; w < workers; w++)
@@ -333,7 +337,7 @@ public final class RealServer
             // A worker's active and inactive counts share one aligned 8-byte word: one read gives a consistent pair.
             // Opaque, as the kernel's atomic_read: the scan needs each count's latest value, not an order among
             // them, and acquire reads would keep the compiler from overlapping the reads of a least-connection pass.
-            overhead += overheadOf(UnsafeApi.getLongOpaque(countersArray, workerLine(w) + ACTIVE_OFFSET));
+            overhead += overheadOf(UnsafeApi.getLongOpaque(null, workerLine(w) + ACTIVE_OFFSET));
         }
         return overhead;
     }
@@ -525,7 +529,7 @@ public final class RealServer
             throw new IllegalArgumentException("worker " + worker + " of " + workers + " counting " + this);
         }
         final long at = workerLine(worker) + field;
-        UnsafeApi.putIntOpaque(countersArray, at, UnsafeApi.getInt(countersArray, at) + delta);
+        UnsafeApi.putIntOpaque(null, at, UnsafeApi.getInt(null, at) + delta);
     }
 
     /**
@@ -547,7 +551,7 @@ public final class RealServer
     private int flags()
     {
         // Opaque, as overhead() reads the counts: a scheduler needs the latest flags, not an order with other reads.
-        return UnsafeApi.getIntOpaque(countersArray, countersAddress + FLAGS_OFFSET);
+        return UnsafeApi.getIntOpaque(null, countersAddress + FLAGS_OFFSET);
     }
 
     private void setFlag(final int flag)

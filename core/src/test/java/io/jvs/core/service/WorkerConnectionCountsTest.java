@@ -90,6 +90,15 @@ class WorkerConnectionCountsTest
     }
 
     @Test
+    void shouldRefuseCountersOnTheHeap()
+    {
+        final UnsafeBuffer onTheHeap = new UnsafeBuffer(new byte[ConnectionCountersDescriptor.slotLength(1)]);
+        assertThatIllegalArgumentException()
+            .isThrownBy(() -> new RealServer(ADDRESS, 80, ForwardMethod.NAT, 1, onTheHeap, 0, 1))
+            .withMessageContaining("off the heap");
+    }
+
+    @Test
     void shouldGiveTheServersOfATableALineForEachOfItsWorkers()
     {
         final ServiceTable table = new ServiceTable(new SchedulerSettings(SchedulerFlags.NONE, 4,
