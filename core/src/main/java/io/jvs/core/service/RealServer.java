@@ -20,7 +20,7 @@ import static io.jvs.core.service.ConnectionCountersDescriptor.*;
  * lines without locks. The methods without a worker count as worker 0: for single-threaded users (the simulator,
  * tests), never beside a pipeline of worker 0.
  * <p>
- * Reads go straight to the slot's address, checked once at construction: a least-connection pass
+ * Reads go straight to the slot's address, off the heap and checked once at construction: a least-connection pass
  * reads every server's counters, and going through the buffer object (its fields reloaded and its
  * bounds checked on every read) cost more than the reads themselves (perf/RESULTS.md).
  */
@@ -37,7 +37,7 @@ public final class RealServer
     private final int port;
     private final AtomicBuffer counters;
     private final int countersOffset;
-    /** The slot's absolute address: the counters live off the heap, so every read of them is at an address alone. */
+    /** The slot's absolute address (the counters live off the heap). */
     private final long countersAddress;
     /** Where worker 0's line, the slot's first, starts; worker w's is {@code LINE_LENGTH * w} after it. */
     private final long workersAddress;
