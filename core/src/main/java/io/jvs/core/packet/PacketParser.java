@@ -40,12 +40,12 @@ public final class PacketParser
      */
     public int parse(final long frame, final int length, final ParsedBurst out, final int i)
     {
-        out.kind[i] = KIND_OTHER;
-        out.hasPorts[i] = false;
-        out.fragment[i] = FRAGMENT_NONE;
-        out.tcpFlags[i] = 0;
-        out.sourcePort[i] = 0;
-        out.destinationPort[i] = 0;
+        out.kind(i, KIND_OTHER);
+        out.hasPorts(i, false);
+        out.fragment(i, FRAGMENT_NONE);
+        out.tcpFlags(i, 0);
+        out.sourcePort(i, 0);
+        out.destinationPort(i, 0);
         if (length < EthernetHeader.LENGTH)
         {
             return Verdict.drop(DropReason.TRUNCATED);
@@ -66,14 +66,14 @@ public final class PacketParser
             type = Frames.u16(frame + offset);
         }
         offset += 2;
-        out.l3Offset[i] = offset;
+        out.l3Offset(i, offset);
         return switch (type)
         {
             case EthernetHeader.TYPE_IPV4 -> parseIpv4(frame, length, offset, out, i);
             case EthernetHeader.TYPE_IPV6 -> parseIpv6(frame, length, offset, out, i);
             case EthernetHeader.TYPE_ARP ->
             {
-                out.kind[i] = KIND_ARP;
+                out.kind(i, KIND_ARP);
                 yield offset + ArpHeader.LENGTH > length ? Verdict.drop(DropReason.TRUNCATED) : Verdict.pass();
             }
             default -> Verdict.pass();
@@ -96,18 +96,17 @@ public final class PacketParser
         {
             return refuseIpv4(header, length, l3);
         }
-        out.kind[i] = KIND_IPV4;
-        out.ipEnd[i] = l3 + totalLength;
+        out.kind(i, KIND_IPV4);
+        out.ipEnd(i, l3 + totalLength);
         final int protocol = Ipv4Header.protocol(header);
-        out.protocol[i] = protocol;
-        out.sourceHigh[i] = 0;
-        out.sourceLow[i] = Ipv4Header.source(header) & 0xFFFF_FFFFL;
-        out.destinationHigh[i] = 0;
-        out.destinationLow[i] = Ipv4Header.destination(header) & 0xFFFF_FFFFL;
-        out.ttl[i] = Ipv4Header.ttl(header);
+        out.protocol(i, protocol);
+        out.sourceHigh(i, 0);
+        out.sourceLow(i, Ipv4Header.source(header) & 0xFFFF_FFFFL);
+        out.destinationHigh(i, 0);
+        out.destinationLow(i, Ipv4Header.destination(header) & 0xFFFF_FFFFL);
+        out.ttl(i, Ipv4Header.ttl(header));
         final int l4 = l3 + headerLength;
-        out.l4Offset[i] = l4;
-        out.l4Length[i] = totalLength - headerLength;
+        out.l4Offset(i, l4);
         final int fragmentWord = Ipv4Header.flagsAndFragment(header);
         if ((fragmentWord & (Ipv4Header.FLAG_MORE_FRAGMENTS | Ipv4Header.FRAGMENT_OFFSET_MASK)) != 0)
         {
@@ -115,13 +114,13 @@ public final class PacketParser
             {
                 return Verdict.drop(DropReason.FRAGMENT);
             }
-            out.fragmentId[i] = Ipv4Header.identification(header);
+            out.fragmentId(i, Ipv4Header.identification(header));
             if ((fragmentWord & Ipv4Header.FRAGMENT_OFFSET_MASK) != 0)
             {
-                out.fragment[i] = FRAGMENT_LATER;
+                out.fragment(i, FRAGMENT_LATER);
                 return 0;
             }
-            out.fragment[i] = FRAGMENT_FIRST;
+            out.fragment(i, FRAGMENT_FIRST);
         }
         return parseUpperLayer(frame, l4, totalLength - headerLength, protocol, false, out, i);
     }
@@ -175,13 +174,13 @@ public final class PacketParser
         {
             return Verdict.drop(DropReason.TRUNCATED);
         }
-        out.kind[i] = KIND_IPV6;
-        out.ipEnd[i] = end;
-        out.sourceHigh[i] = Ipv6Header.sourceHigh(header);
-        out.sourceLow[i] = Ipv6Header.sourceLow(header);
-        out.destinationHigh[i] = Ipv6Header.destinationHigh(header);
-        out.destinationLow[i] = Ipv6Header.destinationLow(header);
-        out.ttl[i] = Ipv6Header.hopLimit(header);
+        out.kind(i, KIND_IPV6);
+        out.ipEnd(i, end);
+        out.sourceHigh(i, Ipv6Header.sourceHigh(header));
+        out.sourceLow(i, Ipv6Header.sourceLow(header));
+        out.destinationHigh(i, Ipv6Header.destinationHigh(header));
+        out.destinationLow(i, Ipv6Header.destinationLow(header));
+        out.ttl(i, Ipv6Header.hopLimit(header));
 
         int next = Ipv6Header.nextHeader(header);
         int offset = l3 + Ipv6Header.LENGTH;
@@ -219,13 +218,12 @@ public final class PacketParser
                 {
                     return Verdict.drop(DropReason.FRAGMENT);
                 }
-                out.fragmentId[i] = Frames.i32(frame + offset - 4);
-                out.fragment[i] = (word & Ipv6Header.FRAGMENT_OFFSET_MASK) != 0 ? FRAGMENT_LATER : FRAGMENT_FIRST;
-                if (out.fragment[i] == FRAGMENT_LATER)
+                out.fragmentId(i, Frames.i32(frame + offset - 4));
+                out.fragment(i, (word & Ipv6Header.FRAGMENT_OFFSET_MASK) != 0 ? FRAGMENT_LATER : FRAGMENT_FIRST);
+                if (out.fragment(i) == FRAGMENT_LATER)
                 {
-                    out.protocol[i] = next;
-                    out.l4Offset[i] = offset;
-                    out.l4Length[i] = end - offset;
+                    out.protocol(i, next);
+                    out.l4Offset(i, offset);
                     return 0;
                 }
             }
@@ -234,9 +232,8 @@ public final class PacketParser
                 break;
             }
         }
-        out.protocol[i] = next;
-        out.l4Offset[i] = offset;
-        out.l4Length[i] = end - offset;
+        out.protocol(i, next);
+        out.l4Offset(i, offset);
         return parseUpperLayer(frame, offset, end - offset, next, true, out, i);
     }
 
@@ -250,7 +247,7 @@ public final class PacketParser
         final int i)
     {
         final long header = frame + l4;
-        final boolean firstFragment = out.fragment[i] == FRAGMENT_FIRST;
+        final boolean firstFragment = out.fragment(i) == FRAGMENT_FIRST;
         switch (protocol)
         {
             case Ipv4Header.PROTOCOL_TCP ->
@@ -269,7 +266,7 @@ public final class PacketParser
                         return Verdict.drop(DropReason.BAD_L4_HEADER);
                     }
                 }
-                out.tcpFlags[i] = Frames.u8(header + TCP_FLAGS_OFFSET);
+                out.tcpFlags(i, Frames.u8(header + TCP_FLAGS_OFFSET));
                 return ports(header, out, i);
             }
             case Ipv4Header.PROTOCOL_UDP ->
@@ -304,8 +301,8 @@ public final class PacketParser
                 {
                     return Verdict.drop(firstFragment ? DropReason.FRAGMENT : DropReason.TRUNCATED);
                 }
-                out.sourcePort[i] = Frames.u8(header + ICMP_TYPE_OFFSET);
-                out.destinationPort[i] = Frames.u8(header + ICMP_CODE_OFFSET);
+                out.sourcePort(i, Frames.u8(header + ICMP_TYPE_OFFSET));
+                out.destinationPort(i, Frames.u8(header + ICMP_CODE_OFFSET));
                 return 0;
             }
             default ->
@@ -317,9 +314,9 @@ public final class PacketParser
 
     private static int ports(final long header, final ParsedBurst out, final int i)
     {
-        out.sourcePort[i] = Frames.u16(header + SOURCE_PORT_OFFSET);
-        out.destinationPort[i] = Frames.u16(header + DESTINATION_PORT_OFFSET);
-        out.hasPorts[i] = true;
+        out.sourcePort(i, Frames.u16(header + SOURCE_PORT_OFFSET));
+        out.destinationPort(i, Frames.u16(header + DESTINATION_PORT_OFFSET));
+        out.hasPorts(i, true);
         return 0;
     }
 }

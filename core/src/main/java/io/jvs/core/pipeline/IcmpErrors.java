@@ -48,14 +48,14 @@ final class IcmpErrors
      */
     static boolean isError(final ParsedBurst p, final int i)
     {
-        final int protocol = p.protocol[i];
-        if (p.kind[i] == ParsedBurst.KIND_IPV4)
+        final int protocol = p.protocol(i);
+        if (p.kind(i) == ParsedBurst.KIND_IPV4)
         {
-            return protocol == Ipv4Header.PROTOCOL_ICMP && L4Headers.isIcmpError(p.sourcePort[i]) &&
-                p.l4Length[i] >= L4Headers.ICMP_HEADER_LENGTH;
+            return protocol == Ipv4Header.PROTOCOL_ICMP && L4Headers.isIcmpError(p.sourcePort(i)) &&
+                p.l4Length(i) >= L4Headers.ICMP_HEADER_LENGTH;
         }
-        return protocol == Ipv4Header.PROTOCOL_ICMPV6 && L4Headers.isIcmpv6Error(p.sourcePort[i]) &&
-            p.l4Length[i] >= L4Headers.ICMP_HEADER_LENGTH;
+        return protocol == Ipv4Header.PROTOCOL_ICMPV6 && L4Headers.isIcmpv6Error(p.sourcePort(i)) &&
+            p.l4Length(i) >= L4Headers.ICMP_HEADER_LENGTH;
     }
 
     /**
@@ -65,9 +65,9 @@ final class IcmpErrors
         final ConnectionTable table, final int nowTick)
     {
         final long frame = burst.address[i];
-        final long icmp = frame + p.l4Offset[i];
-        final boolean v6 = p.kind[i] == ParsedBurst.KIND_IPV6;
-        if (!parseQuote(icmp + L4Headers.ICMP_HEADER_LENGTH, p.l4Length[i] - L4Headers.ICMP_HEADER_LENGTH, v6))
+        final long icmp = frame + p.l4Offset(i);
+        final boolean v6 = p.kind(i) == ParsedBurst.KIND_IPV6;
+        if (!parseQuote(icmp + L4Headers.ICMP_HEADER_LENGTH, p.l4Length(i) - L4Headers.ICMP_HEADER_LENGTH, v6))
         {
             return 0;
         }
@@ -134,7 +134,7 @@ final class IcmpErrors
         final ConnectionTable table, final int slot, final boolean v6)
     {
         final int serverSlot = table.server(slot);
-        if (p.ttl[i] <= 1)
+        if (p.ttl(i) <= 1)
         {
             return Verdict.drop(DropReason.TTL_EXPIRED);
         }
@@ -143,7 +143,7 @@ final class IcmpErrors
             case 0 ->
             {
                 final long frame = burst.address[i];
-                final long icmp = frame + p.l4Offset[i];
+                final long icmp = frame + p.l4Offset(i);
                 final long quote = icmp + L4Headers.ICMP_HEADER_LENGTH;
                 final ServerAddresses servers = plane.serverAddresses;
                 final int realPort = servers.port(serverSlot, table.virtualPort(slot));
@@ -151,10 +151,10 @@ final class IcmpErrors
                 rewriteQuotedEndpoint(quote, v6, Ipv4Header.SOURCE_OFFSET, Ipv6Header.SOURCE_OFFSET,
                     L4Headers.SOURCE_PORT_OFFSET, servers.high(serverSlot), servers.low(serverSlot), realPort);
                 // The outer destination becomes the server's, as for any NAT packet, without touching ports.
-                final boolean hadPorts = p.hasPorts[i];
-                p.hasPorts[i] = false;
+                final boolean hadPorts = p.hasPorts(i);
+                p.hasPorts(i, false);
                 final int verdict = rewriter.natInbound(burst, i, p, plane, serverSlot, 0);
-                p.hasPorts[i] = hadPorts;
+                p.hasPorts(i, hadPorts);
                 refreshIcmpChecksum(burst.address[i], p, i, v6);
                 return verdict;
             }
@@ -173,21 +173,21 @@ final class IcmpErrors
     private int towardsClient(final FrameBurst burst, final int i, final ParsedBurst p, final DataPlane plane,
         final ConnectionTable table, final int slot, final boolean v6)
     {
-        if (p.ttl[i] <= 1)
+        if (p.ttl(i) <= 1)
         {
             return Verdict.drop(DropReason.TTL_EXPIRED);
         }
         final long frame = burst.address[i];
-        final long quote = frame + p.l4Offset[i] + L4Headers.ICMP_HEADER_LENGTH;
+        final long quote = frame + p.l4Offset(i) + L4Headers.ICMP_HEADER_LENGTH;
         final long virtualHigh = table.virtualHigh(slot);
         final long virtualLow = table.virtualLow(slot);
         // The quoted packet went to RIP:rport: it now goes to VIP:vport.
         rewriteQuotedEndpoint(quote, v6, Ipv4Header.DESTINATION_OFFSET, Ipv6Header.DESTINATION_OFFSET,
             L4Headers.DESTINATION_PORT_OFFSET, virtualHigh, virtualLow, table.virtualPort(slot));
-        final boolean hadPorts = p.hasPorts[i];
-        p.hasPorts[i] = false;
+        final boolean hadPorts = p.hasPorts(i);
+        p.hasPorts(i, false);
         final int verdict = rewriter.natOutbound(burst, i, p, plane, virtualHigh, virtualLow, 0);
-        p.hasPorts[i] = hadPorts;
+        p.hasPorts(i, hadPorts);
         refreshIcmpChecksum(frame, p, i, v6);
         return verdict;
     }
@@ -211,8 +211,8 @@ final class IcmpErrors
 
     private static void refreshIcmpChecksum(final long frame, final ParsedBurst p, final int i, final boolean v6)
     {
-        final long icmp = frame + p.l4Offset[i];
-        final int length = p.l4Length[i];
+        final long icmp = frame + p.l4Offset(i);
+        final int length = p.l4Length(i);
         Frames.putU16(icmp + L4Headers.ICMP_CHECKSUM_OFFSET, 0);
         if (!v6)
         {
@@ -221,7 +221,7 @@ final class IcmpErrors
         else
         {
             Frames.putU16(icmp + L4Headers.ICMP_CHECKSUM_OFFSET, Checksums.transportChecksumV6(
-                frame + p.l3Offset[i] + Ipv6Header.SOURCE_OFFSET, Ipv4Header.PROTOCOL_ICMPV6, icmp, length));
+                frame + p.l3Offset(i) + Ipv6Header.SOURCE_OFFSET, Ipv4Header.PROTOCOL_ICMPV6, icmp, length));
         }
     }
 }

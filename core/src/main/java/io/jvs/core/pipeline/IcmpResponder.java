@@ -91,7 +91,7 @@ final class IcmpResponder
         {
             return RATE_LIMITED;
         }
-        final boolean v6 = p.kind[i] == ParsedBurst.KIND_IPV6;
+        final boolean v6 = p.kind(i) == ParsedBurst.KIND_IPV6;
         final int port = burst.ingressPort;
         if (port >= plane.portMac.length || (v6 ? plane.portIpv6Low[port] == 0 && !fromDestination :
             plane.portIpv4[port] == 0 && !fromDestination))
@@ -100,20 +100,20 @@ final class IcmpResponder
         }
         final long frame = burst.address[i];
         final long peerMac = EthernetHeader.source(frame);
-        final long quoted = frame + p.l3Offset[i];
+        final long quoted = frame + p.l3Offset(i);
         final int ipHeader = v6 ? Ipv6Header.LENGTH : Ipv4Header.MIN_LENGTH;
         final int headers = EthernetHeader.LENGTH + ipHeader + L4Headers.ICMP_HEADER_LENGTH;
-        final int quoteLength = Math.min(Math.min(p.ipEnd[i] - p.l3Offset[i], (v6 ? V6_LIMIT : V4_LIMIT) -
+        final int quoteLength = Math.min(Math.min(p.ipEnd(i) - p.l3Offset(i), (v6 ? V6_LIMIT : V4_LIMIT) -
             ipHeader - L4Headers.ICMP_HEADER_LENGTH), burst.capacity[i] - headers);
         if (quoteLength < (v6 ? Ipv6Header.LENGTH : Ipv4Header.MIN_LENGTH))
         {
             return NOT_ALLOWED;
         }
         // Keep the offender's addresses before the quote moves over them.
-        final long sourceHigh = p.sourceHigh[i];
-        final long sourceLow = p.sourceLow[i];
-        final long replyFromHigh = fromDestination ? p.destinationHigh[i] : plane.portIpv6High[port];
-        final long replyFromLow = fromDestination ? p.destinationLow[i] :
+        final long sourceHigh = p.sourceHigh(i);
+        final long sourceLow = p.sourceLow(i);
+        final long replyFromHigh = fromDestination ? p.destinationHigh(i) : plane.portIpv6High[port];
+        final long replyFromLow = fromDestination ? p.destinationLow(i) :
             (v6 ? plane.portIpv6Low[port] : plane.portIpv4[port] & 0xFFFF_FFFFL);
         Frames.copy(quoted, frame + headers, quoteLength);
 
@@ -162,28 +162,28 @@ final class IcmpResponder
 
     private static boolean mayAnswer(final long frame, final ParsedBurst p, final int i)
     {
-        if (p.fragment[i] == ParsedBurst.FRAGMENT_LATER)
+        if (p.fragment(i) == ParsedBurst.FRAGMENT_LATER)
         {
             return false;
         }
-        final int protocol = p.protocol[i];
-        if (p.kind[i] == ParsedBurst.KIND_IPV4)
+        final int protocol = p.protocol(i);
+        if (p.kind(i) == ParsedBurst.KIND_IPV4)
         {
-            final int source = (int)p.sourceLow[i];
-            final int destination = (int)p.destinationLow[i];
+            final int source = (int)p.sourceLow(i);
+            final int destination = (int)p.destinationLow(i);
             if (source == 0 || (source >>> 28) == 0xE || source == -1 || (destination >>> 28) == 0xE ||
                 destination == -1)
             {
                 return false;
             }
-            return protocol != Ipv4Header.PROTOCOL_ICMP || !L4Headers.isIcmpError(p.sourcePort[i]);
+            return protocol != Ipv4Header.PROTOCOL_ICMP || !L4Headers.isIcmpError(p.sourcePort(i));
         }
-        final boolean sourceUnusable = (p.sourceHigh[i] == 0 && p.sourceLow[i] == 0) ||
-            (p.sourceHigh[i] >>> 56) == 0xFF;
-        if (sourceUnusable || (p.destinationHigh[i] >>> 56) == 0xFF)
+        final boolean sourceUnusable = (p.sourceHigh(i) == 0 && p.sourceLow(i) == 0) ||
+            (p.sourceHigh(i) >>> 56) == 0xFF;
+        if (sourceUnusable || (p.destinationHigh(i) >>> 56) == 0xFF)
         {
             return false;
         }
-        return protocol != Ipv4Header.PROTOCOL_ICMPV6 || !L4Headers.isIcmpv6Error(p.sourcePort[i]);
+        return protocol != Ipv4Header.PROTOCOL_ICMPV6 || !L4Headers.isIcmpv6Error(p.sourcePort(i));
     }
 }

@@ -106,20 +106,20 @@ final class MarkTable
      */
     int match(final ParsedBurst p, final int i, final int ingress)
     {
-        final byte frameFamily = p.kind[i] == ParsedBurst.KIND_IPV6 ? V6 : V4;
-        final int frameProtocol = p.protocol[i];
-        final boolean hasPorts = p.hasPorts[i];
-        final long srcHigh = p.sourceHigh[i];
-        final long srcLow = p.sourceLow[i];
-        final long dstHigh = p.destinationHigh[i];
-        final long dstLow = p.destinationLow[i];
+        final byte frameFamily = p.kind(i) == ParsedBurst.KIND_IPV6 ? V6 : V4;
+        final int frameProtocol = p.protocol(i);
+        final boolean hasPorts = p.hasPorts(i);
+        final long srcHigh = p.sourceHigh(i);
+        final long srcLow = p.sourceLow(i);
+        final long dstHigh = p.destinationHigh(i);
+        final long dstLow = p.destinationLow(i);
         final int[] marks = mark;
         for (int r = 0; r < marks.length; r++)
         {
             if ((inPort[r] == MarkRule.ANY_PORT || inPort[r] == ingress) &&
                 (family[r] == ANY_FAMILY || family[r] == frameFamily) &&
                 (protocol[r] == 0 || protocol[r] == frameProtocol) &&
-                (destinationPort[r] == 0 || (hasPorts && destinationPort[r] == p.destinationPort[i])) &&
+                (destinationPort[r] == 0 || (hasPorts && destinationPort[r] == p.destinationPort(i))) &&
                 (srcHigh & sourceMaskHigh[r]) == sourceHigh[r] && (srcLow & sourceMaskLow[r]) == sourceLow[r] &&
                 (dstHigh & destinationMaskHigh[r]) == destinationHigh[r] &&
                 (dstLow & destinationMaskLow[r]) == destinationLow[r])

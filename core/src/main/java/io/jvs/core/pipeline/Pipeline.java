@@ -391,16 +391,16 @@ public final class Pipeline
                 {
                     burst.firewallMark[i] = marks.match(p, i, ingress);
                 }
-                if (verdict == 0 && p.hasPorts[i])
+                if (verdict == 0 && p.hasPorts(i))
                 {
-                    final boolean isV6 = p.kind[i] == KIND_IPV6;
+                    final boolean isV6 = p.kind(i) == KIND_IPV6;
                     final ConnectionTable table = isV6 ? v6 : v4;
-                    final int service = current.classifier.lookup(burst.firewallMark[i], isV6, p.protocol[i],
-                        p.destinationHigh[i], p.destinationLow[i], p.destinationPort[i]);
+                    final int service = current.classifier.lookup(burst.firewallMark[i], isV6, p.protocol(i),
+                        p.destinationHigh(i), p.destinationLow(i), p.destinationPort(i));
                     serviceOf[i] = service;
                     final int home = service != ServiceClassifier.NONE ?
-                        table.home(p.protocol[i], p.sourceHigh[i], p.sourceLow[i], p.sourcePort[i]) :
-                        table.home(p.protocol[i], p.destinationHigh[i], p.destinationLow[i], p.destinationPort[i]);
+                        table.home(p.protocol(i), p.sourceHigh(i), p.sourceLow(i), p.sourcePort(i)) :
+                        table.home(p.protocol(i), p.destinationHigh(i), p.destinationLow(i), p.destinationPort(i));
                     homes[i] = home;
                     UnsafeApi.putLong(prefetchBase + (long)i * PREFETCH_STRIDE, table.slotAddress(home));
                 }
@@ -466,16 +466,16 @@ public final class Pipeline
                 continue;
             }
             final int service = serviceOf[i];
-            final int protocol = p.protocol[i];
-            if (service == ServiceClassifier.NONE || p.fragment[i] != FRAGMENT_NONE || !p.hasPorts[i] ||
+            final int protocol = p.protocol(i);
+            if (service == ServiceClassifier.NONE || p.fragment(i) != FRAGMENT_NONE || !p.hasPorts(i) ||
                 protocol != Ipv4Header.PROTOCOL_TCP && protocol != Ipv4Header.PROTOCOL_UDP)
             {
                 break;
             }
-            final ConnectionTable table = p.kind[i] == KIND_IPV6 ? v6 : v4;
-            final int flags = p.tcpFlags[i];
-            final int slot = table.lookupForward(homes[i], protocol, p.sourceHigh[i], p.sourceLow[i],
-                p.sourcePort[i], p.destinationHigh[i], p.destinationLow[i], p.destinationPort[i]);
+            final ConnectionTable table = p.kind(i) == KIND_IPV6 ? v6 : v4;
+            final int flags = p.tcpFlags(i);
+            final int slot = table.lookupForward(homes[i], protocol, p.sourceHigh(i), p.sourceLow(i),
+                p.sourcePort(i), p.destinationHigh(i), p.destinationLow(i), p.destinationPort(i));
             // Left for towardsServer, should the loop stop at this frame: the value of lookedUpFrame at a frame the
             // loop finishes does not matter, as the general path only ever takes the frame the loop stopped at.
             lookedUpFrame = i;
@@ -487,7 +487,7 @@ public final class Pipeline
             final int serverSlot = table.server(slot);
             final int method = current.forwardMethod[serverSlot];
             if (table.isExpired(slot, nowTick) || !current.serverAvailable[serverSlot] || method > 1 ||
-                p.ttl[i] <= 1 || current.serverEgressPort[serverSlot] == DataPlane.NO_PORT)
+                p.ttl(i) <= 1 || current.serverEgressPort[serverSlot] == DataPlane.NO_PORT)
             {
                 break;
             }
@@ -516,7 +516,7 @@ public final class Pipeline
             }
             // From here on the frame is this loop's: what track and forward do once the state stays.
             final int length = burst.length[i];
-            final int datagram = p.ipEnd[i] - p.l3Offset[i];
+            final int datagram = p.ipEnd(i) - p.l3Offset(i);
             final int verdict = method == 0 ?
                 rewriter.natInbound(burst, i, p, current, serverSlot, table.virtualPort(slot)) :
                 rewriter.directRoute(burst, i, p, current, serverSlot);
@@ -642,15 +642,15 @@ public final class Pipeline
 
     private int handle(final FrameBurst burst, final int i, final ParsedBurst p, final DataPlane current)
     {
-        if (p.fragment[i] == FRAGMENT_LATER)
+        if (p.fragment(i) == FRAGMENT_LATER)
         {
             return followFragment(burst, i, p, current);
         }
-        if (!p.hasPorts[i])
+        if (!p.hasPorts(i))
         {
             if (IcmpErrors.isError(p, i))
             {
-                final int verdict = icmpErrors.handle(burst, i, p, current, p.kind[i] == KIND_IPV6 ? v6 : v4, nowTick);
+                final int verdict = icmpErrors.handle(burst, i, p, current, p.kind(i) == KIND_IPV6 ? v6 : v4, nowTick);
                 if (verdict != 0)
                 {
                     return verdict;
@@ -676,11 +676,11 @@ public final class Pipeline
     private int towardsServer(
         final FrameBurst burst, final int i, final ParsedBurst p, final DataPlane current, final int service)
     {
-        final ConnectionTable table = p.kind[i] == KIND_IPV6 ? v6 : v4;
-        final int protocol = p.protocol[i];
-        final int flags = p.tcpFlags[i];
-        final int slot = i == lookedUpFrame ? lookedUpSlot : table.lookupForward(homes[i], protocol, p.sourceHigh[i],
-            p.sourceLow[i], p.sourcePort[i], p.destinationHigh[i], p.destinationLow[i], p.destinationPort[i]);
+        final ConnectionTable table = p.kind(i) == KIND_IPV6 ? v6 : v4;
+        final int protocol = p.protocol(i);
+        final int flags = p.tcpFlags(i);
+        final int slot = i == lookedUpFrame ? lookedUpSlot : table.lookupForward(homes[i], protocol, p.sourceHigh(i),
+            p.sourceLow(i), p.sourcePort(i), p.destinationHigh(i), p.destinationLow(i), p.destinationPort(i));
         if (slot >= 0)
         {
             final int serverSlot = table.server(slot);
@@ -692,7 +692,7 @@ public final class Pipeline
             {
                 final int direction = table.isNoOutput(slot) ? TcpStates.INPUT_ONLY : TcpStates.INPUT;
                 track(table, slot, direction, flags, current.servers[serverSlot], current.timeouts, current.settings);
-                if (p.fragment[i] == FRAGMENT_FIRST)
+                if (p.fragment(i) == FRAGMENT_FIRST)
                 {
                     rememberFirstFragment(p, i, serverSlot);
                 }
@@ -712,10 +712,10 @@ public final class Pipeline
     private int openConnection(final FrameBurst burst, final int i, final ParsedBurst p, final DataPlane current,
         final int service, final int entry)
     {
-        final boolean isV6 = p.kind[i] == KIND_IPV6;
+        final boolean isV6 = p.kind(i) == KIND_IPV6;
         final ConnectionTable table = isV6 ? v6 : v4;
-        final int protocol = p.protocol[i];
-        final int flags = p.tcpFlags[i];
+        final int protocol = p.protocol(i);
+        final int flags = p.tcpFlags(i);
         final boolean tcp = protocol == Ipv4Header.PROTOCOL_TCP;
         final boolean syn = tcp && (flags & (L4Headers.TCP_SYN | L4Headers.TCP_RST)) == L4Headers.TCP_SYN;
         final DataPlaneSettings settings = current.settings;
@@ -748,8 +748,8 @@ public final class Pipeline
             }
             table.remove(slot, false);
             // The removal may have shifted the probe run: find where the new entry goes.
-            table.lookupForward(protocol, p.sourceHigh[i], p.sourceLow[i], p.sourcePort[i],
-                p.destinationHigh[i], p.destinationLow[i], p.destinationPort[i]);
+            table.lookupForward(protocol, p.sourceHigh(i), p.sourceLow(i), p.sourcePort(i),
+                p.destinationHigh(i), p.destinationLow(i), p.destinationPort(i));
         }
 
         final boolean creates = tcp ? syn || (settings.sloppyTcp() && (flags & L4Headers.TCP_RST) == 0) : true;
@@ -758,7 +758,7 @@ public final class Pipeline
             // As the kernel: a TCP segment of no known connection is not ours to drop.
             return Verdict.pass();
         }
-        if (p.ttl[i] <= 1)
+        if (p.ttl(i) <= 1)
         {
             // Answered before anything is created: a packet that cannot be forwarded opens no connection.
             opened[i] = refused(DropReason.TTL_EXPIRED);
@@ -768,13 +768,13 @@ public final class Pipeline
         final VirtualService virtualService = current.services[service];
         if (isV6)
         {
-            flow.setV6(protocolOf(protocol), p.sourceHigh[i], p.sourceLow[i], p.sourcePort[i],
-                p.destinationHigh[i], p.destinationLow[i], p.destinationPort[i]);
+            flow.setV6(protocolOf(protocol), p.sourceHigh(i), p.sourceLow(i), p.sourcePort(i),
+                p.destinationHigh(i), p.destinationLow(i), p.destinationPort(i));
         }
         else
         {
-            flow.setV4(protocolOf(protocol), (int)p.sourceLow[i], p.sourcePort[i], (int)p.destinationLow[i],
-                p.destinationPort[i]);
+            flow.setV4(protocolOf(protocol), (int)p.sourceLow(i), p.sourcePort(i), (int)p.destinationLow(i),
+                p.destinationPort(i));
         }
         flow.firewallMark(burst.firewallMark[i]);
         final ServiceSettings serviceSettings = current.serviceSettings[service];
@@ -785,8 +785,8 @@ public final class Pipeline
         if (serviceSettings.persistent())
         {
             final int prefix = serviceSettings.netmaskPrefix();
-            networkHigh = isV6 ? maskHigh(p.sourceHigh[i], prefix) : 0;
-            networkLow = isV6 ? maskLow(p.sourceLow[i], prefix) : maskV4(p.sourceLow[i], prefix);
+            networkHigh = isV6 ? maskHigh(p.sourceHigh(i), prefix) : 0;
+            networkLow = isV6 ? maskLow(p.sourceLow(i), prefix) : maskV4(p.sourceLow(i), prefix);
             final long found = templates.find(service, networkHigh, networkLow, current, nowNs);
             if (found != TemplateTable.NOT_FOUND)
             {
@@ -819,11 +819,11 @@ public final class Pipeline
             counters.connectionOpened();
             traffic.connection(service, serverSlot);
             rememberFirstFragment(p, i, serverSlot);
-            return forward(burst, i, p, current, serverSlot, service, p.destinationPort[i]);
+            return forward(burst, i, p, current, serverSlot, service, p.destinationPort(i));
         }
         // The last lookup of this table, towardsServer's or the one after the removal, found where the entry goes.
-        slot = table.insert(protocol, p.sourceHigh[i], p.sourceLow[i], p.sourcePort[i],
-            p.destinationHigh[i], p.destinationLow[i], p.destinationPort[i], nowTick);
+        slot = table.insert(protocol, p.sourceHigh(i), p.sourceLow(i), p.sourcePort(i),
+            p.destinationHigh(i), p.destinationLow(i), p.destinationPort(i), nowTick);
         if (slot == ConnectionTable.FULL)
         {
             opened[i] = refused(DropReason.CONNECTION_TABLE_FULL);
@@ -849,7 +849,7 @@ public final class Pipeline
         counters.connectionOpened();
         traffic.connection(service, serverSlot);
         rememberFirstFragment(p, i, serverSlot);
-        return forward(burst, i, p, current, serverSlot, service, p.destinationPort[i]);
+        return forward(burst, i, p, current, serverSlot, service, p.destinationPort(i));
     }
 
     private static int refused(final DropReason reason)
@@ -862,19 +862,19 @@ public final class Pipeline
      */
     private void rememberFirstFragment(final ParsedBurst p, final int i, final int serverSlot)
     {
-        if (p.fragment[i] == FRAGMENT_FIRST)
+        if (p.fragment(i) == FRAGMENT_FIRST)
         {
-            fragments.put(p.sourceHigh[i], p.sourceLow[i], p.destinationHigh[i], p.destinationLow[i], p.protocol[i],
-                p.fragmentId[i], serverSlot, FragmentTable.TOWARDS_SERVER, 0, 0, nowTick);
+            fragments.put(p.sourceHigh(i), p.sourceLow(i), p.destinationHigh(i), p.destinationLow(i), p.protocol(i),
+                p.fragmentId(i), serverSlot, FragmentTable.TOWARDS_SERVER, 0, 0, nowTick);
         }
     }
 
     private int towardsClient(final FrameBurst burst, final int i, final ParsedBurst p, final DataPlane current)
     {
-        final boolean isV6 = p.kind[i] == KIND_IPV6;
+        final boolean isV6 = p.kind(i) == KIND_IPV6;
         final ConnectionTable table = isV6 ? v6 : v4;
-        final int slot = table.lookupReverse(homes[i], p.protocol[i], p.destinationHigh[i], p.destinationLow[i],
-            p.destinationPort[i], p.sourceHigh[i], p.sourceLow[i], p.sourcePort[i], current.serverAddresses);
+        final int slot = table.lookupReverse(homes[i], p.protocol(i), p.destinationHigh(i), p.destinationLow(i),
+            p.destinationPort(i), p.sourceHigh(i), p.sourceLow(i), p.sourcePort(i), current.serverAddresses);
         // Only NAT replies come back through jvs; DR and TUN servers answer clients directly.
         if (slot < 0 || table.isExpired(slot, nowTick) || current.forwardMethod[table.server(slot)] != 0)
         {
@@ -882,20 +882,20 @@ public final class Pipeline
         }
         final int serverSlot = table.server(slot);
         final RealServer server = current.servers[serverSlot];
-        track(table, slot, TcpStates.OUTPUT, p.tcpFlags[i], server, current.timeouts, current.settings);
-        if (p.ttl[i] <= 1)
+        track(table, slot, TcpStates.OUTPUT, p.tcpFlags(i), server, current.timeouts, current.settings);
+        if (p.ttl(i) <= 1)
         {
             return dropAndAnswer(DropReason.TTL_EXPIRED, burst, i, p, current,
                 isV6 ? L4Headers.ICMPV6_TIME_EXCEEDED : L4Headers.ICMP_TIME_EXCEEDED, 0, 0, false);
         }
         final long virtualHigh = table.virtualHigh(slot);
         final long virtualLow = table.virtualLow(slot);
-        final int datagram = p.ipEnd[i] - p.l3Offset[i];
+        final int datagram = p.ipEnd(i) - p.l3Offset(i);
         final int verdict = rewriter.natOutbound(burst, i, p, current, virtualHigh, virtualLow, table.virtualPort(slot));
-        if (p.fragment[i] == FRAGMENT_FIRST)
+        if (p.fragment(i) == FRAGMENT_FIRST)
         {
-            fragments.put(p.sourceHigh[i], p.sourceLow[i], p.destinationHigh[i], p.destinationLow[i], p.protocol[i],
-                p.fragmentId[i], serverSlot, FragmentTable.TOWARDS_CLIENT, virtualHigh, virtualLow, nowTick);
+            fragments.put(p.sourceHigh(i), p.sourceLow(i), p.destinationHigh(i), p.destinationLow(i), p.protocol(i),
+                p.fragmentId(i), serverSlot, FragmentTable.TOWARDS_CLIENT, virtualHigh, virtualLow, nowTick);
         }
         traffic.serverFrame(serverSlot, burst.length[i]);
         if (Verdict.kind(verdict) == Verdict.TRANSMIT)
@@ -964,13 +964,13 @@ public final class Pipeline
     private int forward(final FrameBurst burst, final int i, final ParsedBurst p, final DataPlane current,
         final int serverSlot, final int service, final int virtualPort)
     {
-        if (p.ttl[i] <= 1)
+        if (p.ttl(i) <= 1)
         {
             return dropAndAnswer(DropReason.TTL_EXPIRED, burst, i, p, current,
-                p.kind[i] == KIND_IPV6 ? L4Headers.ICMPV6_TIME_EXCEEDED : L4Headers.ICMP_TIME_EXCEEDED, 0, 0, false);
+                p.kind(i) == KIND_IPV6 ? L4Headers.ICMPV6_TIME_EXCEEDED : L4Headers.ICMP_TIME_EXCEEDED, 0, 0, false);
         }
         final int length = burst.length[i];
-        final int datagram = p.ipEnd[i] - p.l3Offset[i];
+        final int datagram = p.ipEnd(i) - p.l3Offset(i);
         final int verdict = switch (current.forwardMethod[serverSlot])
         {
             case 0 -> rewriter.natInbound(burst, i, p, current, serverSlot, virtualPort);
@@ -992,7 +992,7 @@ public final class Pipeline
         {
             return verdict;
         }
-        final boolean isV6 = p.kind[i] == KIND_IPV6;
+        final boolean isV6 = p.kind(i) == KIND_IPV6;
         return dropAndAnswer(DropReason.MTU_EXCEEDED, burst, i, p, current,
             isV6 ? L4Headers.ICMPV6_PACKET_TOO_BIG : L4Headers.ICMP_DESTINATION_UNREACHABLE,
             isV6 ? 0 : L4Headers.ICMP_CODE_FRAGMENTATION_NEEDED, Rewriter.tunnelMtu(current, serverSlot), false);
@@ -1000,19 +1000,19 @@ public final class Pipeline
 
     private int followFragment(final FrameBurst burst, final int i, final ParsedBurst p, final DataPlane current)
     {
-        if (!fragments.find(p.sourceHigh[i], p.sourceLow[i], p.destinationHigh[i], p.destinationLow[i],
-            p.protocol[i], p.fragmentId[i], nowTick))
+        if (!fragments.find(p.sourceHigh(i), p.sourceLow(i), p.destinationHigh(i), p.destinationLow(i),
+            p.protocol(i), p.fragmentId(i), nowTick))
         {
             return Verdict.drop(DropReason.FRAGMENT_ORPHAN);
         }
         final int serverSlot = fragments.foundServer();
-        if (current.servers[serverSlot] == null || p.ttl[i] <= 1)
+        if (current.servers[serverSlot] == null || p.ttl(i) <= 1)
         {
             return Verdict.drop(current.servers[serverSlot] == null ? DropReason.SERVER_REMOVED : DropReason.TTL_EXPIRED);
         }
         counters.fragmentFollowed();
         final int length = burst.length[i];
-        final int datagram = p.ipEnd[i] - p.l3Offset[i];
+        final int datagram = p.ipEnd(i) - p.l3Offset(i);
         final boolean towardsClient = fragments.foundDirection() == FragmentTable.TOWARDS_CLIENT;
         final int verdict;
         if (towardsClient)

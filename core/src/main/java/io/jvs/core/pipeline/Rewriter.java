@@ -66,32 +66,32 @@ final class Rewriter
         }
         final ServerAddresses servers = plane.serverAddresses;
         final long frame = burst.address[i];
-        final long ip = frame + p.l3Offset[i];
+        final long ip = frame + p.l3Offset(i);
         final int realPort = servers.port(serverSlot, virtualPort);
-        if (p.kind[i] == ParsedBurst.KIND_IPV4)
+        if (p.kind(i) == ParsedBurst.KIND_IPV4)
         {
-            final int oldAddress = (int)p.destinationLow[i];
+            final int oldAddress = (int)p.destinationLow(i);
             final int newAddress = (int)servers.low(serverSlot);
             Checksums.decrementTtlAndUpdate32(ip, oldAddress, newAddress);
             Ipv4Header.destination(ip, newAddress);
-            if (p.hasPorts[i])
+            if (p.hasPorts(i))
             {
-                rewritePortV4(frame + p.l4Offset[i], p, i, L4Headers.DESTINATION_PORT_OFFSET,
-                    oldAddress, newAddress, p.destinationPort[i], realPort);
+                rewritePortV4(frame + p.l4Offset(i), p, i, L4Headers.DESTINATION_PORT_OFFSET,
+                    oldAddress, newAddress, p.destinationPort(i), realPort);
             }
         }
         else
         {
-            final long oldHigh = p.destinationHigh[i];
-            final long oldLow = p.destinationLow[i];
+            final long oldHigh = p.destinationHigh(i);
+            final long oldLow = p.destinationLow(i);
             final long newHigh = servers.high(serverSlot);
             final long newLow = servers.low(serverSlot);
-            Ipv6Header.hopLimit(ip, p.ttl[i] - 1);
+            Ipv6Header.hopLimit(ip, p.ttl(i) - 1);
             Ipv6Header.destination(ip, newHigh, newLow);
-            if (p.hasPorts[i])
+            if (p.hasPorts(i))
             {
-                rewritePortV6(frame + p.l4Offset[i], p, i, L4Headers.DESTINATION_PORT_OFFSET,
-                    oldHigh, oldLow, newHigh, newLow, p.destinationPort[i], realPort);
+                rewritePortV6(frame + p.l4Offset(i), p, i, L4Headers.DESTINATION_PORT_OFFSET,
+                    oldHigh, oldLow, newHigh, newLow, p.destinationPort(i), realPort);
             }
         }
         setMacs(frame, plane.serverNextHopMac[serverSlot], plane.portMac[egress]);
@@ -106,36 +106,36 @@ final class Rewriter
     int natOutbound(final FrameBurst burst, final int i, final ParsedBurst p, final DataPlane plane,
         final long virtualHigh, final long virtualLow, final int virtualPort)
     {
-        final boolean v6 = p.kind[i] == ParsedBurst.KIND_IPV6;
-        final long hop = plane.clientNeighbours.find(v6, p.destinationHigh[i], p.destinationLow[i]);
+        final boolean v6 = p.kind(i) == ParsedBurst.KIND_IPV6;
+        final long hop = plane.clientNeighbours.find(v6, p.destinationHigh(i), p.destinationLow(i));
         if (hop == NeighbourIndex.NONE)
         {
-            misses.record(v6, p.destinationHigh[i], p.destinationLow[i], nowNs);
+            misses.record(v6, p.destinationHigh(i), p.destinationLow(i), nowNs);
             return Verdict.drop(DropReason.NO_NEIGHBOUR);
         }
         final int egress = NeighbourIndex.port(hop);
         final long frame = burst.address[i];
-        final long ip = frame + p.l3Offset[i];
+        final long ip = frame + p.l3Offset(i);
         if (!v6)
         {
-            final int oldAddress = (int)p.sourceLow[i];
+            final int oldAddress = (int)p.sourceLow(i);
             final int newAddress = (int)virtualLow;
             Checksums.decrementTtlAndUpdate32(ip, oldAddress, newAddress);
             Ipv4Header.source(ip, newAddress);
-            if (p.hasPorts[i])
+            if (p.hasPorts(i))
             {
-                rewritePortV4(frame + p.l4Offset[i], p, i, L4Headers.SOURCE_PORT_OFFSET,
-                    oldAddress, newAddress, p.sourcePort[i], virtualPort);
+                rewritePortV4(frame + p.l4Offset(i), p, i, L4Headers.SOURCE_PORT_OFFSET,
+                    oldAddress, newAddress, p.sourcePort(i), virtualPort);
             }
         }
         else
         {
-            Ipv6Header.hopLimit(ip, p.ttl[i] - 1);
+            Ipv6Header.hopLimit(ip, p.ttl(i) - 1);
             Ipv6Header.source(ip, virtualHigh, virtualLow);
-            if (p.hasPorts[i])
+            if (p.hasPorts(i))
             {
-                rewritePortV6(frame + p.l4Offset[i], p, i, L4Headers.SOURCE_PORT_OFFSET,
-                    p.sourceHigh[i], p.sourceLow[i], virtualHigh, virtualLow, p.sourcePort[i], virtualPort);
+                rewritePortV6(frame + p.l4Offset(i), p, i, L4Headers.SOURCE_PORT_OFFSET,
+                    p.sourceHigh(i), p.sourceLow(i), virtualHigh, virtualLow, p.sourcePort(i), virtualPort);
             }
         }
         setMacs(frame, NeighbourIndex.mac(hop), plane.portMac[egress]);
@@ -155,7 +155,7 @@ final class Rewriter
             return noServerNeighbour(plane, serverSlot);
         }
         final long frame = burst.address[i];
-        decrementTtl(frame + p.l3Offset[i], p, i);
+        decrementTtl(frame + p.l3Offset(i), p, i);
         setMacs(frame, plane.serverNextHopMac[serverSlot], plane.portMac[egress]);
         return Verdict.transmit(egress);
     }
@@ -177,9 +177,9 @@ final class Rewriter
         }
         final boolean outerV6 = plane.serverV6[serverSlot];
         final int overhead = outerV6 ? IP6IP6_OVERHEAD : IPIP_OVERHEAD;
-        final int l3 = p.l3Offset[i];
-        final int innerLength = p.ipEnd[i] - l3;
-        final boolean innerV6 = p.kind[i] == ParsedBurst.KIND_IPV6;
+        final int l3 = p.l3Offset(i);
+        final int innerLength = p.ipEnd(i) - l3;
+        final boolean innerV6 = p.kind(i) == ParsedBurst.KIND_IPV6;
         if (innerLength + overhead > plane.portMtu[egress])
         {
             final boolean dontFragment = innerV6 ||
@@ -187,10 +187,10 @@ final class Rewriter
             return dontFragment ? TOO_BIG : Verdict.drop(DropReason.MTU_EXCEEDED);
         }
         long inner = burst.address[i] + l3;
-        if (plane.settings.clampMss() && p.protocol[i] == Ipv4Header.PROTOCOL_TCP &&
-            (p.tcpFlags[i] & L4Headers.TCP_SYN) != 0 && p.hasPorts[i])
+        if (plane.settings.clampMss() && p.protocol(i) == Ipv4Header.PROTOCOL_TCP &&
+            (p.tcpFlags(i) & L4Headers.TCP_SYN) != 0 && p.hasPorts(i))
         {
-            clampMss(burst.address[i] + p.l4Offset[i], p.l4Length[i],
+            clampMss(burst.address[i] + p.l4Offset(i), p.l4Length(i),
                 plane.portMtu[egress] - overhead - (innerV6 ? Ipv6Header.LENGTH : Ipv4Header.MIN_LENGTH) -
                     L4Headers.TCP_MIN_LENGTH);
         }
@@ -344,20 +344,20 @@ final class Rewriter
 
     private static void decrementTtl(final long ip, final ParsedBurst p, final int i)
     {
-        if (p.kind[i] == ParsedBurst.KIND_IPV4)
+        if (p.kind(i) == ParsedBurst.KIND_IPV4)
         {
             Checksums.decrementTtl(ip);
         }
         else
         {
-            Ipv6Header.hopLimit(ip, p.ttl[i] - 1);
+            Ipv6Header.hopLimit(ip, p.ttl(i) - 1);
         }
     }
 
     private static void rewritePortV4(final long l4, final ParsedBurst p, final int i, final int portOffset,
         final int oldAddress, final int newAddress, final int oldPort, final int newPort)
     {
-        switch (p.protocol[i])
+        switch (p.protocol(i))
         {
             case Ipv4Header.PROTOCOL_TCP ->
             {
@@ -374,9 +374,9 @@ final class Rewriter
             default ->
             {
                 Frames.putU16(l4 + portOffset, newPort);
-                if (p.fragment[i] == ParsedBurst.FRAGMENT_NONE)
+                if (p.fragment(i) == ParsedBurst.FRAGMENT_NONE)
                 {
-                    Crc32c.updateSctp(l4, p.l4Length[i]);
+                    Crc32c.updateSctp(l4, p.l4Length(i));
                 }
             }
         }
@@ -386,7 +386,7 @@ final class Rewriter
         final long oldHigh, final long oldLow, final long newHigh, final long newLow, final int oldPort,
         final int newPort)
     {
-        switch (p.protocol[i])
+        switch (p.protocol(i))
         {
             case Ipv4Header.PROTOCOL_TCP ->
             {
@@ -405,9 +405,9 @@ final class Rewriter
             default ->
             {
                 Frames.putU16(l4 + portOffset, newPort);
-                if (p.fragment[i] == ParsedBurst.FRAGMENT_NONE)
+                if (p.fragment(i) == ParsedBurst.FRAGMENT_NONE)
                 {
-                    Crc32c.updateSctp(l4, p.l4Length[i]);
+                    Crc32c.updateSctp(l4, p.l4Length(i));
                 }
             }
         }
@@ -419,10 +419,10 @@ final class Rewriter
     int natInboundFragment(final FrameBurst burst, final int i, final ParsedBurst p, final DataPlane plane,
         final int serverSlot)
     {
-        final boolean wasPorts = p.hasPorts[i];
-        p.hasPorts[i] = false;
+        final boolean wasPorts = p.hasPorts(i);
+        p.hasPorts(i, false);
         final int verdict = natInbound(burst, i, p, plane, serverSlot, 0);
-        p.hasPorts[i] = wasPorts;
+        p.hasPorts(i, wasPorts);
         return verdict;
     }
 

@@ -34,20 +34,20 @@ class PacketParserTest
     {
         assertThat(parse(lenient, ethernet(0x0800, ipv4(5, 0, 6, tcp(0x12, 5))))).isZero();
 
-        assertThat(parsed.kind[SLOT]).isEqualTo(KIND_IPV4);
-        assertThat(parsed.l3Offset[SLOT]).isEqualTo(14);
-        assertThat(parsed.l4Offset[SLOT]).isEqualTo(34);
-        assertThat(parsed.l4Length[SLOT]).isEqualTo(20);
-        assertThat(parsed.ipEnd[SLOT]).isEqualTo(54);
-        assertThat(parsed.protocol[SLOT]).isEqualTo(6);
+        assertThat(parsed.kind(SLOT)).isEqualTo(KIND_IPV4);
+        assertThat(parsed.l3Offset(SLOT)).isEqualTo(14);
+        assertThat(parsed.l4Offset(SLOT)).isEqualTo(34);
+        assertThat(parsed.l4Length(SLOT)).isEqualTo(20);
+        assertThat(parsed.ipEnd(SLOT)).isEqualTo(54);
+        assertThat(parsed.protocol(SLOT)).isEqualTo(6);
         assertThat(parsed.sourceV4(SLOT)).isEqualTo(0x0A000001);
         assertThat(parsed.destinationV4(SLOT)).isEqualTo(0x0A000064);
-        assertThat(parsed.sourcePort[SLOT]).isEqualTo(SOURCE_PORT);
-        assertThat(parsed.destinationPort[SLOT]).isEqualTo(DESTINATION_PORT);
-        assertThat(parsed.tcpFlags[SLOT]).isEqualTo(0x12);
-        assertThat(parsed.ttl[SLOT]).isEqualTo(64);
-        assertThat(parsed.hasPorts[SLOT]).isTrue();
-        assertThat(parsed.fragment[SLOT]).isEqualTo(FRAGMENT_NONE);
+        assertThat(parsed.sourcePort(SLOT)).isEqualTo(SOURCE_PORT);
+        assertThat(parsed.destinationPort(SLOT)).isEqualTo(DESTINATION_PORT);
+        assertThat(parsed.tcpFlags(SLOT)).isEqualTo(0x12);
+        assertThat(parsed.ttl(SLOT)).isEqualTo(64);
+        assertThat(parsed.hasPorts(SLOT)).isTrue();
+        assertThat(parsed.fragment(SLOT)).isEqualTo(FRAGMENT_NONE);
     }
 
     @Test
@@ -57,8 +57,8 @@ class PacketParserTest
         final byte[] padded = java.util.Arrays.copyOf(frame, 60);
 
         assertThat(parse(lenient, padded)).isZero();
-        assertThat(parsed.ipEnd[SLOT]).isEqualTo(frame.length);
-        assertThat(parsed.l4Length[SLOT]).isEqualTo(16);
+        assertThat(parsed.ipEnd(SLOT)).isEqualTo(frame.length);
+        assertThat(parsed.l4Length(SLOT)).isEqualTo(16);
     }
 
     @Test
@@ -66,12 +66,12 @@ class PacketParserTest
     {
         final byte[] ip = ipv4(5, 0, 6, tcp(0x10, 5));
         assertThat(parse(lenient, ethernet(new int[] {0x8100}, 0x0800, ip))).isZero();
-        assertThat(parsed.l3Offset[SLOT]).isEqualTo(18);
+        assertThat(parsed.l3Offset(SLOT)).isEqualTo(18);
         assertThat(parse(lenient, ethernet(new int[] {0x88A8, 0x8100}, 0x0800, ip))).isZero();
-        assertThat(parsed.l3Offset[SLOT]).isEqualTo(22);
-        assertThat(parsed.destinationPort[SLOT]).isEqualTo(DESTINATION_PORT);
+        assertThat(parsed.l3Offset(SLOT)).isEqualTo(22);
+        assertThat(parsed.destinationPort(SLOT)).isEqualTo(DESTINATION_PORT);
         assertThat(parse(lenient, ethernet(new int[] {0x9100, 0x88A8, 0x8100}, 0x0800, ip))).isZero();
-        assertThat(parsed.l3Offset[SLOT]).isEqualTo(26);
+        assertThat(parsed.l3Offset(SLOT)).isEqualTo(26);
 
         assertThat(parse(lenient, ethernet(new int[] {0x8100, 0x8100, 0x8100, 0x8100}, 0x0800, ip)))
             .isEqualTo(Verdict.pass());
@@ -83,7 +83,7 @@ class PacketParserTest
     void shouldPassArpAndFramesOfOtherTypesToTheHost()
     {
         assertThat(parse(lenient, ethernet(0x0806, new byte[28]))).isEqualTo(Verdict.pass());
-        assertThat(parsed.kind[SLOT]).isEqualTo(KIND_ARP);
+        assertThat(parsed.kind(SLOT)).isEqualTo(KIND_ARP);
         assertThat(parse(lenient, ethernet(0x0806, new byte[20]))).isEqualTo(Verdict.drop(DropReason.TRUNCATED));
         assertThat(parse(lenient, ethernet(0x88CC, new byte[30]))).isEqualTo(Verdict.pass());
     }
@@ -123,8 +123,8 @@ class PacketParserTest
         final byte[] frame = ethernet(0x0800, ipv4(6, 0, 6, tcp(0x02, 5)));
 
         assertThat(parse(lenient, frame)).isZero();
-        assertThat(parsed.l4Offset[SLOT]).isEqualTo(38);
-        assertThat(parsed.destinationPort[SLOT]).isEqualTo(DESTINATION_PORT);
+        assertThat(parsed.l4Offset(SLOT)).isEqualTo(38);
+        assertThat(parsed.destinationPort(SLOT)).isEqualTo(DESTINATION_PORT);
         assertThat(parse(strict, frame)).isEqualTo(Verdict.drop(DropReason.IP_OPTIONS));
     }
 
@@ -133,14 +133,14 @@ class PacketParserTest
     {
         final byte[] first = ethernet(0x0800, ipv4(5, 0x2000, 17, udp(32)));
         assertThat(parse(lenient, first)).isZero();
-        assertThat(parsed.fragment[SLOT]).isEqualTo(FRAGMENT_FIRST);
-        assertThat(parsed.fragmentId[SLOT]).isEqualTo(0x1234);
-        assertThat(parsed.hasPorts[SLOT]).isTrue();
+        assertThat(parsed.fragment(SLOT)).isEqualTo(FRAGMENT_FIRST);
+        assertThat(parsed.fragmentId(SLOT)).isEqualTo(0x1234);
+        assertThat(parsed.hasPorts(SLOT)).isTrue();
 
         final byte[] later = ethernet(0x0800, ipv4(5, 5, 17, new byte[24]));
         assertThat(parse(lenient, later)).isZero();
-        assertThat(parsed.fragment[SLOT]).isEqualTo(FRAGMENT_LATER);
-        assertThat(parsed.hasPorts[SLOT]).as("a later fragment carries no ports").isFalse();
+        assertThat(parsed.fragment(SLOT)).isEqualTo(FRAGMENT_LATER);
+        assertThat(parsed.hasPorts(SLOT)).as("a later fragment carries no ports").isFalse();
 
         assertThat(parse(strict, first)).isEqualTo(Verdict.drop(DropReason.FRAGMENT));
         assertThat(parse(strict, later)).isEqualTo(Verdict.drop(DropReason.FRAGMENT));
@@ -170,13 +170,13 @@ class PacketParserTest
     void shouldReadIcmpTypeAndCode()
     {
         assertThat(parse(lenient, ethernet(0x0800, ipv4(5, 0, 1, new byte[] {3, 4, 0, 0, 0, 0, 0, 0})))).isZero();
-        assertThat(parsed.sourcePort[SLOT]).as("type").isEqualTo(3);
-        assertThat(parsed.destinationPort[SLOT]).as("code").isEqualTo(4);
-        assertThat(parsed.hasPorts[SLOT]).isFalse();
+        assertThat(parsed.sourcePort(SLOT)).as("type").isEqualTo(3);
+        assertThat(parsed.destinationPort(SLOT)).as("code").isEqualTo(4);
+        assertThat(parsed.hasPorts(SLOT)).isFalse();
 
         assertThat(parse(lenient, ethernet(0x86DD, ipv6(58, new byte[] {(byte)128, 0, 0, 0, 0, 0, 0, 0}))))
             .isZero();
-        assertThat(parsed.sourcePort[SLOT]).isEqualTo(128);
+        assertThat(parsed.sourcePort(SLOT)).isEqualTo(128);
         assertThat(parse(lenient, ethernet(0x86DD, ipv6(58, new byte[] {1, 0})))).isEqualTo(
             Verdict.drop(DropReason.TRUNCATED));
     }
@@ -191,13 +191,13 @@ class PacketParserTest
             tcp(0x02, 5));
         assertThat(parse(lenient, ethernet(0x86DD, ipv6(0, payload)))).isZero();
 
-        assertThat(parsed.kind[SLOT]).isEqualTo(KIND_IPV6);
-        assertThat(parsed.protocol[SLOT]).isEqualTo(6);
-        assertThat(parsed.l4Offset[SLOT]).isEqualTo(14 + 40 + 8 + 24 + 8);
-        assertThat(parsed.destinationPort[SLOT]).isEqualTo(DESTINATION_PORT);
-        assertThat(parsed.tcpFlags[SLOT]).isEqualTo(0x02);
-        assertThat(parsed.ttl[SLOT]).isEqualTo(64);
-        assertThat(parsed.destinationLow[SLOT]).isEqualTo(0x64);
+        assertThat(parsed.kind(SLOT)).isEqualTo(KIND_IPV6);
+        assertThat(parsed.protocol(SLOT)).isEqualTo(6);
+        assertThat(parsed.l4Offset(SLOT)).isEqualTo(14 + 40 + 8 + 24 + 8);
+        assertThat(parsed.destinationPort(SLOT)).isEqualTo(DESTINATION_PORT);
+        assertThat(parsed.tcpFlags(SLOT)).isEqualTo(0x02);
+        assertThat(parsed.ttl(SLOT)).isEqualTo(64);
+        assertThat(parsed.destinationLow(SLOT)).isEqualTo(0x64);
     }
 
     @Test
@@ -231,20 +231,20 @@ class PacketParserTest
     {
         assertThat(parse(lenient, ethernet(0x86DD, ipv6(44, concat(fragmentHeader(17, 0, true), udp(16))))))
             .isZero();
-        assertThat(parsed.fragment[SLOT]).isEqualTo(FRAGMENT_FIRST);
-        assertThat(parsed.fragmentId[SLOT]).isEqualTo(0x0BADCAFE);
-        assertThat(parsed.hasPorts[SLOT]).isTrue();
+        assertThat(parsed.fragment(SLOT)).isEqualTo(FRAGMENT_FIRST);
+        assertThat(parsed.fragmentId(SLOT)).isEqualTo(0x0BADCAFE);
+        assertThat(parsed.hasPorts(SLOT)).isTrue();
 
         assertThat(parse(lenient, ethernet(0x86DD, ipv6(44, concat(fragmentHeader(17, 3, false), new byte[16])))))
             .isZero();
-        assertThat(parsed.fragment[SLOT]).isEqualTo(FRAGMENT_LATER);
-        assertThat(parsed.protocol[SLOT]).isEqualTo(17);
-        assertThat(parsed.hasPorts[SLOT]).isFalse();
+        assertThat(parsed.fragment(SLOT)).isEqualTo(FRAGMENT_LATER);
+        assertThat(parsed.protocol(SLOT)).isEqualTo(17);
+        assertThat(parsed.hasPorts(SLOT)).isFalse();
 
         final byte[] atomic = ethernet(0x86DD, ipv6(44, concat(fragmentHeader(17, 0, false), udp(16))));
         assertThat(parse(strict, atomic)).isZero();
-        assertThat(parsed.fragment[SLOT]).isEqualTo(FRAGMENT_NONE);
-        assertThat(parsed.destinationPort[SLOT]).isEqualTo(DESTINATION_PORT);
+        assertThat(parsed.fragment(SLOT)).isEqualTo(FRAGMENT_NONE);
+        assertThat(parsed.destinationPort(SLOT)).isEqualTo(DESTINATION_PORT);
 
         assertThat(parse(strict, ethernet(0x86DD, ipv6(44, concat(fragmentHeader(17, 0, true), udp(16))))))
             .isEqualTo(Verdict.drop(DropReason.FRAGMENT));
@@ -263,7 +263,7 @@ class PacketParserTest
             .isEqualTo(Verdict.drop(DropReason.TRUNCATED));
         // An IPv4 header with nothing after it (protocol 59, no next header).
         assertThat(parse(lenient, ethernet(0x0800, ipv4(5, 0, 59, new byte[0])))).isZero();
-        assertThat(parsed.l4Length[SLOT]).isZero();
+        assertThat(parsed.l4Length(SLOT)).isZero();
         assertThat(parsed.isIpv6(SLOT)).isFalse();
         assertThat(parse(lenient, java.util.Arrays.copyOf(ethernet(0x0800, ipv4(5, 0, 59, new byte[0])), 33)))
             .isEqualTo(Verdict.drop(DropReason.TRUNCATED));
@@ -274,8 +274,8 @@ class PacketParserTest
             .isEqualTo(Verdict.drop(DropReason.TRUNCATED));
         assertThat(parse(lenient, ethernet(0x86DD, ipv6(59, new byte[8])))).isZero();
         assertThat(parsed.isIpv6(SLOT)).isTrue();
-        assertThat(parsed.l4Offset[SLOT]).isEqualTo(54);
-        assertThat(parsed.l4Length[SLOT]).isEqualTo(8);
+        assertThat(parsed.l4Offset(SLOT)).isEqualTo(54);
+        assertThat(parsed.l4Length(SLOT)).isEqualTo(8);
     }
 
     @Test
@@ -293,7 +293,7 @@ class PacketParserTest
         assertThat(parse(lenient, ethernet(0x0800, plain))).isEqualTo(Verdict.drop(DropReason.BAD_IP_LEN));
         plain[3] = 20;
         assertThat(parse(lenient, ethernet(0x0800, plain))).isZero();
-        assertThat(parsed.ipEnd[SLOT]).isEqualTo(34);
+        assertThat(parsed.ipEnd(SLOT)).isEqualTo(34);
     }
 
     @Test
@@ -325,11 +325,11 @@ class PacketParserTest
     void shouldAcceptIpv6ExtensionHeadersEndingExactlyAtThePacketEnd()
     {
         assertThat(parse(lenient, ethernet(0x86DD, ipv6(60, extension(59, 0))))).isZero();
-        assertThat(parsed.protocol[SLOT]).isEqualTo(59);
-        assertThat(parsed.l4Offset[SLOT]).isEqualTo(62);
-        assertThat(parsed.l4Length[SLOT]).isZero();
+        assertThat(parsed.protocol(SLOT)).isEqualTo(59);
+        assertThat(parsed.l4Offset(SLOT)).isEqualTo(62);
+        assertThat(parsed.l4Length(SLOT)).isZero();
         assertThat(parse(lenient, ethernet(0x86DD, ipv6(60, extension(59, 2))))).isZero();
-        assertThat(parsed.l4Offset[SLOT]).isEqualTo(78);
+        assertThat(parsed.l4Offset(SLOT)).isEqualTo(78);
         // A 16-byte header with 12 bytes there, and a header of which only 4 bytes are there.
         assertThat(parse(lenient, ethernet(0x86DD, ipv6(60, java.util.Arrays.copyOf(extension(59, 1), 12)))))
             .isEqualTo(Verdict.drop(DropReason.BAD_EXTENSION_HEADER));
@@ -337,12 +337,12 @@ class PacketParserTest
             .isEqualTo(Verdict.drop(DropReason.BAD_EXTENSION_HEADER));
         // A later fragment whose fragment header ends the packet, and a fragment header cut short.
         assertThat(parse(lenient, ethernet(0x86DD, ipv6(44, fragmentHeader(17, 3, false))))).isZero();
-        assertThat(parsed.fragment[SLOT]).isEqualTo(FRAGMENT_LATER);
-        assertThat(parsed.l4Offset[SLOT]).isEqualTo(62);
-        assertThat(parsed.l4Length[SLOT]).isZero();
+        assertThat(parsed.fragment(SLOT)).isEqualTo(FRAGMENT_LATER);
+        assertThat(parsed.l4Offset(SLOT)).isEqualTo(62);
+        assertThat(parsed.l4Length(SLOT)).isZero();
         assertThat(parse(lenient, ethernet(0x86DD, ipv6(44, concat(fragmentHeader(17, 3, false), new byte[16])))))
             .isZero();
-        assertThat(parsed.l4Length[SLOT]).isEqualTo(16);
+        assertThat(parsed.l4Length(SLOT)).isEqualTo(16);
         assertThat(parse(lenient, ethernet(0x86DD, ipv6(44, java.util.Arrays.copyOf(fragmentHeader(17, 3, false), 4)))))
             .isEqualTo(Verdict.drop(DropReason.BAD_EXTENSION_HEADER));
     }
@@ -352,9 +352,9 @@ class PacketParserTest
     {
         final byte[] fourteen = java.util.Arrays.copyOf(tcp(0x02, 5), 14);
         assertThat(parse(lenient, ethernet(0x0800, ipv4(5, 0x2000, 6, fourteen)))).isZero();
-        assertThat(parsed.fragment[SLOT]).isEqualTo(FRAGMENT_FIRST);
-        assertThat(parsed.tcpFlags[SLOT]).isEqualTo(0x02);
-        assertThat(parsed.destinationPort[SLOT]).isEqualTo(DESTINATION_PORT);
+        assertThat(parsed.fragment(SLOT)).isEqualTo(FRAGMENT_FIRST);
+        assertThat(parsed.tcpFlags(SLOT)).isEqualTo(0x02);
+        assertThat(parsed.destinationPort(SLOT)).isEqualTo(DESTINATION_PORT);
         assertThat(parse(lenient, ethernet(0x0800, ipv4(5, 0x2000, 6, java.util.Arrays.copyOf(fourteen, 13)))))
             .isEqualTo(Verdict.drop(DropReason.FRAGMENT));
         assertThat(parse(lenient, ethernet(0x0800, ipv4(5, 0, 6, fourteen))))
@@ -367,8 +367,8 @@ class PacketParserTest
     void shouldCheckUdpAndSctpLengthsAtTheirEdges()
     {
         assertThat(parse(lenient, ethernet(0x0800, ipv4(5, 0, 17, udp(0))))).isZero();
-        assertThat(parsed.hasPorts[SLOT]).isTrue();
-        assertThat(parsed.sourcePort[SLOT]).isEqualTo(SOURCE_PORT);
+        assertThat(parsed.hasPorts(SLOT)).isTrue();
+        assertThat(parsed.sourcePort(SLOT)).isEqualTo(SOURCE_PORT);
         assertThat(parse(lenient, ethernet(0x0800, ipv4(5, 0, 17, java.util.Arrays.copyOf(udp(0), 7)))))
             .isEqualTo(Verdict.drop(DropReason.TRUNCATED));
         assertThat(parse(lenient, ethernet(0x0800, ipv4(5, 0x2000, 17, java.util.Arrays.copyOf(udp(0), 7)))))
@@ -388,8 +388,8 @@ class PacketParserTest
 
         final byte[] sctp = java.util.Arrays.copyOf(udp(0), 12);
         assertThat(parse(lenient, ethernet(0x0800, ipv4(5, 0, 132, sctp)))).isZero();
-        assertThat(parsed.destinationPort[SLOT]).isEqualTo(DESTINATION_PORT);
-        assertThat(parsed.hasPorts[SLOT]).isTrue();
+        assertThat(parsed.destinationPort(SLOT)).isEqualTo(DESTINATION_PORT);
+        assertThat(parsed.hasPorts(SLOT)).isTrue();
         assertThat(parse(lenient, ethernet(0x0800, ipv4(5, 0, 132, java.util.Arrays.copyOf(sctp, 11)))))
             .isEqualTo(Verdict.drop(DropReason.TRUNCATED));
         assertThat(parse(lenient, ethernet(0x0800, ipv4(5, 0x2000, 132, java.util.Arrays.copyOf(sctp, 11)))))

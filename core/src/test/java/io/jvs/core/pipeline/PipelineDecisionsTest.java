@@ -62,10 +62,10 @@ class PipelineDecisionsTest
         final PipelineFixture fixture = fixture();
         fixture.sendOne(frame(JVS_MAC, ROUTER_MAC, CLIENT, VIP, 64, Segment.tcp(40000, 80, SYN, 0)));
         final ParsedBurst parsed = fixture.pipeline.parsed();
-        assertThat(parsed.kind[0]).isEqualTo(ParsedBurst.KIND_IPV4);
+        assertThat(parsed.kind(0)).isEqualTo(ParsedBurst.KIND_IPV4);
         assertThat(parsed.destinationV4(0)).isEqualTo(VIP.v4());
-        assertThat(parsed.destinationPort[0]).isEqualTo(80);
-        assertThat(parsed.ttl[0]).isEqualTo(64);
+        assertThat(parsed.destinationPort(0)).isEqualTo(80);
+        assertThat(parsed.ttl(0)).isEqualTo(64);
     }
 
     @Test

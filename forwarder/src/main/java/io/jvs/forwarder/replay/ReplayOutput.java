@@ -176,15 +176,15 @@ final class ReplayOutput implements AutoCloseable
     private void decision(final long timestampNs, final ParsedBurst p, final int i, final int opened, final DropReason refusal)
         throws IOException
     {
-        final boolean v6 = p.kind[i] == ParsedBurst.KIND_IPV6;
-        final IpAddress client = v6 ? IpAddress.ofV6(p.sourceHigh[i], p.sourceLow[i]) : IpAddress.ofV4(p.sourceV4(i));
-        final IpAddress virtual = v6 ? IpAddress.ofV6(p.destinationHigh[i], p.destinationLow[i]) :
+        final boolean v6 = p.kind(i) == ParsedBurst.KIND_IPV6;
+        final IpAddress client = v6 ? IpAddress.ofV6(p.sourceHigh(i), p.sourceLow(i)) : IpAddress.ofV4(p.sourceV4(i));
+        final IpAddress virtual = v6 ? IpAddress.ofV6(p.destinationHigh(i), p.destinationLow(i)) :
             IpAddress.ofV4(p.destinationV4(i));
         final StringBuilder line = new StringBuilder(128);
         line.append(Instant.ofEpochSecond(0, timestampNs)).append(',')
-            .append(protocolName(p.protocol[i])).append(',')
-            .append(endpoint(client, p.sourcePort[i])).append(',')
-            .append(endpoint(virtual, p.destinationPort[i])).append(',');
+            .append(protocolName(p.protocol(i))).append(',')
+            .append(endpoint(client, p.sourcePort(i))).append(',')
+            .append(endpoint(virtual, p.destinationPort(i))).append(',');
         final RealServer server = opened > 0 ? plane.server(opened) : null;
         if (server != null)
         {

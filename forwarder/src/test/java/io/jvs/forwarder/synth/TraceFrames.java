@@ -92,11 +92,11 @@ final class TraceFrames
                 final long address = reader.address();
                 final int length = reader.capturedLength();
                 final int verdict = parser.parse(address, length, parsed, 0);
-                frames.add(new Frame(reader.timestampNs(), Frames.read(address, length), verdict, parsed.kind[0],
-                    parsed.l3Offset[0], parsed.l4Offset[0], parsed.l4Length[0], parsed.protocol[0],
-                    parsed.sourceHigh[0], parsed.sourceLow[0], parsed.destinationHigh[0], parsed.destinationLow[0],
-                    parsed.sourcePort[0], parsed.destinationPort[0], parsed.tcpFlags[0], parsed.fragment[0],
-                    parsed.ttl[0], verdict == 0 && checksumsValid(address, parsed)));
+                frames.add(new Frame(reader.timestampNs(), Frames.read(address, length), verdict, parsed.kind(0),
+                    parsed.l3Offset(0), parsed.l4Offset(0), parsed.l4Length(0), parsed.protocol(0),
+                    parsed.sourceHigh(0), parsed.sourceLow(0), parsed.destinationHigh(0), parsed.destinationLow(0),
+                    parsed.sourcePort(0), parsed.destinationPort(0), parsed.tcpFlags(0), parsed.fragment(0),
+                    parsed.ttl(0), verdict == 0 && checksumsValid(address, parsed)));
             }
         }
         return frames;
@@ -104,20 +104,20 @@ final class TraceFrames
 
     private static boolean checksumsValid(final long frame, final ParsedBurst parsed)
     {
-        final long ip = frame + parsed.l3Offset[0];
-        final boolean v6 = parsed.kind[0] == ParsedBurst.KIND_IPV6;
+        final long ip = frame + parsed.l3Offset(0);
+        final boolean v6 = parsed.kind(0) == ParsedBurst.KIND_IPV6;
         if (!v6 && !Checksums.isIpv4HeaderChecksumValid(ip))
         {
             return false;
         }
-        if (parsed.fragment[0] != ParsedBurst.FRAGMENT_NONE)
+        if (parsed.fragment(0) != ParsedBurst.FRAGMENT_NONE)
         {
             return true;
         }
-        final long segment = frame + parsed.l4Offset[0];
-        final int length = parsed.l4Length[0];
-        return v6 ? Checksums.isTransportChecksumValidV6(ip + 8, parsed.protocol[0], segment, length) :
-            parsed.protocol[0] == Ipv4Header.PROTOCOL_ICMP ? Checksums.checksum(segment, length) == 0 :
-            Checksums.isTransportChecksumValidV4(ip + 12, parsed.protocol[0], segment, length);
+        final long segment = frame + parsed.l4Offset(0);
+        final int length = parsed.l4Length(0);
+        return v6 ? Checksums.isTransportChecksumValidV6(ip + 8, parsed.protocol(0), segment, length) :
+            parsed.protocol(0) == Ipv4Header.PROTOCOL_ICMP ? Checksums.checksum(segment, length) == 0 :
+            Checksums.isTransportChecksumValidV4(ip + 12, parsed.protocol(0), segment, length);
     }
 }
