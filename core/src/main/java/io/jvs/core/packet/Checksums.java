@@ -1,5 +1,9 @@
 package io.jvs.core.packet;
 
+import org.agrona.UnsafeApi;
+
+import java.nio.ByteOrder;
+
 /**
  * The Internet checksum (RFC 1071) over off-heap frames, its pseudo-header forms for TCP, UDP, ICMP and
  * ICMPv6, and the incremental updates (RFC 1624) that NAT and forwarding need.
@@ -25,6 +29,9 @@ public final class Checksums
     private static final int PROTOCOL_UDP = 17;
     private static final int IPV4_TTL_OFFSET = 8;
     private static final int IPV4_CHECKSUM_OFFSET = 10;
+    private static final boolean LITTLE_ENDIAN = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
+    /** ~m + m' of RFC 1624 eqn. 3 for the TTL's decrement, in the frame's byte order (see {@link #natAddressV4}). */
+    private static final int TTL_DECREMENT = LITTLE_ENDIAN ? 0xFFFE : 0xFEFF;
 
     private Checksums()
     {
@@ -152,18 +159,8 @@ public final class Checksums
     }
 
     /**
-     * A TCP checksum after NAT rewrote an IPv4 address (source or destination: the pseudo-header holds both) and
-     * the port beside it, in one step. The IPv4 header checksum needs its own {@link #update32}.
-     */
-    public static int updateTcpV4(
-        final int checksum, final int oldAddress, final int newAddress, final int oldPort, final int newPort)
-    {
-        return ~fold((~checksum & 0xFFFF) + (~oldAddress & 0xFFFF_FFFFL) + (newAddress & 0xFFFF_FFFFL) +
-            (~oldPort & 0xFFFF) + newPort) & 0xFFFF;
-    }
-
-    /**
-     * As {@link #updateTcpV4} for an IPv6 address, given as big-endian halves, and port.
+     * A TCP checksum after NAT rewrote an IPv6 address (source or destination: the pseudo-header holds both), given
+     * as big-endian halves, and the port beside it, in one step.
      */
     public static int updateTcpV6(
         final int checksum, final long oldHigh, final long oldLow, final long newHigh, final long newLow,
@@ -171,15 +168,6 @@ public final class Checksums
     {
         return ~fold((~checksum & 0xFFFF) + difference128(oldHigh, oldLow, newHigh, newLow) +
             (~oldPort & 0xFFFF) + newPort) & 0xFFFF;
-    }
-
-    /**
-     * As {@link #updateTcpV4} with the rules of {@link #updateUdp}.
-     */
-    public static int updateUdpV4(
-        final int checksum, final int oldAddress, final int newAddress, final int oldPort, final int newPort)
-    {
-        return updateUdp(checksum, updateTcpV4(checksum, oldAddress, newAddress, oldPort, newPort));
     }
 
     /**
@@ -231,22 +219,60 @@ public final class Checksums
     }
 
     /**
-     * Decrements an IPv4 header's TTL and replaces a 32-bit field of it (an address), with one update of the header
-     * checksum for both: the same checksum {@link #decrementTtl} followed by {@link #update32} writes, in every case
-     * (RFC 1624, eqn. 3: the TTL's word changes by -0x0100, which in one's complement adds 0xFEFF to the
-     * complemented checksum, as {@link #decrementTtl}'s +0x0100 to the checksum does; both sums are positive, so their
-     * folds, congruent modulo 0xFFFF, are equal). The field itself is the caller's to write.
+     * NAT's rewrite of an IPv4 address in place: decrements the TTL of a header whose TTL the caller has checked is
+     * above 1, writes the new address at {@code addressOffset} (the source's 12 or the destination's 16) and updates
+     * the header checksum for both in one step (RFC 1624, eqn. 3, as Linux's ip_decrease_ttl and
+     * inet_proto_csum_replace4 would in turn). For the transport checksum, pass what it returns to {@link #natPortV4}.
+     * <p>
+     * The sums are taken on the fields as a native load gives them, without swapping their bytes, and stored back
+     * the same way: swapping a 16-bit word's bytes multiplies it by 256 modulo 0xFFFF, so a one's-complement sum
+     * taken in either byte order is the other's swapped (RFC 1071, section 2(B)), zeros included, as both sums are
+     * positive. In that order the TTL's word (TTL, protocol) loses 1 on a little-endian machine, not 0x0100.
      *
-     * @return the new TTL.
+     * @param newAddress the address, as {@link Frames#i32} reads one.
+     * @return the address change's share of a checksum, unfolded (below 2^18), in the frame's byte order.
      */
-    public static int decrementTtlAndUpdate32(final long header, final int oldValue, final int newValue)
+    public static int natAddressV4(final long header, final int addressOffset, final int newAddress)
     {
-        final int ttl = Frames.u8(header + IPV4_TTL_OFFSET) - 1;
-        final int checksum = Frames.u16(header + IPV4_CHECKSUM_OFFSET);
-        Frames.putU16(header + IPV4_CHECKSUM_OFFSET, ~fold((~checksum & 0xFFFF) + 0xFEFF +
-            (~oldValue & 0xFFFF_FFFFL) + (newValue & 0xFFFF_FFFFL)) & 0xFFFF);
-        Frames.putU8(header + IPV4_TTL_OFFSET, ttl);
-        return ttl;
+        final long field = header + addressOffset;
+        final int oldValue = UnsafeApi.getIntUnaligned(null, field);
+        final int newValue = LITTLE_ENDIAN ? Integer.reverseBytes(newAddress) : newAddress;
+        final int change = (~oldValue & 0xFFFF) + (~oldValue >>> 16) + (newValue & 0xFFFF) + (newValue >>> 16);
+        final long checksum = header + IPV4_CHECKSUM_OFFSET;
+        UnsafeApi.putShortUnaligned(null, checksum, (short)~foldSmall(
+            (~UnsafeApi.getShortUnaligned(null, checksum) & 0xFFFF) + change + TTL_DECREMENT));
+        UnsafeApi.putByte(header + IPV4_TTL_OFFSET, (byte)(UnsafeApi.getByte(header + IPV4_TTL_OFFSET) - 1));
+        UnsafeApi.putIntUnaligned(null, field, newValue);
+        return change;
+    }
+
+    /**
+     * The transport half of {@link #natAddressV4}: writes the new port at {@code port} and updates the TCP or UDP
+     * checksum at {@code checksum} for the port and the address in one step, in the frame's byte order as there.
+     *
+     * @param udp           whether UDP's rules ({@link #updateUdp}, which hold in either byte order) apply.
+     * @param newPort       0..0xFFFF.
+     * @param addressChange what {@link #natAddressV4} returned.
+     */
+    public static void natPortV4(
+        final long checksum, final boolean udp, final long port, final int newPort, final int addressChange)
+    {
+        final int oldValue = UnsafeApi.getShortUnaligned(null, port) & 0xFFFF;
+        final int newValue = LITTLE_ENDIAN ? Integer.reverseBytes(newPort) >>> 16 : newPort;
+        final int before = UnsafeApi.getShortUnaligned(null, checksum) & 0xFFFF;
+        final int after = ~foldSmall((~before & 0xFFFF) + addressChange + (~oldValue & 0xFFFF) + newValue) & 0xFFFF;
+        UnsafeApi.putShortUnaligned(null, checksum, (short)(udp ? updateUdp(before, after) : after));
+        UnsafeApi.putShortUnaligned(null, port, (short)newValue);
+    }
+
+    /**
+     * Folds a sum below 2^20 to 16 bits with end-around carry: the low 16 bits of the result are the folded sum
+     * (the first step leaves at most 0xFFFF + 0xF, whose carry the second adds back without carrying again).
+     */
+    private static int foldSmall(final int sum)
+    {
+        final int once = (sum & 0xFFFF) + (sum >>> 16);
+        return once + (once >>> 16);
     }
 
     /**

@@ -70,14 +70,11 @@ final class Rewriter
         final int realPort = servers.port(serverSlot, virtualPort);
         if (p.kind(i) == ParsedBurst.KIND_IPV4)
         {
-            final int oldAddress = (int)p.destinationLow(i);
-            final int newAddress = (int)servers.low(serverSlot);
-            Checksums.decrementTtlAndUpdate32(ip, oldAddress, newAddress);
-            Ipv4Header.destination(ip, newAddress);
+            final int addressChange =
+                Checksums.natAddressV4(ip, Ipv4Header.DESTINATION_OFFSET, (int)servers.low(serverSlot));
             if (p.hasPorts(i))
             {
-                rewritePortV4(frame + p.l4Offset(i), p, i, L4Headers.DESTINATION_PORT_OFFSET,
-                    oldAddress, newAddress, p.destinationPort(i), realPort);
+                rewritePortV4(frame + p.l4Offset(i), p, i, L4Headers.DESTINATION_PORT_OFFSET, addressChange, realPort);
             }
         }
         else
@@ -118,14 +115,10 @@ final class Rewriter
         final long ip = frame + p.l3Offset(i);
         if (!v6)
         {
-            final int oldAddress = (int)p.sourceLow(i);
-            final int newAddress = (int)virtualLow;
-            Checksums.decrementTtlAndUpdate32(ip, oldAddress, newAddress);
-            Ipv4Header.source(ip, newAddress);
+            final int addressChange = Checksums.natAddressV4(ip, Ipv4Header.SOURCE_OFFSET, (int)virtualLow);
             if (p.hasPorts(i))
             {
-                rewritePortV4(frame + p.l4Offset(i), p, i, L4Headers.SOURCE_PORT_OFFSET,
-                    oldAddress, newAddress, p.sourcePort(i), virtualPort);
+                rewritePortV4(frame + p.l4Offset(i), p, i, L4Headers.SOURCE_PORT_OFFSET, addressChange, virtualPort);
             }
         }
         else
@@ -354,23 +347,18 @@ final class Rewriter
         }
     }
 
+    /**
+     * @param addressChange what {@link Checksums#natAddressV4} returned for the address beside the port.
+     */
     private static void rewritePortV4(final long l4, final ParsedBurst p, final int i, final int portOffset,
-        final int oldAddress, final int newAddress, final int oldPort, final int newPort)
+        final int addressChange, final int newPort)
     {
         switch (p.protocol(i))
         {
             case Ipv4Header.PROTOCOL_TCP ->
-            {
-                final long field = l4 + L4Headers.TCP_CHECKSUM_OFFSET;
-                Frames.putU16(field, Checksums.updateTcpV4(Frames.u16(field), oldAddress, newAddress, oldPort, newPort));
-                Frames.putU16(l4 + portOffset, newPort);
-            }
+                Checksums.natPortV4(l4 + L4Headers.TCP_CHECKSUM_OFFSET, false, l4 + portOffset, newPort, addressChange);
             case Ipv4Header.PROTOCOL_UDP ->
-            {
-                final long field = l4 + L4Headers.UDP_CHECKSUM_OFFSET;
-                Frames.putU16(field, Checksums.updateUdpV4(Frames.u16(field), oldAddress, newAddress, oldPort, newPort));
-                Frames.putU16(l4 + portOffset, newPort);
-            }
+                Checksums.natPortV4(l4 + L4Headers.UDP_CHECKSUM_OFFSET, true, l4 + portOffset, newPort, addressChange);
             default ->
             {
                 Frames.putU16(l4 + portOffset, newPort);

@@ -70,6 +70,10 @@ class ChecksumIncrementalTest
         return LongStream.rangeClosed(1, 100);
     }
 
+    /**
+     * NAT of an IPv4 address and port in place ({@link Checksums#natAddressV4}, {@link Checksums#natPortV4}) leaves
+     * exactly the bytes a rewrite with both checksums recomputed in full gives: TTL, addresses, ports and checksums.
+     */
     @ParameterizedTest
     @MethodSource("seeds")
     void shouldMatchRecomputationWhenNatRewritesAnIpv4AddressAndPort(final long seed)
@@ -79,26 +83,82 @@ class ChecksumIncrementalTest
         {
             final int protocol = random.nextBoolean() ? TCP : UDP;
             final byte[] packet = validPacket(random, false, protocol);
-            final int header = ChecksumReferenceTest.ipHeaderLength(packet);
+            // The caller of the rewrite has checked that the TTL is above 1.
+            packet[8] = (byte)(2 + random.nextInt(254));
+            ChecksumReferenceTest.putU16(packet, 10, ChecksumReferenceTest.ipv4HeaderChecksum(packet));
             final boolean source = random.nextBoolean();
-            final int addressOffset = source ? 12 : 16;
-            final int portOffset = header + (source ? 0 : 2);
-            final ByteBuffer view = ByteBuffer.wrap(packet);
-            final int oldAddress = view.getInt(addressOffset);
-            final int oldPort = view.getShort(portOffset) & 0xFFFF;
-            final int oldChecksum = ChecksumReferenceTest.transportField(packet);
-            final int oldHeaderChecksum = ChecksumReferenceTest.u16(packet, 10);
             final int newAddress = random.nextInt();
             final int newPort = random.nextInt(0x10000);
-            view.putInt(addressOffset, newAddress).putShort(portOffset, (short)newPort);
 
-            final int updated = protocol == TCP ?
-                Checksums.updateTcpV4(oldChecksum, oldAddress, newAddress, oldPort, newPort) :
-                Checksums.updateUdpV4(oldChecksum, oldAddress, newAddress, oldPort, newPort);
-            assertThat(updated).isEqualTo(recomputed(packet, random));
-            assertThat(Checksums.update32(oldHeaderChecksum, oldAddress, newAddress))
-                .isEqualTo(ChecksumReferenceTest.ipv4HeaderChecksum(packet));
+            final byte[] rewritten = natV4(packet, random, source, protocol, newAddress, newPort);
+
+            final byte[] expected = packet.clone();
+            final int header = ChecksumReferenceTest.ipHeaderLength(expected);
+            expected[8]--;
+            ByteBuffer.wrap(expected).putInt(source ? 12 : 16, newAddress)
+                .putShort(header + (source ? 0 : 2), (short)newPort);
+            ChecksumReferenceTest.putU16(expected, 10, ChecksumReferenceTest.ipv4HeaderChecksum(expected));
+            ChecksumReferenceTest.putU16(expected, header + ChecksumReferenceTest.checksumOffset(protocol),
+                recomputed(expected, random));
+            assertThat(rewritten).isEqualTo(expected);
         }
+    }
+
+    /**
+     * The in-place update, taken in the frame's byte order, against RFC 1624's form in network order applied in
+     * turn (the address, then the port): the same transport checksum for the edge values that make one's-complement
+     * zeros (all-ones and zero addresses, ports and checksums) and a seeded sample, under TCP's and UDP's rules.
+     */
+    @ParameterizedTest
+    @MethodSource("seeds")
+    void shouldGiveTheNetworkOrderUpdateWhenNatRewritesAnIpv4Port(final long seed)
+    {
+        final Random random = new Random(seed);
+        final int[] addresses = {0, -1, 1, 0x7FFF_FFFF, 0x8000_0000, 0xFFFF_0000, 0x0000_FFFF};
+        final int[] sixteen = {0, 1, 0xFFFF, 0xFFFE, 0xFF00, 0x00FF, 0x0100, 0x8000};
+        for (int i = 0; i < 2_000; i++)
+        {
+            final boolean udp = random.nextBoolean();
+            final int checksum = i % 4 == 0 ? sixteen[random.nextInt(sixteen.length)] : random.nextInt(0x10000);
+            final int oldAddress = i % 3 == 0 ? addresses[random.nextInt(addresses.length)] : random.nextInt();
+            final int newAddress = i % 5 == 0 ? addresses[random.nextInt(addresses.length)] : random.nextInt();
+            final int oldPort = i % 7 == 0 ? sixteen[random.nextInt(sixteen.length)] : random.nextInt(0x10000);
+            final int newPort = i % 2 == 0 ? sixteen[random.nextInt(sixteen.length)] : random.nextInt(0x10000);
+            final long header = memory + random.nextInt(16);
+            final long l4 = header + 20;
+            final long field = l4 + (udp ? 6 : 16);
+            Frames.putU8(header + 8, 64);
+            Frames.putI32(header + 16, oldAddress);
+            Frames.putU16(l4 + 2, oldPort);
+            Frames.putU16(field, checksum);
+
+            Checksums.natPortV4(field, udp, l4 + 2, newPort, Checksums.natAddressV4(header, 16, newAddress));
+
+            final int networkOrder =
+                Checksums.update16(Checksums.update32(checksum, oldAddress, newAddress), oldPort, newPort);
+            assertThat(Frames.u16(field))
+                .as("%s checksum %04x, %08x -> %08x, port %04x -> %04x", udp ? "udp" : "tcp", checksum, oldAddress,
+                    newAddress, oldPort, newPort)
+                .isEqualTo(udp ? Checksums.updateUdp(checksum, networkOrder) : networkOrder);
+            assertThat(Frames.i32(header + 16)).isEqualTo(newAddress);
+            assertThat(Frames.u16(l4 + 2)).isEqualTo(newPort);
+        }
+    }
+
+    /**
+     * @return the packet's bytes after {@link Checksums#natAddressV4} and {@link Checksums#natPortV4} rewrote its
+     *         source or destination, done in memory at a random alignment.
+     */
+    private byte[] natV4(final byte[] packet, final Random random, final boolean source, final int protocol,
+        final int newAddress, final int newPort)
+    {
+        final long ip = memory + random.nextInt(16);
+        Frames.write(packet, ip);
+        final long l4 = ip + ChecksumReferenceTest.ipHeaderLength(packet);
+        final int change = Checksums.natAddressV4(ip, source ? 12 : 16, newAddress);
+        Checksums.natPortV4(l4 + ChecksumReferenceTest.checksumOffset(protocol), protocol == UDP, l4 + (source ? 0 : 2),
+            newPort, change);
+        return Frames.read(ip, packet.length);
     }
 
     @ParameterizedTest
@@ -194,8 +254,12 @@ class ChecksumIncrementalTest
     void shouldKeepNoChecksumWhenNatRewritesAUdpDatagramWithoutOne(final long seed)
     {
         final Random random = new Random(seed);
-        assertThat(Checksums.updateUdpV4(0, random.nextInt(), random.nextInt(), random.nextInt(0x10000),
-            random.nextInt(0x10000))).isZero();
+        final byte[] datagram = validPacket(random, false, UDP);
+        final int header = ChecksumReferenceTest.ipHeaderLength(datagram);
+        ChecksumReferenceTest.putU16(datagram, header + 6, 0);
+        final byte[] rewritten = natV4(datagram, random, random.nextBoolean(), UDP, random.nextInt(),
+            random.nextInt(0x10000));
+        assertThat(ChecksumReferenceTest.u16(rewritten, header + 6)).isZero();
         assertThat(Checksums.updateUdpV6(0, random.nextLong(), random.nextLong(), random.nextLong(),
             random.nextLong(), random.nextInt(0x10000), random.nextInt(0x10000))).isZero();
         assertThat(Checksums.updateUdp(0, Checksums.update16(0, random.nextInt(0x10000), random.nextInt(0x10000))))
@@ -230,9 +294,20 @@ class ChecksumIncrementalTest
         final int newPort = ChecksumReferenceTest.u16(packet, header + 2);
         final int oldChecksum = ChecksumReferenceTest.transportField(packet);
 
-        final int updated = v6 ?
-            Checksums.updateUdpV6(oldChecksum, oldHigh, oldLow, newHigh, newLow, oldPort, newPort) :
-            Checksums.updateUdpV4(oldChecksum, (int)oldLow, (int)newLow, oldPort, newPort);
+        final int updated;
+        if (v6)
+        {
+            updated = Checksums.updateUdpV6(oldChecksum, oldHigh, oldLow, newHigh, newLow, oldPort, newPort);
+        }
+        else
+        {
+            // In place, from the datagram as it was before the rewrite above.
+            final byte[] before = packet.clone();
+            ByteBuffer.wrap(before).putInt(addressOffset, (int)oldLow).putShort(header + 2, (short)oldPort);
+            ChecksumReferenceTest.putU16(before, header + 6, oldChecksum);
+            before[8] = 64;
+            updated = ChecksumReferenceTest.u16(natV4(before, random, false, UDP, (int)newLow, newPort), header + 6);
+        }
         assertThat(updated).isEqualTo(0xFFFF).isEqualTo(recomputed(packet, random));
     }
 
@@ -326,7 +401,7 @@ class ChecksumIncrementalTest
     /**
      * The one update NAT makes of an IPv4 header's checksum for its TTL and an address gives, for any checksum, TTL
      * and addresses (including the all-ones and zero ones that make one's-complement zeros), exactly the checksum the
-     * two updates in turn give.
+     * two updates in turn give, in network order.
      */
     @ParameterizedTest
     @MethodSource("seeds")
@@ -338,25 +413,30 @@ class ChecksumIncrementalTest
         for (int i = 0; i < 2_000; i++)
         {
             final int checksum = i < edges.length * 4 ? edges[i % edges.length] : random.nextInt(0x10000);
-            final int ttl = i % 5 == 0 ? random.nextInt(256) : 2 + random.nextInt(254);
+            final int ttl = 2 + random.nextInt(254);
+            final int protocol = random.nextInt(256);
             final int oldAddress = i % 3 == 0 ? addresses[random.nextInt(addresses.length)] : random.nextInt();
             final int newAddress = i % 7 == 0 ? addresses[random.nextInt(addresses.length)] : random.nextInt();
             final long twoStep = memory;
-            final long oneStep = memory + 64;
+            final long oneStep = memory + 64 + random.nextInt(8);
             for (final long header : new long[] {twoStep, oneStep})
             {
                 Frames.putU8(header + 8, ttl);
+                Frames.putU8(header + 9, protocol);
                 Frames.putU16(header + 10, checksum);
+                Frames.putI32(header + 16, oldAddress);
             }
 
             Checksums.decrementTtl(twoStep);
             Frames.putU16(twoStep + 10, Checksums.update32(Frames.u16(twoStep + 10), oldAddress, newAddress));
-            final int ttlAfter = Checksums.decrementTtlAndUpdate32(oneStep, oldAddress, newAddress);
+            Checksums.natAddressV4(oneStep, 16, newAddress);
 
             assertThat(Frames.u16(oneStep + 10))
                 .as("checksum %04x ttl %d %08x -> %08x", checksum, ttl, oldAddress, newAddress)
                 .isEqualTo(Frames.u16(twoStep + 10));
-            assertThat(Frames.u8(oneStep + 8)).isEqualTo(Frames.u8(twoStep + 8)).isEqualTo(ttlAfter & 0xFF);
+            assertThat(Frames.u8(oneStep + 8)).isEqualTo(ttl - 1);
+            assertThat(Frames.u8(oneStep + 9)).isEqualTo(protocol);
+            assertThat(Frames.i32(oneStep + 16)).isEqualTo(newAddress);
         }
     }
 }
