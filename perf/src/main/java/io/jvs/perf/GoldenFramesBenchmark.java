@@ -75,6 +75,6 @@ public class GoldenFramesBenchmark
         }
         now += 1_000;
         pipeline.process(burst, now);
-        return burst.verdict[FRAMES - 1];
+        return burst.verdict(FRAMES - 1);
     }
 }

@@ -1,7 +1,7 @@
 package io.jvs.core.packet;
 
 /**
- * A packet's fate, packed in one int so a burst's verdicts are a plain int array:
+ * A packet's fate, packed in one int, one field of a frame's record in the burst:
  * {@code kind | egress port << 8 | drop reason << 16}.
  */
 public final class Verdict

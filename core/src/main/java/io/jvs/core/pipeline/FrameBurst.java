@@ -1,37 +1,54 @@
 package io.jvs.core.pipeline;
 
+import org.agrona.BufferUtil;
+import org.agrona.UnsafeApi;
+
+import java.nio.ByteBuffer;
+import java.util.Objects;
+
 /**
  * A burst of frames handed from a port to the pipeline and back: where each frame is, how much room it
- * has, when it arrived, and (after processing) its verdict. Struct of arrays, reused for every burst.
+ * has, when it arrived, and (after processing) its verdict. One record of {@link #RECORD_LENGTH} bytes a frame, off
+ * the heap, as {@link io.jvs.core.packet.ParsedBurst} keeps the parse: a port filling the burst and the pipeline
+ * reading it hold one address a frame instead of an array base per field, and a frame's descriptor is one cache
+ * line. Reused for every burst.
  * <p>
  * A frame may grow in place: {@code headroom} bytes before its address and {@code capacity} bytes from
  * its address are the port's to lend (encapsulation prepends a header; an ICMP answer is built in the
- * frame it answers). The pipeline updates {@code address} and {@code length} when it does.
+ * frame it answers). The pipeline updates {@code address} and {@code length} when it does. An index outside
+ * {@link #MAX_FRAMES} throws, as an array would.
  */
 public final class FrameBurst
 {
     /** The largest burst. */
     public static final int MAX_FRAMES = 256;
 
-    public final long[] address = new long[MAX_FRAMES];
-    public final int[] length = new int[MAX_FRAMES];
-    public final int[] capacity = new int[MAX_FRAMES];
-    public final int[] headroom = new int[MAX_FRAMES];
-    public final long[] receiveTimeNs = new long[MAX_FRAMES];
-    /** A firewall mark set by whoever classified the frame before the pipeline, 0 for none. */
-    public final int[] firewallMark = new int[MAX_FRAMES];
-    /** Set by the pipeline: see {@link io.jvs.core.packet.Verdict}. */
-    public final int[] verdict = new int[MAX_FRAMES];
-    /** The receiving port's own reference to the frame's buffer (a UMEM offset, a ring slot), opaque to others. */
-    public final long[] handle = new long[MAX_FRAMES];
-    /**
-     * Set by a transmitting port that kept the frame's buffer itself (zero-copy, e.g. a shared UMEM): the
-     * receiving port must then not take it back when the burst is released.
-     */
-    public final boolean[] taken = new boolean[MAX_FRAMES];
+    /** Bytes of one frame's record: one cache line. */
+    public static final int RECORD_LENGTH = 64;
+    private static final int RECORD_SHIFT = 6;
+
+    private static final int ADDRESS = 0;
+    private static final int HANDLE = 8;
+    private static final int RECEIVE_TIME = 16;
+    private static final int LENGTH = 24;
+    private static final int CAPACITY = 28;
+    private static final int HEADROOM = 32;
+    private static final int FIREWALL_MARK = 36;
+    private static final int VERDICT = 40;
+    private static final int TAKEN = 44;
+
+    /** Holds the records' memory for as long as this burst lives. */
+    private final ByteBuffer memory = BufferUtil.allocateDirectAligned(MAX_FRAMES * RECORD_LENGTH, RECORD_LENGTH);
+    private final long base = BufferUtil.address(memory);
+
     /** The port the burst came from (answers to the sender go back out of it). */
     public int ingressPort;
     public int count;
+
+    private long record(final int i)
+    {
+        return base + ((long)Objects.checkIndex(i, MAX_FRAMES) << RECORD_SHIFT);
+    }
 
     /**
      * Empties the burst for reuse.
@@ -74,16 +91,118 @@ public final class FrameBurst
         {
             throw new IllegalStateException("burst is full");
         }
-        address[i] = frameAddress;
-        length[i] = frameLength;
-        capacity[i] = Math.max(frameCapacity, frameLength);
-        headroom[i] = frameHeadroom;
-        receiveTimeNs[i] = receivedNs;
-        firewallMark[i] = 0;
-        verdict[i] = 0;
-        handle[i] = frameHandle;
-        taken[i] = false;
+        final long record = base + ((long)i << RECORD_SHIFT);
+        UnsafeApi.putLong(record + ADDRESS, frameAddress);
+        UnsafeApi.putLong(record + HANDLE, frameHandle);
+        UnsafeApi.putLong(record + RECEIVE_TIME, receivedNs);
+        UnsafeApi.putInt(record + LENGTH, frameLength);
+        UnsafeApi.putInt(record + CAPACITY, Math.max(frameCapacity, frameLength));
+        UnsafeApi.putInt(record + HEADROOM, frameHeadroom);
+        UnsafeApi.putInt(record + FIREWALL_MARK, 0);
+        UnsafeApi.putInt(record + VERDICT, 0);
+        UnsafeApi.putByte(record + TAKEN, (byte)0);
         count = i + 1;
         return i;
+    }
+
+    /** The frame's first byte. */
+    public long address(final int i)
+    {
+        return UnsafeApi.getLong(record(i) + ADDRESS);
+    }
+
+    public void address(final int i, final long address)
+    {
+        UnsafeApi.putLong(record(i) + ADDRESS, address);
+    }
+
+    public int length(final int i)
+    {
+        return UnsafeApi.getInt(record(i) + LENGTH);
+    }
+
+    public void length(final int i, final int length)
+    {
+        UnsafeApi.putInt(record(i) + LENGTH, length);
+    }
+
+    /** Bytes usable from the frame's first byte. */
+    public int capacity(final int i)
+    {
+        return UnsafeApi.getInt(record(i) + CAPACITY);
+    }
+
+    public void capacity(final int i, final int capacity)
+    {
+        UnsafeApi.putInt(record(i) + CAPACITY, capacity);
+    }
+
+    /** Bytes usable before the frame's first byte. */
+    public int headroom(final int i)
+    {
+        return UnsafeApi.getInt(record(i) + HEADROOM);
+    }
+
+    public void headroom(final int i, final int headroom)
+    {
+        UnsafeApi.putInt(record(i) + HEADROOM, headroom);
+    }
+
+    /** When the frame arrived, on the pipeline's clock. */
+    public long receiveTimeNs(final int i)
+    {
+        return UnsafeApi.getLong(record(i) + RECEIVE_TIME);
+    }
+
+    public void receiveTimeNs(final int i, final long receivedNs)
+    {
+        UnsafeApi.putLong(record(i) + RECEIVE_TIME, receivedNs);
+    }
+
+    /** A firewall mark set by whoever classified the frame before the pipeline, 0 for none. */
+    public int firewallMark(final int i)
+    {
+        return UnsafeApi.getInt(record(i) + FIREWALL_MARK);
+    }
+
+    public void firewallMark(final int i, final int mark)
+    {
+        UnsafeApi.putInt(record(i) + FIREWALL_MARK, mark);
+    }
+
+    /** Set by the pipeline: see {@link io.jvs.core.packet.Verdict}. */
+    public int verdict(final int i)
+    {
+        return UnsafeApi.getInt(record(i) + VERDICT);
+    }
+
+    public void verdict(final int i, final int verdict)
+    {
+        UnsafeApi.putInt(record(i) + VERDICT, verdict);
+    }
+
+    /** The receiving port's own reference to the frame's buffer (a UMEM offset, a ring slot), opaque to others. */
+    public long handle(final int i)
+    {
+        return UnsafeApi.getLong(record(i) + HANDLE);
+    }
+
+    public void handle(final int i, final long handle)
+    {
+        UnsafeApi.putLong(record(i) + HANDLE, handle);
+    }
+
+    /**
+     * Set by a transmitting port that kept the frame's buffer itself (zero-copy, e.g. a shared UMEM): the
+     * receiving port must then not take it back when the burst is released.
+     */
+    public boolean taken(final int i)
+    {
+        return UnsafeApi.getByte(record(i) + TAKEN) != 0;
+    }
+
+    public void taken(final int i, final boolean taken)
+    {
+        UnsafeApi.putByte(record(i) + TAKEN, (byte)(taken ? 1 : 0));
     }
 }

@@ -64,7 +64,7 @@ final class IcmpErrors
     int handle(final FrameBurst burst, final int i, final ParsedBurst p, final DataPlane plane,
         final ConnectionTable table, final int nowTick)
     {
-        final long frame = burst.address[i];
+        final long frame = burst.address(i);
         final long icmp = frame + p.l4Offset(i);
         final boolean v6 = p.kind(i) == ParsedBurst.KIND_IPV6;
         if (!parseQuote(icmp + L4Headers.ICMP_HEADER_LENGTH, p.l4Length(i) - L4Headers.ICMP_HEADER_LENGTH, v6))
@@ -142,7 +142,7 @@ final class IcmpErrors
         {
             case 0 ->
             {
-                final long frame = burst.address[i];
+                final long frame = burst.address(i);
                 final long icmp = frame + p.l4Offset(i);
                 final long quote = icmp + L4Headers.ICMP_HEADER_LENGTH;
                 final ServerAddresses servers = plane.serverAddresses;
@@ -155,7 +155,7 @@ final class IcmpErrors
                 p.hasPorts(i, false);
                 final int verdict = rewriter.natInbound(burst, i, p, plane, serverSlot, 0);
                 p.hasPorts(i, hadPorts);
-                refreshIcmpChecksum(burst.address[i], p, i, v6);
+                refreshIcmpChecksum(burst.address(i), p, i, v6);
                 return verdict;
             }
             case 1 ->
@@ -177,7 +177,7 @@ final class IcmpErrors
         {
             return Verdict.drop(DropReason.TTL_EXPIRED);
         }
-        final long frame = burst.address[i];
+        final long frame = burst.address(i);
         final long quote = frame + p.l4Offset(i) + L4Headers.ICMP_HEADER_LENGTH;
         final long virtualHigh = table.virtualHigh(slot);
         final long virtualLow = table.virtualLow(slot);

@@ -83,7 +83,7 @@ final class IcmpResponder
     int answer(final FrameBurst burst, final int i, final ParsedBurst p, final DataPlane plane, final long nowNs,
         final int type, final int code, final int mtu, final boolean fromDestination)
     {
-        if (!mayAnswer(burst.address[i], p, i))
+        if (!mayAnswer(burst.address(i), p, i))
         {
             return NOT_ALLOWED;
         }
@@ -98,13 +98,13 @@ final class IcmpResponder
         {
             return NOT_ALLOWED;
         }
-        final long frame = burst.address[i];
+        final long frame = burst.address(i);
         final long peerMac = EthernetHeader.source(frame);
         final long quoted = frame + p.l3Offset(i);
         final int ipHeader = v6 ? Ipv6Header.LENGTH : Ipv4Header.MIN_LENGTH;
         final int headers = EthernetHeader.LENGTH + ipHeader + L4Headers.ICMP_HEADER_LENGTH;
         final int quoteLength = Math.min(Math.min(p.ipEnd(i) - p.l3Offset(i), (v6 ? V6_LIMIT : V4_LIMIT) -
-            ipHeader - L4Headers.ICMP_HEADER_LENGTH), burst.capacity[i] - headers);
+            ipHeader - L4Headers.ICMP_HEADER_LENGTH), burst.capacity(i) - headers);
         if (quoteLength < (v6 ? Ipv6Header.LENGTH : Ipv4Header.MIN_LENGTH))
         {
             return NOT_ALLOWED;
@@ -152,7 +152,7 @@ final class IcmpResponder
             Ipv4Header.checksum(ip, Checksums.ipv4HeaderChecksum(ip));
             Frames.putU16(icmp + L4Headers.ICMP_CHECKSUM_OFFSET, Checksums.checksum(icmp, icmpLength));
         }
-        burst.length[i] = headers + quoteLength;
+        burst.length(i, headers + quoteLength);
         return SENT;
     }
 

@@ -380,22 +380,22 @@ public final class Pipeline
             final int groupEnd = Math.min(count, group + PREFETCH_GROUP);
             for (int i = group; i < groupEnd; i++)
             {
-                final long frame = burst.address[i];
-                final int verdict = activeParser.parse(frame, burst.length[i], p, i);
+                final long frame = burst.address(i);
+                final int verdict = activeParser.parse(frame, burst.length(i), p, i);
                 pending[i] = verdict;
                 serviceOf[i] = ServiceClassifier.NONE;
                 homes[i] = -1;
                 UnsafeApi.putLong(prefetchBase + (long)i * PREFETCH_STRIDE, frame);
                 opened[i] = OPENED_NONE;
-                if (marking && verdict == 0 && burst.firewallMark[i] == 0)
+                if (marking && verdict == 0 && burst.firewallMark(i) == 0)
                 {
-                    burst.firewallMark[i] = marks.match(p, i, ingress);
+                    burst.firewallMark(i, marks.match(p, i, ingress));
                 }
                 if (verdict == 0 && p.hasPorts(i))
                 {
                     final boolean isV6 = p.kind(i) == KIND_IPV6;
                     final ConnectionTable table = isV6 ? v6 : v4;
-                    final int service = current.classifier.lookup(burst.firewallMark[i], isV6, p.protocol(i),
+                    final int service = current.classifier.lookup(burst.firewallMark(i), isV6, p.protocol(i),
                         p.destinationHigh(i), p.destinationLow(i), p.destinationPort(i));
                     serviceOf[i] = service;
                     final int home = service != ServiceClassifier.NONE ?
@@ -421,7 +421,7 @@ public final class Pipeline
             {
                 verdict = handle(burst, i, p, current);
             }
-            burst.verdict[i] = verdict;
+            burst.verdict(i, verdict);
             counters.verdict(verdict);
             i++;
         }
@@ -441,8 +441,8 @@ public final class Pipeline
      * <p>
      * Nothing in this loop calls out: every condition that would lead to a call (a state change that moves the
      * server's counts, a timer re-armed earlier, an ICMP answer, a missing neighbour, SCTP's CRC) is tested first
-     * and ends the run. So the compiler keeps the burst's arrays in registers and takes their bounds checks out
-     * of the loop, which a single call on any path through it would prevent.
+     * and ends the run. So the compiler keeps the arrays and records the loop reads in registers and takes their
+     * bounds checks out of the loop, which a single call on any path through it would prevent.
      *
      * @return the index of the first frame not handled, {@code count} when none is left.
      */
@@ -461,7 +461,7 @@ public final class Pipeline
             final int parsedVerdict = pending[i];
             if (parsedVerdict != 0)
             {
-                burst.verdict[i] = parsedVerdict;
+                burst.verdict(i, parsedVerdict);
                 counters.verdict(parsedVerdict);
                 continue;
             }
@@ -515,13 +515,13 @@ public final class Pipeline
                 break;
             }
             // From here on the frame is this loop's: what track and forward do once the state stays.
-            final int length = burst.length[i];
+            final int length = burst.length(i);
             final int datagram = p.ipEnd(i) - p.l3Offset(i);
             final int verdict = method == 0 ?
                 rewriter.natInbound(burst, i, p, current, serverSlot, table.virtualPort(slot)) :
                 rewriter.directRoute(burst, i, p, current, serverSlot);
             traffic.forwarded(service, serverSlot, datagram, length);
-            burst.verdict[i] = verdict;
+            burst.verdict(i, verdict);
             counters.verdict(verdict);
         }
         counters.fastPathTook(i - from);
@@ -618,7 +618,7 @@ public final class Pipeline
         int runLength = 0;
         for (int i = 0; i < count; i++)
         {
-            final long value = Math.max(0, Math.min(MAX_LATENCY_NS, now - burst.receiveTimeNs[i]));
+            final long value = Math.max(0, Math.min(MAX_LATENCY_NS, now - burst.receiveTimeNs(i)));
             if (value == runValue)
             {
                 runLength++;
@@ -776,7 +776,7 @@ public final class Pipeline
             flow.setV4(protocolOf(protocol), (int)p.sourceLow(i), p.sourcePort(i), (int)p.destinationLow(i),
                 p.destinationPort(i));
         }
-        flow.firewallMark(burst.firewallMark[i]);
+        flow.firewallMark(burst.firewallMark(i));
         final ServiceSettings serviceSettings = current.serviceSettings[service];
         int template = TemplateTable.NOT_FOUND;
         long networkHigh = 0;
@@ -897,7 +897,7 @@ public final class Pipeline
             fragments.put(p.sourceHigh(i), p.sourceLow(i), p.destinationHigh(i), p.destinationLow(i), p.protocol(i),
                 p.fragmentId(i), serverSlot, FragmentTable.TOWARDS_CLIENT, virtualHigh, virtualLow, nowTick);
         }
-        traffic.serverFrame(serverSlot, burst.length[i]);
+        traffic.serverFrame(serverSlot, burst.length(i));
         if (Verdict.kind(verdict) == Verdict.TRANSMIT)
         {
             traffic.out(current.serverService[serverSlot], serverSlot, datagram);
@@ -969,7 +969,7 @@ public final class Pipeline
             return dropAndAnswer(DropReason.TTL_EXPIRED, burst, i, p, current,
                 p.kind(i) == KIND_IPV6 ? L4Headers.ICMPV6_TIME_EXCEEDED : L4Headers.ICMP_TIME_EXCEEDED, 0, 0, false);
         }
-        final int length = burst.length[i];
+        final int length = burst.length(i);
         final int datagram = p.ipEnd(i) - p.l3Offset(i);
         final int verdict = switch (current.forwardMethod[serverSlot])
         {
@@ -1011,7 +1011,7 @@ public final class Pipeline
             return Verdict.drop(current.servers[serverSlot] == null ? DropReason.SERVER_REMOVED : DropReason.TTL_EXPIRED);
         }
         counters.fragmentFollowed();
-        final int length = burst.length[i];
+        final int length = burst.length(i);
         final int datagram = p.ipEnd(i) - p.l3Offset(i);
         final boolean towardsClient = fragments.foundDirection() == FragmentTable.TOWARDS_CLIENT;
         final int verdict;

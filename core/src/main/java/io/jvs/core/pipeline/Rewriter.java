@@ -65,7 +65,7 @@ final class Rewriter
             return noServerNeighbour(plane, serverSlot);
         }
         final ServerAddresses servers = plane.serverAddresses;
-        final long frame = burst.address[i];
+        final long frame = burst.address(i);
         final long ip = frame + p.l3Offset(i);
         final int realPort = servers.port(serverSlot, virtualPort);
         if (p.kind(i) == ParsedBurst.KIND_IPV4)
@@ -111,7 +111,7 @@ final class Rewriter
             return Verdict.drop(DropReason.NO_NEIGHBOUR);
         }
         final int egress = NeighbourIndex.port(hop);
-        final long frame = burst.address[i];
+        final long frame = burst.address(i);
         final long ip = frame + p.l3Offset(i);
         if (!v6)
         {
@@ -147,7 +147,7 @@ final class Rewriter
         {
             return noServerNeighbour(plane, serverSlot);
         }
-        final long frame = burst.address[i];
+        final long frame = burst.address(i);
         decrementTtl(frame + p.l3Offset(i), p, i);
         setMacs(frame, plane.serverNextHopMac[serverSlot], plane.portMac[egress]);
         return Verdict.transmit(egress);
@@ -176,30 +176,30 @@ final class Rewriter
         if (innerLength + overhead > plane.portMtu[egress])
         {
             final boolean dontFragment = innerV6 ||
-                (Ipv4Header.flagsAndFragment(burst.address[i] + l3) & Ipv4Header.FLAG_DONT_FRAGMENT) != 0;
+                (Ipv4Header.flagsAndFragment(burst.address(i) + l3) & Ipv4Header.FLAG_DONT_FRAGMENT) != 0;
             return dontFragment ? TOO_BIG : Verdict.drop(DropReason.MTU_EXCEEDED);
         }
-        long inner = burst.address[i] + l3;
+        long inner = burst.address(i) + l3;
         if (plane.settings.clampMss() && p.protocol(i) == Ipv4Header.PROTOCOL_TCP &&
             (p.tcpFlags(i) & L4Headers.TCP_SYN) != 0 && p.hasPorts(i))
         {
-            clampMss(burst.address[i] + p.l4Offset(i), p.l4Length(i),
+            clampMss(burst.address(i) + p.l4Offset(i), p.l4Length(i),
                 plane.portMtu[egress] - overhead - (innerV6 ? Ipv6Header.LENGTH : Ipv4Header.MIN_LENGTH) -
                     L4Headers.TCP_MIN_LENGTH);
         }
         decrementTtl(inner, p, i);
         final int header = EthernetHeader.LENGTH + overhead;
         final long start;
-        if (burst.headroom[i] + l3 >= header)
+        if (burst.headroom(i) + l3 >= header)
         {
             start = inner - header;
-            burst.headroom[i] -= header - l3;
-            burst.capacity[i] += header - l3;
+            burst.headroom(i, burst.headroom(i) - (header - l3));
+            burst.capacity(i, burst.capacity(i) + (header - l3));
         }
-        else if (burst.capacity[i] >= header + innerLength)
+        else if (burst.capacity(i) >= header + innerLength)
         {
             // No headroom: slide the IP packet up to make room at the front.
-            start = burst.address[i];
+            start = burst.address(i);
             Frames.copy(inner, start + header, innerLength);
             inner = start + header;
         }
@@ -217,8 +217,8 @@ final class Rewriter
         {
             writeOuterV4(outer, inner, innerV6, innerLength, plane, egress, serverSlot);
         }
-        burst.address[i] = start;
-        burst.length[i] = header + innerLength;
+        burst.address(i, start);
+        burst.length(i, header + innerLength);
         setMacs(start, plane.serverNextHopMac[serverSlot], plane.portMac[egress]);
         return Verdict.transmit(egress);
     }

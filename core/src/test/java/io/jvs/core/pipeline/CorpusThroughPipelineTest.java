@@ -409,7 +409,7 @@ class CorpusThroughPipelineTest
             fill(frame - HEADROOM - GUARD, GUARD);
             fill(frame + capacity, GUARD);
             burst.add(frame, length, capacity, HEADROOM, nowNs);
-            burst.firewallMark[i] = mark;
+            burst.firewallMark(i, mark);
             final byte[] bytes = read(frame, length);
             before[i] = Integrity.of(bytes);
             recordOf[i] = record;
@@ -470,8 +470,13 @@ class CorpusThroughPipelineTest
             {
                 return;
             }
-            final long[] originalAddress = burst.address.clone();
-            final int[] originalCapacity = burst.capacity.clone();
+            final long[] originalAddress = new long[count];
+            final int[] originalCapacity = new int[count];
+            for (int i = 0; i < count; i++)
+            {
+                originalAddress[i] = burst.address(i);
+                originalCapacity[i] = burst.capacity(i);
+            }
             try
             {
                 pipeline.process(burst, nowNs + 1_000);
@@ -509,7 +514,7 @@ class CorpusThroughPipelineTest
         {
             final Reply reply = replyOf[i];
             final String where = fileName + " record " + recordOf[i] + (reply != null ? " (reply)" : "");
-            final int verdict = burst.verdict[i];
+            final int verdict = burst.verdict(i);
             final int kind = Verdict.kind(verdict);
             if (kind < Verdict.TRANSMIT || kind > Verdict.DROP)
             {
@@ -518,13 +523,13 @@ class CorpusThroughPipelineTest
             }
             verdicts[kind]++;
             final boolean inBounds = kind != Verdict.TRANSMIT || Verdict.port(verdict) == 0
-                && burst.address[i] >= originalAddress - HEADROOM && burst.length[i] >= 14
-                && burst.address[i] + burst.length[i] <= originalAddress + originalCapacity;
+                && burst.address(i) >= originalAddress - HEADROOM && burst.length(i) >= 14
+                && burst.address(i) + burst.length(i) <= originalAddress + originalCapacity;
             final String method = kind == Verdict.TRANSMIT && inBounds
-                ? methodOf(read(burst.address[i], 6), senderMacOf[i]) : "";
+                ? methodOf(read(burst.address(i), 6), senderMacOf[i]) : "";
             if (fileName.equals(TRACE))
             {
-                System.out.printf("%s: %d bytes out, %s %s%n", where, burst.length[i], Verdict.toString(verdict), method);
+                System.out.printf("%s: %d bytes out, %s %s%n", where, burst.length(i), Verdict.toString(verdict), method);
             }
             if (!intact(originalAddress - HEADROOM - GUARD, GUARD) || !intact(originalAddress + originalCapacity, GUARD))
             {
@@ -533,7 +538,7 @@ class CorpusThroughPipelineTest
             if (!inBounds)
             {
                 problems.add(String.format("%s: transmitted on port %d, %d bytes at %+d from the frame",
-                    where, Verdict.port(verdict), burst.length[i], burst.address[i] - originalAddress));
+                    where, Verdict.port(verdict), burst.length(i), burst.address(i) - originalAddress));
                 return;
             }
             if (reply != null)
@@ -566,7 +571,7 @@ class CorpusThroughPipelineTest
             {
                 return;
             }
-            final byte[] out = read(burst.address[i], burst.length[i]);
+            final byte[] out = read(burst.address(i), burst.length(i));
             if (reply == null)
             {
                 transmittedByMethod.merge(method, 1L, Long::sum);

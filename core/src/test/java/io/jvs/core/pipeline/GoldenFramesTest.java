@@ -30,8 +30,8 @@ class GoldenFramesTest
             burst.add(frame, input.length, 2048, 256, now);
             pipeline.process(burst, now);
             now += 1_000_000;
-            assertThat(Verdict.toString(burst.verdict[0])).as(golden.name()).isEqualTo(golden.verdict());
-            assertThat(HexFormat.of().formatHex(Frames.read(burst.address[0], burst.length[0])))
+            assertThat(Verdict.toString(burst.verdict(0))).as(golden.name()).isEqualTo(golden.verdict());
+            assertThat(HexFormat.of().formatHex(Frames.read(burst.address(0), burst.length(0))))
                 .as(golden.name() + ": " + golden.description()).isEqualTo(golden.output());
         }
     }

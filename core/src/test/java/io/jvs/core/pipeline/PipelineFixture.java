@@ -102,13 +102,13 @@ final class PipelineFixture
             final long address = base + (long)i * (FRAME_SIZE + HEADROOM) + HEADROOM;
             Frames.write(frames[i], address);
             burst.add(address, frames[i].length, FRAME_SIZE, HEADROOM, nowNs - 500);
-            burst.firewallMark[i] = firewallMark;
+            burst.firewallMark(i, firewallMark);
         }
         pipeline.process(burst, nowNs);
         final Result[] results = new Result[frames.length];
         for (int i = 0; i < frames.length; i++)
         {
-            results[i] = new Result(burst.verdict[i], Frames.read(burst.address[i], burst.length[i]));
+            results[i] = new Result(burst.verdict(i), Frames.read(burst.address(i), burst.length(i)));
         }
         return results;
     }

@@ -64,7 +64,7 @@ class PipelineMarkTest
         final PipelineFixture fixture = standard();
         // Both the first rule (source) and the second (destination, tcp, 443) match: the first wins.
         final PipelineFixture.Result result = fixture.sendOne(tcp("198.51.100.7", VIP, 443));
-        assertThat(fixture.burst.firewallMark[0]).isEqualTo(1);
+        assertThat(fixture.burst.firewallMark(0)).isEqualTo(1);
         assertThat(Verdict.kind(result.verdict())).isEqualTo(Verdict.TRANSMIT);
         assertThat(mac(result.frame(), 0)).as("reached the -f 1 service's server").isEqualTo(MAC_A);
         assertThat(fixture.pipeline.serviceOf(0)).isNotEqualTo(ServiceClassifier.NONE);
@@ -75,17 +75,17 @@ class PipelineMarkTest
     {
         final PipelineFixture fixture = standard();
         assertThat(mac(fixture.sendOne(tcp("203.0.113.9", VIP, 443)).frame(), 0)).isEqualTo(MAC_B);
-        assertThat(fixture.burst.firewallMark[0]).isEqualTo(2);
+        assertThat(fixture.burst.firewallMark(0)).isEqualTo(2);
 
         fixture.sendOne(udp("203.0.113.9", VIP, 443));
-        assertThat(fixture.burst.firewallMark[0]).as("udp is not the rule's protocol").isZero();
+        assertThat(fixture.burst.firewallMark(0)).as("udp is not the rule's protocol").isZero();
         assertThat(fixture.pipeline.serviceOf(0)).isEqualTo(ServiceClassifier.NONE);
 
         fixture.sendOne(tcp("203.0.113.9", VIP, 444));
-        assertThat(fixture.burst.firewallMark[0]).as("444 is not the rule's port").isZero();
+        assertThat(fixture.burst.firewallMark(0)).as("444 is not the rule's port").isZero();
 
         fixture.sendOne(tcp("203.0.113.9", IpAddress.parse("11.0.0.1"), 443));
-        assertThat(fixture.burst.firewallMark[0]).as("outside the destination prefix").isZero();
+        assertThat(fixture.burst.firewallMark(0)).as("outside the destination prefix").isZero();
     }
 
     @Test
@@ -93,11 +93,11 @@ class PipelineMarkTest
     {
         final PipelineFixture fixture = standard();
         fixture.sendOne(tcp("203.0.113.9", VIP, 80));
-        assertThat(fixture.burst.firewallMark[0]).as("port 0 matches no rule").isZero();
+        assertThat(fixture.burst.firewallMark(0)).as("port 0 matches no rule").isZero();
 
         fixture.ingressPort = 1;
         final PipelineFixture.Result result = fixture.sendOne(tcp("203.0.113.9", VIP, 80));
-        assertThat(fixture.burst.firewallMark[0]).isEqualTo(3);
+        assertThat(fixture.burst.firewallMark(0)).isEqualTo(3);
         assertThat(mac(result.frame(), 0)).isEqualTo(MAC_C);
     }
 
@@ -106,15 +106,15 @@ class PipelineMarkTest
     {
         final PipelineFixture fixture = standard();
         final PipelineFixture.Result result = fixture.sendOne(tcp("2001:db8:aaaa:1::5", VIP6, 80));
-        assertThat(fixture.burst.firewallMark[0]).isEqualTo(1);
+        assertThat(fixture.burst.firewallMark(0)).isEqualTo(1);
         assertThat(mac(result.frame(), 0)).as("the IPv6 -f 1 service").isEqualTo(MAC_V6);
 
         fixture.sendOne(tcp("2001:db8:aaab::5", VIP6, 80));
-        assertThat(fixture.burst.firewallMark[0]).as("outside the /48").isZero();
+        assertThat(fixture.burst.firewallMark(0)).as("outside the /48").isZero();
 
         // The IPv4 rules match no IPv6 frame, even one whose low bits would fall in their prefixes.
         fixture.sendOne(tcp("::ffff:198.51.100.7", VIP6, 443));
-        assertThat(fixture.burst.firewallMark[0]).isZero();
+        assertThat(fixture.burst.firewallMark(0)).isZero();
     }
 
     @Test
@@ -123,10 +123,10 @@ class PipelineMarkTest
         final PipelineFixture fixture = fixture(
             new MarkRule(2, MarkRule.ANY_PORT, null, IpPrefix.parse("0.0.0.0/0"), UDP, 0));
         final PipelineFixture.Result result = fixture.sendOne(udp("203.0.113.9", IpAddress.parse("172.16.9.9"), 53));
-        assertThat(fixture.burst.firewallMark[0]).isEqualTo(2);
+        assertThat(fixture.burst.firewallMark(0)).isEqualTo(2);
         assertThat(mac(result.frame(), 0)).isEqualTo(MAC_B);
         fixture.sendOne(udp("2001:db8::9", VIP6, 53));
-        assertThat(fixture.burst.firewallMark[0]).as("an IPv4 prefix, even /0, is not IPv6").isZero();
+        assertThat(fixture.burst.firewallMark(0)).as("an IPv4 prefix, even /0, is not IPv6").isZero();
     }
 
     @Test
@@ -135,7 +135,7 @@ class PipelineMarkTest
         final PipelineFixture fixture = standard();
         fixture.firewallMark = 2;
         final PipelineFixture.Result result = fixture.sendOne(tcp("198.51.100.7", VIP, 80));
-        assertThat(fixture.burst.firewallMark[0]).isEqualTo(2);
+        assertThat(fixture.burst.firewallMark(0)).isEqualTo(2);
         assertThat(mac(result.frame(), 0)).as("its own mark's service, not rule 1's").isEqualTo(MAC_B);
     }
 
@@ -144,7 +144,7 @@ class PipelineMarkTest
     {
         final PipelineFixture fixture = fixture();
         fixture.sendOne(tcp("198.51.100.7", VIP, 443));
-        assertThat(fixture.burst.firewallMark[0]).isZero();
+        assertThat(fixture.burst.firewallMark(0)).isZero();
         assertThat(fixture.pipeline.serviceOf(0)).isEqualTo(ServiceClassifier.NONE);
         assertThat(fixture.publisher.current().markRules()).isEmpty();
     }

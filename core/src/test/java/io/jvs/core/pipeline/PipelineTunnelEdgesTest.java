@@ -132,8 +132,8 @@ class PipelineTunnelEdgesTest
         final byte[] request = syn(80, 10);
         final PipelineFixture.Result out = tun.sendOne(request);
         assertThat(Verdict.toString(out.verdict())).isEqualTo("transmit:0");
-        assertThat(tun.burst.headroom[0]).isEqualTo(PipelineFixture.HEADROOM - 20);
-        assertThat(tun.burst.capacity[0]).isEqualTo(PipelineFixture.FRAME_SIZE + 20);
+        assertThat(tun.burst.headroom(0)).isEqualTo(PipelineFixture.HEADROOM - 20);
+        assertThat(tun.burst.capacity(0)).isEqualTo(PipelineFixture.FRAME_SIZE + 20);
     }
 
     /** A SYN (or another segment) carrying one option, MSS, in a 24-byte TCP header. */

@@ -214,10 +214,10 @@ public final class PipelineWorkload
             pipeline.process(burst, nowNs);
             for (int i = 0; i < count; i++)
             {
-                if (Verdict.kind(burst.verdict[i]) != Verdict.TRANSMIT)
+                if (Verdict.kind(burst.verdict(i)) != Verdict.TRANSMIT)
                 {
                     throw new IllegalStateException("frame " + i + " of a set-up burst was not forwarded: " +
-                        Verdict.toString(burst.verdict[i]));
+                        Verdict.toString(burst.verdict(i)));
                 }
             }
         }
@@ -269,7 +269,7 @@ public final class PipelineWorkload
         int transmitted = 0;
         for (int i = 0; i < burstSize; i++)
         {
-            transmitted += Verdict.kind(burst.verdict[i]) == Verdict.TRANSMIT ? 1 : 0;
+            transmitted += Verdict.kind(burst.verdict(i)) == Verdict.TRANSMIT ? 1 : 0;
         }
         return transmitted;
     }

@@ -145,7 +145,7 @@ final class HandoffRing implements AutoCloseable
             }
             final int i = burst.add(base + (long)slot * SLOT_SIZE + HEADROOM, length[slot], MAX_FRAME, HEADROOM,
                 receivedNs[slot], slot);
-            burst.firewallMark[i] = mark[slot];
+            burst.firewallMark(i, mark[slot]);
             taken++;
         }
         lent += taken;

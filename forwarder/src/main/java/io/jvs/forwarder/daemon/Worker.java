@@ -268,7 +268,7 @@ final class Worker implements Agent
                 process(owned);
                 for (int i = 0; i < owned.count; i++)
                 {
-                    burst.taken[ownedFrom[i]] = owned.taken[i];
+                    burst.taken(ownedFrom[i], owned.taken(i));
                 }
             }
         }
@@ -294,7 +294,7 @@ final class Worker implements Agent
         final int[] frameOwner = this.frameOwner;
         for (int i = 0; i < count; i++)
         {
-            final int worker = owner.workerOf(burst.address[i], burst.length[i]);
+            final int worker = owner.workerOf(burst.address(i), burst.length(i));
             frameOwner[i] = worker;
             if (worker != index)
             {
@@ -314,12 +314,12 @@ final class Worker implements Agent
             if (worker == index)
             {
                 ownedFrom[owned.count] = i;
-                final int j = owned.add(burst.address[i], burst.length[i], burst.capacity[i], burst.headroom[i],
-                    burst.receiveTimeNs[i], burst.handle[i]);
-                owned.firewallMark[j] = burst.firewallMark[i];
+                final int j = owned.add(burst.address(i), burst.length(i), burst.capacity(i), burst.headroom(i),
+                    burst.receiveTimeNs(i), burst.handle(i));
+                owned.firewallMark(j, burst.firewallMark(i));
             }
-            else if (outbound[worker].offer(burst.address[i], burst.length[i], burst.ingressPort,
-                burst.firewallMark[i], burst.receiveTimeNs[i]))
+            else if (outbound[worker].offer(burst.address(i), burst.length(i), burst.ingressPort,
+                burst.firewallMark(i), burst.receiveTimeNs(i)))
             {
                 handedTo[worker] = true;
                 counters.add(index, DaemonCounters.HANDED_OFF, 1);
@@ -374,7 +374,7 @@ final class Worker implements Agent
         final int count = frames.count;
         for (int i = 0; i < count; i++)
         {
-            final int verdict = frames.verdict[i];
+            final int verdict = frames.verdict(i);
             final int kind = Verdict.kind(verdict);
             if (kind == Verdict.TRANSMIT)
             {
@@ -410,13 +410,13 @@ final class Worker implements Agent
 
     private boolean hold(final FrameBurst frames, final int i)
     {
-        if (System.nanoTime() - frames.receiveTimeNs[i] > HOLD_NS)
+        if (System.nanoTime() - frames.receiveTimeNs(i) > HOLD_NS)
         {
             counters.add(index, DaemonCounters.HELD_EXPIRED, 1);
             return false;
         }
-        if (!held.offer(frames.address[i], frames.length[i], frames.ingressPort, frames.firewallMark[i],
-            frames.receiveTimeNs[i]))
+        if (!held.offer(frames.address(i), frames.length(i), frames.ingressPort, frames.firewallMark(i),
+            frames.receiveTimeNs(i)))
         {
             return false;
         }
@@ -461,11 +461,11 @@ final class Worker implements Agent
     {
         final int port = frames.ingressPort;
         final HostTap tap = taps[port];
-        if (tap == null || !hostPolicy[port].hostMissed(frames.address[i], frames.length[i]))
+        if (tap == null || !hostPolicy[port].hostMissed(frames.address(i), frames.length(i)))
         {
             return;
         }
-        if (tap.write(index, frames.address[i], frames.length[i]))
+        if (tap.write(index, frames.address(i), frames.length(i)))
         {
             counters.add(index, DaemonCounters.HOST_PASSED, 1);
         }

@@ -67,12 +67,12 @@ public final class MacRewriteLoop
         int sendCount = 0;
         for (int i = 0; i < count; i++)
         {
-            if (burst.length[i] < ETHERNET_HEADER)
+            if (burst.length(i) < ETHERNET_HEADER)
             {
                 runtFrames++;
                 continue;
             }
-            final long address = burst.address[i];
+            final long address = burst.address(i);
             Frames.putI32(address, destinationHigh);
             Frames.putU16(address + 4, destinationLow);
             Frames.putI32(address + 6, sourceHigh);

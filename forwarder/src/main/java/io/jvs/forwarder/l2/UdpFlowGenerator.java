@@ -70,7 +70,7 @@ public final class UdpFlowGenerator implements AutoCloseable
     {
         for (int i = 0; i < burstSize; i++)
         {
-            final long address = burst.address[i];
+            final long address = burst.address(i);
             final long n = sequence++;
             Frames.putU8(address + IP + 14, (int)(n % 64));
             Frames.putU8(address + IP + 15, 1 + (int)(n % 251));

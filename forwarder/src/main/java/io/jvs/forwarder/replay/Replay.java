@@ -406,7 +406,7 @@ public final class Replay
         final FrameBurst burst = window.bursts[worker];
         window.worker[entry] = worker;
         final int index = burst.add(frame, length, capacity, HEADROOM, now);
-        burst.firewallMark[index] = options.firewallMark();
+        burst.firewallMark(index, options.firewallMark());
         window.index[entry] = index;
         return window;
     }
@@ -495,13 +495,13 @@ public final class Replay
             }
             final FrameBurst burst = window.bursts[worker];
             final int i = window.index[entry];
-            final int verdict = burst.verdict[i];
-            final long original = Math.max(burst.length[i],
-                window.original[entry] + burst.length[i] - window.length[entry]);
-            output.frame(window.timestamp[entry], burst.address[i], burst.length[i], original, verdict);
+            final int verdict = burst.verdict(i);
+            final long original = Math.max(burst.length(i),
+                window.original[entry] + burst.length(i) - window.length[entry]);
+            output.frame(window.timestamp[entry], burst.address(i), burst.length(i), original, verdict);
             if (Verdict.kind(verdict) == Verdict.TRANSMIT)
             {
-                report.transmittedBytes += burst.length[i];
+                report.transmittedBytes += burst.length(i);
             }
         }
         window.clear();

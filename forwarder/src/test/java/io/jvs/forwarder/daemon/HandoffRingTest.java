@@ -104,17 +104,17 @@ class HandoffRingTest
             assertThat(burst.ingressPort).isEqualTo(3);
             for (int i = 0; i < lengths.length; i++)
             {
-                assertThat(burst.length[i]).isEqualTo(lengths[i]);
-                assertThat(Frames.read(burst.address[i], lengths[i])).as("bytes of frame %d", i)
+                assertThat(burst.length(i)).isEqualTo(lengths[i]);
+                assertThat(Frames.read(burst.address(i), lengths[i])).as("bytes of frame %d", i)
                     .isEqualTo(expected(i, lengths[i]));
-                assertThat(burst.firewallMark[i]).isEqualTo(0x100 + i);
-                assertThat(burst.receiveTimeNs[i]).isEqualTo(1_000_000L * i + 7);
+                assertThat(burst.firewallMark(i)).isEqualTo(0x100 + i);
+                assertThat(burst.receiveTimeNs(i)).isEqualTo(1_000_000L * i + 7);
                 // Room to grow in place: headroom before the frame, a slot's worth after.
-                assertThat(burst.headroom[i]).isEqualTo(HandoffRing.HEADROOM);
-                assertThat(burst.capacity[i]).isEqualTo(HandoffRing.MAX_FRAME);
-                assertThat(burst.handle[i]).isEqualTo(i);
-                assertThat(burst.verdict[i]).isZero();
-                assertThat(burst.taken[i]).isFalse();
+                assertThat(burst.headroom(i)).isEqualTo(HandoffRing.HEADROOM);
+                assertThat(burst.capacity(i)).isEqualTo(HandoffRing.MAX_FRAME);
+                assertThat(burst.handle(i)).isEqualTo(i);
+                assertThat(burst.verdict(i)).isZero();
+                assertThat(burst.taken(i)).isFalse();
             }
             ring.release();
         }
@@ -140,7 +140,7 @@ class HandoffRingTest
                 assertThat(burst.ingressPort).isEqualTo(run[0]);
                 for (int i = 0; i < burst.count; i++)
                 {
-                    assertThat(Frames.read(burst.address[i], 64)).isEqualTo(expected(next++, 64));
+                    assertThat(Frames.read(burst.address(i), 64)).isEqualTo(expected(next++, 64));
                 }
             }
             assertThat(ring.receive(new FrameBurst(), FrameBurst.MAX_FRAMES)).isZero();
@@ -167,10 +167,10 @@ class HandoffRingTest
             assertThat(ring.receive(burst, 4)).isEqualTo(4);
             burst.clear();
             assertThat(ring.receive(burst, 4)).isEqualTo(4);
-            assertThat(Frames.read(burst.address[0], 64)).isEqualTo(expected(4, 64));
+            assertThat(Frames.read(burst.address(0), 64)).isEqualTo(expected(4, 64));
             burst.clear();
             assertThat(ring.receive(burst, 4)).isEqualTo(2);
-            assertThat(Frames.read(burst.address[1], 64)).isEqualTo(expected(9, 64));
+            assertThat(Frames.read(burst.address(1), 64)).isEqualTo(expected(9, 64));
             ring.release();
         }
     }
@@ -187,8 +187,8 @@ class HandoffRingTest
             ring.publish();
             final FrameBurst burst = new FrameBurst();
             assertThat(ring.receive(burst, FrameBurst.MAX_FRAMES)).isEqualTo(2);
-            assertThat(Frames.read(burst.address[0], 64)).isEqualTo(expected(2, 64));
-            assertThat(burst.length[1]).isEqualTo(HandoffRing.MAX_FRAME);
+            assertThat(Frames.read(burst.address(0), 64)).isEqualTo(expected(2, 64));
+            assertThat(burst.length(1)).isEqualTo(HandoffRing.MAX_FRAME);
             ring.release();
         }
     }
@@ -211,7 +211,7 @@ class HandoffRingTest
                 assertThat(ring.receive(burst, FrameBurst.MAX_FRAMES)).isEqualTo(count);
                 for (int i = 0; i < count; i++)
                 {
-                    assertThat(Frames.i32(burst.address[i])).isEqualTo(round * 4 + i);
+                    assertThat(Frames.i32(burst.address(i))).isEqualTo(round * 4 + i);
                 }
                 ring.release();
             }
@@ -384,19 +384,19 @@ class HandoffRingTest
     {
         final int length = lengthOf(sequence);
         final String frame = "frame " + sequence;
-        if (burst.length[i] != length)
+        if (burst.length(i) != length)
         {
-            throw new AssertionError(frame + ": length " + burst.length[i] + ", offered " + length);
+            throw new AssertionError(frame + ": length " + burst.length(i) + ", offered " + length);
         }
         if (burst.ingressPort != portOf(sequence))
         {
             throw new AssertionError(frame + ": port " + burst.ingressPort + ", offered " + portOf(sequence));
         }
-        if (burst.firewallMark[i] != markOf(sequence) || burst.receiveTimeNs[i] != sequence * 3)
+        if (burst.firewallMark(i) != markOf(sequence) || burst.receiveTimeNs(i) != sequence * 3)
         {
             throw new AssertionError(frame + ": mark or receive time changed");
         }
-        final long address = burst.address[i];
+        final long address = burst.address(i);
         if (length >= Long.BYTES && Frames.i64(address) != sequence)
         {
             throw new AssertionError(frame + ": carries sequence " + Frames.i64(address));

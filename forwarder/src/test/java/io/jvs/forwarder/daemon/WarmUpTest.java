@@ -114,7 +114,7 @@ class WarmUpTest
                 pipeline.process(burst, now);
                 for (int i = 0; i < 32; i++)
                 {
-                    assertThat(Verdict.toString(burst.verdict[i])).as("frame %d, kind %d", sent + i, kind[i])
+                    assertThat(Verdict.toString(burst.verdict(i))).as("frame %d, kind %d", sent + i, kind[i])
                         .isEqualTo("transmit:0");
                 }
                 now += 10_000;

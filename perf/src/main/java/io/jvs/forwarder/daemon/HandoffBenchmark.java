@@ -141,7 +141,7 @@ public class HandoffBenchmark
         long touched = 0;
         for (int i = 0; i < count; i++)
         {
-            touched += Frames.i64(burst.address[i]);
+            touched += Frames.i64(burst.address(i));
         }
         ring.release();
         return touched + count;
@@ -190,7 +190,7 @@ public class HandoffBenchmark
         long touched = 0;
         for (int i = 0; i < count; i++)
         {
-            touched += Frames.i64(burst.address[i]);
+            touched += Frames.i64(burst.address(i));
         }
         ring.release();
         moved.received += count;

@@ -148,13 +148,13 @@ public final class MemoryPort implements Port
                 counters.add(PortCountersDescriptor.TX_RING_FULL, 1);
                 continue;
             }
-            final long address = burst.address[frame];
-            final int length = burst.length[frame];
+            final long address = burst.address(frame);
+            final int length = burst.length(frame);
             final int buffer;
-            if (pool.contains(address) && !burst.taken[frame])
+            if (pool.contains(address) && !burst.taken(frame))
             {
                 buffer = pool.bufferOf(address);
-                burst.taken[frame] = true;
+                burst.taken(frame, true);
             }
             else
             {
@@ -181,9 +181,9 @@ public final class MemoryPort implements Port
     {
         for (int i = 0; i < burst.count; i++)
         {
-            if (!burst.taken[i] && pool.contains(burst.address[i]))
+            if (!burst.taken(i) && pool.contains(burst.address(i)))
             {
-                pool.free((int)burst.handle[i]);
+                pool.free((int)burst.handle(i));
             }
         }
     }

@@ -249,8 +249,8 @@ public final class AfPacketPort implements Port
         for (int i = 0; i < count; i++)
         {
             final int frame = indices[i];
-            final int length = burst.length[frame];
-            final int result = ring.offer(burst.address[frame], length);
+            final int length = burst.length(frame);
+            final int result = ring.offer(burst.address(frame), length);
             if (result == TransmitRing.QUEUED)
             {
                 queued++;

@@ -130,16 +130,14 @@ final class ReceiveRing
      */
     void release(final FrameBurst burst, final AfPacketCounters counters)
     {
-        final long[] handles = burst.handle;
-        final long[] addresses = burst.address;
         for (int i = 0, count = burst.count; i < count; i++)
         {
             // A burst may hold other ports' frames too; ours lie inside the ring.
-            if (Long.compareUnsigned(addresses[i] - ring, ringBytes) >= 0)
+            if (Long.compareUnsigned(burst.address(i) - ring, ringBytes) >= 0)
             {
                 continue;
             }
-            final int owner = (int)handles[i];
+            final int owner = (int)burst.handle(i);
             if (--lent[owner] == 0 && !(walking && owner == block))
             {
                 returnBlock(owner, counters);

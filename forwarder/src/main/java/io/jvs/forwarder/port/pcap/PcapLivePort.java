@@ -180,13 +180,13 @@ public final class PcapLivePort implements Port
         for (int i = 0; i < count; i++)
         {
             final int frame = indices[i];
-            final int length = burst.length[frame];
+            final int length = burst.length(frame);
             if (closed || length > MAX_SEND)
             {
                 counters.add(PortCountersDescriptor.TX_ERRORS, 1);
                 continue;
             }
-            UnsafeApi.copyMemory(null, burst.address[frame], sendBuffer, BYTE_ARRAY_BASE, length);
+            UnsafeApi.copyMemory(null, burst.address(frame), sendBuffer, BYTE_ARRAY_BASE, length);
             try
             {
                 handle.sendPacket(sendBuffer, length);

@@ -174,9 +174,9 @@ final class PcapReceiver implements RawPacketListener
     {
         for (int i = 0; i < burst.count; i++)
         {
-            if (!burst.taken[i] && pool.contains(burst.address[i]))
+            if (!burst.taken(i) && pool.contains(burst.address(i)))
             {
-                pool.free((int)burst.handle[i]);
+                pool.free((int)burst.handle(i));
             }
         }
     }
@@ -187,7 +187,7 @@ final class PcapReceiver implements RawPacketListener
      */
     long timestampNs(final FrameBurst burst, final int index)
     {
-        return pool.contains(burst.address[index]) ? timestampNs[(int)burst.handle[index]] : -1;
+        return pool.contains(burst.address(index)) ? timestampNs[(int)burst.handle(index)] : -1;
     }
 
     boolean ended()

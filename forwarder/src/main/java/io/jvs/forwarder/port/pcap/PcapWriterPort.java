@@ -106,10 +106,10 @@ public final class PcapWriterPort implements Port
                 continue;
             }
             // pcap seconds are unsigned 32-bit: keep the timestamp inside 1970..2106 rather than refuse the frame.
-            final long timestampNs = Math.clamp(burst.receiveTimeNs[frame] + epochOffsetNs, 0, LATEST_NS);
+            final long timestampNs = Math.clamp(burst.receiveTimeNs(frame) + epochOffsetNs, 0, LATEST_NS);
             try
             {
-                writer.write(timestampNs, burst.address[frame], burst.length[frame]);
+                writer.write(timestampNs, burst.address(frame), burst.length(frame));
             }
             catch (final IOException ex)
             {
@@ -118,7 +118,7 @@ public final class PcapWriterPort implements Port
                 continue;
             }
             counters.add(PortCountersDescriptor.TX_FRAMES, 1);
-            counters.add(PortCountersDescriptor.TX_BYTES, burst.length[frame]);
+            counters.add(PortCountersDescriptor.TX_BYTES, burst.length(frame));
             counters.add(PortCountersDescriptor.TX_COPIED, 1);
             written++;
         }

@@ -151,13 +151,13 @@ public final class AfXdpPort implements Port
                 break;
             }
             final int frame = indices[i];
-            final long address = burst.address[frame];
-            final int length = burst.length[frame];
+            final long address = burst.address(frame);
+            final int length = burst.length(frame);
             final long offset;
-            if (umem.contains(address) && !burst.taken[frame])
+            if (umem.contains(address) && !burst.taken(frame))
             {
                 offset = umem.offsetOfAddress(address);
-                burst.taken[frame] = true;
+                burst.taken(frame, true);
             }
             else
             {
@@ -191,9 +191,9 @@ public final class AfXdpPort implements Port
         final Umem umem = this.umem;
         for (int i = 0, count = burst.count; i < count; i++)
         {
-            if (!burst.taken[i])
+            if (!burst.taken(i))
             {
-                umem.free(umem.chunkOf(burst.handle[i]));
+                umem.free(umem.chunkOf(burst.handle(i)));
             }
         }
     }

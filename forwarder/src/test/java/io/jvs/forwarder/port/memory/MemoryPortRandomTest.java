@@ -112,9 +112,9 @@ class MemoryPortRandomTest
         {
             for (int i = 0; i < held.burst.count; i++)
             {
-                if (!held.burst.taken[i])
+                if (!held.burst.taken(i))
                 {
-                    assertThat(addresses.add(held.burst.address[i])).as("a buffer held twice").isTrue();
+                    assertThat(addresses.add(held.burst.address(i))).as("a buffer held twice").isTrue();
                     if (held.port.pool() == shared)
                     {
                         heldShared++;
@@ -148,7 +148,7 @@ class MemoryPortRandomTest
         {
             for (int i = 0; i < burst.count; i++)
             {
-                sequence[i] = Frames.i64(burst.address[i]);
+                sequence[i] = Frames.i64(burst.address(i));
             }
         }
 
@@ -156,10 +156,10 @@ class MemoryPortRandomTest
         {
             for (int i = 0; i < burst.count; i++)
             {
-                if (!burst.taken[i])
+                if (!burst.taken(i))
                 {
-                    assertThat(Frames.i64(burst.address[i])).isEqualTo(sequence[i]);
-                    assertThat(Frames.i64(burst.address[i] + burst.length[i] - 8)).isEqualTo(~sequence[i]);
+                    assertThat(Frames.i64(burst.address(i))).isEqualTo(sequence[i]);
+                    assertThat(Frames.i64(burst.address(i) + burst.length(i) - 8)).isEqualTo(~sequence[i]);
                 }
             }
         }

@@ -32,11 +32,11 @@ class MemoryPortTest
             final byte[][] expected = {A, B, C, A, B};
             for (int i = 0; i < 5; i++)
             {
-                assertThat(Frames.read(burst.address[i], burst.length[i])).isEqualTo(expected[i]);
-                assertThat(burst.address[i]).isEqualTo(pool.frameAddress((int)burst.handle[i]));
-                assertThat(burst.headroom[i]).isEqualTo(256);
-                assertThat(burst.capacity[i]).isEqualTo(2048 - 256);
-                assertThat(burst.receiveTimeNs[i]).isEqualTo(777);
+                assertThat(Frames.read(burst.address(i), burst.length(i))).isEqualTo(expected[i]);
+                assertThat(burst.address(i)).isEqualTo(pool.frameAddress((int)burst.handle(i)));
+                assertThat(burst.headroom(i)).isEqualTo(256);
+                assertThat(burst.capacity(i)).isEqualTo(2048 - 256);
+                assertThat(burst.receiveTimeNs(i)).isEqualTo(777);
             }
             assertThat(port.counters().rxFrames()).isEqualTo(5);
             assertThat(port.counters().rxBytes()).isEqualTo(60 + 61 + 1500 + 60 + 61);
@@ -95,7 +95,7 @@ class MemoryPortTest
 
             assertThat(port.transmit(burst, new int[] {0, 2, 3}, 3)).isEqualTo(3);
 
-            assertThat(burst.taken).startsWith(true, false, true, true);
+            assertThat(takenFlags(burst)).startsWith(true, false, true, true);
             assertThat(port.counters().txCopied()).isZero();
             assertThat(port.counters().txFrames()).isEqualTo(3);
             assertThat(port.counters().txBytes()).isEqualTo(60 + 60 + 61);
@@ -144,7 +144,7 @@ class MemoryPortTest
 
             assertThat(egress.transmit(burst, ALL, 4)).isEqualTo(4);
 
-            assertThat(burst.taken).startsWith(false, false, false, false);
+            assertThat(takenFlags(burst)).startsWith(false, false, false, false);
             assertThat(egress.counters().txCopied()).isEqualTo(4);
             assertThat(recorder.frames()).containsExactly(A, C, A, C);
             assertThat(egressPool.freeCount()).isEqualTo(4);
@@ -167,7 +167,7 @@ class MemoryPortTest
             assertThat(port.transmit(burst, ALL, 4)).isEqualTo(2);
 
             assertThat(port.counters().txRingFull()).isEqualTo(2);
-            assertThat(burst.taken).startsWith(true, true, false, false);
+            assertThat(takenFlags(burst)).startsWith(true, true, false, false);
             port.release(burst);
             port.flush();
             assertThat(pool.freeCount()).isEqualTo(8);
@@ -241,7 +241,7 @@ class MemoryPortTest
             egress.transmit(burst, ALL, Math.min(received, 32));
             for (int f = 0; f < burst.count; f++)
             {
-                bytes += burst.length[f];
+                bytes += burst.length(f);
             }
             ingress.release(burst);
             egress.flush();
@@ -282,5 +282,16 @@ class MemoryPortTest
             indices[i] = i;
         }
         return indices;
+    }
+
+    /** Every record's {@link FrameBurst#taken} flag, in the order of the burst. */
+    static boolean[] takenFlags(final FrameBurst burst)
+    {
+        final boolean[] taken = new boolean[FrameBurst.MAX_FRAMES];
+        for (int i = 0; i < taken.length; i++)
+        {
+            taken[i] = burst.taken(i);
+        }
+        return taken;
     }
 }

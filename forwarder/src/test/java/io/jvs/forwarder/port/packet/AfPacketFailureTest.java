@@ -132,7 +132,7 @@ class AfPacketFailureTest
                 }
                 assertThat(queued).as("slots come back once the kernel has sent them").isOne();
 
-                burst.length[4] = twoSlots.txFrameCapacity() + 1;
+                burst.length(4, twoSlots.txFrameCapacity() + 1);
                 assertThat(port.transmit(burst, new int[] {4}, 1)).isZero();
                 assertThat(port.counters().txTooLong()).isOne();
                 port.flush();

@@ -57,7 +57,7 @@ class AfPacketFanoutTest
                     final int count = port.receive(burst, System.nanoTime());
                     for (int i = 0; i < count; i++)
                     {
-                        final int flow = Frames.u16(burst.address[i] + 14 + 20) - 10_000;
+                        final int flow = Frames.u16(burst.address(i) + 14 + 20) - 10_000;
                         portsOfFlow.computeIfAbsent(flow, f -> new HashSet<>()).add(port.index());
                         framesOfFlow.merge(flow, 1, Integer::sum);
                     }

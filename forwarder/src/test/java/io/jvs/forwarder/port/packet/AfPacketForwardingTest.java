@@ -112,7 +112,7 @@ class AfPacketForwardingTest
                 final int count = sink.receive(burst, 0);
                 for (int i = 0; i < count; i++)
                 {
-                    arrived.add(MemorySegment.ofAddress(burst.address[i]).reinterpret(burst.length[i])
+                    arrived.add(MemorySegment.ofAddress(burst.address(i)).reinterpret(burst.length(i))
                         .toArray(ValueLayout.JAVA_BYTE));
                 }
                 sink.release(burst);

@@ -62,11 +62,11 @@ class AfPacketReceiveRingTest
 
         for (int i = 0; i < 3; i++)
         {
-            assertThat(bytes(burst.address[i], burst.length[i])).isEqualTo(frames.get(i));
-            assertThat(burst.address[i]).isBetween(ring.address(), ring.address() + BLOCK_SIZE);
-            assertThat(burst.headroom[i]).isEqualTo(MAC_OFFSET - Tpacket3Hdr.HDRLEN).isGreaterThanOrEqualTo(HEADROOM);
-            assertThat(burst.handle[i]).isZero();
-            assertThat(burst.receiveTimeNs[i]).isEqualTo(77);
+            assertThat(bytes(burst.address(i), burst.length(i))).isEqualTo(frames.get(i));
+            assertThat(burst.address(i)).isBetween(ring.address(), ring.address() + BLOCK_SIZE);
+            assertThat(burst.headroom(i)).isEqualTo(MAC_OFFSET - Tpacket3Hdr.HDRLEN).isGreaterThanOrEqualTo(HEADROOM);
+            assertThat(burst.handle(i)).isZero();
+            assertThat(burst.receiveTimeNs(i)).isEqualTo(77);
         }
         assertThat(counters.rxFrames()).isEqualTo(3);
         assertThat(counters.rxBytes()).isEqualTo(60 + 1000 + 61);
@@ -93,8 +93,8 @@ class AfPacketReceiveRingTest
         burst.clear();
         assertThat(receiveRing.receive(burst, 2, 4, counters)).isEqualTo(4);
         assertThat(sequences()).containsExactly(3, 4, 5, 6);
-        assertThat(burst.handle[2]).isZero();
-        assertThat(burst.handle[3]).isOne();
+        assertThat(burst.handle(2)).isZero();
+        assertThat(burst.handle(3)).isOne();
         assertThat(blockStatus(0)).as("walked, but frames 3..5 still lent").isNotZero();
 
         receiveRing.release(burst, counters);
@@ -191,7 +191,7 @@ class AfPacketReceiveRingTest
 
         assertThat(receiveRing.receive(burst, 1, FrameBurst.MAX_FRAMES, counters)).isEqualTo(2);
 
-        assertThat(bytes(burst.address[0], burst.length[0])).isEqualTo(udp);
+        assertThat(bytes(burst.address(0), burst.length(0))).isEqualTo(udp);
         assertThat(counters.checksumsCompleted()).isOne();
         assertThat(counters.checksumsNotCompleted()).isOne();
     }
@@ -211,10 +211,10 @@ class AfPacketReceiveRingTest
 
         final ByteBuffer expected = ByteBuffer.allocate(64);
         expected.put(untagged, 0, 12).putShort((short)0x8100).putShort((short)0x2042).put(untagged, 12, 48);
-        assertThat(bytes(burst.address[0], burst.length[0])).isEqualTo(expected.array());
-        assertThat(burst.headroom[0]).isEqualTo(MAC_OFFSET - Tpacket3Hdr.HDRLEN - 4);
+        assertThat(bytes(burst.address(0), burst.length(0))).isEqualTo(expected.array());
+        assertThat(burst.headroom(0)).isEqualTo(MAC_OFFSET - Tpacket3Hdr.HDRLEN - 4);
         expected.putShort(12, (short)0x88A8).putShort(14, (short)7);
-        assertThat(bytes(burst.address[1], burst.length[1])).isEqualTo(expected.array());
+        assertThat(bytes(burst.address(1), burst.length(1))).isEqualTo(expected.array());
         assertThat(counters.vlanTagsRestored()).isEqualTo(2);
         assertThat(counters.rxBytes()).isEqualTo(128);
     }
@@ -229,7 +229,7 @@ class AfPacketReceiveRingTest
         final int[] sequences = new int[burst.count];
         for (int i = 0; i < burst.count; i++)
         {
-            sequences[i] = MemorySegment.ofAddress(burst.address[i] + 14).reinterpret(4)
+            sequences[i] = MemorySegment.ofAddress(burst.address(i) + 14).reinterpret(4)
                 .get(JAVA_INT.withOrder(java.nio.ByteOrder.BIG_ENDIAN), 0);
         }
         return sequences;

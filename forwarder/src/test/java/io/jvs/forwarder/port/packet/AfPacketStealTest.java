@@ -227,7 +227,7 @@ class AfPacketStealTest
             final int count = port.receive(burst, System.nanoTime());
             for (int i = 0; i < count; i++)
             {
-                final byte[] frame = MemorySegment.ofAddress(burst.address[i]).reinterpret(burst.length[i])
+                final byte[] frame = MemorySegment.ofAddress(burst.address(i)).reinterpret(burst.length(i))
                     .toArray(ValueLayout.JAVA_BYTE);
                 if (endsWith(frame, payload))
                 {

@@ -221,7 +221,7 @@ class FanoutProgramTest
                 final int count = port.receive(burst, System.nanoTime());
                 for (int i = 0; i < count; i++)
                 {
-                    arrivals.computeIfAbsent(Frames.i32(burst.address[i] + 8), f -> new ArrayList<>())
+                    arrivals.computeIfAbsent(Frames.i32(burst.address(i) + 8), f -> new ArrayList<>())
                         .add(port.index());
                 }
                 port.release(burst);

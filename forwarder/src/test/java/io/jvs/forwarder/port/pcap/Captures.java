@@ -101,7 +101,7 @@ final class Captures
             port.receive(burst, 0);
             for (int i = 0; i < burst.count; i++)
             {
-                frames.add(new Frame(Frames.read(burst.address[i], burst.length[i]),
+                frames.add(new Frame(Frames.read(burst.address(i), burst.length(i)),
                     port.recordTimestampNs(burst, i)));
             }
             port.release(burst);

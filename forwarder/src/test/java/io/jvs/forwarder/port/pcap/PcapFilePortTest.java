@@ -114,7 +114,7 @@ class PcapFilePortTest
 
             port.release(held);
             assertThat(port.receive(next, 0)).isEqualTo(8);
-            assertThat(next.address[0]).isEqualTo(held.address[7]);
+            assertThat(next.address(0)).isEqualTo(held.address(7));
         }
     }
 

@@ -182,7 +182,7 @@ class PcapLivePortTest
             port.receive(burst, System.nanoTime());
             for (int i = 0; i < burst.count; i++)
             {
-                received.add(Frames.read(burst.address[i], burst.length[i]));
+                received.add(Frames.read(burst.address(i), burst.length(i)));
             }
             port.release(burst);
             Thread.onSpinWait();

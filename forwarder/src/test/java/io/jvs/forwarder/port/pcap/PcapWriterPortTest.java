@@ -53,7 +53,7 @@ class PcapWriterPortTest
                 final int received = reader.receive(burst, 0);
                 for (int i = 0; i < received; i++)
                 {
-                    burst.receiveTimeNs[i] = reader.recordTimestampNs(burst, i);
+                    burst.receiveTimeNs(i, reader.recordTimestampNs(burst, i));
                 }
                 assertThat(writer.transmit(burst, ALL, received)).isEqualTo(received);
                 reader.release(burst);
@@ -83,7 +83,7 @@ class PcapWriterPortTest
             source.receive(burst, System.nanoTime());
             writer.transmit(burst, ALL, 1);
 
-            assertThat(burst.taken[0]).as("the writer copies: the buffer stays the receiver's").isFalse();
+            assertThat(burst.taken(0)).as("the writer copies: the buffer stays the receiver's").isFalse();
             assertThat(writer.receive(new FrameBurst(), 0)).isZero();
             source.release(burst);
         }
