@@ -282,11 +282,12 @@ class LauncherIT
     }
 
     /**
-     * The README's simulate example, twice: the first run writes the class-data archive, the second uses it;
-     * neither prints anything but the decisions (the JVM's archive messages would go to standard output).
+     * The README's simulate example, twice: the first run writes the start-up cache (on JDK 25, the AOT cache of a
+     * training run; before it, the class-data archive), the second uses it; neither prints anything but the
+     * decisions (the JVM's cache messages, and the training run's output, would go to standard output).
      */
     @Test
-    void shouldPrintTheReadmesDecisionsAndNothingElseWithAndWithoutTheClassDataArchive() throws Exception
+    void shouldPrintTheReadmesDecisionsAndNothingElseWithAndWithoutTheStartUpCache() throws Exception
     {
         final Path rules = Files.write(directory.resolve("web.rules"), List.of("-A -t 10.0.0.100:80 -s wrr",
             "-a -t 10.0.0.100:80 -r 192.168.1.2:80 -m -w 1", "-a -t 10.0.0.100:80 -r 192.168.1.1:80 -m -w 2"));
@@ -294,7 +295,9 @@ class LauncherIT
             "tcp 1.2.3.5:5555 10.0.0.100:80", "tcp 1.2.3.6:5555 10.0.0.100:80",
             "-e -t 10.0.0.100:80 -r 192.168.1.1:80 -m -w 0", "tcp 1.2.3.7:5555 10.0.0.100:80",
             "tcp 1.2.3.8:5555 10.0.0.200:80"));
-        final Path archive = Path.of(System.getProperty("jvs.launcher")).resolveSibling("target").resolve("jvs.jsa");
+        // The launcher runs the JDK that runs this test (the one Maven was given, as tools/jvs test gives it).
+        final Path archive = Path.of(System.getProperty("jvs.launcher")).resolveSibling("target")
+            .resolve(Runtime.version().feature() >= 25 ? "jvs.aot" : "jvs.jsa");
         Files.deleteIfExists(archive);
 
         for (int run = 0; run < 2; run++)
