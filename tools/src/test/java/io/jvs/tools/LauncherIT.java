@@ -317,6 +317,47 @@ class LauncherIT
         }
     }
 
+    /**
+     * The jar's picocli classes are of a version the start-up cache can hold (50, Java 6, or later) when the build
+     * ran on JDK 24 or later, which rewrites picocli's Java 5 classes (tools/build/ArchivableClasses.java): every
+     * command would otherwise load and verify them again at its start.
+     */
+    @Test
+    void shouldShipPicocliInClassesTheStartUpCacheCanHold() throws Exception
+    {
+        final Path jar = Path.of(System.getProperty("jvs.launcher")).resolveSibling("target").resolve("jvs.jar");
+        try (java.util.zip.ZipFile zip = new java.util.zip.ZipFile(jar.toFile()))
+        {
+            final List<String> old = new ArrayList<>();
+            final var entries = zip.entries();
+            while (entries.hasMoreElements())
+            {
+                final var entry = entries.nextElement();
+                if (entry.getName().startsWith("picocli/") && entry.getName().endsWith(".class"))
+                {
+                    try (var in = zip.getInputStream(entry))
+                    {
+                        final byte[] header = in.readNBytes(8);
+                        final int major = (header[6] & 0xFF) << 8 | header[7] & 0xFF;
+                        if (major < 50)
+                        {
+                            old.add(entry.getName() + " " + major);
+                        }
+                    }
+                }
+            }
+            if (Runtime.version().feature() >= 24)
+            {
+                assertThat(old).as("picocli classes below version 50 in %s", jar).isEmpty();
+            }
+            else
+            {
+                // Before JDK 24 the class-file API the step uses is not final: the build leaves picocli as it is.
+                assertThat(old).as("picocli classes below version 50 in %s", jar).isNotEmpty();
+            }
+        }
+    }
+
     @Test
     void shouldShowASubcommandsHelpThroughHelpAndRefuseHelpOfAnUnknownOne() throws Exception
     {
