@@ -22,6 +22,7 @@ public final class AnonymousMemory
 {
     private static final int PROT_READ = 0x1;
     private static final int PROT_WRITE = 0x2;
+    private static final int PROT_EXEC = 0x4;
     private static final int MAP_PRIVATE = 0x02;
     private static final int MAP_ANONYMOUS = 0x20;
     private static final int MADV_HUGEPAGE = 14;
@@ -37,8 +38,17 @@ public final class AnonymousMemory
         ValueLayout.JAVA_LONG));
     private static final MethodHandle MADVISE = downcall("madvise", FunctionDescriptor.of(ValueLayout.JAVA_INT,
         ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT));
-    private static final MethodHandle MUNMAP = downcall("munmap", FunctionDescriptor.of(ValueLayout.JAVA_INT,
-        ValueLayout.ADDRESS, ValueLayout.JAVA_LONG));
+    /**
+     * The calls few runs make, linked on first use: a downcall's stub is a class the linker spins, about 10 ms of a
+     * short command's start each.
+     */
+    private static final class Rare
+    {
+        static final MethodHandle MUNMAP = downcall("munmap", FunctionDescriptor.of(ValueLayout.JAVA_INT,
+            ValueLayout.ADDRESS, ValueLayout.JAVA_LONG));
+        static final MethodHandle MPROTECT = downcall("mprotect", FunctionDescriptor.of(ValueLayout.JAVA_INT,
+            ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT));
+    }
 
     /** Unmaps the mappings whose owners became unreachable, as the JDK frees direct buffers. */
     private static final Cleaner CLEANER = Cleaner.create();
@@ -100,6 +110,43 @@ public final class AnonymousMemory
         catch (final Throwable ex)
         {
             throw new AssertionError("mmap downcall failed", ex);
+        }
+    }
+
+    /**
+     * Maps pages holding {@code code}, then makes them readable and executable and no longer writable (mprotect(2)):
+     * a routine of a few instructions to call through a downcall, with nothing to build or ship. Writable or
+     * executable, never both: the pages are sealed before anything can run them. They stay mapped for the process's
+     * life.
+     *
+     * @param code machine code.
+     * @return the address of its first byte.
+     * @throws NativeCallException when mmap or mprotect fails.
+     */
+    public static long mapCode(final byte[] code)
+    {
+        final AnonymousMemory memory = map(Math.max(1, code.length), false);
+        MemorySegment.ofAddress(memory.address).reinterpret(memory.length).copyFrom(MemorySegment.ofArray(code));
+        try (Arena arena = Arena.ofConfined())
+        {
+            final MemorySegment state = arena.allocate(CAPTURE);
+            final int result = (int)Rare.MPROTECT.invokeExact(state, MemorySegment.ofAddress(memory.address),
+                memory.length, PROT_READ | PROT_EXEC);
+            if (result != 0)
+            {
+                final int errno = (int)ERRNO.get(state, 0L);
+                memory.unmap();
+                throw new NativeCallException("mprotect", errno, memory.length + " bytes");
+            }
+            return memory.address;
+        }
+        catch (final NativeCallException ex)
+        {
+            throw ex;
+        }
+        catch (final Throwable ex)
+        {
+            throw new AssertionError("mprotect downcall failed", ex);
         }
     }
 
@@ -187,7 +234,7 @@ public final class AnonymousMemory
             try (Arena arena = Arena.ofConfined())
             {
                 final MemorySegment state = arena.allocate(CAPTURE);
-                final int result = (int)MUNMAP.invokeExact(state, MemorySegment.ofAddress(address), length);
+                final int result = (int)Rare.MUNMAP.invokeExact(state, MemorySegment.ofAddress(address), length);
                 if (result != 0)
                 {
                     throw new NativeCallException("munmap", (int)ERRNO.get(state, 0L), length + " bytes");

@@ -12,7 +12,7 @@ import java.lang.invoke.MethodHandle;
  * instruction after it from retiring, so a loop of loads keeps fewer misses in flight).
  * <p>
  * The routine is a few bytes of x86-64 machine code written into a page of its own, then made executable and not
- * writable (mprotect(2)), and called through a critical downcall (no thread-state transition: it neither blocks nor
+ * writable ({@link AnonymousMemory#mapCode}), and called through a critical downcall (no thread-state transition: it neither blocks nor
  * calls back). There is no C library to build or ship. It reads {@code count} 8-byte native addresses from
  * {@code addresses} and issues {@code prefetcht0} on each; a prefetch never faults, whatever the address. On
  * another architecture {@link #isAvailable()} is false.
@@ -32,13 +32,6 @@ public final class CpuPrefetch
         (byte)0x75, (byte)0xF2,             //       jnz loop
         (byte)0xC3,                         // done: ret
     };
-    private static final int PROT_READ = 0x1;
-    private static final int PROT_WRITE = 0x2;
-    private static final int PROT_EXEC = 0x4;
-    private static final int MAP_PRIVATE = 0x02;
-    private static final int MAP_ANONYMOUS = 0x20;
-    private static final long PAGE = 4096;
-
     /** The routine, or null where it cannot run. */
     private static final MethodHandle PREFETCH = link();
 
@@ -82,28 +75,10 @@ public final class CpuPrefetch
         {
             return null;
         }
-        final Linker linker = Linker.nativeLinker();
         try
         {
-            final MethodHandle mmap = linker.downcallHandle(linker.defaultLookup().find("mmap").orElseThrow(),
-                FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG,
-                    ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG));
-            final MethodHandle mprotect = linker.downcallHandle(linker.defaultLookup().find("mprotect").orElseThrow(),
-                FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG,
-                    ValueLayout.JAVA_INT));
-            final long page = (long)mmap.invokeExact(0L, PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                -1, 0L);
-            if (page == -1L)
-            {
-                return null;
-            }
-            MemorySegment.ofAddress(page).reinterpret(PAGE).copyFrom(MemorySegment.ofArray(X86_64_CODE));
-            // Writable or executable, never both: the page is sealed before anything runs it.
-            if ((int)mprotect.invokeExact(page, PAGE, PROT_READ | PROT_EXEC) != 0)
-            {
-                return null;
-            }
-            return linker.downcallHandle(MemorySegment.ofAddress(page),
+            final long routine = AnonymousMemory.mapCode(X86_64_CODE);
+            return Linker.nativeLinker().downcallHandle(MemorySegment.ofAddress(routine),
                 FunctionDescriptor.ofVoid(ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT), Linker.Option.critical(false));
         }
         catch (final Throwable ex)

@@ -79,14 +79,33 @@ class AnonymousMemoryTest
     /** Whether a mapping of this process covers the address (the kernel may have merged it with a neighbour). */
     private static boolean mapped(final long address) throws Exception
     {
-        return Files.readAllLines(Path.of("/proc/self/maps")).stream().anyMatch(line ->
+        return !permissions(address).equals("unmapped");
+    }
+
+    @Test
+    void shouldMapCodeThatRunsFromPagesReadableAndExecutableButNotWritable() throws Throwable
+    {
+        // mov eax, 42; ret
+        final long routine = AnonymousMemory.mapCode(new byte[] {(byte)0xB8, 42, 0, 0, 0, (byte)0xC3});
+        final java.lang.invoke.MethodHandle call = java.lang.foreign.Linker.nativeLinker().downcallHandle(
+            MemorySegment.ofAddress(routine), java.lang.foreign.FunctionDescriptor.of(ValueLayout.JAVA_INT));
+
+        assertThat((int)call.invokeExact()).isEqualTo(42);
+        assertThat(routine % 4096).isZero();
+        assertThat(permissions(routine)).isEqualTo("r-xp");
+    }
+
+    /** The permissions /proc/self/maps gives the mapping holding {@code address}, e.g. "rw-p". */
+    private static String permissions(final long address) throws Exception
+    {
+        return Files.readAllLines(Path.of("/proc/self/maps")).stream().filter(line ->
         {
             final String range = line.substring(0, line.indexOf(' '));
             final int dash = range.indexOf('-');
             final long from = Long.parseUnsignedLong(range.substring(0, dash), 16);
             final long to = Long.parseUnsignedLong(range.substring(dash + 1), 16);
             return Long.compareUnsigned(address, from) >= 0 && Long.compareUnsigned(address, to) < 0;
-        });
+        }).map(line -> line.split(" +")[1]).findFirst().orElse("unmapped");
     }
 
     @Test
