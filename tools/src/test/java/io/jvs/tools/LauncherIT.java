@@ -318,6 +318,53 @@ class LauncherIT
     }
 
     /**
+     * A training run that fails (here the demo refuses its arguments) leaves no cache but a marker, and the command
+     * itself runs as ever; the next run of the same jar does not try again (the marker stays as it was), and a new
+     * jar does. Only on JDK 25 and later, where the launcher writes the AOT cache.
+     */
+    @Test
+    void shouldRunWithoutTheStartUpCacheWhenItsTrainingFailsAndNotTryAgainForTheSameJar() throws Exception
+    {
+        final Path target = Path.of(System.getProperty("jvs.launcher")).resolveSibling("target");
+        final Path cache = target.resolve("jvs.aot");
+        final Path failed = target.resolve("jvs.aot.failed");
+        final Path jar = target.resolve("jvs.jar");
+        final Map<String, String> failing = Map.of("JVS_AOT_TRAINING", "demo --offline --packets 0");
+        Files.deleteIfExists(cache);
+        Files.deleteIfExists(failed);
+        try
+        {
+            final Run first = launch(failing, "--version");
+            assertThat(first.status()).isZero();
+            assertThat(first.out()).isEqualTo(JvsMain.VERSION + "\n");
+            assertThat(first.err()).isEmpty();
+            if (Runtime.version().feature() < 25)
+            {
+                assertThat(failed).doesNotExist();
+                return;
+            }
+            assertThat(cache).doesNotExist();
+            assertThat(failed).exists();
+            final java.nio.file.attribute.FileTime marked = Files.getLastModifiedTime(failed);
+            Thread.sleep(20);
+
+            final Run second = launch(failing, "--version");
+            assertThat(second.out()).isEqualTo(JvsMain.VERSION + "\n");
+            assertThat(Files.getLastModifiedTime(failed)).as("not tried again for the same jar").isEqualTo(marked);
+
+            Files.setLastModifiedTime(jar, java.nio.file.attribute.FileTime.fromMillis(System.currentTimeMillis()));
+            final Run third = launch("--version");
+            assertThat(third.out()).isEqualTo(JvsMain.VERSION + "\n");
+            assertThat(cache).as("written for the new jar").exists();
+            assertThat(failed).doesNotExist();
+        }
+        finally
+        {
+            Files.deleteIfExists(failed);
+        }
+    }
+
+    /**
      * The jar's picocli classes are of a version the start-up cache can hold (50, Java 6, or later) when the build
      * ran on JDK 24 or later, which rewrites picocli's Java 5 classes (tools/build/ArchivableClasses.java): every
      * command would otherwise load and verify them again at its start.
