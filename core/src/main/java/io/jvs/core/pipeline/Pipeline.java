@@ -266,7 +266,8 @@ public final class Pipeline
     }
 
     /**
-     * @return the per-packet latency histogram (ns from receive time to verdict); read it from this thread.
+     * @return the per-packet latency histogram (ns from a frame's receive time to when it left, as the caller records
+     *         it: {@link #recordLatency}); read it from this thread.
      */
     public Histogram latency()
     {
@@ -426,7 +427,6 @@ public final class Pipeline
             i++;
         }
         counters.framesReceived(count);
-        recordLatency(burst, count, now);
 
         sweepDue(now, settings.sweepSlotsPerBurst());
         traffic.publish();
@@ -612,8 +612,15 @@ public final class Pipeline
         return settings.allowIpOptions() ? optionsOnlyParser : fragmentsOnlyParser;
     }
 
-    private void recordLatency(final FrameBurst burst, final int count, final long now)
+    /**
+     * Records each frame's time in jvs, from its receive time to {@code leftNs}: the caller's, once the burst's
+     * frames have left it (the daemon's worker after handing them to its transmit rings, a benchmark after its
+     * burst), since only the caller knows when that is. {@link #process} records nothing.
+     */
+    public void recordLatency(final FrameBurst burst, final long leftNs)
     {
+        final int count = burst.count;
+        final long now = leftNs;
         long runValue = -1;
         int runLength = 0;
         for (int i = 0; i < count; i++)

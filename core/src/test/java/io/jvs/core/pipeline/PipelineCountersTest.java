@@ -90,6 +90,40 @@ class PipelineCountersTest
         assertThat(fixture.pipeline.latency().getMaxValue()).isBetween(495L, 505L);
     }
 
+    /**
+     * Only the caller knows when a burst's frames left (the daemon's worker once they are handed to its transmit
+     * rings): the pipeline records no latency while it processes them, and then each frame's time from its own
+     * receive time to that moment.
+     */
+    @Test
+    void shouldRecordEachFramesLatencyOnlyWhenTheCallerSaysTheFramesLeft()
+    {
+        final PipelineFixture fixture = new PipelineFixture()
+            .rules("-A -t 10.0.0.100:80 -s rr", "-a -t 10.0.0.100:80 -r 192.168.1.2:80 -m")
+            .neighbour("192.168.1.2", 0x02_00_00_00_01_02L)
+            .start();
+        final FrameBurst burst = new FrameBurst();
+        final long[] receivedAgo = {3_000, 1_000, 1_000};
+        final long processedNs = fixture.nowNs;
+        final long memory = io.jvs.core.packet.Frames.addressOf(java.nio.ByteBuffer.allocateDirect(3 * 2048));
+        for (int i = 0; i < receivedAgo.length; i++)
+        {
+            final byte[] frame = frame(JVS_MAC, ROUTER_MAC, IpAddress.parse("198.51.100." + (7 + i)), VIP, 64,
+                Segment.tcp(40000 + i, 80, SYN, 0));
+            io.jvs.core.packet.Frames.write(frame, memory + i * 2048L);
+            burst.add(memory + i * 2048L, frame.length, 2048, 0, processedNs - receivedAgo[i]);
+        }
+
+        fixture.pipeline.process(burst, processedNs);
+        assertThat(fixture.pipeline.latency().getTotalCount()).as("nothing while processing").isZero();
+
+        fixture.pipeline.recordLatency(burst, processedNs + 500);
+        assertThat(fixture.pipeline.latency().getTotalCount()).isEqualTo(3);
+        assertThat(fixture.pipeline.latency().getMinValue()).isBetween(1_495L, 1_505L);
+        assertThat(fixture.pipeline.latency().getMaxValue()).isBetween(3_495L, 3_505L);
+        assertThat(fixture.pipeline.latency().getCountAtValue(1_500)).isEqualTo(2);
+    }
+
     @Test
     void shouldCountEstablishedTrafficAsTheGeneralPathDoesWhenTheFastLoopTakesIt()
     {

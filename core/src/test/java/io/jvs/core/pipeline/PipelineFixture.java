@@ -105,6 +105,8 @@ final class PipelineFixture
             burst.firewallMark(i, firewallMark);
         }
         pipeline.process(burst, nowNs);
+        // As the daemon's worker does once the frames are transmitted.
+        pipeline.recordLatency(burst, nowNs);
         final Result[] results = new Result[frames.length];
         for (int i = 0; i < frames.length; i++)
         {

@@ -266,6 +266,8 @@ public final class PipelineWorkload
             random = state;
         }
         pipeline.process(burst, nowNs);
+        // The frames leave as the burst ends, as the daemon's worker records them once transmitted.
+        pipeline.recordLatency(burst, nowNs);
         int transmitted = 0;
         for (int i = 0; i < burstSize; i++)
         {

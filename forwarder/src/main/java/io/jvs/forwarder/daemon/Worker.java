@@ -265,7 +265,7 @@ final class Worker implements Agent
             final FrameBurst owned = this.owned;
             if (owned.count > 0)
             {
-                process(owned);
+                process(owned, now);
                 for (int i = 0; i < owned.count; i++)
                 {
                     burst.taken(ownedFrom[i], owned.taken(i));
@@ -274,7 +274,7 @@ final class Worker implements Agent
         }
         else
         {
-            process(burst);
+            process(burst, now);
         }
         ports[port].release(burst);
         return count;
@@ -354,16 +354,20 @@ final class Worker implements Agent
                 return total;
             }
             // The frames' receive times are the first worker's: their latency includes the hand-off.
-            process(handed);
+            process(handed, now);
             ring.release();
             counters.add(index, DaemonCounters.HANDOFF_RECEIVED, count);
             total += count;
         }
     }
 
-    private void process(final FrameBurst frames)
+    /**
+     * Runs a burst through the pipeline on the round's clock and sends, passes or holds each frame by its verdict.
+     *
+     * @param now the time the round started, when its frames were received.
+     */
+    private void process(final FrameBurst frames, final long now)
     {
-        final long now = System.nanoTime();
         pipeline.process(frames, now);
         counters.add(index, DaemonCounters.BURSTS, 1);
         final int[] toSendCount = this.toSendCount;
@@ -406,6 +410,9 @@ final class Worker implements Agent
                 ports[port].transmit(frames, toSend[port], toSendCount[port]);
             }
         }
+        // The frames' time in jvs: from their receive time to their hand-over to the transmit rings (the kick that
+        // follows, at the end of the round, is one call for all ports).
+        pipeline.recordLatency(frames, System.nanoTime());
     }
 
     private boolean hold(final FrameBurst frames, final int i)
@@ -451,7 +458,7 @@ final class Worker implements Agent
             {
                 break;
             }
-            process(frames);
+            process(frames, now);
             held.release();
             left -= count;
         }
@@ -521,7 +528,7 @@ final class Worker implements Agent
     }
 
     /**
-     * A consistent copy of this worker's per-packet latency histogram (receive to verdict, ns), made by the worker
+     * A consistent copy of this worker's per-packet latency histogram (receive to the transmit rings, ns), made by the worker
      * between two bursts: HdrHistogram is not safe to read while it records. Called by another thread.
      *
      * @return the copy, or null when the worker did not answer within the time (stopped).

@@ -32,7 +32,7 @@ final class LiveReport
      * @param dropped the frames it dropped.
      * @param seconds how long the drive took, between the two status readings.
      * @param client  what the client saw.
-     * @param packetLatency jvs's own time per packet (receive to verdict) since it started, p50, p90, p99, p99.9
+     * @param packetLatency jvs's own time per packet (receive to transmit) since it started, p50, p90, p99, p99.9
      *                      and max in ns, from its status.
      * @return the report, lines ended by a newline.
      */
@@ -59,7 +59,7 @@ final class LiveReport
         out.append('\n');
         out.append(String.format(Locale.ROOT, "through jvs: %d packets in %.2f s, %.0f packets/s (both directions" +
             "), %d dropped%n", frames, seconds, seconds > 0 ? frames / seconds : 0.0, dropped));
-        out.append(String.format(Locale.ROOT, "time per packet inside jvs (receive to verdict): p50 %s, p90 %s, p99 %s, " +
+        out.append(String.format(Locale.ROOT, "time per packet inside jvs (receive to transmit): p50 %s, p90 %s, p99 %s, " +
             "p99.9 %s, max %s%n", micros(packetLatency[0]), micros(packetLatency[1]), micros(packetLatency[2]),
             micros(packetLatency[3]), micros(packetLatency[4])));
         final long[] latency = client.latencyNanos();

@@ -32,7 +32,7 @@ class LiveReportTest
             "all                           6          300  100.0 %       100.0 %      6000\n" +
             "\n" +
             "through jvs: 30000 packets in 5.00 s, 6000 packets/s (both directions), 0 dropped\n" +
-            "time per packet inside jvs (receive to verdict): p50 3.2 µs, p90 8.9 µs, p99 41 µs, p99.9 120 µs, " +
+            "time per packet inside jvs (receive to transmit): p50 3.2 µs, p90 8.9 µs, p99 41 µs, p99.9 120 µs, " +
             "max 2500 µs\n" +
             "request latency as the client measured it: p50 0.412 ms, p90 1.25 ms, p99 12.3 ms, max 346 ms\n" +
             "  (an HTTP request's round trip: the client's and the server's JVMs, their TCP stacks, and jvs)\n" +
