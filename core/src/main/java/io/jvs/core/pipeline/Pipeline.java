@@ -614,8 +614,8 @@ public final class Pipeline
 
     /**
      * Records each frame's time in jvs, from its receive time to {@code leftNs}: the caller's, once the burst's
-     * frames have left it (the daemon's worker after handing them to its transmit rings, a benchmark after its
-     * burst), since only the caller knows when that is. {@link #process} records nothing.
+     * frames are done with (the daemon's worker as it kicks their transmission, a benchmark after its burst), since
+     * only the caller knows when that is. {@link #process} records nothing.
      */
     public void recordLatency(final FrameBurst burst, final long leftNs)
     {

@@ -403,6 +403,9 @@ final class Worker implements Agent
                 counters.add(index, DaemonCounters.HELD, 1);
             }
         }
+        // The frames' time in jvs: from their receive time to the transmit kick. Not after it: in copy mode the kick
+        // (sendto) is the kernel sending the frames, its work and not jvs's, and it would double the figure.
+        pipeline.recordLatency(frames, System.nanoTime());
         for (int port = 0; port < toSendCount.length; port++)
         {
             if (toSendCount[port] > 0)
@@ -410,9 +413,6 @@ final class Worker implements Agent
                 ports[port].transmit(frames, toSend[port], toSendCount[port]);
             }
         }
-        // The frames' time in jvs: from their receive time to their hand-over to the transmit rings (the kick that
-        // follows, at the end of the round, is one call for all ports).
-        pipeline.recordLatency(frames, System.nanoTime());
     }
 
     private boolean hold(final FrameBurst frames, final int i)
@@ -528,7 +528,7 @@ final class Worker implements Agent
     }
 
     /**
-     * A consistent copy of this worker's per-packet latency histogram (receive to the transmit rings, ns), made by the worker
+     * A consistent copy of this worker's per-packet latency histogram (receive to the transmit kick, ns), made by the worker
      * between two bursts: HdrHistogram is not safe to read while it records. Called by another thread.
      *
      * @return the copy, or null when the worker did not answer within the time (stopped).
