@@ -620,12 +620,11 @@ public final class Pipeline
     public void recordLatency(final FrameBurst burst, final long leftNs)
     {
         final int count = burst.count;
-        final long now = leftNs;
         long runValue = -1;
         int runLength = 0;
         for (int i = 0; i < count; i++)
         {
-            final long value = Math.max(0, Math.min(MAX_LATENCY_NS, now - burst.receiveTimeNs(i)));
+            final long value = Math.max(0, Math.min(MAX_LATENCY_NS, leftNs - burst.receiveTimeNs(i)));
             if (value == runValue)
             {
                 runLength++;

@@ -105,7 +105,9 @@ class PipelineCountersTest
         final FrameBurst burst = new FrameBurst();
         final long[] receivedAgo = {3_000, 1_000, 1_000};
         final long processedNs = fixture.nowNs;
-        final long memory = io.jvs.core.packet.Frames.addressOf(java.nio.ByteBuffer.allocateDirect(3 * 2048));
+        // Held for the whole test: the frames live in it.
+        final java.nio.ByteBuffer buffer = java.nio.ByteBuffer.allocateDirect(3 * 2048);
+        final long memory = io.jvs.core.packet.Frames.addressOf(buffer);
         for (int i = 0; i < receivedAgo.length; i++)
         {
             final byte[] frame = frame(JVS_MAC, ROUTER_MAC, IpAddress.parse("198.51.100." + (7 + i)), VIP, 64,
@@ -122,6 +124,7 @@ class PipelineCountersTest
         assertThat(fixture.pipeline.latency().getMinValue()).isBetween(1_495L, 1_505L);
         assertThat(fixture.pipeline.latency().getMaxValue()).isBetween(3_495L, 3_505L);
         assertThat(fixture.pipeline.latency().getCountAtValue(1_500)).isEqualTo(2);
+        java.lang.ref.Reference.reachabilityFence(buffer);
     }
 
     @Test
