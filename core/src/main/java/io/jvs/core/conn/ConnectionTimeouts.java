@@ -61,6 +61,8 @@ public final class ConnectionTimeouts
 
     /** Milliseconds, indexed as {@link #DEFAULT_SECONDS}; replaced whole, never written in place. */
     private volatile int[] tableMs;
+    /** The same in the connection table's ticks, published after {@link #tableMs}: what the data path reads. */
+    private volatile int[] tableTicks;
 
     /** Timeouts at the kernel's defaults. */
     public ConnectionTimeouts()
@@ -70,7 +72,7 @@ public final class ConnectionTimeouts
         {
             ms[i] = DEFAULT_SECONDS[i] * 1000;
         }
-        tableMs = ms;
+        publish(ms);
     }
 
     /**
@@ -96,10 +98,32 @@ public final class ConnectionTimeouts
         return tableMs[UDP];
     }
 
+    private void publish(final int[] ms)
+    {
+        final int[] ticks = new int[ms.length];
+        for (int i = 0; i < ms.length; i++)
+        {
+            ticks[i] = (int)(ms[i] / (ConnectionTable.TICK_NS / 1_000_000L));
+        }
+        tableMs = ms;
+        tableTicks = ticks;
+    }
+
+    /**
+     * The published timeouts in {@linkplain ConnectionTable#tick ticks} of the connection table, indexed as
+     * {@link #publishedMs()}: a data path reads it once a burst and uses it as it is, with no test for a change (a
+     * test that never fires in a warm-up would be compiled as a trap, and the first real burst would deoptimise).
+     *
+     * @return the current table; do not modify it.
+     */
+    public int[] publishedTicks()
+    {
+        return tableTicks;
+    }
+
     /**
      * The published timeouts in milliseconds, TCP states first and UDP at index {@link TcpStates#COUNT}.
-     * The array is never changed after publication: a data path may keep it while it stays the same
-     * object, and convert it once.
+     * The array is never changed after publication (a data path reads {@link #publishedTicks()} instead).
      *
      * @return the current table; do not modify it.
      */
@@ -138,7 +162,7 @@ public final class ConnectionTimeouts
         {
             ms[UDP] = udpSeconds * 1000;
         }
-        tableMs = ms;
+        publish(ms);
     }
 
     /**
@@ -163,7 +187,7 @@ public final class ConnectionTimeouts
         }
         final int[] ms = tableMs.clone();
         ms[state] = seconds * 1000;
-        tableMs = ms;
+        publish(ms);
     }
 
     /**

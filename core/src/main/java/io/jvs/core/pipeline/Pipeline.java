@@ -107,9 +107,8 @@ public final class Pipeline
     private DataPlane plane;
     private long nowNs;
     private int nowTick;
-    /** The timeouts last converted to ticks: TCP states, then UDP at {@link TcpStates#COUNT}. */
-    private int[] timeoutsSeen;
-    private final int[] timeoutTicks = new int[TcpStates.COUNT + 1];
+    /** The burst's timeouts in ticks, TCP states then UDP at {@link TcpStates#COUNT}: the snapshot's, as published. */
+    private int[] timeoutTicks;
 
     /** Each connection table is swept end to end this often. */
     public static final long SWEEP_PERIOD_NS = 1_000_000_000L;
@@ -216,6 +215,7 @@ public final class Pipeline
                 " workers");
         }
         this.publisher = publisher;
+        this.timeoutTicks = publisher.current().timeouts.publishedTicks();
         this.prefetch = prefetch;
         this.workerIndex = workerIndex;
         this.epochs = epochs;
@@ -351,15 +351,7 @@ public final class Pipeline
         this.nowTick = ConnectionTable.tick(now);
         rewriter.nowNs = now;
         context.nowNs(now);
-        final int[] published = current.timeouts.publishedMs();
-        if (published != timeoutsSeen)
-        {
-            timeoutsSeen = published;
-            for (int state = 0; state < published.length; state++)
-            {
-                timeoutTicks[state] = (int)(published[state] / (ConnectionTable.TICK_NS / 1_000_000L));
-            }
-        }
+        this.timeoutTicks = current.timeouts.publishedTicks();
         final int count = burst.count;
         final DataPlaneSettings settings = current.settings;
         final PacketParser activeParser = settings.allowIpOptions() && settings.allowFragments() ? parser :

@@ -205,6 +205,28 @@ class ConnectionTimeoutsTest
         assertThat(timeouts.publishedMs()).isSameAs(before);
     }
 
+    @Test
+    void shouldPublishEveryTimeoutInTicksWithEveryChange()
+    {
+        final ConnectionTimeouts timeouts = new ConnectionTimeouts();
+        final long tickMs = ConnectionTable.TICK_NS / 1_000_000L;
+        final int[] before = timeouts.publishedTicks();
+
+        timeouts.set(100, 0, 7);
+        timeouts.setTcpState(TcpStates.SYN_RECV, 5);
+
+        final int[] ticks = timeouts.publishedTicks();
+        assertThat(ticks).isNotSameAs(before).hasSize(TcpStates.COUNT + 1);
+        for (int state = 0; state < TcpStates.COUNT; state++)
+        {
+            assertThat(ticks[state]).as(TcpStates.name(state)).isEqualTo(timeouts.tcpMs(state) / tickMs);
+        }
+        assertThat(ticks[TcpStates.ESTABLISHED]).isEqualTo(100_000 / tickMs);
+        assertThat(ticks[TcpStates.SYN_RECV]).isEqualTo(5_000 / tickMs);
+        assertThat(ticks[TcpStates.COUNT]).isEqualTo(7_000 / tickMs);
+        assertThat(before[TcpStates.ESTABLISHED]).as("a published table never changes").isEqualTo(900_000 / tickMs);
+    }
+
     private static long read(final ConnectionTimeouts timeouts, final int rounds)
     {
         long sum = 0;
