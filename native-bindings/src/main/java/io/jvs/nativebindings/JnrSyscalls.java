@@ -71,6 +71,8 @@ final class JnrSyscalls implements Syscalls
 
         int eventfd(int initialValue, int flags);
 
+        int socketpair(int domain, int type, int protocol, long fds);
+
         int sched_setaffinity(int pid, long size, Pointer mask);
     }
 
@@ -194,6 +196,12 @@ final class JnrSyscalls implements Syscalls
     public long writeFrame(final int fd, final long buffer, final long length)
     {
         return write(fd, buffer, length);
+    }
+
+    @Override
+    public int socketpair(final int domain, final int type, final int protocol, final long fdsAddress)
+    {
+        return result(LIBC.socketpair(domain, type, protocol, fdsAddress));
     }
 
     @Override

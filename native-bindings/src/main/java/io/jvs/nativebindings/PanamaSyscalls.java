@@ -363,6 +363,19 @@ final class PanamaSyscalls implements Syscalls
     }
 
     @Override
+    public int socketpair(final int domain, final int type, final int protocol, final long fdsAddress)
+    {
+        try
+        {
+            return failed((int)Rare.SOCKETPAIR.invokeExact(state, domain, type, protocol, fdsAddress));
+        }
+        catch (final Throwable ex)
+        {
+            throw linkageFailure("socketpair", ex);
+        }
+    }
+
+    @Override
     public int eventfd(final int initialValue, final int flags)
     {
         try
@@ -417,5 +430,12 @@ final class PanamaSyscalls implements Syscalls
     private static AssertionError linkageFailure(final String call, final Throwable cause)
     {
         return new AssertionError(call + " downcall failed", cause);
+    }
+
+    /** Calls only a daemon's start makes, linked on first use: every linked downcall costs start-up time. */
+    private static final class Rare
+    {
+        static final MethodHandle SOCKETPAIR =
+            downcall("socketpair", JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG);
     }
 }

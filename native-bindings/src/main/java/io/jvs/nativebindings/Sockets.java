@@ -6,6 +6,7 @@ package io.jvs.nativebindings;
  */
 public final class Sockets
 {
+    public static final int AF_UNIX = 1;
     public static final int AF_INET = 2;
     public static final int AF_INET6 = 10;
 

@@ -97,6 +97,13 @@ public interface Syscalls
      */
     long writeFrame(int fd, long buffer, long length);
 
+    /**
+     * {@code socketpair(2)}: two connected sockets, their descriptors written as two ints at {@code fdsAddress}.
+     *
+     * @return 0, or -errno.
+     */
+    int socketpair(int domain, int type, int protocol, long fdsAddress);
+
     /** {@code eventfd(2)}: a descriptor whose 8-byte counter a write adds to and a read takes, or {@code -errno}. */
     int eventfd(int initialValue, int flags);
 

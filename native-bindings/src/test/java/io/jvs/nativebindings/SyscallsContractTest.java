@@ -50,6 +50,8 @@ class SyscallsContractTest
     private static final int BPF_MAP_TYPE_ARRAY = 2;
     private static final int BPF_ATTR_SIZE = 144;
     private static final int PAYLOAD = 64;
+    /** A domain number no kernel has (AF_MAX is below it). */
+    private static final int EAFNOSUPPORT_DOMAIN = 255;
 
     private Arena arena;
 
@@ -120,6 +122,36 @@ class SyscallsContractTest
             syscalls.close(event);
         }
         assertThat(syscalls.eventfd(0, 0x40)).isEqualTo(-EINVAL);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"panama", "jnr"})
+    void shouldMakeASocketPairWhoseKicksCarryEmptyDatagrams(final String binding)
+    {
+        final Syscalls syscalls = Syscalls.create(binding);
+        final MemorySegment fds = arena.allocate(JAVA_INT, 2);
+
+        assertThat(syscalls.socketpair(Sockets.AF_UNIX, Sockets.SOCK_DGRAM | Sockets.SOCK_CLOEXEC, 0, fds.address()))
+            .isZero();
+
+        final int one = fds.getAtIndex(JAVA_INT, 0);
+        final int other = fds.getAtIndex(JAVA_INT, 1);
+        try
+        {
+            assertThat(one).isGreaterThan(2);
+            assertThat(other).isGreaterThan(2).isNotEqualTo(one);
+            assertThat(syscalls.kickReceive(other)).isEqualTo(-EAGAIN);
+            assertThat(syscalls.kickTransmit(one)).isZero();
+            assertThat(syscalls.kickReceive(other)).as("the empty datagram the kick sent").isZero();
+            assertThat(syscalls.kickReceive(other)).isEqualTo(-EAGAIN);
+        }
+        finally
+        {
+            syscalls.close(one);
+            syscalls.close(other);
+        }
+        assertThat(syscalls.socketpair(EAFNOSUPPORT_DOMAIN, Sockets.SOCK_DGRAM, 0, fds.address()))
+            .isEqualTo(-EAFNOSUPPORT);
     }
 
     @ParameterizedTest
