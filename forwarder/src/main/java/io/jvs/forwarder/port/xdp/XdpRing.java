@@ -189,6 +189,21 @@ final class XdpRing
         return (memory.get(ValueLayout.JAVA_INT, flagsOffset) & AfXdp.XDP_RING_NEED_WAKEUP) != 0;
     }
 
+    /**
+     * @return a second view of the same ring with cached indexes of its own, for the side this process does not
+     * play: a {@link SimulatedXdpKernel}'s.
+     */
+    XdpRing otherSide()
+    {
+        return new XdpRing(memory, size, producerOffset, consumerOffset, flagsOffset, entriesOffset, entrySize);
+    }
+
+    /** Writes the flags word, as the kernel does: for a simulated kernel. */
+    void flags(final int flags)
+    {
+        memory.set(ValueLayout.JAVA_INT, flagsOffset, flags);
+    }
+
     private long entryOffset(final int index)
     {
         return entriesOffset + (long)(index & mask) * entrySize;

@@ -45,6 +45,8 @@ final class XdpSocket implements AutoCloseable
     private final long[] mappingLengths = new long[RING_COUNT];
     private final byte[] mac = new byte[MAC_LENGTH];
     private int fd = -1;
+    /** The other end of a simulated socket's descriptor, or -1. */
+    private int simulatedPeer = -1;
     private int mappings;
     private XdpRing rx;
     private XdpRing tx;
@@ -106,6 +108,69 @@ final class XdpSocket implements AutoCloseable
             socket.close();
             throw ex;
         }
+    }
+
+    /** Where a simulated ring keeps its indexes, flags and entries: each on a cache line of its own. */
+    static final long SIMULATED_PRODUCER = 0;
+    static final long SIMULATED_CONSUMER = 128;
+    static final long SIMULATED_FLAGS = 256;
+    static final long SIMULATED_ENTRIES = 384;
+
+    /**
+     * A socket bound to no device whose four rings are anonymous memory, for {@link SimulatedXdpKernel} to play the
+     * kernel's side. Its descriptor is one end of an AF_UNIX datagram socket pair: a kick (sendto, no data) sends an
+     * empty datagram to the other end, {@link #simulatedPeer()}, which the simulated kernel empties. So kicks succeed,
+     * and fail with EAGAIN while the simulated kernel is behind, as a real copy-mode socket's do, and the JIT compiles
+     * both outcomes (kicks that always failed, or never, would leave a profile that traps on the first real kick of
+     * the other kind), while nothing leaves the process. The TX ring asks
+     * for kicks, as a copy-mode socket's does.
+     *
+     * @param name what the port calls its device, e.g. "warm-up0".
+     */
+    static XdpSocket simulated(final Syscalls syscalls, final String name, final AfXdpSettings settings)
+    {
+        final XdpSocket socket = new XdpSocket(syscalls, name, 0, 0);
+        try (Arena arena = Arena.ofConfined())
+        {
+            final MemorySegment pair = arena.allocate(ValueLayout.JAVA_INT, 2);
+            Syscalls.check("socketpair", syscalls.socketpair(Sockets.AF_UNIX, Sockets.SOCK_DGRAM | Sockets.SOCK_CLOEXEC |
+                Sockets.SOCK_NONBLOCK, 0, pair.address()), "a simulated AF_XDP socket");
+            socket.fd = pair.getAtIndex(ValueLayout.JAVA_INT, 0);
+            socket.simulatedPeer = pair.getAtIndex(ValueLayout.JAVA_INT, 1);
+            // The smallest send buffer the kernel allows: a few kicks the simulated kernel has not taken yet, and the
+            // next fails with EAGAIN, as a real kick does while the kernel is behind.
+            final MemorySegment size = arena.allocate(ValueLayout.JAVA_INT);
+            size.set(ValueLayout.JAVA_INT, 0, 1);
+            Syscalls.check("setsockopt SO_SNDBUF", syscalls.setsockopt(socket.fd, Sockets.SOL_SOCKET,
+                Sockets.SO_SNDBUF, size.address(), Integer.BYTES), "a simulated AF_XDP socket");
+        }
+        try
+        {
+            socket.rx = socket.mapSimulated(settings.rxRingSize(), XdpDesc.SIZE);
+            socket.tx = socket.mapSimulated(settings.txRingSize(), XdpDesc.SIZE);
+            socket.fill = socket.mapSimulated(settings.fillRingSize(), AfXdp.UMEM_RING_ENTRY_SIZE);
+            socket.completion = socket.mapSimulated(settings.completionRingSize(), AfXdp.UMEM_RING_ENTRY_SIZE);
+            socket.tx.flags(AfXdp.XDP_RING_NEED_WAKEUP);
+            socket.modeNote = " (simulated)";
+            return socket;
+        }
+        catch (final RuntimeException ex)
+        {
+            socket.close();
+            throw ex;
+        }
+    }
+
+    private XdpRing mapSimulated(final int size, final int entrySize)
+    {
+        final long length = XdpRing.mappingLength(SIMULATED_ENTRIES, size, entrySize);
+        final long address = Syscalls.check("mmap", syscalls.mmap(0, length, Mmap.PROT_READ | Mmap.PROT_WRITE,
+            Mmap.MAP_PRIVATE | Mmap.MAP_ANONYMOUS | Mmap.MAP_POPULATE, -1, 0), "a simulated AF_XDP ring");
+        mappingAddresses[mappings] = address;
+        mappingLengths[mappings] = length;
+        mappings++;
+        return new XdpRing(MemorySegment.ofAddress(address).reinterpret(length), size, SIMULATED_PRODUCER,
+            SIMULATED_CONSUMER, SIMULATED_FLAGS, SIMULATED_ENTRIES, entrySize);
     }
 
     /**
@@ -279,6 +344,12 @@ final class XdpSocket implements AutoCloseable
         return fd;
     }
 
+    /** @return where a simulated socket's kicks arrive, as empty datagrams; -1 for a real socket. */
+    int simulatedPeer()
+    {
+        return simulatedPeer;
+    }
+
     String device()
     {
         return device;
@@ -359,6 +430,11 @@ final class XdpSocket implements AutoCloseable
         {
             syscalls.close(fd);
             fd = -1;
+        }
+        if (simulatedPeer >= 0)
+        {
+            syscalls.close(simulatedPeer);
+            simulatedPeer = -1;
         }
     }
 }
