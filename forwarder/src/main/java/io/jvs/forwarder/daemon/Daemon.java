@@ -31,6 +31,7 @@ import io.jvs.forwarder.port.packet.AfPacketPrograms;
 import io.jvs.forwarder.port.packet.AfPacketSettings;
 import io.jvs.forwarder.port.xdp.AfXdpDevices;
 import io.jvs.forwarder.port.xdp.AfXdpSettings;
+import io.jvs.forwarder.port.xdp.SimulatedXdpKernel;
 import io.jvs.forwarder.port.xdp.XdpSteering;
 import io.jvs.nativebindings.NativeCallException;
 import io.jvs.nativebindings.Syscalls;
@@ -494,8 +495,7 @@ public final class Daemon implements AutoCloseable
             {
                 xdpDevices.add(face.name());
                 xdpIndexes.add(p);
-                xdpSettings.add(AfXdpSettings.defaults(face.xdpMode()).withBindMode(face.zeroCopy())
-                    .withSteering(XdpSteering.VIP_FILTER).withQueues(0, workers));
+                xdpSettings.add(xdpSettings(face));
             }
         }
         if (!xdpDevices.isEmpty())
@@ -545,6 +545,12 @@ public final class Daemon implements AutoCloseable
             }
         }
         return ports;
+    }
+
+    private AfXdpSettings xdpSettings(final InterfaceConfig face)
+    {
+        return AfXdpSettings.defaults(face.xdpMode()).withBindMode(face.zeroCopy())
+            .withSteering(XdpSteering.VIP_FILTER).withQueues(0, workers);
     }
 
     private static int[] portIndexes(final List<Integer> indexes)
@@ -614,27 +620,62 @@ public final class Daemon implements AutoCloseable
         final DataPlane plane = builder.build(scratch, warmTopology.build(), config.connectionTimeouts(),
             config.settings(), config.markRules());
         final DataPlanePublisher publisher = new DataPlanePublisher(plane);
-        try (FramePool pool = new FramePool(4096, FramePool.DEFAULT_BUFFER_SIZE, FramePool.DEFAULT_HEADROOM))
+        final List<InterfaceConfig> faces = config.interfaces();
+        final List<Integer> xdpIndexes = new ArrayList<>();
+        for (int p = 0; p < faces.size(); p++)
+        {
+            if (faces.get(p).port() == PortKind.AFXDP)
+            {
+                xdpIndexes.add(p);
+            }
+        }
+        // The ports are of the classes the real ones will be: AF_XDP ports over simulated rings (the worker's calls
+        // into its ports are then compiled for AfXdpPort, and so is AfXdpPort itself); a memory port stands in for
+        // an AF_PACKET one.
+        try (FramePool pool = new FramePool(4096, FramePool.DEFAULT_BUFFER_SIZE, FramePool.DEFAULT_HEADROOM);
+            SimulatedXdpKernel kernel = xdpIndexes.isEmpty() ? null : SimulatedXdpKernel.open(control,
+                xdpSettings(faces.get(xdpIndexes.get(0))), portIndexes(xdpIndexes)))
         {
             final Port[] ports = new Port[topology.ports().size()];
             for (int p = 0; p < ports.length; p++)
             {
-                ports[p] = new MemoryPort(p, p == 0 ? frames : null, pool, WarmUp.BURST,
-                    MemoryPort.DEFAULT_TRANSMIT_QUEUE,
+                ports[p] = xdpIndexes.contains(p) ? kernel.port(xdpIndexes.indexOf(p)) : new MemoryPort(p,
+                    p == 0 ? frames : null, pool, WarmUp.BURST, MemoryPort.DEFAULT_TRANSMIT_QUEUE,
                     TransmitObserver.NONE);
             }
-            // The workers' own prefetch: with another class there, the JIT would compile Pipeline.process for that
-            // one, and the first real burst would deoptimize it.
-            final Pipeline pipeline = new Pipeline(publisher, 0, 1 << 16, 1 << 12, MAX_SERVICES, MAX_SERVERS, 0,
-                OffHeapAllocator.DIRECT, new TemplateTable(1024), null, NativeCachePrefetch.best());
+            // As a real worker's: its own prefetch (with another class there, the JIT would compile Pipeline.process
+            // for that one, and the first real burst would deoptimize it) and epochs (a pipeline without them takes
+            // another branch at its start).
+            final Pipeline pipeline = new Pipeline(publisher, 0, 1 << 16, 1 << 12, MAX_SERVICES, MAX_SERVERS,
+                config.settings().icmpRepliesPerSecond(), OffHeapAllocator.DIRECT, new TemplateTable(1024),
+                new WorkerEpochs(1), NativeCachePrefetch.best());
             final HostPassPolicy[] policies = new HostPassPolicy[ports.length];
             java.util.Arrays.fill(policies, HostPassPolicy.NEVER);
             final Worker worker = new Worker(0, ports, new boolean[ports.length], pipeline, new HostTap[ports.length],
                 policies, new HandoffRing[1], new HandoffRing[1], new Wakeup[1], control, () -> (a, l) -> 0,
                 new DaemonCounters(1), BATCH, null);
+            // What a live worker meets, so that no branch it takes was never taken here (the JIT compiles a branch
+            // never taken as a trap, and the first live frame to take it sends the method back to the interpreter):
+            // bursts of every size, rounds with nothing, a TX ring the kernel now and then leaves to fill, and a
+            // latency histogram that starts empty again.
+            final boolean fedByKernel = kernel != null && xdpIndexes.get(0) == 0;
+            long round = 0;
             while (frames.delivered() < WarmUp.FRAMES && System.nanoTime() - started < 3_000_000_000L)
             {
+                round++;
+                if (fedByKernel && round % WarmUp.IDLE_EVERY != 0)
+                {
+                    kernel.deliver(0, 1 + (int)(round * 37 % WarmUp.BURST), frames);
+                }
                 worker.doWork();
+                if (kernel != null && round % WarmUp.STALL_EVERY >= WarmUp.STALL_ROUNDS)
+                {
+                    kernel.complete();
+                }
+                if (round % WarmUp.RESET_EVERY == 0)
+                {
+                    pipeline.latency().reset();
+                }
             }
             for (final Port port : ports)
             {

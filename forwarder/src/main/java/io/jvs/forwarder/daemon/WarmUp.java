@@ -10,6 +10,7 @@ import io.jvs.core.service.ServiceTable;
 import io.jvs.core.service.VirtualService;
 import io.jvs.forwarder.port.memory.FrameSource;
 import io.jvs.forwarder.synth.HeaderWriter;
+import org.agrona.UnsafeApi;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -32,6 +33,7 @@ final class WarmUp implements FrameSource
     private final long portMac;
     private final List<VirtualService> services = new ArrayList<>();
     private long step;
+    private long given;
     private long delivered;
 
     WarmUp(final ServiceTable table, final long portMac)
@@ -58,6 +60,11 @@ final class WarmUp implements FrameSource
         if (services.isEmpty() || capacity < 128)
         {
             return 0;
+        }
+        if (++given % MALFORMED_EVERY == 0)
+        {
+            delivered++;
+            return malformed(address);
         }
         final long n = step++;
         final VirtualService service = services.get((int)(n % services.size()));
@@ -91,6 +98,23 @@ final class WarmUp implements FrameSource
             L4Headers.TCP_ACK;
         return frame(address, IpAddress.ofV4(client), clientPort, IpAddress.ofV4(vip), vport, protocol, flags);
     }
+
+    /**
+     * A datagram to the first service with version 6 under the IPv4 type: dropped, its buffer given back instead of
+     * sent, as some of live traffic is. Without any, the ports' and the pipeline's code for such frames would be
+     * compiled as traps.
+     */
+    private int malformed(final long address)
+    {
+        final VirtualService service = services.get(0);
+        final int length = frame(address, IpAddress.ofV4(0x6440_0000), 1024, service.key().address(), 80,
+            Ipv4Header.PROTOCOL_UDP, 0);
+        UnsafeApi.putByte(address + EthernetHeader.LENGTH, (byte)0x65);
+        return length;
+    }
+
+    /** One frame in this many is malformed, besides the connections' frames. */
+    static final int MALFORMED_EVERY = 211;
 
     /** The server's ACKs: after each of the client's six data ACKs (phases 2, 4, …, 12) and after its FIN. */
     private static boolean isServerPhase(final int phase)
@@ -132,6 +156,16 @@ final class WarmUp implements FrameSource
     /** Frames per warm-up: enough for C2 to compile the burst loop and the pipeline's hot methods. */
     static final int FRAMES = 400_000;
 
-    /** The burst the scratch port receives per poll. */
+    /** The most frames the scratch port receives per poll. */
     static final int BURST = Math.min(64, FrameBurst.MAX_FRAMES);
+
+    /** One round in this many receives nothing (the worker's idle work). */
+    static final int IDLE_EVERY = 16;
+
+    /** Every this many rounds the simulated kernel stops sending, for {@link #STALL_ROUNDS}: TX rings fill. */
+    static final int STALL_EVERY = 2048;
+    static final int STALL_ROUNDS = 192;
+
+    /** Every this many rounds the latency histogram is emptied. */
+    static final int RESET_EVERY = 512;
 }

@@ -92,54 +92,63 @@ class WarmUpTest
         final WarmUp warmUp = new WarmUp(table, PORT_MAC);
         // Two address services: sixteen passes over the clients of each make every frame of their first connections.
         final int frames = WarmUp.PHASES * CLIENTS * 2;
-        final int[] kinds = new int[6];
+        final int[] kinds = new int[7];
         final FrameBurst burst = new FrameBurst();
         final int[] kind = new int[32];
+        int given = 0;
         try (Arena arena = Arena.ofConfined())
         {
             final long memory = arena.allocate((long)32 * STRIDE, 64).address();
             long now = 1_000_000_000L;
-            for (int sent = 0; sent < frames; sent += 32)
+            while (given - kinds[6] < frames)
             {
                 burst.clear();
-                for (int i = 0; i < 32; i++)
+                for (int i = 0; i < 32 && given - kinds[6] < frames; i++)
                 {
                     final long frame = memory + (long)i * STRIDE + HEADROOM;
                     final int length = warmUp.next(frame, STRIDE - HEADROOM);
                     assertThat(length).isGreaterThanOrEqualTo(60);
-                    kind[i] = check(frame, length, sent + i);
+                    kind[i] = check(frame, length, given);
                     kinds[kind[i]]++;
+                    given++;
                     burst.add(frame, length, STRIDE - HEADROOM, HEADROOM, now);
                 }
                 pipeline.process(burst, now);
-                for (int i = 0; i < 32; i++)
+                for (int i = 0; i < burst.count; i++)
                 {
-                    assertThat(Verdict.toString(burst.verdict(i))).as("frame %d, kind %d", sent + i, kind[i])
-                        .isEqualTo("transmit:0");
+                    assertThat(Verdict.toString(burst.verdict(i))).as("frame %d, kind %d", given - burst.count + i,
+                        kind[i]).isEqualTo(kind[i] == 6 ? "drop:bad-ip-version" : "transmit:0");
                 }
                 now += 10_000;
             }
         }
-        assertThat(warmUp.delivered()).isEqualTo(frames);
+        assertThat(warmUp.delivered()).isEqualTo(given);
+        assertThat(kinds[6]).as("one malformed frame in %d", WarmUp.MALFORMED_EVERY)
+            .isEqualTo(given / WarmUp.MALFORMED_EVERY);
         // SYNs, ACKs, FINs and the servers' ACKs of the TCP service; datagrams of the UDP one, half without a checksum.
         assertThat(kinds).containsExactly(CLIENTS, 7 * CLIENTS, CLIENTS, 7 * CLIENTS, WarmUp.PHASES * CLIENTS / 2,
-            WarmUp.PHASES * CLIENTS / 2);
+            WarmUp.PHASES * CLIENTS / 2, given / WarmUp.MALFORMED_EVERY);
         assertThat(pipeline.connectionsV4().size()).isEqualTo(2 * CLIENTS);
         // Most of the clients' frames follow an established connection, as on a wire: the six data ACKs of each
-        // TCP connection and every datagram of a UDP flow after its first.
-        assertThat(pipeline.counters().fastPath()).isEqualTo((6L + WarmUp.PHASES - 1) * CLIENTS);
+        // TCP connection and every datagram of a UDP flow after its first; the malformed frames end there too, dropped.
+        assertThat(pipeline.counters().fastPath()).isEqualTo((6L + WarmUp.PHASES - 1) * CLIENTS + kinds[6]);
     }
 
     /**
      * Checks the frame's framing and checksums.
      *
-     * @return 0 SYN, 1 ACK, 2 FIN, 3 a server's ACK, 4 UDP, 5 UDP without a checksum.
+     * @return 0 SYN, 1 ACK, 2 FIN, 3 a server's ACK, 4 UDP, 5 UDP without a checksum, 6 malformed (IP version 6).
      */
     private static int check(final long frame, final int length, final int n)
     {
         assertThat(EthernetHeader.destination(frame)).as("frame %d's MAC", n).isEqualTo(PORT_MAC);
         assertThat(Frames.u16(frame + EthernetHeader.TYPE_OFFSET)).isEqualTo(EthernetHeader.TYPE_IPV4);
         final long ip = frame + EthernetHeader.LENGTH;
+        if (Frames.u8(ip) >> 4 == 6)
+        {
+            assertThat(n % WarmUp.MALFORMED_EVERY).as("frame %d", n).isEqualTo(WarmUp.MALFORMED_EVERY - 1);
+            return 6;
+        }
         assertThat(Checksums.isIpv4HeaderChecksumValid(ip)).isTrue();
         final int total = Frames.u16(ip + Ipv4Header.TOTAL_LENGTH_OFFSET);
         assertThat(EthernetHeader.LENGTH + total).isLessThanOrEqualTo(length);
