@@ -15,14 +15,17 @@ import io.jvs.nativebindings.Syscalls;
  * <p>
  * System calls: receive makes none while frames arrive (copy mode never sets the fill ring's wake-up flag;
  * when a driver does, an empty receive pokes it with recvfrom). Transmit and flush each kick the TX ring
- * with sendto when the kernel asks (always, in copy mode); a copy-mode kick sends at most 32 frames, so two
- * kicks per burst keep up with a batch of 64. EAGAIN from a kick means "kick again later": not an error.
+ * with sendto when the kernel asks (always, in copy mode); a copy-mode kick sends at most 32 frames, so in copy
+ * mode a receive takes at most 32 (the first frames of a burst leave with the first kick, not after the whole burst
+ * is processed). EAGAIN from a kick means "kick again later": not an error.
  * Allocates nothing per burst. One thread polls a port and the ports sharing its UMEM.
  */
 public final class AfXdpPort implements Port
 {
     /** The most TX kicks one flush makes to work off a backlog (32 frames each in copy mode). */
     static final int MAX_FLUSH_KICKS = 8;
+    /** The most frames a copy-mode kick sends: TX_BATCH_SIZE in the kernel's __xsk_generic_xmit. */
+    static final int COPY_MODE_KICK_FRAMES = 32;
 
     private final int index;
     private final Syscalls syscalls;
@@ -53,7 +56,9 @@ public final class AfXdpPort implements Port
         this.umem = umem;
         this.socket = socket;
         this.stocksFillRing = stocksFillRing;
-        this.batchSize = batchSize;
+        // In copy mode a receive takes no more than one kick sends: a burst of 64 would be sent by two kicks anyway,
+        // and its first 32 frames would wait for the other 32 to be processed before the first kick.
+        this.batchSize = socket.zeroCopy() ? batchSize : Math.min(batchSize, COPY_MODE_KICK_FRAMES);
         this.chunkMask = umem.chunkSize() - 1;
         this.fd = socket.fd();
         this.rx = socket.rx();
@@ -205,8 +210,8 @@ public final class AfXdpPort implements Port
         {
             return;
         }
-        // A copy-mode kick sends at most 32 frames (the kernel's TX_BATCH_SIZE in __xsk_generic_xmit), so a backlog
-        // that one kick per burst leaves behind would stay and overflow the ring, dropping frames already received
+        // A copy-mode kick sends at most COPY_MODE_KICK_FRAMES, so a backlog that one kick per burst leaves behind (a
+        // kick refused, frames from other ports) would stay and overflow the ring, dropping frames already received
         // and rewritten: keep kicking while it shrinks, a few kicks at most per flush.
         int backlog = tx.unconsumed();
         for (int kicks = 0; backlog > 0 && kicks < MAX_FLUSH_KICKS; kicks++)

@@ -96,6 +96,24 @@ class SimulatedXdpKernelTest
     }
 
     @Test
+    void shouldReceiveNoMoreThanACopyModeKickSendsAtATime()
+    {
+        assertThat(SETTINGS.batchSize()).isGreaterThan(AfXdpPort.COPY_MODE_KICK_FRAMES);
+        try (SimulatedXdpKernel kernel = SimulatedXdpKernel.open(syscalls, SETTINGS, new int[] {0}))
+        {
+            assertThat(kernel.deliver(0, 100, (address, capacity) -> 60)).isEqualTo(100);
+            final int[] counts = new int[4];
+            for (int i = 0; i < counts.length; i++)
+            {
+                final FrameBurst burst = new FrameBurst();
+                counts[i] = kernel.port(0).receive(burst, 0);
+                kernel.port(0).release(burst);
+            }
+            assertThat(counts).containsExactly(32, 32, 32, 4);
+        }
+    }
+
+    @Test
     void shouldLetKicksSucceedWhileTheKernelKeepsUpAndFailWhileItDoesNot()
     {
         try (XdpSocket socket = XdpSocket.simulated(syscalls, "simulated0", SETTINGS))
