@@ -18,7 +18,8 @@
 #   worker, wlc over 10.0.1.2-4 for udp 10.0.0.100:80, started fresh, measured once it logs "ready", its status
 #   saved at the end (logs/<case>_60.status).
 #   jvs_daemon_latency: a fresh daemon under `bench txgen --rate JVS_LAT_RATE` (frames/s, default 250000; bursts
-#   of 16, each at its own time), whatever GEN says; its status's latency.* are the workers' histograms. Not
+#   of 16, each at its own time), whatever GEN says; its status's latency.* are the workers' histograms over the
+#   measured window (zeroed by `ctl -Z` as it starts; JVS_LAT_FROM_START=1: from the daemon's start). Not
 #   trafgen --rate: it sends each second's frames in one burst at full speed, then nothing until the next second.
 #   jvs_daemon_idle: a fresh daemon, no traffic, its CPU time (all threads) over JVS_IDLE_SECONDS (30).
 # Environment: BENCH_DIR (a writable copy of ../shared/bench, default /tmp/jvs-bench), REPS (3), DUR (10),
@@ -103,7 +104,12 @@ def lb_ticks():
         except (FileNotFoundError, ProcessLookupError, PermissionError):
             pass
     return user, system
+# WIRE_WINDOW_START: a shell command run once, as the first measured window begins (the first of its two readings).
+window_started = [False]
 def cpu_stat():
+    if not window_started[0] and os.environ.get("WIRE_WINDOW_START"):
+        window_started[0] = True
+        subprocess.run(os.environ["WIRE_WINDOW_START"], shell=True, check=False)
     res = real_cpu_stat()
     user, system = lb_ticks()
     wall = int(m.time.monotonic() * HZ)
@@ -207,14 +213,21 @@ daemon_case() {   # name port [more statements]
     sed -i "s/\"label\": \"custom_$name\"/\"label\": \"$name\"/" logs/${name}_60.json
 }
 
-# Latency at a set rate, paced burst by burst by bench txgen whatever GEN says (the status's percentiles count from
-# the daemon's start). JVS_LAT_IDLE names an idle mode for the daemon (default: its own).
+# Latency at a set rate, paced burst by burst by bench txgen whatever GEN says. The status's percentiles count from
+# the measured window's start, when `ctl -Z` zeroes them (the bench's own 3 s of warm-up excluded, as for the rates);
+# with JVS_LAT_FROM_START=1 from the daemon's start (its first frames included; the case name gets "_fromstart").
+# JVS_LAT_IDLE names an idle mode for the daemon (default: its own).
 daemon_latency() {
-    local rate=${JVS_LAT_RATE:-250000} S=${S/_genjvs/}
+    local rate=${JVS_LAT_RATE:-250000} S=${S/_genjvs/} name zero=""
     [[ $rate =~ ^[1-9][0-9]*$ ]] || { echo "JVS_LAT_RATE must be frames per second, e.g. 250000, not $rate"; return 1; }
-    WIRE_GEN=jvs JVS_GEN_CMD="$JVS_GEN_CMD --rate $rate --burst 16" \
-        daemon_case "jvs_daemon_latency_${rate}pps${JVS_LAT_IDLE:+_$JVS_LAT_IDLE}" afxdp \
-        "${JVS_LAT_IDLE:+idle $JVS_LAT_IDLE}"
+    name="jvs_daemon_latency_${rate}pps${JVS_LAT_IDLE:+_$JVS_LAT_IDLE}"
+    if [ "${JVS_LAT_FROM_START:-0}" = 1 ]; then
+        name+=_fromstart
+    else
+        zero="JVS_SKIP_BUILD=1 $ROOT/tools/jvs ctl --socket=$BENCH_DIR/logs/$name$S.sock -Z"
+    fi
+    WIRE_GEN=jvs JVS_GEN_CMD="$JVS_GEN_CMD --rate $rate --burst 16" WIRE_WINDOW_START="$zero" \
+        daemon_case "$name" afxdp "${JVS_LAT_IDLE:+idle $JVS_LAT_IDLE}"
 }
 
 # Idle CPU: a fresh daemon, no traffic; utime + stime of all its threads over the window.

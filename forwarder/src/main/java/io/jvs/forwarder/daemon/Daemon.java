@@ -77,6 +77,8 @@ public final class Daemon implements AutoCloseable
     private static final int MAX_SERVERS = 8192;
     private static final int HANDOFF_SLOTS = 4096;
     private static final int BATCH = 64;
+    /** How long a status waits for a worker's copy of its latency histogram. */
+    private static final long LATENCY_COPY_WAIT_NS = 500_000_000L;
     /** The longest the start waits for the servers' next hops: past the kernel's first ARP retransmission. */
     private static final long START_NEXT_HOP_WAIT_NS = 1_500_000_000L;
 
@@ -95,6 +97,9 @@ public final class Daemon implements AutoCloseable
     /** Bindings for threads other than the workers and the conductor (control clients), one at a time. */
     private final Syscalls otherThreads = Syscalls.create();
     private final Object listing = new Object();
+    private final Object latencyBaselineLock = new Object();
+    /** Each worker's latency at the last {@code ipvsadm -Z}, or null: guarded by {@link #latencyBaselineLock}. */
+    private final org.HdrHistogram.Histogram[] latencyBaselines;
     private IpvsBackend ipvsBackend;
     /** Set once by the first control client that lists without -n; a race makes two equal ones. */
     private volatile io.jvs.core.control.Names names;
@@ -109,6 +114,7 @@ public final class Daemon implements AutoCloseable
         this.configFile = configFile;
         this.config = config;
         this.workers = workers;
+        this.latencyBaselines = new org.HdrHistogram.Histogram[workers];
         this.counters = new DaemonCounters(workers);
     }
 
@@ -723,6 +729,50 @@ public final class Daemon implements AutoCloseable
         {
             DaemonLog.error("reload (" + why + "): the conductor did not answer within 30 s");
             return "error the conductor did not answer";
+        }
+    }
+
+    /**
+     * @return every worker's per-packet latency histogram less what it held when {@code ipvsadm -Z} last zeroed every
+     *         counter, summed (a worker that does not answer within 0.5 s is left out).
+     */
+    org.HdrHistogram.Histogram latencySinceZero()
+    {
+        final org.HdrHistogram.Histogram latency = new org.HdrHistogram.Histogram(Pipeline.MAX_LATENCY_NS, 2);
+        synchronized (latencyBaselineLock)
+        {
+            for (int w = 0; w < workers; w++)
+            {
+                final org.HdrHistogram.Histogram copy = worker(w).latency(LATENCY_COPY_WAIT_NS);
+                if (copy != null)
+                {
+                    if (latencyBaselines[w] != null)
+                    {
+                        copy.subtract(latencyBaselines[w]);
+                    }
+                    latency.add(copy);
+                }
+            }
+        }
+        return latency;
+    }
+
+    /**
+     * {@code ipvsadm -Z}, all services: the latency histogram starts again too. The workers' own are never reset (a
+     * worker records on its own); each one's is kept as it is now, and subtracted from what it holds later.
+     */
+    void zeroLatency()
+    {
+        synchronized (latencyBaselineLock)
+        {
+            for (int w = 0; w < workers; w++)
+            {
+                final org.HdrHistogram.Histogram copy = worker(w).latency(LATENCY_COPY_WAIT_NS);
+                if (copy != null)
+                {
+                    latencyBaselines[w] = copy;
+                }
+            }
         }
     }
 

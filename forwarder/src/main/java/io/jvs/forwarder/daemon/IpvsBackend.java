@@ -84,6 +84,7 @@ final class IpvsBackend implements Ipvsadm.Backend
                     if (zero.key() == null)
                     {
                         ledger.zeroAll();
+                        daemon.zeroLatency();
                     }
                     else
                     {

@@ -140,16 +140,7 @@ final class Status
             line(out, name + ".inactive", server.inactiveConnections());
             line(out, name + ".weight", server.weight());
         }
-        final org.HdrHistogram.Histogram latency = new org.HdrHistogram.Histogram(
-            io.jvs.core.pipeline.Pipeline.MAX_LATENCY_NS, 2);
-        for (int w = 0; w < workers; w++)
-        {
-            final org.HdrHistogram.Histogram copy = daemon.worker(w).latency(500_000_000L);
-            if (copy != null)
-            {
-                latency.add(copy);
-            }
-        }
+        final org.HdrHistogram.Histogram latency = daemon.latencySinceZero();
         line(out, "latency.count", latency.getTotalCount());
         line(out, "latency.p50-ns", latency.getValueAtPercentile(50));
         line(out, "latency.p90-ns", latency.getValueAtPercentile(90));

@@ -95,10 +95,18 @@ class DaemonIpvsadmTest
                 assertThat(Long.parseLong(serviceLine[3])).as("InPkts").isEqualTo(14);
                 assertThat(Long.parseLong(serviceLine[4])).as("OutPkts").isEqualTo(14);
 
+                final long latencyBefore = daemon.status().get("latency.count");
+                assertThat(latencyBefore).as("a latency for every frame sent").isGreaterThanOrEqualTo(28);
+
                 ok(daemon, "-Z");
                 final String zeroed = ok(daemon, "-L", "-n", "--stats");
                 assertThat(zeroed.lines().filter(line -> line.startsWith("UDP  " + vip)).findFirst().orElseThrow()
                     .trim().split("\\s+")[2]).isEqualTo("0");
+                assertThat(daemon.status()).as("-Z zeroes the latency histogram too").containsEntry("latency.count", 0L)
+                    .containsEntry("latency.max-ns", 0L);
+                assertThat(identities(topology, service, 2)).isNotEmpty();
+                assertThat(daemon.status().get("latency.count")).as("counted again from the -Z")
+                    .isBetween(2L, latencyBefore - 1);
 
                 // -S sorts servers by address, as libipvs's ipvs_cmp_dests does: rs1's address is the lower.
                 assertThat(ok(daemon, "-S", "-n")).isEqualTo("-A -u " + vip + " -s rr\n" +
