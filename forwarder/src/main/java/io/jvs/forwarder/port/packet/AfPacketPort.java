@@ -161,6 +161,43 @@ public final class AfPacketPort implements Port
         }
     }
 
+    /**
+     * A port with both rings on no device: their memory is anonymous and {@link SimulatedPacketKernel} plays the
+     * kernel's side (see {@link PacketSocket#simulated}). It steals nothing and joins no fanout group.
+     */
+    static AfPacketPort simulated(final Syscalls syscalls, final int index, final AfPacketSettings settings)
+    {
+        final AfPacketPort port = new AfPacketPort(index, "simulated" + index, syscalls, settings, Direction.BOTH);
+        try
+        {
+            port.receiveSocket = PacketSocket.simulated(syscalls, (long)settings.rxBlockSize() * settings.rxBlockCount());
+            port.receiveRing = new ReceiveRing(port.receiveSocket.ring(), settings.rxBlockSize(),
+                settings.rxBlockCount());
+            final int blocks = settings.txFrameCount() / (settings.txBlockSize() / settings.txFrameSize());
+            port.transmitSocket = PacketSocket.simulated(syscalls, (long)settings.txBlockSize() * blocks);
+            port.transmitRing = new TransmitRing(port.transmitSocket.ring(), settings.txVersion(),
+                settings.txFrameSize(), settings.txFrameCount(), settings.linearTransmit());
+            return port;
+        }
+        catch (final RuntimeException ex)
+        {
+            port.close();
+            throw ex;
+        }
+    }
+
+    /** @return the socket of the receive ring (a simulated port's, for {@link SimulatedPacketKernel}). */
+    PacketSocket receiveSocket()
+    {
+        return receiveSocket;
+    }
+
+    /** @return the socket of the transmit ring. */
+    PacketSocket transmitSocket()
+    {
+        return transmitSocket;
+    }
+
     private static void checkPrograms(final String device, final AfPacketSettings settings,
         final Direction direction, final AfPacketPrograms programs)
     {

@@ -37,6 +37,8 @@ final class PacketSocket implements AutoCloseable
     private final int fd;
     private long ring;
     private long ringBytes;
+    /** The other end of a simulated socket's descriptor, or -1. */
+    private int simulatedPeer = -1;
 
     private PacketSocket(final Syscalls syscalls, final int fd)
     {
@@ -135,6 +137,51 @@ final class PacketSocket implements AutoCloseable
         }
     }
 
+    /**
+     * A socket on no device whose ring is {@code ringBytes} of anonymous memory, for {@link SimulatedPacketKernel} to
+     * play the kernel's side of. Its descriptor is one end of an AF_UNIX datagram socket pair with the smallest send
+     * buffer: a transmit kick (sendto, no data) sends an empty datagram to {@link #simulatedPeer()}, which succeeds
+     * while the simulated kernel takes them and fails with EAGAIN while it does not, as real kicks do, and nothing
+     * leaves the process.
+     */
+    static PacketSocket simulated(final Syscalls syscalls, final long ringBytes)
+    {
+        final int fd;
+        final int peer;
+        try (Arena scratch = Arena.ofConfined())
+        {
+            final MemorySegment pair = scratch.allocate(JAVA_INT, 2);
+            Syscalls.check("socketpair", syscalls.socketpair(Sockets.AF_UNIX, Sockets.SOCK_DGRAM | Sockets.SOCK_CLOEXEC |
+                Sockets.SOCK_NONBLOCK, 0, pair.address()), "a simulated AF_PACKET socket");
+            fd = pair.getAtIndex(JAVA_INT, 0);
+            peer = pair.getAtIndex(JAVA_INT, 1);
+        }
+        final PacketSocket socket = new PacketSocket(syscalls, fd);
+        socket.simulatedPeer = peer;
+        try (Arena scratch = Arena.ofConfined())
+        {
+            final MemorySegment size = scratch.allocate(JAVA_INT);
+            size.set(JAVA_INT, 0, 1);
+            Syscalls.check("setsockopt SO_SNDBUF", syscalls.setsockopt(fd, Sockets.SOL_SOCKET, Sockets.SO_SNDBUF,
+                size.address(), Integer.BYTES), "a simulated AF_PACKET socket");
+            socket.ring = Syscalls.check("mmap", syscalls.mmap(0, ringBytes, Mmap.PROT_READ | Mmap.PROT_WRITE,
+                Mmap.MAP_PRIVATE | Mmap.MAP_ANONYMOUS | Mmap.MAP_POPULATE, -1, 0), "a simulated AF_PACKET ring");
+            socket.ringBytes = ringBytes;
+            return socket;
+        }
+        catch (final RuntimeException ex)
+        {
+            socket.close();
+            throw ex;
+        }
+    }
+
+    /** @return where a simulated socket's kicks arrive, as empty datagrams; -1 for a real socket. */
+    int simulatedPeer()
+    {
+        return simulatedPeer;
+    }
+
     int fd()
     {
         return fd;
@@ -155,6 +202,11 @@ final class PacketSocket implements AutoCloseable
             ring = 0;
         }
         syscalls.close(fd);
+        if (simulatedPeer >= 0)
+        {
+            syscalls.close(simulatedPeer);
+            simulatedPeer = -1;
+        }
     }
 
     private static PacketSocket open(final Syscalls syscalls, final String device, final String role)
