@@ -22,13 +22,11 @@ import io.jvs.forwarder.control.ControlRequest;
 import io.jvs.forwarder.control.ControlResponse;
 import io.jvs.forwarder.memory.HugePageAllocator;
 import io.jvs.forwarder.memory.NativeCachePrefetch;
-import io.jvs.forwarder.port.FramePool;
 import io.jvs.forwarder.port.Port;
-import io.jvs.forwarder.port.memory.MemoryPort;
-import io.jvs.forwarder.port.memory.TransmitObserver;
 import io.jvs.forwarder.port.packet.AfPacketPort;
 import io.jvs.forwarder.port.packet.AfPacketPrograms;
 import io.jvs.forwarder.port.packet.AfPacketSettings;
+import io.jvs.forwarder.port.packet.SimulatedPacketKernel;
 import io.jvs.forwarder.port.xdp.AfXdpDevices;
 import io.jvs.forwarder.port.xdp.AfXdpSettings;
 import io.jvs.forwarder.port.xdp.SimulatedXdpKernel;
@@ -44,9 +42,14 @@ import io.jvs.nativebindings.bpf.XdpVipFilter;
 import io.jvs.nativebindings.packet.AfPacket;
 import org.agrona.ErrorHandler;
 import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
+import org.agrona.concurrent.ringbuffer.RingBuffer;
+import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
 import sun.misc.Signal;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -58,7 +61,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The load balancer as a process ({@code tools/jvs run --config FILE}): reads the configuration, builds the data
- * plane, warms the data path on a memory port, opens the interfaces (AF_XDP sockets and their XDP program, or
+ * plane, warms the data path over simulated rings, opens the interfaces (AF_XDP sockets and their XDP program, or
  * AF_PACKET rings with their fanout and steal programs), starts the conductor and one worker per queue, prints
  * one {@code ready} line and tells systemd. SIGHUP reloads the file; SIGTERM or SIGINT stops polling, lets the
  * transmit rings drain, detaches the programs, removes the control socket and exits 0.
@@ -593,7 +596,7 @@ public final class Daemon implements AutoCloseable
     }
 
     /**
-     * Runs a scratch worker over a memory port with frames for the configured services, so C2 has compiled the
+     * Runs a scratch worker over simulated rings with frames for the configured services, so C2 has compiled the
      * burst loop and the pipeline before the first real frame. Its services, pipeline and tables are copies.
      */
     private void warmUp(final Topology topology)
@@ -628,26 +631,23 @@ public final class Daemon implements AutoCloseable
         final DataPlanePublisher publisher = new DataPlanePublisher(plane);
         final List<InterfaceConfig> faces = config.interfaces();
         final List<Integer> xdpIndexes = new ArrayList<>();
+        final List<Integer> packetIndexes = new ArrayList<>();
         for (int p = 0; p < faces.size(); p++)
         {
-            if (faces.get(p).port() == PortKind.AFXDP)
-            {
-                xdpIndexes.add(p);
-            }
+            (faces.get(p).port() == PortKind.AFXDP ? xdpIndexes : packetIndexes).add(p);
         }
-        // The ports are of the classes the real ones will be: AF_XDP ports over simulated rings (the worker's calls
-        // into its ports are then compiled for AfXdpPort, and so is AfXdpPort itself); a memory port stands in for
-        // an AF_PACKET one.
-        try (FramePool pool = new FramePool(4096, FramePool.DEFAULT_BUFFER_SIZE, FramePool.DEFAULT_HEADROOM);
-            SimulatedXdpKernel kernel = xdpIndexes.isEmpty() ? null : SimulatedXdpKernel.open(control,
-                xdpSettings(faces.get(xdpIndexes.get(0))), portIndexes(xdpIndexes)))
+        // The ports are of the classes the real ones will be, over rings whose kernel side is simulated: the worker's
+        // calls into its ports are then compiled for those classes, and the ports' own code is compiled too.
+        try (SimulatedXdpKernel xdp = xdpIndexes.isEmpty() ? null : SimulatedXdpKernel.open(control,
+                xdpSettings(faces.get(xdpIndexes.get(0))), portIndexes(xdpIndexes));
+            SimulatedPacketKernel packet = packetIndexes.isEmpty() ? null : SimulatedPacketKernel.open(control,
+                AfPacketSettings.DEFAULT, portIndexes(packetIndexes)))
         {
             final Port[] ports = new Port[topology.ports().size()];
             for (int p = 0; p < ports.length; p++)
             {
-                ports[p] = xdpIndexes.contains(p) ? kernel.port(xdpIndexes.indexOf(p)) : new MemoryPort(p,
-                    p == 0 ? frames : null, pool, WarmUp.BURST, MemoryPort.DEFAULT_TRANSMIT_QUEUE,
-                    TransmitObserver.NONE);
+                ports[p] = xdpIndexes.contains(p) ? xdp.port(xdpIndexes.indexOf(p)) :
+                    packet.port(packetIndexes.indexOf(p));
             }
             // As a real worker's: its own prefetch (with another class there, the JIT would compile Pipeline.process
             // for that one, and the first real burst would deoptimize it) and epochs (a pipeline without them takes
@@ -657,26 +657,48 @@ public final class Daemon implements AutoCloseable
                 new WorkerEpochs(1), NativeCachePrefetch.best());
             final HostPassPolicy[] policies = new HostPassPolicy[ports.length];
             java.util.Arrays.fill(policies, HostPassPolicy.NEVER);
+            // A ring to a conductor, as a live worker has (nobody reads it: a full ring loses a report, as it may).
+            final RingBuffer toConductor = new ManyToOneRingBuffer(new UnsafeBuffer(
+                ByteBuffer.allocateDirect((1 << 12) + RingBufferDescriptor.TRAILER_LENGTH)));
             final Worker worker = new Worker(0, ports, new boolean[ports.length], pipeline, new HostTap[ports.length],
                 policies, new HandoffRing[1], new HandoffRing[1], new Wakeup[1], control, () -> (a, l) -> 0,
-                new DaemonCounters(1), BATCH, null);
+                new DaemonCounters(1), BATCH, toConductor);
             // What a live worker meets, so that no branch it takes was never taken here (the JIT compiles a branch
             // never taken as a trap, and the first live frame to take it sends the method back to the interpreter):
-            // bursts of every size, rounds with nothing, a TX ring the kernel now and then leaves to fill, and a
-            // latency histogram that starts empty again.
-            final boolean fedByKernel = kernel != null && xdpIndexes.get(0) == 0;
+            // bursts of every size, rounds with nothing, a TX ring the kernel now and then leaves to fill, AF_PACKET
+            // blocks retired full and by the timer, and a latency histogram that starts empty again.
+            final boolean xdpReceives = xdpIndexes.contains(0);
             long round = 0;
             while (frames.delivered() < WarmUp.FRAMES && System.nanoTime() - started < 3_000_000_000L)
             {
                 round++;
-                if (fedByKernel && round % WarmUp.IDLE_EVERY != 0)
+                if (round % WarmUp.IDLE_EVERY != 0)
                 {
-                    kernel.deliver(0, 1 + (int)(round * 37 % WarmUp.BURST), frames);
+                    final int burst = 1 + (int)(round * 37 % WarmUp.BURST);
+                    if (xdpReceives)
+                    {
+                        xdp.deliver(0, burst, frames);
+                    }
+                    else
+                    {
+                        packet.deliver(0, burst, frames);
+                    }
+                }
+                if (packet != null && round % WarmUp.blockTimerPeriod(round) == 0)
+                {
+                    packet.expire(0);
                 }
                 worker.doWork();
-                if (kernel != null && round % WarmUp.STALL_EVERY >= WarmUp.STALL_ROUNDS)
+                if (round % WarmUp.STALL_EVERY >= WarmUp.STALL_ROUNDS)
                 {
-                    kernel.complete();
+                    if (xdp != null)
+                    {
+                        xdp.complete();
+                    }
+                    if (packet != null)
+                    {
+                        packet.complete();
+                    }
                 }
                 if (round % WarmUp.RESET_EVERY == 0)
                 {

@@ -168,4 +168,13 @@ final class WarmUp implements FrameSource
 
     /** Every this many rounds the latency histogram is emptied. */
     static final int RESET_EVERY = 512;
+
+    /**
+     * @return how many rounds the simulated AF_PACKET block timer lets pass before it retires a block, at round
+     *         {@code round}: 1, 4, 16 or 64, by turns of 256 rounds, so blocks hold from one burst to most of a block.
+     */
+    static int blockTimerPeriod(final long round)
+    {
+        return 1 << (2 * (int)(round / 256 % 4));
+    }
 }
