@@ -89,6 +89,12 @@ public final class SimulatedXdpKernel implements AutoCloseable
         return ports[p];
     }
 
+    /** @return the {@code p}th port's socket (for tests). */
+    XdpSocket socket(final int p)
+    {
+        return sockets[p];
+    }
+
     /**
      * Receives up to {@code frames} frames on the {@code p}th port, as many as its fill ring has chunks for and its
      * RX ring room, each written by {@code source} (which may stop early by returning 0).

@@ -1,11 +1,11 @@
 package io.jvs.forwarder.port.packet;
 
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.stream.Stream;
+import java.util.HashSet;
+import java.util.Set;
 
 import io.jvs.core.pipeline.FrameBurst;
+import io.jvs.forwarder.port.OpenDescriptors;
 import io.jvs.forwarder.port.PortCountersDescriptor;
 import io.jvs.nativebindings.Errno;
 import io.jvs.nativebindings.Syscalls;
@@ -155,19 +155,21 @@ class SimulatedPacketKernelTest
     @Test
     void shouldGiveBackEveryDescriptorWhenClosed() throws IOException
     {
-        final long before = openDescriptors();
-        for (int i = 0; i < 3; i++)
+        final SimulatedPacketKernel kernel = SimulatedPacketKernel.open(syscalls, SETTINGS, new int[] {0, 1});
+        final Set<String> sockets = new HashSet<>();
+        for (int p = 0; p < 2; p++)
         {
-            SimulatedPacketKernel.open(syscalls, SETTINGS, new int[] {0, 1}).close();
+            for (final PacketSocket socket : new PacketSocket[] {kernel.port(p).receiveSocket(),
+                kernel.port(p).transmitSocket()})
+            {
+                sockets.add(OpenDescriptors.target(socket.fd()));
+                sockets.add(OpenDescriptors.target(socket.simulatedPeer()));
+            }
         }
-        assertThat(openDescriptors()).isEqualTo(before);
-    }
+        assertThat(sockets).hasSize(8).allMatch(socket -> socket.startsWith("socket:"));
 
-    private static long openDescriptors() throws IOException
-    {
-        try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd")))
-        {
-            return fds.count();
-        }
+        kernel.close();
+
+        assertThat(OpenDescriptors.targets()).doesNotContainAnyElementsOf(sockets);
     }
 }

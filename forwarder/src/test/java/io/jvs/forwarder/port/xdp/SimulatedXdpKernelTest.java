@@ -1,11 +1,11 @@
 package io.jvs.forwarder.port.xdp;
 
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.stream.Stream;
+import java.util.HashSet;
+import java.util.Set;
 
 import io.jvs.core.pipeline.FrameBurst;
+import io.jvs.forwarder.port.OpenDescriptors;
 import io.jvs.forwarder.port.PortCountersDescriptor;
 import io.jvs.nativebindings.Errno;
 import io.jvs.nativebindings.Syscalls;
@@ -143,19 +143,17 @@ class SimulatedXdpKernelTest
     @Test
     void shouldGiveBackEveryDescriptorWhenClosed() throws IOException
     {
-        final long before = openDescriptors();
-        for (int i = 0; i < 3; i++)
+        final SimulatedXdpKernel kernel = SimulatedXdpKernel.open(syscalls, SETTINGS, new int[] {0, 1});
+        final Set<String> sockets = new HashSet<>();
+        for (int p = 0; p < 2; p++)
         {
-            SimulatedXdpKernel.open(syscalls, SETTINGS, new int[] {0, 1}).close();
+            sockets.add(OpenDescriptors.target(kernel.port(p).socketFd()));
+            sockets.add(OpenDescriptors.target(kernel.socket(p).simulatedPeer()));
         }
-        assertThat(openDescriptors()).isEqualTo(before);
-    }
+        assertThat(sockets).hasSize(4).allMatch(socket -> socket.startsWith("socket:"));
 
-    private static long openDescriptors() throws IOException
-    {
-        try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd")))
-        {
-            return fds.count();
-        }
+        kernel.close();
+
+        assertThat(OpenDescriptors.targets()).doesNotContainAnyElementsOf(sockets);
     }
 }
