@@ -296,7 +296,20 @@ public final class Daemon implements AutoCloseable
         // Asks the kernel for the next hops the first snapshot lacks, while the rest starts.
         topology.poll(System.nanoTime());
 
-        warmUp(first.topology());
+        try
+        {
+            warmUp(first.topology());
+        }
+        catch (final StartFailure ex)
+        {
+            throw ex;
+        }
+        catch (final RuntimeException ex)
+        {
+            // The warm-up makes the first packets fast; without it they are slow, not lost: start anyway.
+            DaemonLog.warning("the data path's warm-up failed, so the JIT compiles it on the first real packets: " +
+                ex.getMessage());
+        }
 
         final XdpVipFilter filter = own(XdpVipFilter.create(control, 4096));
         maps = new DataPlaneMaps(filter);
@@ -638,10 +651,15 @@ public final class Daemon implements AutoCloseable
         }
         // The ports are of the classes the real ones will be, over rings whose kernel side is simulated: the worker's
         // calls into its ports are then compiled for those classes, and the ports' own code is compiled too.
+        // Smaller rings than the live ones (the same code, a quarter of the memory or less): the live ports are
+        // about to map theirs.
         try (SimulatedXdpKernel xdp = xdpIndexes.isEmpty() ? null : SimulatedXdpKernel.open(control,
-                xdpSettings(faces.get(xdpIndexes.get(0))), portIndexes(xdpIndexes));
+                xdpSettings(faces.get(xdpIndexes.get(0))).withRings(WarmUp.RING, WarmUp.RING, WarmUp.RING, WarmUp.RING)
+                    .withChunks(4 * WarmUp.RING), portIndexes(xdpIndexes));
             SimulatedPacketKernel packet = packetIndexes.isEmpty() ? null : SimulatedPacketKernel.open(control,
-                AfPacketSettings.DEFAULT, portIndexes(packetIndexes)))
+                AfPacketSettings.DEFAULT.withRxRing(AfPacketSettings.DEFAULT.rxBlockSize(), 8,
+                    AfPacketSettings.DEFAULT.retireTimeoutMs()).withTxRing(AfPacketSettings.DEFAULT.txVersion(),
+                    AfPacketSettings.DEFAULT.txBlockSize(), WarmUp.RING), portIndexes(packetIndexes)))
         {
             final Port[] ports = new Port[topology.ports().size()];
             for (int p = 0; p < ports.length; p++)

@@ -159,6 +159,9 @@ final class WarmUp implements FrameSource
     /** The most frames the scratch port receives per poll. */
     static final int BURST = Math.min(64, FrameBurst.MAX_FRAMES);
 
+    /** The simulated rings' entries (AF_XDP rings and AF_PACKET transmit slots). */
+    static final int RING = 1024;
+
     /** One round in this many receives nothing (the worker's idle work). */
     static final int IDLE_EVERY = 16;
 
