@@ -3,6 +3,7 @@ package io.jvs.forwarder.daemon;
 import io.jvs.core.conn.ConnectionTimeouts;
 import io.jvs.core.memory.OffHeapAllocator;
 import io.jvs.core.net.IpAddress;
+import io.jvs.core.net.IpPrefix;
 import io.jvs.core.pipeline.ClientDispatch;
 import io.jvs.core.pipeline.DataPlane;
 import io.jvs.core.pipeline.DataPlaneBuilder;
@@ -638,6 +639,9 @@ public final class Daemon implements AutoCloseable
             warmTopology.port(port.index(), port.mac(), port.mtu(), port.ipv4(), port.ipv6());
         }
         warmTopology.gatewayV4(0, 0x02_00_00_00_77_01L);
+        // The warm-up's clients (100.64.0.0/20) reached half by a route and half by the gateway, as live next hops
+        // come from the kernel's routes, its neighbours and its default route.
+        warmTopology.route(IpPrefix.parse("100.64.0.0/21"), 0, 0x02_00_00_00_77_01L);
         scratch.allServers().forEach(server -> warmTopology.neighbour(server.address(), 0, 0x02_00_00_00_77_02L));
         final DataPlane plane = builder.build(scratch, warmTopology.build(), config.connectionTimeouts(),
             config.settings(), config.markRules());

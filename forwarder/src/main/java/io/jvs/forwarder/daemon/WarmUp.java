@@ -1,7 +1,9 @@
 package io.jvs.forwarder.daemon;
 
 import io.jvs.core.net.IpAddress;
+import io.jvs.core.packet.Checksums;
 import io.jvs.core.packet.EthernetHeader;
+import io.jvs.core.packet.Frames;
 import io.jvs.core.packet.Ipv4Header;
 import io.jvs.core.packet.L4Headers;
 import io.jvs.core.pipeline.FrameBurst;
@@ -61,10 +63,16 @@ final class WarmUp implements FrameSource
         {
             return 0;
         }
-        if (++given % MALFORMED_EVERY == 0)
+        ++given;
+        if (given % MALFORMED_EVERY == 0)
         {
             delivered++;
             return malformed(address);
+        }
+        if (given % HOST_EVERY == 0)
+        {
+            delivered++;
+            return (given / HOST_EVERY & 1) == 0 ? arpRequest(address) : echoRequest(address);
         }
         final long n = step++;
         final VirtualService service = services.get((int)(n % services.size()));
@@ -112,6 +120,56 @@ final class WarmUp implements FrameSource
         UnsafeApi.putByte(address + EthernetHeader.LENGTH, (byte)0x65);
         return length;
     }
+
+    /**
+     * A broadcast ARP request for the first service's address, as a router or a server sends for it: passed to the
+     * host. Without any, the parser's code for frames that are not IP would be compiled as a trap in the middle of
+     * the pipeline, and the first live ARP request would send the pipeline back to the interpreter.
+     */
+    private int arpRequest(final long address)
+    {
+        final int l3 = HeaderWriter.ethernet(address, BROADCAST_MAC, CLIENT_MAC, -1, EthernetHeader.TYPE_ARP);
+        final long arp = address + l3;
+        Frames.putU16(arp, 1);
+        Frames.putU16(arp + 2, EthernetHeader.TYPE_IPV4);
+        Frames.putU8(arp + 4, 6);
+        Frames.putU8(arp + 5, 4);
+        Frames.putU16(arp + 6, 1);
+        putMac(arp + 8, CLIENT_MAC);
+        Frames.putI32(arp + 14, 0x6440_0001);
+        putMac(arp + 18, 0);
+        Frames.putI32(arp + 24, services.get(0).key().address().v4());
+        return HeaderWriter.pad(address, l3 + 28);
+    }
+
+    /** An ICMP echo request to the first service's address, as a ping of the VIP: passed to the host, which answers. */
+    private int echoRequest(final long address)
+    {
+        final int l3 = HeaderWriter.ethernet(address, portMac, CLIENT_MAC, -1, EthernetHeader.TYPE_IPV4);
+        final long ip = address + l3;
+        final long icmp = ip + 20;
+        final int length = 8 + 32;
+        UnsafeApi.setMemory(icmp, length, (byte)0);
+        Frames.putU8(icmp, 8);
+        Frames.putU16(icmp + 4, (int)given & 0xFFFF);
+        Frames.putU16(icmp + 2, Checksums.checksum(icmp, length));
+        HeaderWriter.ipv4(ip, 20 + length, 1, 0x4000, HeaderWriter.TTL, ICMP, 0x6440_0001,
+            services.get(0).key().address().v4());
+        return HeaderWriter.pad(address, l3 + 20 + length);
+    }
+
+    private static void putMac(final long at, final long mac)
+    {
+        for (int i = 0; i < 6; i++)
+        {
+            Frames.putU8(at + i, (int)(mac >>> (40 - 8 * i)) & 0xFF);
+        }
+    }
+
+    /** One frame in this many is for the host (an ARP request or a ping of a VIP), besides the connections'. */
+    static final int HOST_EVERY = 97;
+    private static final long BROADCAST_MAC = 0xFFFF_FFFF_FFFFL;
+    private static final int ICMP = 1;
 
     /** One frame in this many is malformed, besides the connections' frames. */
     static final int MALFORMED_EVERY = 211;

@@ -92,7 +92,7 @@ class WarmUpTest
         final WarmUp warmUp = new WarmUp(table, PORT_MAC);
         // Two address services: sixteen passes over the clients of each make every frame of their first connections.
         final int frames = WarmUp.PHASES * CLIENTS * 2;
-        final int[] kinds = new int[7];
+        final int[] kinds = new int[9];
         final FrameBurst burst = new FrameBurst();
         final int[] kind = new int[32];
         int given = 0;
@@ -100,10 +100,10 @@ class WarmUpTest
         {
             final long memory = arena.allocate((long)32 * STRIDE, 64).address();
             long now = 1_000_000_000L;
-            while (given - kinds[6] < frames)
+            while (given - kinds[6] - kinds[7] - kinds[8] < frames)
             {
                 burst.clear();
-                for (int i = 0; i < 32 && given - kinds[6] < frames; i++)
+                for (int i = 0; i < 32 && given - kinds[6] - kinds[7] - kinds[8] < frames; i++)
                 {
                     final long frame = memory + (long)i * STRIDE + HEADROOM;
                     final int length = warmUp.next(frame, STRIDE - HEADROOM);
@@ -117,7 +117,7 @@ class WarmUpTest
                 for (int i = 0; i < burst.count; i++)
                 {
                     assertThat(Verdict.toString(burst.verdict(i))).as("frame %d, kind %d", given - burst.count + i,
-                        kind[i]).isEqualTo(kind[i] == 6 ? "drop:bad-ip-version" : "transmit:0");
+                        kind[i]).isEqualTo(kind[i] == 6 ? "drop:bad-ip-version" : kind[i] >= 7 ? "pass" : "transmit:0");
                 }
                 now += 10_000;
             }
@@ -125,25 +125,46 @@ class WarmUpTest
         assertThat(warmUp.delivered()).isEqualTo(given);
         assertThat(kinds[6]).as("one malformed frame in %d", WarmUp.MALFORMED_EVERY)
             .isEqualTo(given / WarmUp.MALFORMED_EVERY);
+        final int forHost = given / WarmUp.HOST_EVERY - given / (WarmUp.HOST_EVERY * WarmUp.MALFORMED_EVERY);
+        assertThat(kinds[7] + kinds[8]).as("one frame for the host in %d", WarmUp.HOST_EVERY).isEqualTo(forHost);
+        assertThat(kinds[7]).as("ARP requests and pings by turns").isBetween(forHost / 2 - 1, forHost / 2 + 1);
         // SYNs, ACKs, FINs and the servers' ACKs of the TCP service; datagrams of the UDP one, half without a checksum.
         assertThat(kinds).containsExactly(CLIENTS, 7 * CLIENTS, CLIENTS, 7 * CLIENTS, WarmUp.PHASES * CLIENTS / 2,
-            WarmUp.PHASES * CLIENTS / 2, given / WarmUp.MALFORMED_EVERY);
+            WarmUp.PHASES * CLIENTS / 2, given / WarmUp.MALFORMED_EVERY, kinds[7], kinds[8]);
         assertThat(pipeline.connectionsV4().size()).isEqualTo(2 * CLIENTS);
         // Most of the clients' frames follow an established connection, as on a wire: the six data ACKs of each
-        // TCP connection and every datagram of a UDP flow after its first; the malformed frames end there too, dropped.
-        assertThat(pipeline.counters().fastPath()).isEqualTo((6L + WarmUp.PHASES - 1) * CLIENTS + kinds[6]);
+        // TCP connection and every datagram of a UDP flow after its first; the malformed frames and the ARP requests
+        // end there too, dropped and passed (a ping goes the general way).
+        assertThat(pipeline.counters().fastPath()).isEqualTo((6L + WarmUp.PHASES - 1) * CLIENTS + kinds[6] + kinds[7]);
     }
 
     /**
      * Checks the frame's framing and checksums.
      *
-     * @return 0 SYN, 1 ACK, 2 FIN, 3 a server's ACK, 4 UDP, 5 UDP without a checksum, 6 malformed (IP version 6).
+     * @return 0 SYN, 1 ACK, 2 FIN, 3 a server's ACK, 4 UDP, 5 UDP without a checksum, 6 malformed (IP version 6),
+     *         7 an ARP request, 8 a ping of a VIP.
      */
     private static int check(final long frame, final int length, final int n)
     {
+        if (Frames.u16(frame + EthernetHeader.TYPE_OFFSET) == EthernetHeader.TYPE_ARP)
+        {
+            assertThat(EthernetHeader.destination(frame)).as("frame %d, broadcast", n).isEqualTo(0xFFFF_FFFF_FFFFL);
+            assertThat(Frames.u16(frame + EthernetHeader.LENGTH + 6)).as("a request").isOne();
+            assertThat(Frames.i32(frame + EthernetHeader.LENGTH + 24)).as("for the VIP")
+                .isEqualTo(IpAddress.parse("10.0.0.100").v4());
+            return 7;
+        }
         assertThat(EthernetHeader.destination(frame)).as("frame %d's MAC", n).isEqualTo(PORT_MAC);
         assertThat(Frames.u16(frame + EthernetHeader.TYPE_OFFSET)).isEqualTo(EthernetHeader.TYPE_IPV4);
         final long ip = frame + EthernetHeader.LENGTH;
+        if (Frames.u8(ip + Ipv4Header.PROTOCOL_OFFSET) == 1)
+        {
+            assertThat(Checksums.isIpv4HeaderChecksumValid(ip)).isTrue();
+            assertThat(Frames.u8(ip + 20)).as("an echo request").isEqualTo(8);
+            final int total = Frames.u16(ip + Ipv4Header.TOTAL_LENGTH_OFFSET);
+            assertThat(Checksums.checksum(ip + 20, total - 20)).as("its checksum").isZero();
+            return 8;
+        }
         if (Frames.u8(ip) >> 4 == 6)
         {
             assertThat(n % WarmUp.MALFORMED_EVERY).as("frame %d", n).isEqualTo(WarmUp.MALFORMED_EVERY - 1);
