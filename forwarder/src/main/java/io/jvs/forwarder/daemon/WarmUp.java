@@ -72,7 +72,8 @@ final class WarmUp implements FrameSource
         if (given % HOST_EVERY == 0)
         {
             delivered++;
-            return (given / HOST_EVERY & 1) == 0 ? arpRequest(address) : echoRequest(address);
+            final long turn = given / HOST_EVERY % 3;
+            return turn == 0 ? arpRequest(address) : turn == 1 ? echoRequest(address) : neighbourSolicitation(address);
         }
         final long n = step++;
         final VirtualService service = services.get((int)(n % services.size()));
@@ -93,18 +94,19 @@ final class WarmUp implements FrameSource
         final int protocol = service.key().protocol().number();
         final RealServer[] servers = service.servers();
         delivered++;
-        if (isServerPhase(phase) && servers.length > 0 && protocol == Ipv4Header.PROTOCOL_TCP)
+        if (isServerPhase(phase) && servers.length > 0)
         {
             // The server rr gives the service's connection-th connection (other schedulers choose otherwise: the
-            // replies that then find no connection are passed, which warms that path).
+            // replies that then find no connection are passed, which warms that path). A UDP server answers too.
             final RealServer server = servers[(int)(connection % servers.length)];
             final int serverPort = server.port() == 0 ? vport : server.port();
             return frame(address, server.address(), serverPort, IpAddress.ofV4(client), clientPort, protocol,
-                L4Headers.TCP_ACK);
+                L4Headers.TCP_ACK, (client & 1) == 0);
         }
         final int flags = phase == 0 ? L4Headers.TCP_SYN : phase == FIN_PHASE ? L4Headers.TCP_FIN | L4Headers.TCP_ACK :
             L4Headers.TCP_ACK;
-        return frame(address, IpAddress.ofV4(client), clientPort, IpAddress.ofV4(vip), vport, protocol, flags);
+        return frame(address, IpAddress.ofV4(client), clientPort, IpAddress.ofV4(vip), vport, protocol, flags,
+            (client & 1) == 0);
     }
 
     /**
@@ -116,7 +118,7 @@ final class WarmUp implements FrameSource
     {
         final VirtualService service = services.get(0);
         final int length = frame(address, IpAddress.ofV4(0x6440_0000), 1024, service.key().address(), 80,
-            Ipv4Header.PROTOCOL_UDP, 0);
+            Ipv4Header.PROTOCOL_UDP, 0, true);
         UnsafeApi.putByte(address + EthernetHeader.LENGTH, (byte)0x65);
         return length;
     }
@@ -158,6 +160,33 @@ final class WarmUp implements FrameSource
         return HeaderWriter.pad(address, l3 + 20 + length);
     }
 
+    /**
+     * An IPv6 neighbour solicitation from a link-local address to a solicited-node group, as any IPv6 host on the link
+     * sends, whatever the services' families: passed to the host. Without any IPv6 frame, the parser's IPv6 branch
+     * would be compiled as a trap in the middle of the pipeline.
+     */
+    private int neighbourSolicitation(final long address)
+    {
+        final long targetLow = 0x0000_0000_0000_0001L;
+        final long group = 0x3333_FF00_0001L;
+        final int l3 = HeaderWriter.ethernet(address, group, CLIENT_MAC, -1, EthernetHeader.TYPE_IPV6);
+        final long ip = address + l3;
+        final long icmp = ip + 40;
+        final int length = 32;
+        UnsafeApi.setMemory(icmp, length, (byte)0);
+        Frames.putU8(icmp, NEIGHBOUR_SOLICITATION);
+        Frames.putI64(icmp + 8, 0xFE80_0000_0000_0000L);
+        Frames.putI64(icmp + 16, targetLow);
+        Frames.putU8(icmp + 24, 1);
+        Frames.putU8(icmp + 25, 1);
+        putMac(icmp + 26, CLIENT_MAC);
+        HeaderWriter.ipv6(ip, length, ICMPV6, 0, 0xFE80_0000_0000_0000L, 0x0000_0000_0000_0002L,
+            0xFF02_0000_0000_0000L, 0x0000_0001_FF00_0001L);
+        Frames.putU8(ip + 7, 255);
+        HeaderWriter.transportChecksum(ip, true, ICMPV6, icmp, length);
+        return HeaderWriter.pad(address, l3 + 40 + length);
+    }
+
     private static void putMac(final long at, final long mac)
     {
         for (int i = 0; i < 6; i++)
@@ -166,8 +195,13 @@ final class WarmUp implements FrameSource
         }
     }
 
-    /** One frame in this many is for the host (an ARP request or a ping of a VIP), besides the connections'. */
+    /**
+     * One frame in this many is for the host (an ARP request, a ping of a VIP or an IPv6 neighbour solicitation, by
+     * turns), besides the connections'.
+     */
     static final int HOST_EVERY = 97;
+    private static final int ICMPV6 = 58;
+    private static final int NEIGHBOUR_SOLICITATION = 135;
     private static final long BROADCAST_MAC = 0xFFFF_FFFF_FFFFL;
     private static final int ICMP = 1;
 
@@ -180,8 +214,12 @@ final class WarmUp implements FrameSource
         return phase > 1 && (phase & 1) == 1;
     }
 
+    /**
+     * @param udpChecksum whether a datagram has its checksum: the datagrams of every other client and of its server
+     *                    have none (0, RFC 768), as many senders do, so that the JIT compiles the NAT rewrite for both.
+     */
     private int frame(final long frame, final IpAddress source, final int sourcePort, final IpAddress destination,
-        final int destinationPort, final int protocol, final int tcpFlags)
+        final int destinationPort, final int protocol, final int tcpFlags, final boolean udpChecksum)
     {
         final int l3 = HeaderWriter.ethernet(frame, portMac, CLIENT_MAC, -1, EthernetHeader.TYPE_IPV4);
         final long ip = frame + l3;
@@ -197,9 +235,7 @@ final class WarmUp implements FrameSource
             HeaderWriter.udp(l4, sourcePort, destinationPort, segment);
         }
         HeaderWriter.ipv4(ip, 20 + segment, 1, 0x4000, HeaderWriter.TTL, protocol, source.v4(), destination.v4());
-        // Every other UDP client sends without a checksum (0, RFC 768), as many senders do, so that the JIT compiles
-        // the NAT rewrite for both kinds of datagram.
-        if (protocol == Ipv4Header.PROTOCOL_TCP || (source.v4() & 1) == 0)
+        if (protocol == Ipv4Header.PROTOCOL_TCP || udpChecksum)
         {
             HeaderWriter.transportChecksum(ip, false, protocol, l4, segment);
         }

@@ -92,7 +92,7 @@ class WarmUpTest
         final WarmUp warmUp = new WarmUp(table, PORT_MAC);
         // Two address services: sixteen passes over the clients of each make every frame of their first connections.
         final int frames = WarmUp.PHASES * CLIENTS * 2;
-        final int[] kinds = new int[9];
+        final int[] kinds = new int[12];
         final FrameBurst burst = new FrameBurst();
         final int[] kind = new int[32];
         int given = 0;
@@ -100,10 +100,10 @@ class WarmUpTest
         {
             final long memory = arena.allocate((long)32 * STRIDE, 64).address();
             long now = 1_000_000_000L;
-            while (given - kinds[6] - kinds[7] - kinds[8] < frames)
+            while (given - kinds[6] - kinds[7] - kinds[8] - kinds[9] < frames)
             {
                 burst.clear();
-                for (int i = 0; i < 32 && given - kinds[6] - kinds[7] - kinds[8] < frames; i++)
+                for (int i = 0; i < 32 && given - kinds[6] - kinds[7] - kinds[8] - kinds[9] < frames; i++)
                 {
                     final long frame = memory + (long)i * STRIDE + HEADROOM;
                     final int length = warmUp.next(frame, STRIDE - HEADROOM);
@@ -117,7 +117,8 @@ class WarmUpTest
                 for (int i = 0; i < burst.count; i++)
                 {
                     assertThat(Verdict.toString(burst.verdict(i))).as("frame %d, kind %d", given - burst.count + i,
-                        kind[i]).isEqualTo(kind[i] == 6 ? "drop:bad-ip-version" : kind[i] >= 7 ? "pass" : "transmit:0");
+                        kind[i]).isEqualTo(kind[i] == 6 ? "drop:bad-ip-version" : kind[i] >= 7 && kind[i] <= 9 ? "pass" :
+                        "transmit:0");
                 }
                 now += 10_000;
             }
@@ -126,23 +127,27 @@ class WarmUpTest
         assertThat(kinds[6]).as("one malformed frame in %d", WarmUp.MALFORMED_EVERY)
             .isEqualTo(given / WarmUp.MALFORMED_EVERY);
         final int forHost = given / WarmUp.HOST_EVERY - given / (WarmUp.HOST_EVERY * WarmUp.MALFORMED_EVERY);
-        assertThat(kinds[7] + kinds[8]).as("one frame for the host in %d", WarmUp.HOST_EVERY).isEqualTo(forHost);
-        assertThat(kinds[7]).as("ARP requests and pings by turns").isBetween(forHost / 2 - 1, forHost / 2 + 1);
+        assertThat(kinds[7] + kinds[8] + kinds[9]).as("one frame for the host in %d", WarmUp.HOST_EVERY)
+            .isEqualTo(forHost);
+        assertThat(List.of(kinds[7], kinds[8], kinds[9])).as("ARP requests, pings and solicitations by turns")
+            .allMatch(count -> Math.abs(count - forHost / 3) <= 1);
         // SYNs, ACKs, FINs and the servers' ACKs of the TCP service; datagrams of the UDP one, half without a checksum.
-        assertThat(kinds).containsExactly(CLIENTS, 7 * CLIENTS, CLIENTS, 7 * CLIENTS, WarmUp.PHASES * CLIENTS / 2,
-            WarmUp.PHASES * CLIENTS / 2, given / WarmUp.MALFORMED_EVERY, kinds[7], kinds[8]);
+        // The UDP service's flows: nine datagrams of the client's and seven of the server's in sixteen passes.
+        assertThat(kinds).containsExactly(CLIENTS, 7 * CLIENTS, CLIENTS, 7 * CLIENTS, 9 * CLIENTS / 2, 9 * CLIENTS / 2,
+            given / WarmUp.MALFORMED_EVERY, kinds[7], kinds[8], kinds[9], 7 * CLIENTS / 2, 7 * CLIENTS / 2);
         assertThat(pipeline.connectionsV4().size()).isEqualTo(2 * CLIENTS);
         // Most of the clients' frames follow an established connection, as on a wire: the six data ACKs of each
-        // TCP connection and every datagram of a UDP flow after its first; the malformed frames and the ARP requests
-        // end there too, dropped and passed (a ping goes the general way).
-        assertThat(pipeline.counters().fastPath()).isEqualTo((6L + WarmUp.PHASES - 1) * CLIENTS + kinds[6] + kinds[7]);
+        // TCP connection and every datagram of a UDP client after its first (eight of nine); the malformed frames
+        // and the ARP requests end there too, dropped and passed. The servers' answers and a ping go the general way.
+        assertThat(pipeline.counters().fastPath()).isEqualTo((6L + 8) * CLIENTS + kinds[6] + kinds[7]);
     }
 
     /**
      * Checks the frame's framing and checksums.
      *
      * @return 0 SYN, 1 ACK, 2 FIN, 3 a server's ACK, 4 UDP, 5 UDP without a checksum, 6 malformed (IP version 6),
-     *         7 an ARP request, 8 a ping of a VIP.
+     *         7 an ARP request, 8 a ping of a VIP, 9 an IPv6 neighbour solicitation, 10 a UDP server's answer, 11
+     *         one without a checksum.
      */
     private static int check(final long frame, final int length, final int n)
     {
@@ -153,6 +158,14 @@ class WarmUpTest
             assertThat(Frames.i32(frame + EthernetHeader.LENGTH + 24)).as("for the VIP")
                 .isEqualTo(IpAddress.parse("10.0.0.100").v4());
             return 7;
+        }
+        if (Frames.u16(frame + EthernetHeader.TYPE_OFFSET) == EthernetHeader.TYPE_IPV6)
+        {
+            final long ip = frame + EthernetHeader.LENGTH;
+            assertThat(Frames.u8(ip + 6)).as("ICMPv6").isEqualTo(58);
+            assertThat(Frames.u8(ip + 40)).as("a neighbour solicitation").isEqualTo(135);
+            assertThat(Checksums.isTransportChecksumValidV6(ip + 8, 58, ip + 40, Frames.u16(ip + 4))).isTrue();
+            return 9;
         }
         assertThat(EthernetHeader.destination(frame)).as("frame %d's MAC", n).isEqualTo(PORT_MAC);
         assertThat(Frames.u16(frame + EthernetHeader.TYPE_OFFSET)).isEqualTo(EthernetHeader.TYPE_IPV4);
@@ -176,20 +189,24 @@ class WarmUpTest
         final int protocol = Frames.u8(ip + Ipv4Header.PROTOCOL_OFFSET);
         if (protocol == Ipv4Header.PROTOCOL_UDP)
         {
-            assertThat(Frames.i32(ip + Ipv4Header.DESTINATION_OFFSET)).isEqualTo(IpAddress.parse("10.0.0.101").v4());
+            final boolean reply = Frames.i32(ip + Ipv4Header.SOURCE_OFFSET) == IpAddress.parse("192.168.1.9").v4();
+            if (!reply)
+            {
+                assertThat(Frames.i32(ip + Ipv4Header.DESTINATION_OFFSET)).isEqualTo(IpAddress.parse("10.0.0.101").v4());
+            }
+            final int client = Frames.i32(ip + (reply ? Ipv4Header.DESTINATION_OFFSET : Ipv4Header.SOURCE_OFFSET));
             if (Frames.u16(ip + 20 + L4Headers.UDP_CHECKSUM_OFFSET) == 0)
             {
-                // No checksum (RFC 768): every other client sends its datagrams so.
-                assertThat(Frames.i32(ip + Ipv4Header.SOURCE_OFFSET) & 1).as("frame %d's client", n).isOne();
-                return 5;
+                // No checksum (RFC 768): every other client and its server send their datagrams so.
+                assertThat(client & 1).as("frame %d's client", n).isOne();
+                return reply ? 11 : 5;
             }
+            assertThat(Checksums.isTransportChecksumValidV4(ip + Ipv4Header.SOURCE_OFFSET, protocol, ip + 20, total - 20))
+                .as("frame %d's checksum", n).isTrue();
+            return reply ? 10 : 4;
         }
         assertThat(Checksums.isTransportChecksumValidV4(ip + Ipv4Header.SOURCE_OFFSET, protocol, ip + 20, total - 20))
             .as("frame %d's checksum", n).isTrue();
-        if (protocol == Ipv4Header.PROTOCOL_UDP)
-        {
-            return 4;
-        }
         final int flags = Frames.u8(ip + 20 + L4Headers.TCP_FLAGS_OFFSET);
         if (Frames.u16(ip + 20) == 8080)
         {
