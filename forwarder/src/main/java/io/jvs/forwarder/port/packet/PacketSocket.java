@@ -4,6 +4,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 
+import io.jvs.forwarder.port.SimulatedKicks;
 import io.jvs.nativebindings.Ifreq;
 import io.jvs.nativebindings.Mmap;
 import io.jvs.nativebindings.Sockets;
@@ -37,8 +38,8 @@ final class PacketSocket implements AutoCloseable
     private final int fd;
     private long ring;
     private long ringBytes;
-    /** The other end of a simulated socket's descriptor, or -1. */
-    private int simulatedPeer = -1;
+    /** A simulated socket's descriptor and where its kicks go; null for a real socket. */
+    private SimulatedKicks kicks;
 
     private PacketSocket(final Syscalls syscalls, final int fd)
     {
@@ -139,31 +140,16 @@ final class PacketSocket implements AutoCloseable
 
     /**
      * A socket on no device whose ring is {@code ringBytes} of anonymous memory, for {@link SimulatedPacketKernel} to
-     * play the kernel's side of. Its descriptor is one end of an AF_UNIX datagram socket pair with the smallest send
-     * buffer: a transmit kick (sendto, no data) sends an empty datagram to {@link #simulatedPeer()}, which succeeds
-     * while the simulated kernel takes them and fails with EAGAIN while it does not, as real kicks do, and nothing
-     * leaves the process.
+     * play the kernel's side of. Its descriptor is {@link SimulatedKicks}': a transmit kick succeeds, and fails with
+     * EAGAIN while the simulated kernel is behind, as real kicks do.
      */
     static PacketSocket simulated(final Syscalls syscalls, final long ringBytes)
     {
-        final int fd;
-        final int peer;
-        try (Arena scratch = Arena.ofConfined())
+        final SimulatedKicks kicks = SimulatedKicks.open(syscalls, "a simulated AF_PACKET socket");
+        final PacketSocket socket = new PacketSocket(syscalls, kicks.fd());
+        socket.kicks = kicks;
+        try
         {
-            final MemorySegment pair = scratch.allocate(JAVA_INT, 2);
-            Syscalls.check("socketpair", syscalls.socketpair(Sockets.AF_UNIX, Sockets.SOCK_DGRAM | Sockets.SOCK_CLOEXEC |
-                Sockets.SOCK_NONBLOCK, 0, pair.address()), "a simulated AF_PACKET socket");
-            fd = pair.getAtIndex(JAVA_INT, 0);
-            peer = pair.getAtIndex(JAVA_INT, 1);
-        }
-        final PacketSocket socket = new PacketSocket(syscalls, fd);
-        socket.simulatedPeer = peer;
-        try (Arena scratch = Arena.ofConfined())
-        {
-            final MemorySegment size = scratch.allocate(JAVA_INT);
-            size.set(JAVA_INT, 0, 1);
-            Syscalls.check("setsockopt SO_SNDBUF", syscalls.setsockopt(fd, Sockets.SOL_SOCKET, Sockets.SO_SNDBUF,
-                size.address(), Integer.BYTES), "a simulated AF_PACKET socket");
             socket.ring = Syscalls.check("mmap", syscalls.mmap(0, ringBytes, Mmap.PROT_READ | Mmap.PROT_WRITE,
                 Mmap.MAP_PRIVATE | Mmap.MAP_ANONYMOUS | Mmap.MAP_POPULATE, -1, 0), "a simulated AF_PACKET ring");
             socket.ringBytes = ringBytes;
@@ -176,10 +162,10 @@ final class PacketSocket implements AutoCloseable
         }
     }
 
-    /** @return where a simulated socket's kicks arrive, as empty datagrams; -1 for a real socket. */
-    int simulatedPeer()
+    /** @return a simulated socket's kicks; null for a real socket. */
+    SimulatedKicks kicks()
     {
-        return simulatedPeer;
+        return kicks;
     }
 
     int fd()
@@ -201,11 +187,13 @@ final class PacketSocket implements AutoCloseable
             syscalls.munmap(ring, ringBytes);
             ring = 0;
         }
-        syscalls.close(fd);
-        if (simulatedPeer >= 0)
+        if (kicks != null)
         {
-            syscalls.close(simulatedPeer);
-            simulatedPeer = -1;
+            kicks.close();
+        }
+        else
+        {
+            syscalls.close(fd);
         }
     }
 

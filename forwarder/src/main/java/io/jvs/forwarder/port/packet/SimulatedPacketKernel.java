@@ -24,7 +24,6 @@ public final class SimulatedPacketKernel implements AutoCloseable
     /** The least room a frame is written into: a block with less is full. */
     private static final int MIN_FRAME_ROOM = 128;
 
-    private final Syscalls syscalls;
     private final AfPacketSettings settings;
     private final AfPacketPort[] ports;
     private final int[] receiveBlock;
@@ -40,9 +39,8 @@ public final class SimulatedPacketKernel implements AutoCloseable
     private long completed;
     private boolean closed;
 
-    private SimulatedPacketKernel(final Syscalls syscalls, final AfPacketSettings settings, final int count)
+    private SimulatedPacketKernel(final AfPacketSettings settings, final int count)
     {
-        this.syscalls = syscalls;
         this.settings = settings;
         this.ports = new AfPacketPort[count];
         this.receiveBlock = new int[count];
@@ -63,7 +61,7 @@ public final class SimulatedPacketKernel implements AutoCloseable
     public static SimulatedPacketKernel open(final Syscalls syscalls, final AfPacketSettings settings,
         final int[] portIndexes)
     {
-        final SimulatedPacketKernel kernel = new SimulatedPacketKernel(syscalls, settings, portIndexes.length);
+        final SimulatedPacketKernel kernel = new SimulatedPacketKernel(settings, portIndexes.length);
         try
         {
             for (int p = 0; p < portIndexes.length; p++)
@@ -180,10 +178,7 @@ public final class SimulatedPacketKernel implements AutoCloseable
         for (int p = 0; p < ports.length; p++)
         {
             final PacketSocket transmit = ports[p].transmitSocket();
-            while (syscalls.kickReceive(transmit.simulatedPeer()) >= 0)
-            {
-                // an empty datagram a kick sent
-            }
+            transmit.kicks().take();
             final long ring = transmit.ring();
             int slot = transmitSlot[p];
             while (true)

@@ -23,7 +23,6 @@ public final class SimulatedXdpKernel implements AutoCloseable
     /** XDP_PACKET_HEADROOM: where a copy-mode kernel writes a received frame in its chunk. */
     static final int KERNEL_HEADROOM = 256;
 
-    private final Syscalls syscalls;
     private final Umem umem;
     private final XdpSocket[] sockets;
     private final AfXdpPort[] ports;
@@ -36,9 +35,8 @@ public final class SimulatedXdpKernel implements AutoCloseable
     private long kicked;
     private boolean closed;
 
-    private SimulatedXdpKernel(final Syscalls syscalls, final Umem umem, final int count)
+    private SimulatedXdpKernel(final Umem umem, final int count)
     {
-        this.syscalls = syscalls;
         this.umem = umem;
         this.sockets = new XdpSocket[count];
         this.ports = new AfXdpPort[count];
@@ -59,7 +57,7 @@ public final class SimulatedXdpKernel implements AutoCloseable
         final int[] portIndexes)
     {
         final int chunks = Math.max(settings.chunkCount(), (portIndexes.length + 2) * settings.fillRingSize());
-        final SimulatedXdpKernel kernel = new SimulatedXdpKernel(syscalls, Umem.map(syscalls, chunks, settings.chunkSize()),
+        final SimulatedXdpKernel kernel = new SimulatedXdpKernel(Umem.map(syscalls, chunks, settings.chunkSize()),
             portIndexes.length);
         try
         {
@@ -138,11 +136,7 @@ public final class SimulatedXdpKernel implements AutoCloseable
     {
         for (int p = 0; p < ports.length; p++)
         {
-            final int kicks = sockets[p].simulatedPeer();
-            while (syscalls.kickReceive(kicks) >= 0)
-            {
-                kicked++;
-            }
+            kicked += sockets[p].kicks().take();
             final XdpRing tx = kernelTx[p];
             final XdpRing completion = kernelCompletion[p];
             final int count = completion.reserve(tx.peek(tx.size()));

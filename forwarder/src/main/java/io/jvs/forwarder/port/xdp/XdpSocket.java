@@ -5,6 +5,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.concurrent.locks.LockSupport;
 
+import io.jvs.forwarder.port.SimulatedKicks;
 import io.jvs.nativebindings.Errno;
 import io.jvs.nativebindings.Ifreq;
 import io.jvs.nativebindings.Mmap;
@@ -45,8 +46,8 @@ final class XdpSocket implements AutoCloseable
     private final long[] mappingLengths = new long[RING_COUNT];
     private final byte[] mac = new byte[MAC_LENGTH];
     private int fd = -1;
-    /** The other end of a simulated socket's descriptor, or -1. */
-    private int simulatedPeer = -1;
+    /** A simulated socket's descriptor and where its kicks go; null for a real socket. */
+    private SimulatedKicks kicks;
     private int mappings;
     private XdpRing rx;
     private XdpRing tx;
@@ -118,32 +119,17 @@ final class XdpSocket implements AutoCloseable
 
     /**
      * A socket bound to no device whose four rings are anonymous memory, for {@link SimulatedXdpKernel} to play the
-     * kernel's side. Its descriptor is one end of an AF_UNIX datagram socket pair: a kick (sendto, no data) sends an
-     * empty datagram to the other end, {@link #simulatedPeer()}, which the simulated kernel empties. So kicks succeed,
-     * and fail with EAGAIN while the simulated kernel is behind, as a real copy-mode socket's do, and the JIT compiles
-     * both outcomes (kicks that always failed, or never, would leave a profile that traps on the first real kick of
-     * the other kind), while nothing leaves the process. The TX ring asks
-     * for kicks, as a copy-mode socket's does.
+     * kernel's side. Its descriptor is {@link SimulatedKicks}': kicks succeed, and fail with EAGAIN while the
+     * simulated kernel is behind, as a real copy-mode socket's do. The TX ring asks for kicks, as a copy-mode
+     * socket's does.
      *
      * @param name what the port calls its device, e.g. "warm-up0".
      */
     static XdpSocket simulated(final Syscalls syscalls, final String name, final AfXdpSettings settings)
     {
         final XdpSocket socket = new XdpSocket(syscalls, name, 0, 0);
-        try (Arena arena = Arena.ofConfined())
-        {
-            final MemorySegment pair = arena.allocate(ValueLayout.JAVA_INT, 2);
-            Syscalls.check("socketpair", syscalls.socketpair(Sockets.AF_UNIX, Sockets.SOCK_DGRAM | Sockets.SOCK_CLOEXEC |
-                Sockets.SOCK_NONBLOCK, 0, pair.address()), "a simulated AF_XDP socket");
-            socket.fd = pair.getAtIndex(ValueLayout.JAVA_INT, 0);
-            socket.simulatedPeer = pair.getAtIndex(ValueLayout.JAVA_INT, 1);
-            // The smallest send buffer the kernel allows: a few kicks the simulated kernel has not taken yet, and the
-            // next fails with EAGAIN, as a real kick does while the kernel is behind.
-            final MemorySegment size = arena.allocate(ValueLayout.JAVA_INT);
-            size.set(ValueLayout.JAVA_INT, 0, 1);
-            Syscalls.check("setsockopt SO_SNDBUF", syscalls.setsockopt(socket.fd, Sockets.SOL_SOCKET,
-                Sockets.SO_SNDBUF, size.address(), Integer.BYTES), "a simulated AF_XDP socket");
-        }
+        socket.kicks = SimulatedKicks.open(syscalls, "a simulated AF_XDP socket");
+        socket.fd = socket.kicks.fd();
         try
         {
             socket.rx = socket.mapSimulated(settings.rxRingSize(), XdpDesc.SIZE);
@@ -344,10 +330,10 @@ final class XdpSocket implements AutoCloseable
         return fd;
     }
 
-    /** @return where a simulated socket's kicks arrive, as empty datagrams; -1 for a real socket. */
-    int simulatedPeer()
+    /** @return a simulated socket's kicks; null for a real socket. */
+    SimulatedKicks kicks()
     {
-        return simulatedPeer;
+        return kicks;
     }
 
     String device()
@@ -426,15 +412,15 @@ final class XdpSocket implements AutoCloseable
         tx = null;
         fill = null;
         completion = null;
-        if (fd >= 0)
+        if (kicks != null)
+        {
+            kicks.close();
+            fd = -1;
+        }
+        else if (fd >= 0)
         {
             syscalls.close(fd);
             fd = -1;
-        }
-        if (simulatedPeer >= 0)
-        {
-            syscalls.close(simulatedPeer);
-            simulatedPeer = -1;
         }
     }
 }

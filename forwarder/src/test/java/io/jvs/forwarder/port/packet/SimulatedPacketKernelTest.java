@@ -163,7 +163,7 @@ class SimulatedPacketKernelTest
                 kernel.port(p).transmitSocket()})
             {
                 sockets.add(OpenDescriptors.target(socket.fd()));
-                sockets.add(OpenDescriptors.target(socket.simulatedPeer()));
+                sockets.add(OpenDescriptors.target(socket.kicks().peer()));
             }
         }
         assertThat(sockets).hasSize(8).allMatch(socket -> socket.startsWith("socket:"));

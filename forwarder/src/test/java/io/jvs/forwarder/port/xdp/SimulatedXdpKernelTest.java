@@ -131,7 +131,7 @@ class SimulatedXdpKernelTest
             assertThat(kicks).isLessThan(100);
 
             int taken = 0;
-            while (syscalls.kickReceive(socket.simulatedPeer()) >= 0)
+            while (syscalls.kickReceive(socket.kicks().peer()) >= 0)
             {
                 taken++;
             }
@@ -148,7 +148,7 @@ class SimulatedXdpKernelTest
         for (int p = 0; p < 2; p++)
         {
             sockets.add(OpenDescriptors.target(kernel.port(p).socketFd()));
-            sockets.add(OpenDescriptors.target(kernel.socket(p).simulatedPeer()));
+            sockets.add(OpenDescriptors.target(kernel.socket(p).kicks().peer()));
         }
         assertThat(sockets).hasSize(4).allMatch(socket -> socket.startsWith("socket:"));
 
