@@ -59,6 +59,7 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 
 /**
  * The load balancer as a process ({@code tools/jvs run --config FILE}): reads the configuration, builds the data
@@ -392,7 +393,7 @@ public final class Daemon implements AutoCloseable
                 inbound[from] = rings[from][w];
             }
             final Worker worker = new Worker(w, ports[w], portHandsOff, pipeline, taps, policies, rings[w], inbound,
-                wakeups, workerSyscalls[w], owner::get, counters, BATCH, conductor.fromWorkers());
+                wakeups, workerSyscalls[w], owners(owner), counters, BATCH, conductor.fromWorkers());
             workerAgents[w] = worker;
             if (!config.cpus().isEmpty())
             {
@@ -472,8 +473,19 @@ public final class Daemon implements AutoCloseable
 
     private void refreshOwner(final DataPlaneMaps maps)
     {
-        final ClientDispatch dispatch = new ClientDispatch(workers, maps.vips(), maps.destinationPrefixes());
-        owner.set(dispatch::workerOf);
+        owner.set(frameOwner(new ClientDispatch(workers, maps.vips(), maps.destinationPrefixes())));
+    }
+
+    /** One lambda class for the live workers' owner and the warm-up's: the worker's call on it is compiled for one. */
+    private static FrameOwner frameOwner(final ClientDispatch dispatch)
+    {
+        return dispatch::workerOf;
+    }
+
+    /** As {@link #frameOwner}: one class of supplier for the live workers and the warm-up's. */
+    private static Supplier<FrameOwner> owners(final AtomicReference<FrameOwner> owner)
+    {
+        return owner::get;
     }
 
     private String describeInterfaces()
@@ -654,37 +666,94 @@ public final class Daemon implements AutoCloseable
             (faces.get(p).port() == PortKind.AFXDP ? xdpIndexes : packetIndexes).add(p);
         }
         // The ports are of the classes the real ones will be, over rings whose kernel side is simulated: the worker's
-        // calls into its ports are then compiled for those classes, and the ports' own code is compiled too.
-        // Smaller rings than the live ones (the same code, a quarter of the memory or less): the live ports are
-        // about to map theirs.
-        try (SimulatedXdpKernel xdp = xdpIndexes.isEmpty() ? null : SimulatedXdpKernel.open(control,
-                xdpSettings(faces.get(xdpIndexes.get(0))).withRings(WarmUp.RING, WarmUp.RING, WarmUp.RING, WarmUp.RING)
-                    .withChunks(4 * WarmUp.RING), portIndexes(xdpIndexes));
-            SimulatedPacketKernel packet = packetIndexes.isEmpty() ? null : SimulatedPacketKernel.open(control,
-                AfPacketSettings.DEFAULT.withRxRing(AfPacketSettings.DEFAULT.rxBlockSize(), 8,
-                    AfPacketSettings.DEFAULT.retireTimeoutMs()).withTxRing(AfPacketSettings.DEFAULT.txVersion(),
-                    AfPacketSettings.DEFAULT.txBlockSize(), WarmUp.RING), portIndexes(packetIndexes)))
+        // calls into its ports are then compiled for those classes, and the ports' own code is compiled too. With more
+        // than one live worker, two scratch workers hand each other the frames of the other's clients, as live ones
+        // do, each on its own simulated rings (its own UMEM, as a live worker's); one thread runs both.
+        final int scratchWorkers = workers > 1 ? 2 : 1;
+        final SimulatedXdpKernel[] xdp = new SimulatedXdpKernel[scratchWorkers];
+        final SimulatedPacketKernel[] packet = new SimulatedPacketKernel[scratchWorkers];
+        final HandoffRing[][] rings = new HandoffRing[scratchWorkers][scratchWorkers];
+        final Wakeup[] wakeups = new Wakeup[scratchWorkers];
+        final List<AutoCloseable> scratchResources = new ArrayList<>();
+        try
         {
-            final Port[] ports = new Port[topology.ports().size()];
-            for (int p = 0; p < ports.length; p++)
+            final Worker[] scratchAgents = new Worker[scratchWorkers];
+            final Pipeline[] pipelines = new Pipeline[scratchWorkers];
+            final WorkerEpochs epochs = new WorkerEpochs(scratchWorkers);
+            final TemplateTable templates = new TemplateTable(1024);
+            final List<IpAddress> vips = new ArrayList<>();
+            scratch.services().forEach(service ->
             {
-                ports[p] = xdpIndexes.contains(p) ? xdp.port(xdpIndexes.indexOf(p)) :
-                    packet.port(packetIndexes.indexOf(p));
+                if (!service.key().isFirewallMark())
+                {
+                    vips.add(service.key().address());
+                }
+            });
+            final AtomicReference<FrameOwner> scratchOwner =
+                new AtomicReference<>(frameOwner(new ClientDispatch(scratchWorkers, vips)));
+            final DaemonCounters scratchCounters = new DaemonCounters(scratchWorkers);
+            for (int w = 0; w < scratchWorkers; w++)
+            {
+                // Smaller rings than the live ones (the same code, a quarter of the memory or less): the live ports
+                // are about to map theirs.
+                if (!xdpIndexes.isEmpty())
+                {
+                    xdp[w] = SimulatedXdpKernel.open(control, xdpSettings(faces.get(xdpIndexes.get(0)))
+                        .withRings(WarmUp.RING, WarmUp.RING, WarmUp.RING, WarmUp.RING).withChunks(4 * WarmUp.RING),
+                        portIndexes(xdpIndexes));
+                    scratchResources.add(xdp[w]);
+                }
+                if (!packetIndexes.isEmpty())
+                {
+                    packet[w] = SimulatedPacketKernel.open(control, AfPacketSettings.DEFAULT.withRxRing(
+                        AfPacketSettings.DEFAULT.rxBlockSize(), 8, AfPacketSettings.DEFAULT.retireTimeoutMs())
+                        .withTxRing(AfPacketSettings.DEFAULT.txVersion(), AfPacketSettings.DEFAULT.txBlockSize(),
+                            WarmUp.RING), portIndexes(packetIndexes));
+                    scratchResources.add(packet[w]);
+                }
+                if (scratchWorkers > 1)
+                {
+                    wakeups[w] = new Wakeup(control);
+                    scratchResources.add(wakeups[w]);
+                    for (int to = 0; to < scratchWorkers; to++)
+                    {
+                        if (to != w)
+                        {
+                            rings[w][to] = new HandoffRing(HANDOFF_SLOTS);
+                            scratchResources.add(rings[w][to]);
+                        }
+                    }
+                }
             }
-            // As a real worker's: its own prefetch (with another class there, the JIT would compile Pipeline.process
-            // for that one, and the first real burst would deoptimize it) and epochs (a pipeline without them takes
-            // another branch at its start).
-            final Pipeline pipeline = new Pipeline(publisher, 0, 1 << 16, 1 << 12, MAX_SERVICES, MAX_SERVERS,
-                config.settings().icmpRepliesPerSecond(), OffHeapAllocator.DIRECT, new TemplateTable(1024),
-                new WorkerEpochs(1), NativeCachePrefetch.best());
-            final HostPassPolicy[] policies = new HostPassPolicy[ports.length];
-            java.util.Arrays.fill(policies, HostPassPolicy.NEVER);
             // A ring to a conductor, as a live worker has (nobody reads it: a full ring loses a report, as it may).
             final RingBuffer toConductor = new ManyToOneRingBuffer(new UnsafeBuffer(
                 ByteBuffer.allocateDirect((1 << 12) + RingBufferDescriptor.TRAILER_LENGTH)));
-            final Worker worker = new Worker(0, ports, new boolean[ports.length], pipeline, new HostTap[ports.length],
-                policies, new HandoffRing[1], new HandoffRing[1], new Wakeup[1], control, () -> (a, l) -> 0,
-                new DaemonCounters(1), BATCH, toConductor);
+            for (int w = 0; w < scratchWorkers; w++)
+            {
+                final Port[] ports = new Port[topology.ports().size()];
+                final boolean[] handsOff = new boolean[ports.length];
+                for (int p = 0; p < ports.length; p++)
+                {
+                    ports[p] = xdpIndexes.contains(p) ? xdp[w].port(xdpIndexes.indexOf(p)) :
+                        packet[w].port(packetIndexes.indexOf(p));
+                    handsOff[p] = scratchWorkers > 1 && xdpIndexes.contains(p);
+                }
+                // As a real worker's: its own prefetch (with another class there, the JIT would compile
+                // Pipeline.process for that one, and the first real burst would deoptimize it) and epochs (a pipeline
+                // without them takes another branch at its start).
+                pipelines[w] = new Pipeline(publisher, w, 1 << 16, 1 << 12, MAX_SERVICES, MAX_SERVERS,
+                    config.settings().icmpRepliesPerSecond(), OffHeapAllocator.DIRECT, templates, epochs,
+                    NativeCachePrefetch.best());
+                final HostPassPolicy[] policies = new HostPassPolicy[ports.length];
+                java.util.Arrays.fill(policies, HostPassPolicy.NEVER);
+                final HandoffRing[] inbound = new HandoffRing[scratchWorkers];
+                for (int from = 0; from < scratchWorkers; from++)
+                {
+                    inbound[from] = rings[from][w];
+                }
+                scratchAgents[w] = new Worker(w, ports, handsOff, pipelines[w], new HostTap[ports.length], policies,
+                    rings[w], inbound, wakeups, control, owners(scratchOwner), scratchCounters, BATCH, toConductor);
+            }
             // What a live worker meets, so that no branch it takes was never taken here (the JIT compiles a branch
             // never taken as a trap, and the first live frame to take it sends the method back to the interpreter):
             // bursts of every size, rounds with nothing, a TX ring the kernel now and then leaves to fill, AF_PACKET
@@ -694,42 +763,56 @@ public final class Daemon implements AutoCloseable
             while (frames.delivered() < WarmUp.FRAMES && System.nanoTime() - started < 3_000_000_000L)
             {
                 round++;
-                if (round % WarmUp.IDLE_EVERY != 0)
+                for (int w = 0; w < scratchWorkers; w++)
                 {
-                    final int burst = 1 + (int)(round * 37 % WarmUp.BURST);
-                    if (xdpReceives)
+                    if (round % WarmUp.IDLE_EVERY != 0)
                     {
-                        xdp.deliver(0, burst, frames);
+                        final int burst = 1 + (int)(round * 37 % WarmUp.BURST);
+                        if (xdpReceives)
+                        {
+                            xdp[w].deliver(0, burst, frames);
+                        }
+                        else
+                        {
+                            packet[w].deliver(0, burst, frames);
+                        }
                     }
-                    else
+                    if (packet[w] != null && round % WarmUp.blockTimerPeriod(round) == 0)
                     {
-                        packet.deliver(0, burst, frames);
+                        packet[w].expire(0);
                     }
-                }
-                if (packet != null && round % WarmUp.blockTimerPeriod(round) == 0)
-                {
-                    packet.expire(0);
-                }
-                worker.doWork();
-                if (round % WarmUp.STALL_EVERY >= WarmUp.STALL_ROUNDS)
-                {
-                    if (xdp != null)
+                    scratchAgents[w].doWork();
+                    if (round % WarmUp.STALL_EVERY >= WarmUp.STALL_ROUNDS)
                     {
-                        xdp.complete();
+                        if (xdp[w] != null)
+                        {
+                            xdp[w].complete();
+                        }
+                        if (packet[w] != null)
+                        {
+                            packet[w].complete();
+                        }
                     }
-                    if (packet != null)
+                    if (round % WarmUp.RESET_EVERY == 0)
                     {
-                        packet.complete();
+                        pipelines[w].latency().reset();
                     }
-                }
-                if (round % WarmUp.RESET_EVERY == 0)
-                {
-                    pipeline.latency().reset();
                 }
             }
-            for (final Port port : ports)
+        }
+        finally
+        {
+            for (int i = scratchResources.size() - 1; i >= 0; i--)
             {
-                port.close();
+                try
+                {
+                    scratchResources.get(i).close();
+                }
+                catch (final Exception ex)
+                {
+                    DaemonLog.warning("the warm-up could not close " + scratchResources.get(i) + ": " +
+                        ex.getMessage());
+                }
             }
         }
         DaemonLog.info("warmed the data path: " + frames.delivered() + " frames in " +
