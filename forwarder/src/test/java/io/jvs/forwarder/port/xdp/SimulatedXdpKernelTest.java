@@ -114,6 +114,32 @@ class SimulatedXdpKernelTest
     }
 
     @Test
+    void shouldStopKickingAtTheFirstKickThatSentNothing()
+    {
+        try (SimulatedXdpKernel kernel = SimulatedXdpKernel.open(syscalls, SETTINGS, new int[] {0, 1}))
+        {
+            final FrameBurst burst = new FrameBurst();
+            kernel.port(0).receive(burst, 0);
+            assertThat(kernel.deliver(0, 20, (address, capacity) -> 60)).isEqualTo(20);
+            assertThat(kernel.port(0).receive(burst, 0)).isEqualTo(20);
+            final int[] indices = new int[20];
+            for (int i = 0; i < indices.length; i++)
+            {
+                indices[i] = i;
+            }
+            kernel.port(1).transmit(burst, indices, indices.length);
+
+            kernel.port(1).flush();
+
+            assertThat(kernel.socket(1).kicks().take()).as("the transmit's kick, and one more from the flush")
+                .isEqualTo(2);
+            kernel.complete();
+            kernel.port(1).flush();
+            assertThat(kernel.socket(1).kicks().take()).as("nothing left to send").isZero();
+        }
+    }
+
+    @Test
     void shouldLetKicksSucceedWhileTheKernelKeepsUpAndFailWhileItDoesNot()
     {
         try (XdpSocket socket = XdpSocket.simulated(syscalls, "simulated0", SETTINGS))
