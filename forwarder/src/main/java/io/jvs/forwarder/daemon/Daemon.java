@@ -349,7 +349,8 @@ public final class Daemon implements AutoCloseable
         }
         conductor.publish(System.nanoTime());
 
-        final TemplateTable templates = new TemplateTable(Math.max(1024, config.connections() / 16), HugePageAllocator.INSTANCE);
+        final TemplateTable templates = new TemplateTable(Math.max(1024, config.connections() / 16),
+            HugePageAllocator.FAULTED_IN);
         final HandoffRing[][] rings = new HandoffRing[workers][workers];
         final boolean handsOff = workers > 1;
         if (handsOff)
@@ -377,7 +378,7 @@ public final class Daemon implements AutoCloseable
         {
             final Pipeline pipeline = new Pipeline(publisher, w, config.connections(),
                 Math.max(1024, config.connections() / 4), MAX_SERVICES, MAX_SERVERS,
-                config.settings().icmpRepliesPerSecond(), HugePageAllocator.INSTANCE, templates, epochs,
+                config.settings().icmpRepliesPerSecond(), HugePageAllocator.FAULTED_IN, templates, epochs,
                 NativeCachePrefetch.best());
             final boolean[] portHandsOff = new boolean[ports[w].length];
             final HostPassPolicy[] policies = new HostPassPolicy[ports[w].length];

@@ -2,6 +2,7 @@ package io.jvs.forwarder.memory;
 
 import io.jvs.core.memory.OffHeapAllocator;
 import io.jvs.nativebindings.AnonymousMemory;
+import org.agrona.UnsafeApi;
 
 import java.lang.management.ManagementFactory;
 
@@ -19,8 +20,27 @@ import java.lang.management.ManagementFactory;
  */
 public final class HugePageAllocator implements OffHeapAllocator
 {
+    private static final long SMALL_PAGE = 4096;
+
     /** The one instance. */
     public static final HugePageAllocator INSTANCE = new HugePageAllocator(defaultLimit());
+
+    /**
+     * The same mappings, each written to once a page as it is made, so the kernel hands out its pages then and not
+     * at the first packets that touch them: for the daemon, whose connection tables otherwise take a huge page's
+     * fault (a 2 MiB page found and zeroed) in the middle of a burst, milliseconds for the first bursts, and whose
+     * memory is then claimed at start, where a shortage shows, rather than under load.
+     */
+    public static final OffHeapAllocator FAULTED_IN = bytes ->
+    {
+        final Region region = INSTANCE.allocate(bytes);
+        // Fresh mappings are zero: writing a zero changes nothing but makes the page the process's own.
+        for (long offset = 0; offset < region.length(); offset += SMALL_PAGE)
+        {
+            UnsafeApi.putByte(region.address() + offset, (byte)0);
+        }
+        return region;
+    };
 
     /** How long a mapping waits for the Cleaner to give back unreachable ones. */
     private static final long RELEASE_WAIT_NS = 1_000_000_000L;

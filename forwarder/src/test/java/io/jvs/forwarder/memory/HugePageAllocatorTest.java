@@ -3,8 +3,13 @@ package io.jvs.forwarder.memory;
 import io.jvs.core.conn.ConnectionTable;
 import io.jvs.core.memory.OffHeapAllocator;
 import io.jvs.nativebindings.AnonymousMemory;
+import org.agrona.UnsafeApi;
 
 import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -38,6 +43,30 @@ class HugePageAllocatorTest
         }
         assertThat(table.lookupForward(TCP, prefix, 2 * 0x9E37_79B9L, 443, prefix, 1, 443))
             .isEqualTo(ConnectionTable.NOT_FOUND);
+    }
+
+    @Test
+    void shouldHandOutTheDaemonsTablesResidentAndOthersOnFirstTouch() throws IOException
+    {
+        final long bytes = 64L << 20;
+        final long before = residentBytes();
+        final OffHeapAllocator.Region lazy = HugePageAllocator.INSTANCE.allocate(bytes);
+        final long afterLazy = residentBytes();
+        final OffHeapAllocator.Region faulted = HugePageAllocator.FAULTED_IN.allocate(bytes);
+        final long afterFaulted = residentBytes();
+
+        assertThat(afterLazy - before).as("a table costs nothing until it is used").isLessThan(bytes / 4);
+        assertThat(afterFaulted - afterLazy).as("the daemon's is resident from the start").isGreaterThanOrEqualTo(bytes);
+        assertThat(UnsafeApi.getByte(faulted.address() + bytes - 1)).isZero();
+        assertThat(lazy.length()).isEqualTo(faulted.length());
+    }
+
+    /** @return this process's resident set, from /proc/self/status (VmRSS, in kB there). */
+    private static long residentBytes() throws IOException
+    {
+        return Files.readAllLines(Path.of("/proc/self/status")).stream()
+            .filter(line -> line.startsWith("VmRSS:")).mapToLong(line -> Long.parseLong(line.replaceAll("\\D", "")))
+            .findFirst().orElseThrow() * 1024;
     }
 
     @Test
