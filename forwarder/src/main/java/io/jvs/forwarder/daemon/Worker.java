@@ -372,7 +372,8 @@ final class Worker implements Agent
     /**
      * Runs a burst through the pipeline on the round's clock and sends, passes or holds each frame by its verdict.
      *
-     * @param now the time the round started, when its frames were received.
+     * @param now the time the round started: the pipeline's clock for its timers (each frame carries its own receive
+     *            time, when its poll found it, which its latency counts from).
      */
     private void process(final FrameBurst frames, final long now)
     {
