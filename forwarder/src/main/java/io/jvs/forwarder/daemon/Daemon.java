@@ -679,6 +679,7 @@ public final class Daemon implements AutoCloseable
         try
         {
             final Worker[] scratchAgents = new Worker[scratchWorkers];
+            final ConnectionPage[] pages = new ConnectionPage[scratchWorkers];
             final Pipeline[] pipelines = new Pipeline[scratchWorkers];
             final WorkerEpochs epochs = new WorkerEpochs(scratchWorkers);
             final TemplateTable templates = new TemplateTable(1024);
@@ -754,11 +755,13 @@ public final class Daemon implements AutoCloseable
                 }
                 scratchAgents[w] = new Worker(w, ports, handsOff, pipelines[w], new HostTap[ports.length], policies,
                     rings[w], inbound, wakeups, control, owners(scratchOwner), scratchCounters, BATCH, toConductor);
+                pages[w] = new ConnectionPage();
             }
             // What a live worker meets, so that no branch it takes was never taken here (the JIT compiles a branch
             // never taken as a trap, and the first live frame to take it sends the method back to the interpreter):
             // bursts of every size, rounds with nothing, a TX ring the kernel now and then leaves to fill, AF_PACKET
-            // blocks retired full and by the timer, and a latency histogram that starts empty again.
+            // blocks retired full and by the timer, a latency histogram that starts empty again, and what a status
+            // and a connection listing ask of a worker between its bursts.
             final boolean xdpReceives = xdpIndexes.contains(0);
             long round = 0;
             while (frames.delivered() < WarmUp.FRAMES && System.nanoTime() - started < 3_000_000_000L)
@@ -797,6 +800,17 @@ public final class Daemon implements AutoCloseable
                     if (round % WarmUp.RESET_EVERY == 0)
                     {
                         pipelines[w].latency().reset();
+                    }
+                    // Answered in the worker's next round, as a live worker answers between two bursts.
+                    if (round % WarmUp.QUERY_EVERY == 0)
+                    {
+                        scratchAgents[w].requestLatencyCopy();
+                    }
+                    else if (round % WarmUp.QUERY_EVERY == WarmUp.QUERY_EVERY / 2)
+                    {
+                        pages[w].v6 = !pages[w].v6;
+                        pages[w].from = 0;
+                        scratchAgents[w].requestConnections(pages[w]);
                     }
                 }
             }

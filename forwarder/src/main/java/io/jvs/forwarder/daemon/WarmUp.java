@@ -267,6 +267,12 @@ final class WarmUp implements FrameSource
     static final int RESET_EVERY = 512;
 
     /**
+     * Every this many rounds each scratch worker is asked for a copy of its latency histogram (a status asks that),
+     * and half-way between, for a page of its connections (a listing), alternately IPv4's and IPv6's.
+     */
+    static final int QUERY_EVERY = 256;
+
+    /**
      * @return how many rounds the simulated AF_PACKET block timer lets pass before it retires a block, at round
      *         {@code round}: 1, 4, 16 or 64, by turns of 256 rounds, so blocks hold from one burst to most of a block.
      */

@@ -511,9 +511,7 @@ final class Worker implements Agent
      */
     boolean connections(final ConnectionPage into, final Runnable wake, final long timeoutNs)
     {
-        page = into;
-        final long asked = pageAsked + 1;
-        pageAsked = asked;
+        final long asked = requestConnections(into);
         wake.run();
         final long deadline = System.nanoTime() + timeoutNs;
         while (pageAnswered != asked)
@@ -526,6 +524,48 @@ final class Worker implements Agent
             Thread.yield();
         }
         return true;
+    }
+
+    /**
+     * Asks for a page of connection entries without waiting: the worker fills it in its next round. {@link
+     * #connections} waits for the answer; the daemon's warm-up asks its scratch workers now and then, so that the
+     * branch of {@link #doWork} that answers is compiled from use rather than as a trap, which the first live
+     * listing ({@code ipvsadm -L -c}) would spring, sending the worker's loop back to the interpreter.
+     *
+     * @return the request's number: answered once {@link #pagesAnswered()} has reached it.
+     */
+    long requestConnections(final ConnectionPage into)
+    {
+        page = into;
+        final long asked = pageAsked + 1;
+        pageAsked = asked;
+        return asked;
+    }
+
+    /** @return how many page requests this worker has answered. */
+    long pagesAnswered()
+    {
+        return pageAnswered;
+    }
+
+    /**
+     * Asks for a copy of the latency histogram without waiting: the worker makes it in its next round. {@link
+     * #latency} waits for it; the daemon's warm-up asks its scratch workers now and then, for the reason {@link
+     * #requestConnections} gives (here the first status would spring the trap).
+     *
+     * @return the request's number: answered once {@link #latencyCopiesMade()} has reached it.
+     */
+    long requestLatencyCopy()
+    {
+        final long asked = latencyAsked + 1;
+        latencyAsked = asked;
+        return asked;
+    }
+
+    /** @return how many latency copies this worker has made. */
+    long latencyCopiesMade()
+    {
+        return latencyCopied;
     }
 
     private void copyLatency()
@@ -544,8 +584,7 @@ final class Worker implements Agent
      */
     org.HdrHistogram.Histogram latency(final long timeoutNs)
     {
-        final long asked = latencyAsked + 1;
-        latencyAsked = asked;
+        final long asked = requestLatencyCopy();
         final long deadline = System.nanoTime() + timeoutNs;
         while (latencyCopied != asked)
         {

@@ -31,7 +31,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * the replies come back from the VIP; with two workers, the frames of the other worker's clients are handed
  * to it through its ring (counted on both sides, the owner woken if it sleeps, what does not fit counted as
  * dropped) and it transmits them; a transmit verdict for a port the worker lacks is counted; buffers go back
- * to their pools; expired connections are swept while idle; a stopped worker does nothing.
+ * to their pools; expired connections are swept while idle; a latency copy or a page of connections asked for
+ * without waiting is made in the next round; a stopped worker does nothing.
  */
 class WorkerTest
 {
@@ -258,6 +259,44 @@ class WorkerTest
             }
             assertThat(worker.pipeline().connectionsV4().size()).as("connections after 10 s idle").isZero();
             assertThat(System.nanoTime() - start).as("not before they expired").isGreaterThan(900_000_000L);
+        }
+    }
+
+    @Test
+    void shouldAnswerALatencyCopyAndAPageAskedWithoutWaitingInItsNextRound() throws Exception
+    {
+        try (WorkerFarm farm = new WorkerFarm(1, 0))
+        {
+            final MemoryPort[] ports = farm.ports(new FrameTemplates(2, farm.toVip(1, SYN), farm.toVip(2, SYN)), null,
+                TransmitObserver.NONE, TransmitObserver.NONE);
+            final Worker worker = farm.worker(0, ports, new boolean[2], WorkerFarm::ownerByParity);
+            worker.doWork();
+            final ConnectionPage page = new ConnectionPage();
+            page.v6 = false;
+            page.from = 0;
+
+            final long copy = worker.requestLatencyCopy();
+            final long listing = worker.requestConnections(page);
+            assertThat(worker.latencyCopiesMade()).as("before the round").isEqualTo(copy - 1);
+            assertThat(worker.pagesAnswered()).as("before the round").isEqualTo(listing - 1);
+            assertThat(worker.hasInbound()).as("a listing waits: the worker must not sleep").isTrue();
+
+            worker.doWork();
+            assertThat(worker.latencyCopiesMade()).isEqualTo(copy);
+            assertThat(worker.pagesAnswered()).isEqualTo(listing);
+            assertThat(worker.hasInbound()).isFalse();
+
+            // The rest of the listing, a page a round (a page looks at a limited run of slots).
+            int listed = page.count;
+            while (page.next != ConnectionPage.END)
+            {
+                page.from = page.next;
+                final long next = worker.requestConnections(page);
+                worker.doWork();
+                assertThat(worker.pagesAnswered()).isEqualTo(next);
+                listed += page.count;
+            }
+            assertThat(listed).as("the two connections").isEqualTo(2);
         }
     }
 
