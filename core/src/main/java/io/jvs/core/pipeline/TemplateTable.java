@@ -375,7 +375,11 @@ public final class TemplateTable
             int retired = 0;
             for (int i = 0, n = Math.min(budget, count); i < n; i++)
             {
-                cursor = cursor + 1 == count ? 0 : cursor + 1;
+                // Back to 0 after the last bucket by arithmetic, not a branch: the cursor wraps about once a second,
+                // so a daemon's warm-up may never wrap it, and a branch never taken there is compiled as a trap that
+                // the first live wrap springs (perf/RESULTS.md, issue 11's deoptimisations after ready).
+                final int next = cursor + 1;
+                cursor = next & ((next - count) >> 31);
                 // A FRESH template is not yet counted on its server: its creator is about to; retiring it
                 // now would uncount what was never counted.
                 retired += table.expireBucket(first + cursor, nowNs, 0, CONTROLLED_MASK | FRESH, onExpired);
