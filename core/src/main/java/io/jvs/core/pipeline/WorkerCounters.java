@@ -168,6 +168,12 @@ public final class WorkerCounters
     }
 
     /** The writer: frames handed to the pipeline. */
+    /** {@code frames} verdicts to transmit, counted at once. */
+    void transmitted(final int frames)
+    {
+        add(TRANSMITTED, frames);
+    }
+
     void framesReceived(final int frames)
     {
         add(FRAMES, frames);

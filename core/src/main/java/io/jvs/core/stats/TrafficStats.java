@@ -78,6 +78,36 @@ public final class TrafficStats
     }
 
     /**
+     * A client's frame forwarded to {@code server}: {@link #forwarded}'s counts of the server's slot alone (the writer
+     * only), for a caller that counts the service's with {@link #serviceForwarded} once for a run of frames.
+     */
+    public void serverForwarded(final int server, final int bytes, final int frameBytes)
+    {
+        final long serverLine = serverLine(server);
+        count(serverLine, IN_PACKETS, IN_BYTES, bytes);
+        count(serverLine, FRAMES, FRAME_BYTES, frameBytes);
+    }
+
+    /**
+     * {@code packets} client frames forwarded for {@code service}: {@link #forwarded}'s counts of the service's slot
+     * for all of them at once (the writer only). Nothing when {@code packets} is 0, whatever the slot.
+     *
+     * @param bytes      their IP datagrams' length.
+     * @param frameBytes their Ethernet frames' length.
+     */
+    public void serviceForwarded(final int service, final int packets, final long bytes, final long frameBytes)
+    {
+        if (packets != 0)
+        {
+            final long serviceLine = serviceLine(service);
+            add(serviceLine + IN_PACKETS * Long.BYTES, packets);
+            add(serviceLine + IN_BYTES * Long.BYTES, bytes);
+            add(serviceLine + FRAMES * Long.BYTES, packets);
+            add(serviceLine + FRAME_BYTES * Long.BYTES, frameBytes);
+        }
+    }
+
+    /**
      * A packet from a client to {@code server}, IPVS's counts only: a later fragment, which jvs's service frame
      * count leaves out (the writer only).
      *
