@@ -10,13 +10,13 @@ import java.util.List;
  *  line 0 (the polling thread's)   0 rx-frames  1 rx-bytes  2 tx-frames  3 tx-bytes  4 tx-ring-full  5 tx-copied
  *                                  6 wakeups
  *  line 1 (the kernel's, copied    8 kernel-rx-dropped  9 kernel-fill-empty  10 kernel-invalid
- *          by refresh)
+ *          by refresh)             11 kernel-rx-ring-full
  *  line 2 (pcap ports only)        16 rx-too-long  17 rx-not-ethernet  18 rx-outgoing  19 tx-errors
  *  lines 3 and 4 (AF_PACKET only)  24 checksums-completed  25 checksums-not-completed  26 vlan-tags-restored
  *                                  27 truncated  28 tx-too-long  29 tx-kick-errors  30 blocks-by-timeout
  *                                  31 blocks-returned  32 kernel-rx-freezes  33 kernel-rx-packets
  * </pre>
- * The polling thread writes the port's own counts; {@link PortCounters#refresh} writes the kernel's (ids 8 to 10,
+ * The polling thread writes the port's own counts; {@link PortCounters#refresh} writes the kernel's (ids 8 to 11,
  * 32 and 33) from whichever thread reads the kernel's statistics. No count has two writers.
  */
 public final class PortCountersDescriptor
@@ -41,6 +41,11 @@ public final class PortCountersDescriptor
     public static final int KERNEL_FILL_EMPTY = 9;
     /** Kernel: descriptors it rejected as invalid (XDP rx/tx_invalid_descs). */
     public static final int KERNEL_INVALID = 10;
+    /**
+     * Kernel: the part of {@link #KERNEL_RX_DROPPED} dropped because the receive ring was full (XDP rx_ring_full): the
+     * polling thread was behind. The rest of it, in copy mode, found the fill ring empty (no buffer to copy into).
+     */
+    public static final int KERNEL_RX_RING_FULL = 11;
     /** Pcap: frames skipped on receive, longer than a buffer or cut short by the snapshot length. */
     public static final int RX_TOO_LONG = 16;
     /** Pcap: frames skipped on receive, a link layer other than Ethernet with no Ethernet form. */
@@ -77,8 +82,8 @@ public final class PortCountersDescriptor
     public static final int LENGTH = (IDS * Long.BYTES + LINE_LENGTH - 1) / LINE_LENGTH * LINE_LENGTH;
 
     private static final List<String> NAMES = List.of("rx-frames", "rx-bytes", "tx-frames", "tx-bytes",
-        "tx-ring-full", "tx-copied", "wakeups", "", "kernel-rx-dropped", "kernel-fill-empty", "kernel-invalid", "", "",
-        "", "", "", "rx-too-long", "rx-not-ethernet", "rx-outgoing", "tx-errors", "", "", "", "",
+        "tx-ring-full", "tx-copied", "wakeups", "", "kernel-rx-dropped", "kernel-fill-empty", "kernel-invalid",
+        "kernel-rx-ring-full", "", "", "", "", "rx-too-long", "rx-not-ethernet", "rx-outgoing", "tx-errors", "", "", "", "",
         "checksums-completed", "checksums-not-completed", "vlan-tags-restored", "truncated", "tx-too-long",
         "tx-kick-errors", "blocks-by-timeout", "blocks-returned", "kernel-rx-freezes", "kernel-rx-packets");
 

@@ -27,6 +27,7 @@ class PortCountersDescriptorTest
         expected.put(8, "kernel-rx-dropped");
         expected.put(9, "kernel-fill-empty");
         expected.put(10, "kernel-invalid");
+        expected.put(11, "kernel-rx-ring-full");
         expected.put(16, "rx-too-long");
         expected.put(17, "rx-not-ethernet");
         expected.put(18, "rx-outgoing");

@@ -16,6 +16,8 @@ import io.jvs.nativebindings.xdp.XdpStatistics;
  */
 final class AfXdpCounters extends PortCounters
 {
+    private static final int[] SHOWN_HERE = shownWith(PortCountersDescriptor.KERNEL_RX_RING_FULL);
+
     private final Syscalls syscalls;
     private final Arena arena = Arena.ofShared();
     private final MemorySegment statistics = arena.allocate(XdpStatistics.SIZE, 8);
@@ -56,9 +58,16 @@ final class AfXdpCounters extends PortCounters
         }
         setKernel(PortCountersDescriptor.KERNEL_RX_DROPPED,
             read(XdpStatistics.RX_DROPPED_OFFSET) + read(XdpStatistics.RX_RING_FULL_OFFSET));
+        setKernel(PortCountersDescriptor.KERNEL_RX_RING_FULL, read(XdpStatistics.RX_RING_FULL_OFFSET));
         setKernel(PortCountersDescriptor.KERNEL_FILL_EMPTY, read(XdpStatistics.RX_FILL_RING_EMPTY_DESCS_OFFSET));
         setKernel(PortCountersDescriptor.KERNEL_INVALID,
             read(XdpStatistics.RX_INVALID_DESCS_OFFSET) + read(XdpStatistics.TX_INVALID_DESCS_OFFSET));
+    }
+
+    @Override
+    protected int[] shownIds()
+    {
+        return SHOWN_HERE;
     }
 
     private long read(final int offset)

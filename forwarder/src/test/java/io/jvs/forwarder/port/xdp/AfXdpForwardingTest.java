@@ -7,12 +7,14 @@ import java.util.concurrent.TimeUnit;
 
 import io.jvs.forwarder.l2.MacRewriteLoop;
 import io.jvs.forwarder.port.PortCounters;
+import io.jvs.forwarder.port.PortCountersDescriptor;
 import io.jvs.nativebindings.Syscalls;
 import io.jvs.nativebindings.bpf.XdpMode;
 import io.jvs.nativebindings.testing.RawPacketSocket;
 import io.jvs.nativebindings.testing.TestNetwork;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.EnumSource;
 
 import static io.jvs.forwarder.port.xdp.ForwardingNetwork.RECEIVE_DEVICE;
@@ -108,6 +110,43 @@ class AfXdpForwardingTest
             }
             assertThat(rx.wakeups() - wakeupsBefore).as("recvfrom calls on an empty RX ring: busy polls only")
                 .isEqualTo(busyPoll ? 3 : 0);
+        }
+    }
+
+    /**
+     * Frames the kernel cannot hand to a socket that is not polled are counted by why: with a small receive ring and
+     * a full fill ring, as a full receive ring (the poller was behind); with a small fill ring, as a fill ring that ran
+     * dry (copy mode finds no buffer to copy into before it looks at the receive ring). Both are kernel-rx-dropped.
+     */
+    @ParameterizedTest
+    @CsvSource({"64, 256, true", "256, 64, false"})
+    void shouldCountFramesTheKernelDroppedByWhetherTheReceiveRingOrTheFillRingRanOut(final int rxRing,
+        final int fillRing, final boolean receiveRingFull)
+    {
+        final int sent = 200;
+        final int dropped = sent - Math.min(rxRing, fillRing);
+        try (ForwardingNetwork network = new ForwardingNetwork("afxd");
+             AfXdpForwardingPair pair = openIn(network.forwarder,
+                 AfXdpSettings.defaults(XdpMode.DRV).withRings(rxRing, 256, fillRing, 256));
+             RawPacketSocket generator = RawPacketSocket.open(network.generator, ForwardingNetwork.GENERATOR_DEVICE,
+                 TEST_ETHER_TYPE))
+        {
+            for (int i = 0; i < sent; i++)
+            {
+                generator.send(testFrame(i));
+            }
+            final PortCounters rx = pair.receivePort().counters();
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            do
+            {
+                rx.refresh();
+            }
+            while (rx.kernelRxDropped() < dropped && System.nanoTime() - deadline < 0);
+
+            assertThat(rx.kernelRxDropped()).isEqualTo(dropped);
+            assertThat(rx.get(PortCountersDescriptor.KERNEL_RX_RING_FULL)).isEqualTo(receiveRingFull ? dropped : 0);
+            assertThat(rx.kernelFillEmpty()).as("fill-ring misses").isEqualTo(receiveRingFull ? 0 : dropped);
+            assertThat(rx.toString()).contains("kernel-rx-ring-full=" + (receiveRingFull ? dropped : 0));
         }
     }
 
