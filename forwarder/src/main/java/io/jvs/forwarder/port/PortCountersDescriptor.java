@@ -43,7 +43,8 @@ public final class PortCountersDescriptor
     public static final int KERNEL_INVALID = 10;
     /**
      * Kernel: the part of {@link #KERNEL_RX_DROPPED} dropped because the receive ring was full (XDP rx_ring_full): the
-     * polling thread was behind. The rest of it, in copy mode, found the fill ring empty (no buffer to copy into).
+     * polling thread was behind. The rest of it found the fill ring empty (no buffer to copy into, which copy mode's
+     * __xsk_rcv() takes before it looks at the receive ring) or was longer than a chunk.
      */
     public static final int KERNEL_RX_RING_FULL = 11;
     /** Pcap: frames skipped on receive, longer than a buffer or cut short by the snapshot length. */
