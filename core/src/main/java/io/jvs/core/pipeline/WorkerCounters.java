@@ -167,13 +167,13 @@ public final class WorkerCounters
         add(kind, delta);
     }
 
-    /** The writer: frames handed to the pipeline. */
-    /** {@code frames} verdicts to transmit, counted at once. */
+    /** The writer: {@code frames} verdicts to transmit, counted at once. */
     void transmitted(final int frames)
     {
         add(TRANSMITTED, frames);
     }
 
+    /** The writer: frames handed to the pipeline. */
     void framesReceived(final int frames)
     {
         add(FRAMES, frames);

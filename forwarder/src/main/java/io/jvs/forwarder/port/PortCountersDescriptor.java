@@ -84,7 +84,8 @@ public final class PortCountersDescriptor
 
     private static final List<String> NAMES = List.of("rx-frames", "rx-bytes", "tx-frames", "tx-bytes",
         "tx-ring-full", "tx-copied", "wakeups", "", "kernel-rx-dropped", "kernel-fill-empty", "kernel-invalid",
-        "kernel-rx-ring-full", "", "", "", "", "rx-too-long", "rx-not-ethernet", "rx-outgoing", "tx-errors", "", "", "", "",
+        "kernel-rx-ring-full", "", "", "", "", "rx-too-long", "rx-not-ethernet", "rx-outgoing", "tx-errors", "", "",
+        "", "",
         "checksums-completed", "checksums-not-completed", "vlan-tags-restored", "truncated", "tx-too-long",
         "tx-kick-errors", "blocks-by-timeout", "blocks-returned", "kernel-rx-freezes", "kernel-rx-packets");
 
