@@ -36,6 +36,9 @@ class UsageErrorsTest
             "try 'tools/jvs bench pipeline --help'",
         "bench pipeline --burst x|jvs bench pipeline: invalid value for option '--burst': 'x' is not an int; " +
             "try 'tools/jvs bench pipeline --help'",
+        "bench pipeline --replies --mode dr|jvs bench pipeline: --replies needs --mode nat, established flows (not " +
+            "--new-flows) and a --burst of 2 or more: only NAT's real servers answer through jvs; " +
+            "try 'tools/jvs bench pipeline --help'",
         "bench nosuch|jvs bench: unexpected argument 'nosuch'; try 'tools/jvs bench --help'",
         "simulate --bogus|jvs simulate: unknown option '--bogus'; try 'tools/jvs simulate --help'",
         "simulate --rules r --bogus=1|jvs simulate: unknown option '--bogus'; try 'tools/jvs simulate --help'",

@@ -70,6 +70,16 @@ public final class PipelineWorkload
     private final String scheduler;
     private final int flows;
     private final boolean newFlows;
+    private final boolean replies;
+    /**
+     * Per reply slot of a burst: the flow of the client frame before it in this burst, and for the next burst's reply
+     * the flow answered and its server's address and port.
+     */
+    private final long[] clientFlow;
+    private final long[] replyFlow;
+    private final int[] replyServerAddress;
+    private final int[] replyServerPort;
+    private int repliesReady;
     private final int burstSize;
     private final Pipeline pipeline;
     private final FrameBurst burst = new FrameBurst();
@@ -92,19 +102,40 @@ public final class PipelineWorkload
     public PipelineWorkload(final Mode mode, final String scheduler, final int flows, final boolean newFlows,
         final int burstSize)
     {
-        this(mode, scheduler, flows, newFlows, burstSize, SET_UP_BURSTS);
+        this(mode, scheduler, flows, newFlows, burstSize, false, SET_UP_BURSTS);
     }
 
     /**
-     * As the public constructor, with the number of mixed set-up bursts (tests shorten it).
+     * An established-flows load in which the real servers answer: every other frame of a burst is a server's
+     * acknowledgement, through jvs back to its client, of a frame jvs forwarded to it in the burst before (NAT only,
+     * as direct-routing servers answer their clients themselves).
+     *
+     * @see #PipelineWorkload(Mode, String, int, boolean, int)
+     */
+    public static PipelineWorkload withReplies(final String scheduler, final int flows, final int burstSize)
+    {
+        return new PipelineWorkload(Mode.NAT, scheduler, flows, false, burstSize, true, SET_UP_BURSTS);
+    }
+
+    /**
+     * As the public constructor, with replies or not and the number of mixed set-up bursts (tests shorten it).
      */
     PipelineWorkload(final Mode mode, final String scheduler, final int flows, final boolean newFlows,
-        final int burstSize, final long mixedSetUpBursts)
+        final int burstSize, final boolean replies, final long mixedSetUpBursts)
     {
         if (burstSize < 1 || burstSize > FrameBurst.MAX_FRAMES)
         {
             throw new IllegalArgumentException("burst size must be 1.." + FrameBurst.MAX_FRAMES);
         }
+        if (replies && (mode != Mode.NAT || newFlows || burstSize < 2))
+        {
+            throw new IllegalArgumentException("replies need NAT, established flows and bursts of 2 or more");
+        }
+        this.replies = replies;
+        this.clientFlow = new long[burstSize / 2];
+        this.replyFlow = new long[burstSize / 2];
+        this.replyServerAddress = new int[burstSize / 2];
+        this.replyServerPort = new int[burstSize / 2];
         this.mixedSetUpBursts = mixedSetUpBursts;
         this.mode = mode;
         this.scheduler = scheduler;
@@ -257,15 +288,29 @@ public final class PipelineWorkload
             long state = random;
             for (int i = 0; i < burstSize; i++)
             {
+                if (replies && (i & 1) == 1 && i >> 1 < repliesReady)
+                {
+                    addReply(i, i >> 1);
+                    continue;
+                }
                 state ^= state << 13;
                 state ^= state >>> 7;
                 state ^= state << 17;
                 // Lemire's multiply-shift: a uniform flow index without a division.
-                addFrame(i, ((state >>> 32) * flows) >>> 32, TCP_ACK);
+                final long flow = ((state >>> 32) * flows) >>> 32;
+                addFrame(i, flow, TCP_ACK);
+                if (replies && (i & 1) == 0 && i >> 1 < clientFlow.length)
+                {
+                    clientFlow[i >> 1] = flow;
+                }
             }
             random = state;
         }
         pipeline.process(burst, nowNs);
+        if (replies)
+        {
+            rememberServers();
+        }
         // The frames leave as the burst ends, as the daemon's worker records them once transmitted.
         pipeline.recordLatency(burst, nowNs);
         int transmitted = 0;
@@ -274,6 +319,43 @@ public final class PipelineWorkload
             transmitted += Verdict.kind(burst.verdict(i)) == Verdict.TRANSMIT ? 1 : 0;
         }
         return transmitted;
+    }
+
+    /**
+     * The server's answer to the acknowledgement of reply slot {@code r}'s flow: from the address and port jvs sent
+     * that frame to, to the client.
+     */
+    private void addReply(final int i, final int r)
+    {
+        final long flow = replyFlow[r];
+        final long frame = base + HEADROOM + (long)i * FRAME_STRIDE;
+        Frames.copy(template, frame, FRAME_LENGTH);
+        Frames.putI32(frame + 26, replyServerAddress[r]);
+        Frames.putI32(frame + 30, CLIENT_BASE + (int)(flow >>> PORT_BITS));
+        Frames.putU16(frame + 34, replyServerPort[r]);
+        Frames.putU16(frame + 36, 1024 + (int)(flow & ((1 << PORT_BITS) - 1)));
+        Frames.putU8(frame + 47, TCP_ACK);
+        burst.add(frame, FRAME_LENGTH, FRAME_STRIDE - HEADROOM, HEADROOM, nowNs);
+    }
+
+    /** Reads where jvs sent each client frame of the burst just processed, for the next burst's replies. */
+    private void rememberServers()
+    {
+        int ready = 0;
+        for (int r = 0; r < replyFlow.length; r++)
+        {
+            final int i = 2 * r;
+            if (Verdict.kind(burst.verdict(i)) != Verdict.TRANSMIT)
+            {
+                break;
+            }
+            final long frame = burst.address(i);
+            replyFlow[r] = clientFlow[r];
+            replyServerAddress[r] = Frames.i32(frame + 30);
+            replyServerPort[r] = Frames.u16(frame + 36);
+            ready++;
+        }
+        repliesReady = ready;
     }
 
     public Pipeline pipeline()
@@ -298,6 +380,6 @@ public final class PipelineWorkload
     public String toString()
     {
         return "mode=" + mode.name().toLowerCase() + " scheduler=" + scheduler + " flows=" + flows +
-            (newFlows ? " new-flows" : "");
+            (newFlows ? " new-flows" : "") + (replies ? " replies" : "");
     }
 }

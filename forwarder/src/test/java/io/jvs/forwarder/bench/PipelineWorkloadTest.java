@@ -1,11 +1,15 @@
 package io.jvs.forwarder.bench;
 
 import io.jvs.core.conn.ConnectionTable;
+import io.jvs.core.stats.TrafficStats;
+import io.jvs.core.stats.TrafficStatsDescriptor;
 
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The synthetic load behind the pipeline benchmarks does what their figures claim: every frame is
@@ -28,6 +32,43 @@ class PipelineWorkloadTest
         assertThat(workload.bytesPerConnection()).isEqualTo(64.0);
     }
 
+    @Test
+    void shouldForwardEveryClientFrameAndEveryServersReplyWithReplies()
+    {
+        final PipelineWorkload workload = PipelineWorkload.withReplies("wlc", 5000, BURST).setUp();
+        final TrafficStats traffic = workload.pipeline().traffic();
+        final long outBefore = sum(traffic, TrafficStatsDescriptor.OUT_PACKETS);
+        final long inBefore = sum(traffic, TrafficStatsDescriptor.IN_PACKETS);
+        for (int i = 0; i < 1000; i++)
+        {
+            assertThat(workload.runBurst()).isEqualTo(BURST);
+        }
+        // The first burst has no replies to send yet: every client frame then; after it, every other frame.
+        assertThat(sum(traffic, TrafficStatsDescriptor.OUT_PACKETS) - outBefore).isEqualTo(999L * BURST / 2);
+        assertThat(sum(traffic, TrafficStatsDescriptor.IN_PACKETS) - inBefore).isEqualTo(BURST + 999L * BURST / 2);
+        assertThat(workload.pipeline().connectionsV4().size()).isEqualTo(5000);
+        assertThat(workload.toString()).endsWith(" replies");
+    }
+
+    @Test
+    void shouldRefuseRepliesWhereServersWouldNotSendThemThroughJvs()
+    {
+        assertThatThrownBy(() -> new PipelineWorkload(PipelineWorkload.Mode.DR, "wlc", 100, false, BURST, true, 10))
+            .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new PipelineWorkload(PipelineWorkload.Mode.NAT, "wlc", 100, true, BURST, true, 10))
+            .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    private static long sum(final TrafficStats traffic, final int field)
+    {
+        long total = 0;
+        for (int slot = 0; slot < traffic.serviceSlots(); slot++)
+        {
+            total += traffic.service(slot, field);
+        }
+        return total;
+    }
+
     @ParameterizedTest
     @EnumSource(PipelineWorkload.Mode.class)
     void shouldSetUpAmongAcksOfTheFlowsAlreadyOpen(final PipelineWorkload.Mode mode)
@@ -48,7 +89,7 @@ class PipelineWorkloadTest
     void shouldOpenTheFlowsLeftAfterTheMixedBurstsInBurstsFilledWithHandshakes(final PipelineWorkload.Mode mode)
     {
         final int flows = 5000;
-        final PipelineWorkload workload = new PipelineWorkload(mode, "wlc", flows, false, BURST, 1000).setUp();
+        final PipelineWorkload workload = new PipelineWorkload(mode, "wlc", flows, false, BURST, false, 1000).setUp();
         final long frames = workload.pipeline().counters().frames();
         // 1 000 mixed bursts as above (3 + 32 * 998 frames: SYNs of the first 1 000 flows, ACKs of 999), then the
         // remaining 8 001 handshakes (one ACK, 4 000 SYNs and their ACKs), 16 SYNs and 16 ACKs a burst: only the

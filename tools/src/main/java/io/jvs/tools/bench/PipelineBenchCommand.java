@@ -50,6 +50,10 @@ public final class PipelineBenchCommand implements Callable<Integer>
         "connection rate.")
     private boolean newFlows;
 
+    @Option(names = "--replies", description = "Makes every other frame a real server's reply, through jvs to its " +
+        "client, to a frame of the burst before (NAT's return traffic; established flows only).")
+    private boolean replies;
+
     @Option(names = "--seconds", defaultValue = "10", paramLabel = "N", description = "Seconds of measuring, after " +
         "a warm-up of a third as long, at least 2 s (default ${DEFAULT-VALUE}).")
     private int seconds;
@@ -89,8 +93,14 @@ public final class PipelineBenchCommand implements Callable<Integer>
             throw new ParameterException(spec.commandLine(), "--burst must be 1.." + FrameBurst.MAX_FRAMES +
                 ", not " + burst);
         }
-        final PipelineWorkload workload = new PipelineWorkload(workloadMode, scheduler.toLowerCase(Locale.ROOT), flows,
-            newFlows, burst);
+        if (replies && (workloadMode != PipelineWorkload.Mode.NAT || newFlows || burst < 2))
+        {
+            throw new ParameterException(spec.commandLine(), "--replies needs --mode nat, established flows (not " +
+                "--new-flows) and a --burst of 2 or more: only NAT's real servers answer through jvs");
+        }
+        final PipelineWorkload workload = replies ?
+            PipelineWorkload.withReplies(scheduler.toLowerCase(Locale.ROOT), flows, burst) :
+            new PipelineWorkload(workloadMode, scheduler.toLowerCase(Locale.ROOT), flows, newFlows, burst);
         final int warmUpSeconds = Math.max(2, seconds / 3);
         out.println("jvs bench pipeline: " + workload + "; setting up, then " + warmUpSeconds + " s of warm-up and " +
             seconds + " s of measuring...");
@@ -110,7 +120,8 @@ public final class PipelineBenchCommand implements Callable<Integer>
         final double mpps = packets * 1_000.0 / elapsedNs;
         out.printf(Locale.ROOT, "pipeline mode=%s scheduler=%s flows=%d%s Mpps=%.2f ns/packet=%.1f B/op=%.3f " +
                 "cpu-ns/packet=%.1f bytes/connection=%.1f%n",
-            mode.toLowerCase(Locale.ROOT), scheduler.toLowerCase(Locale.ROOT), flows, newFlows ? " new-flows" : "",
+            mode.toLowerCase(Locale.ROOT), scheduler.toLowerCase(Locale.ROOT), flows,
+            (newFlows ? " new-flows" : "") + (replies ? " replies" : ""),
             mpps, (double)elapsedNs / packets, (double)allocated / packets, (double)cpuNs / packets,
             workload.bytesPerConnection());
         out.flush();
