@@ -425,9 +425,10 @@ public final class Pipeline
     }
 
     /**
-     * The frames of a burst from {@code from} on, for as long as each is one whose verdict the parser gave or a
+     * The frames of a burst from {@code from} on, for as long as each is one whose verdict the parser gave, a
      * client's TCP or UDP packet, neither a fragment nor a new state, on a live connection to an available server
-     * that forwards it by NAT or direct routing: the bulk of the traffic. For those it does what {@link #handle}
+     * that forwards it by NAT or direct routing, or a NAT server's reply on a live connection that leaves its state
+     * as it is and whose client has a next hop: the bulk of the traffic. For those it does what {@link #handle}
      * would, in the same order, and counts them; at the first frame that needs anything else it stops before
      * changing anything, and {@link #process} hands that frame to {@link #handle}.
      * <p>
@@ -467,13 +468,57 @@ public final class Pipeline
             }
             final int service = serviceOf[i];
             final int protocol = p.protocol(i);
-            if (service == ServiceClassifier.NONE || p.fragment(i) != FRAGMENT_NONE || !p.hasPorts(i) ||
+            if (p.fragment(i) != FRAGMENT_NONE || !p.hasPorts(i) ||
                 protocol != Ipv4Header.PROTOCOL_TCP && protocol != Ipv4Header.PROTOCOL_UDP)
             {
                 break;
             }
             final ConnectionTable table = p.kind(i) == KIND_IPV6 ? v6 : v4;
             final int flags = p.tcpFlags(i);
+            if (service == ServiceClassifier.NONE)
+            {
+                // A real server's reply to a NAT client: what towardsClient does, for as long as nothing changes.
+                final int slot = table.lookupReverse(homes[i], protocol, p.destinationHigh(i), p.destinationLow(i),
+                    p.destinationPort(i), p.sourceHigh(i), p.sourceLow(i), p.sourcePort(i), current.serverAddresses);
+                if (slot < 0)
+                {
+                    break;
+                }
+                final int serverSlot = table.server(slot);
+                if (table.isExpired(slot, nowTick) || current.forwardMethod[serverSlot] != 0 || p.ttl(i) <= 1)
+                {
+                    break;
+                }
+                final int timeout;
+                if (protocol == Ipv4Header.PROTOCOL_TCP)
+                {
+                    final int state = table.state(slot);
+                    if (table.isNoOutput(slot) ||
+                        TcpStates.next(TcpStates.OUTPUT, TcpStates.flagIndex(flags), state) != state)
+                    {
+                        break;
+                    }
+                    timeout = timeoutTicks[state];
+                }
+                else
+                {
+                    timeout = timeoutTicks[TcpStates.COUNT];
+                }
+                final long hop = current.clientNeighbours.find(p.kind(i) == KIND_IPV6, p.destinationHigh(i),
+                    p.destinationLow(i));
+                if (hop == NeighbourIndex.NONE || !table.rearm(slot, nowTick + timeout))
+                {
+                    break;
+                }
+                final int length = burst.length(i);
+                final int datagram = p.ipEnd(i) - p.l3Offset(i);
+                burst.verdict(i, rewriter.natOutbound(burst, i, p, current, hop, table.virtualHigh(slot),
+                    table.virtualLow(slot), table.virtualPort(slot)));
+                traffic.serverFrame(serverSlot, length);
+                traffic.out(current.serverService[serverSlot], serverSlot, datagram);
+                transmitted++;
+                continue;
+            }
             final int slot = table.lookupForward(homes[i], protocol, p.sourceHigh(i), p.sourceLow(i),
                 p.sourcePort(i), p.destinationHigh(i), p.destinationLow(i), p.destinationPort(i));
             // Left for towardsServer, should the loop stop at this frame: the value of lookedUpFrame at a frame the

@@ -110,6 +110,20 @@ final class Rewriter
             misses.record(v6, p.destinationHigh(i), p.destinationLow(i), nowNs);
             return Verdict.drop(DropReason.NO_NEIGHBOUR);
         }
+        return natOutbound(burst, i, p, plane, hop, virtualHigh, virtualLow, virtualPort);
+    }
+
+    /**
+     * {@link #natOutbound(FrameBurst, int, ParsedBurst, DataPlane, long, long, int)} towards a next hop already
+     * found.
+     *
+     * @param hop the client's next hop, as {@link NeighbourIndex#find} gave it (not {@link NeighbourIndex#NONE}).
+     * @return the verdict: transmit.
+     */
+    int natOutbound(final FrameBurst burst, final int i, final ParsedBurst p, final DataPlane plane, final long hop,
+        final long virtualHigh, final long virtualLow, final int virtualPort)
+    {
+        final boolean v6 = p.kind(i) == ParsedBurst.KIND_IPV6;
         final int egress = NeighbourIndex.port(hop);
         final long frame = burst.address(i);
         final long ip = frame + p.l3Offset(i);

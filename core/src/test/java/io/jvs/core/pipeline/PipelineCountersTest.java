@@ -2,6 +2,7 @@ package io.jvs.core.pipeline;
 
 import io.jvs.core.net.IpAddress;
 import io.jvs.core.packet.DropReason;
+import io.jvs.core.packet.Verdict;
 import io.jvs.core.pipeline.TestFrames.Segment;
 import io.jvs.core.service.RealServer;
 import io.jvs.core.stats.TrafficStats;
@@ -181,6 +182,61 @@ class PipelineCountersTest
             .isEqualTo(2);
         assertThat(fixture.pipeline.traffic().service(web, TrafficStatsDescriptor.IN_BYTES) - inBytesBefore)
             .as("IP datagrams, without their Ethernet headers").isEqualTo(bytes - 2 * 14);
+    }
+
+    /**
+     * A NAT server's reply on an established connection is the fast loop's, with the general path's counts and
+     * rewrite; a reply that would change the state, one whose TTL runs out and one to a client with no next hop leave
+     * it, and the general path answers them as before.
+     */
+    @Test
+    void shouldFollowANatServersRepliesInTheFastLoopUntilOneNeedsTheGeneralPath()
+    {
+        final IpAddress client = IpAddress.parse("198.51.100.7");
+        final IpAddress server = IpAddress.parse("192.168.1.2");
+        final long serverMac = 0x02_00_00_00_01_02L;
+        final PipelineFixture fixture = new PipelineFixture()
+            .rules("-A -t 10.0.0.100:80 -s rr", "-a -t 10.0.0.100:80 -r 192.168.1.2:8080 -m")
+            .neighbour("192.168.1.2", serverMac)
+            .start();
+        fixture.sendOne(frame(JVS_MAC, ROUTER_MAC, client, VIP, 64, Segment.tcp(40000, 80, SYN, 0)));
+        fixture.sendOne(frame(JVS_MAC, serverMac, server, client, 64, Segment.tcp(8080, 40000, SYN | ACK, 0)));
+        fixture.sendOne(frame(JVS_MAC, ROUTER_MAC, client, VIP, 64, Segment.tcp(40000, 80, ACK, 0)));
+        final WorkerCounters counters = fixture.pipeline.counters();
+        final TrafficStats traffic = fixture.pipeline.traffic();
+        final DataPlane plane = fixture.publisher.current();
+        final int slot = plane.slotOf(server(fixture, "192.168.1.2"));
+        final int web = plane.serverService[slot];
+        final long fastBefore = counters.fastPath();
+        final long outBefore = traffic.service(web, TrafficStatsDescriptor.OUT_PACKETS);
+        final long outBytesBefore = traffic.server(slot, TrafficStatsDescriptor.OUT_BYTES);
+        final long serverFramesBefore = traffic.server(slot, FRAMES);
+
+        final byte[] reply = frame(JVS_MAC, serverMac, server, client, 64, Segment.tcp(8080, 40000, ACK, 100));
+        final PipelineFixture.Result answered = fixture.sendOne(reply);
+
+        assertThat(Verdict.kind(answered.verdict())).isEqualTo(Verdict.TRANSMIT);
+        assertThat(counters.fastPath() - fastBefore).as("the reply: the fast loop's").isEqualTo(1);
+        final byte[] out = answered.frame();
+        assertThat(mac(out, 0)).as("to the client's next hop").isEqualTo(ROUTER_MAC);
+        assertThat(i32(out, 26)).as("from the virtual address").isEqualTo(VIP.v4());
+        assertThat(u16(out, 34)).as("and port").isEqualTo(80);
+        assertThat(i32(out, 30)).isEqualTo(client.v4());
+        assertThat(checksumsValidV4(out)).isTrue();
+        assertThat(traffic.service(web, TrafficStatsDescriptor.OUT_PACKETS) - outBefore).isEqualTo(1);
+        assertThat(traffic.server(slot, TrafficStatsDescriptor.OUT_BYTES) - outBytesBefore)
+            .isEqualTo(reply.length - 14);
+        assertThat(traffic.server(slot, FRAMES) - serverFramesBefore).as("jvs's frame count of the server").isEqualTo(1);
+
+        final long fastAfterReply = counters.fastPath();
+        final long expiredBefore = counters.dropped(DropReason.TTL_EXPIRED);
+        fixture.sendOne(frame(JVS_MAC, serverMac, server, client, 1, Segment.tcp(8080, 40000, ACK, 10)));
+        assertThat(counters.dropped(DropReason.TTL_EXPIRED) - expiredBefore).as("TTL 1: the general path's")
+            .isEqualTo(1);
+        final PipelineFixture.Result closing =
+            fixture.sendOne(frame(JVS_MAC, serverMac, server, client, 64, Segment.tcp(8080, 40000, FIN | ACK, 0)));
+        assertThat(Verdict.kind(closing.verdict())).isEqualTo(Verdict.TRANSMIT);
+        assertThat(counters.fastPath()).as("neither in the fast loop").isEqualTo(fastAfterReply);
     }
 
     private static RealServer server(final PipelineFixture fixture, final String address)
