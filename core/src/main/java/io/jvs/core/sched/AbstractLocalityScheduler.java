@@ -21,6 +21,11 @@ abstract class AbstractLocalityScheduler implements Scheduler
     private final int bits;
     protected VirtualService service;
     private volatile boolean dead;
+    /**
+     * Whether the servers shared one weight when the list last changed: only a hint for the least-connection pass,
+     * which checks it against the weights it reads (so a worker may see it late). Written by the hooks.
+     */
+    private volatile boolean equalWeights;
 
     AbstractLocalityScheduler(final SchedulerSettings settings, final long expirationNs)
     {
@@ -40,12 +45,35 @@ abstract class AbstractLocalityScheduler implements Scheduler
         {
             slots.assign(servers[i], servers);
         }
+        equalWeights = LeastConnection.haveEqualWeights(servers);
     }
 
     @Override
     public void onServerAdded(final RealServer server)
     {
         slots.assign(server, service.servers());
+        equalWeights = LeastConnection.haveEqualWeights(service.servers());
+    }
+
+    @Override
+    public void onServerRemoved(final RealServer server)
+    {
+        equalWeights = LeastConnection.haveEqualWeights(service.servers());
+    }
+
+    @Override
+    public void onServerUpdated(final RealServer server)
+    {
+        equalWeights = LeastConnection.haveEqualWeights(service.servers());
+    }
+
+    /**
+     * @param servers the service's servers.
+     * @return the weighted least-connection choice among them (the kernel's __ip_vs_lblc_schedule), or null.
+     */
+    protected final RealServer leastConnection(final RealServer[] servers)
+    {
+        return LeastConnection.weighted(servers, equalWeights);
     }
 
     @Override

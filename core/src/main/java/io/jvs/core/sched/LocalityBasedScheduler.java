@@ -39,7 +39,7 @@ final class LocalityBasedScheduler extends AbstractLocalityScheduler
                 return cached;
             }
         }
-        final RealServer chosen = LeastConnection.weighted(servers);
+        final RealServer chosen = leastConnection(servers);
         if (chosen == null)
         {
             return null;

@@ -47,7 +47,7 @@ final class LocalityReplicationScheduler extends AbstractLocalityScheduler
                 return least;
             }
         }
-        final RealServer chosen = LeastConnection.weighted(servers);
+        final RealServer chosen = leastConnection(servers);
         if (chosen == null)
         {
             return null;

@@ -1,0 +1,141 @@
+package io.jvs.core.sched;
+
+import io.jvs.core.net.IpAddress;
+import io.jvs.core.service.ConnectionCountersDescriptor;
+import io.jvs.core.service.ForwardMethod;
+import io.jvs.core.service.RealServer;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.math.BigInteger;
+import java.nio.ByteBuffer;
+import java.util.SplittableRandom;
+import java.util.stream.LongStream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The weighted least-connection pass for servers of one weight (a key of overhead and list position, its minimum)
+ * chooses what the kernel's pass chooses: seeded lists of up to 26 servers sharing one weight, some quiesced (weight
+ * 0) and some overloaded, with small counts so that ties are common, checked against exact fractions with the list
+ * position breaking ties. A quarter of the seeds give one server another weight after the hint was taken (a weight
+ * edited while a worker schedules): the choice must still be the formula's.
+ */
+class LeastConnectionOneWeightTest
+{
+    static LongStream seeds()
+    {
+        return LongStream.rangeClosed(1, 300);
+    }
+
+    @ParameterizedTest(name = "seed {0}")
+    @MethodSource("seeds")
+    void shouldChooseByTheFormula(final long seed)
+    {
+        final SplittableRandom random = new SplittableRandom(seed);
+        final int count = 1 + random.nextInt(26);
+        final int shared = random.nextInt(3) == 0 ? random.nextInt(1, RealServer.MAX_WEIGHT + 1) : random.nextInt(1, 4);
+        final StringBuilder spec = new StringBuilder();
+        for (int i = 0; i < count; i++)
+        {
+            spec.append((char)('A' + i)).append(random.nextInt(6) == 0 ? 0 : shared).append(' ');
+        }
+        final ServiceFixture fixture = ServiceFixture.of("wlc", spec.toString());
+        final RealServer[] servers = fixture.service.servers();
+        final boolean hint = LeastConnection.haveEqualWeights(servers);
+        assertThat(hint).as("one weight among %s", spec).isTrue();
+        if (random.nextInt(4) == 0)
+        {
+            final RealServer edited = servers[random.nextInt(count)];
+            fixture.service.editServer(edited, shared == 1 ? 2 : shared - 1, 0, 0, ForwardMethod.NAT);
+            boolean othersShareTheWeight = false;
+            for (final RealServer server : servers)
+            {
+                othersShareTheWeight |= server != edited && server.weight() == shared;
+            }
+            assertThat(LeastConnection.haveEqualWeights(servers)).isEqualTo(!othersShareTheWeight);
+        }
+        for (final RealServer server : servers)
+        {
+            final int active = random.nextInt(0, 4);
+            final int inactive = random.nextInt(0, 3) == 0 ? random.nextInt(0, 300) : 0;
+            for (int i = 0; i < active; i++)
+            {
+                server.bindConnection(false);
+            }
+            for (int i = 0; i < inactive; i++)
+            {
+                server.bindConnection(true);
+            }
+            if (random.nextInt(0, 5) == 0 && server.totalConnections() > 0)
+            {
+                // An upper threshold of 1 with a connection open sets OVERLOAD at the next bind.
+                fixture.service.setThresholds(server, 1, 0);
+                server.bindConnection(true);
+                server.unbindConnection(true);
+                server.bindConnection(true);
+            }
+        }
+        final RealServer expected = reference(servers);
+        assertThat(LeastConnection.weighted(servers, hint)).as("keyed pass over %s", spec).isSameAs(expected);
+        assertThat(LeastConnection.weighted(servers, false)).as("full pass over %s", spec).isSameAs(expected);
+        assertThat(fixture.pick()).as("wlc over %s", spec).isSameAs(expected);
+    }
+
+    @Test
+    void shouldTakeTheFullPassWhenAnOverheadDoesNotFitBesideThePosition()
+    {
+        // 1 024 workers each with 2^30 active connections: an overhead of 2^48, which shifted by the key's 16
+        // position bits would wrap to 0 and win against a server with one connection.
+        final int workers = RealServer.MAX_WORKERS;
+        final RealServer crowded = serverWithActive(workers, 1 << 30, 1);
+        final RealServer light = serverWithActive(workers, 1, 2);
+        final RealServer[] servers = {crowded, light};
+        assertThat(crowded.overhead()).isEqualTo(1L << 48);
+        assertThat(LeastConnection.haveEqualWeights(servers)).isTrue();
+
+        assertThat(LeastConnection.weighted(servers, true)).isSameAs(light);
+        assertThat(LeastConnection.weighted(servers, false)).isSameAs(light);
+    }
+
+    @Test
+    void shouldFindNoServerWhenNoneIsUsable()
+    {
+        final ServiceFixture fixture = ServiceFixture.of("wlc", "A0 B0");
+        assertThat(LeastConnection.weighted(fixture.service.servers(), true)).isNull();
+        assertThat(LeastConnection.weighted(new RealServer[0], true)).isNull();
+    }
+
+    private static RealServer serverWithActive(final int workers, final int activePerWorker, final int lastOctet)
+    {
+        final UnsafeBuffer counters = new UnsafeBuffer(
+            ByteBuffer.allocateDirect(ConnectionCountersDescriptor.slotLength(workers)));
+        for (int worker = 0; worker < workers; worker++)
+        {
+            counters.putInt(ConnectionCountersDescriptor.workerLineOffset(worker) +
+                ConnectionCountersDescriptor.ACTIVE_OFFSET, activePerWorker);
+        }
+        return new RealServer(IpAddress.parse("192.168.1." + lastOctet), 80, ForwardMethod.NAT, 1, counters, 0, workers);
+    }
+
+    /** The usable server of least overhead / weight as exact fractions, the earlier one on a tie; null if none. */
+    private static RealServer reference(final RealServer[] servers)
+    {
+        RealServer best = null;
+        for (final RealServer server : servers)
+        {
+            if (server.weight() == 0 || server.isOverloaded())
+            {
+                continue;
+            }
+            if (best == null || BigInteger.valueOf(server.overhead()).multiply(BigInteger.valueOf(best.weight()))
+                .compareTo(BigInteger.valueOf(best.overhead()).multiply(BigInteger.valueOf(server.weight()))) < 0)
+            {
+                best = server;
+            }
+        }
+        return best;
+    }
+}
