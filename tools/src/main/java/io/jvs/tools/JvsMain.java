@@ -2,7 +2,7 @@ package io.jvs.tools;
 
 import io.jvs.tools.bench.BenchCommand;
 import io.jvs.tools.demo.DemoCommand;
-import io.jvs.tools.io.IoMessages;
+import io.jvs.core.io.IoMessages;
 import io.jvs.tools.replay.ReplayCommand;
 import io.jvs.tools.run.RunCommand;
 import io.jvs.tools.simulate.SimulateCommand;
@@ -89,7 +89,8 @@ public final class JvsMain implements Runnable
     {
         if (UNFINISHED.contains(word))
         {
-            return "jvs: " + word + " is not written yet (the forwarder daemon is coming); try 'tools/jvs --help'";
+            return "jvs: " + word + " is not written yet (a running daemon's counters: tools/jvs ctl -L -n --stats); " +
+                "try 'tools/jvs --help'";
         }
         if (word.startsWith("-"))
         {

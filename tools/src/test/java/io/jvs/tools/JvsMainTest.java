@@ -45,7 +45,8 @@ class JvsMainTest
         assertThat(run.status()).isEqualTo(2);
         assertThat(run.out()).isEmpty();
         assertThat(run.err()).isEqualTo(
-            "jvs: " + name + " is not written yet (the forwarder daemon is coming); try 'tools/jvs --help'\n");
+            "jvs: " + name + " is not written yet (a running daemon's counters: tools/jvs ctl -L -n --stats); " +
+                "try 'tools/jvs --help'\n");
     }
 
     @Test

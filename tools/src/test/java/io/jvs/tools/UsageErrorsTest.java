@@ -58,7 +58,8 @@ class UsageErrorsTest
         "run|jvs run: missing required option --config=FILE; try 'tools/jvs run --help'",
         "help bogus|jvs: unknown subcommand 'bogus'; try 'tools/jvs --help'",
         "bogus|jvs: unknown subcommand 'bogus'; try 'tools/jvs --help'",
-        "stat|jvs: stat is not written yet (the forwarder daemon is coming); try 'tools/jvs --help'"})
+        "stat|jvs: stat is not written yet (a running daemon's counters: tools/jvs ctl -L -n --stats); try " +
+            "'tools/jvs --help'"})
     void shouldSayWhatIsWrongInOneLineWithStatusTwo(final String args, final String line)
     {
         final CommandRun run = CommandRun.of(args.split(" "));
