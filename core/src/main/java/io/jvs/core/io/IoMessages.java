@@ -1,4 +1,4 @@
-package io.jvs.tools.io;
+package io.jvs.core.io;
 
 import java.io.IOException;
 import java.nio.charset.CharacterCodingException;
@@ -10,8 +10,8 @@ import java.nio.file.Path;
 import java.util.Locale;
 
 /**
- * One-line descriptions of I/O failures for the tools' messages: the path once and the system's reason, as
- * {@code cat} and {@code cp} put them ({@code farm.rules: no such file or directory}).
+ * One-line descriptions of I/O failures for the tools' and the daemon's messages: the path once and the system's
+ * reason, as {@code cat} and {@code cp} put them ({@code farm.rules: no such file or directory}).
  */
 public final class IoMessages
 {

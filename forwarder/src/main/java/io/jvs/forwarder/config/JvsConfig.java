@@ -11,6 +11,8 @@ import io.jvs.core.sched.SchedulerSettings;
 import io.jvs.core.service.ServiceTable;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -65,6 +67,8 @@ import java.util.Map;
  *                     file gives no services.
  * @param includes     the files its {@code rules} statements read, in order (inputs, for a tool that must never
  *                     write over one).
+ * @param workersAt    {@code file:line} of the {@code workers} statement, or null when the file gives none.
+ * @param controlAt    {@code file:line} of the {@code control} statement, or null when the file gives none.
  */
 public record JvsConfig(
     String source,
@@ -85,7 +89,9 @@ public record JvsConfig(
     Timeouts timeouts,
     List<ServiceRule> rules,
     String servicesAt,
-    List<Path> includes)
+    List<Path> includes,
+    String workersAt,
+    String controlAt)
 {
     /** The control socket when the file names none. */
     public static final Path DEFAULT_CONTROL = Path.of("/run/jvs/jvs.sock");
@@ -147,8 +153,40 @@ public record JvsConfig(
     public static JvsConfig load(final Path file) throws IOException, RuleException
     {
         final Path parent = file.getParent();
-        return parse(file.toString(), Files.readAllLines(file, StandardCharsets.UTF_8),
-            parent == null ? Path.of("") : parent);
+        final List<String> lines;
+        try
+        {
+            lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+        }
+        catch (final CharacterCodingException ex)
+        {
+            throw new RuleException(file.toString(), firstLineNotUtf8(Files.readAllBytes(file)), "not UTF-8 text");
+        }
+        return parse(file.toString(), lines, parent == null ? Path.of("") : parent);
+    }
+
+    /** The number of the first line that does not decode as UTF-8 (1 when none is found on its own). */
+    private static int firstLineNotUtf8(final byte[] text)
+    {
+        int line = 1;
+        int start = 0;
+        for (int i = 0; i <= text.length; i++)
+        {
+            if (i == text.length || text[i] == '\n')
+            {
+                try
+                {
+                    StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(text, start, i - start));
+                }
+                catch (final CharacterCodingException ex)
+                {
+                    return line;
+                }
+                line++;
+                start = i + 1;
+            }
+        }
+        return 1;
     }
 
     /**

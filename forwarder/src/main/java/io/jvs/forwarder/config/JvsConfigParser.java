@@ -42,8 +42,6 @@ final class JvsConfigParser
     /** Every statement word, for the unknown-statement message and for included rules files. */
     static final List<String> STATEMENTS = List.of("interface", "workers", "idle", "connections", "control",
         "vip-arp", "mark", "port", "gateway", "neighbour", "set", "timeout", "rules");
-    /** The highest CPU number a {@code cpus} list takes: the kernel's largest NR_CPUS (MAXSMP) less one. */
-    static final int MAX_CPU = 8191;
     /** The bytes of a unix socket path: {@code sun_path} of {@code struct sockaddr_un} less its NUL. */
     static final int MAX_SOCKET_PATH = 107;
     /** IFNAMSIZ less the NUL, as the kernel's dev_valid_name() checks a device name. */
@@ -93,6 +91,8 @@ final class JvsConfigParser
     private final List<ServiceRule> rules = new ArrayList<>();
     private final List<Path> includes = new ArrayList<>();
     private String servicesAt;
+    private String workersAt;
+    private String controlAt;
     private int line;
 
     JvsConfigParser(final String source, final Path baseDir)
@@ -234,7 +234,8 @@ final class JvsConfigParser
             icmpRepliesPerSecond, clampMss, sweepSlotsPerBurst);
         return new JvsConfig(source, interfaces, workers, cpus, idle, connections, control, controlGroup, vipArp,
             markRules, List.copyOf(ports.values()), neighbours, gatewayV4, gatewayV6, settings,
-            new JvsConfig.Timeouts(timeouts[0], timeouts[1], timeouts[2]), rules, servicesAt, includes);
+            new JvsConfig.Timeouts(timeouts[0], timeouts[1], timeouts[2]), rules, servicesAt, includes, workersAt,
+            controlAt);
     }
 
     private void rule(final String text) throws RuleException
@@ -422,7 +423,14 @@ final class JvsConfigParser
                 throw new IllegalArgumentException(words[i].equalsIgnoreCase("cpus") ? "workers: cpus is given twice" :
                     "workers: unknown option \"" + words[i] + "\" (cpus)");
             }
-            list = cpuList(value);
+            try
+            {
+                list = CpuList.parse(value);
+            }
+            catch (final IllegalArgumentException ex)
+            {
+                throw new IllegalArgumentException("workers: " + ex.getMessage(), ex);
+            }
         }
         if (!list.isEmpty() && list.size() != count)
         {
@@ -431,55 +439,7 @@ final class JvsConfigParser
         }
         workers = count;
         cpus = list;
-    }
-
-    /** A list as taskset and the kernel's cpulist format write it: {@code 0,2-3}. */
-    private static List<Integer> cpuList(final String text)
-    {
-        final List<Integer> list = new ArrayList<>();
-        final Set<Integer> seen = new HashSet<>();
-        for (final String item : text.split(",", -1))
-        {
-            if (item.isEmpty())
-            {
-                throw new IllegalArgumentException("workers: cpus \"" + text + "\" has an empty item (write the " +
-                    "list as 0,2-3)");
-            }
-            final int dash = item.indexOf('-');
-            final int low = cpu(text, dash < 0 ? item : item.substring(0, dash));
-            final int high = dash < 0 ? low : cpu(text, item.substring(dash + 1));
-            if (high < low)
-            {
-                throw new IllegalArgumentException("workers: cpus: the range " + item + " runs backwards");
-            }
-            for (int cpu = low; cpu <= high; cpu++)
-            {
-                if (!seen.add(cpu))
-                {
-                    throw new IllegalArgumentException("workers: cpus: CPU " + cpu + " is listed twice");
-                }
-                list.add(cpu);
-            }
-        }
-        return list;
-    }
-
-    private static int cpu(final String list, final String text)
-    {
-        try
-        {
-            final int cpu = Integer.parseInt(text);
-            if (cpu >= 0 && cpu <= MAX_CPU)
-            {
-                return cpu;
-            }
-        }
-        catch (final NumberFormatException ex)
-        {
-            // refused below
-        }
-        throw new IllegalArgumentException("workers: cpus \"" + list + "\": \"" + text + "\" is not a CPU number " +
-            "(0.." + MAX_CPU + ")");
+        workersAt = source + ":" + line;
     }
 
     private void idle(final String[] words)
@@ -540,6 +500,7 @@ final class JvsConfigParser
             controlGroup = words[3];
         }
         control = Path.of(path);
+        controlAt = source + ":" + line;
     }
 
     private void vipArp(final String[] words)
@@ -624,14 +585,23 @@ final class JvsConfigParser
 
     private static IpPrefix prefix(final String what, final String option, final String text)
     {
+        final IpPrefix prefix;
         try
         {
-            return IpPrefix.parse(text);
+            prefix = IpPrefix.parse(text);
         }
         catch (final IllegalArgumentException ex)
         {
             throw new IllegalArgumentException(what + ": " + option + " " + text + ": " + ex.getMessage());
         }
+        final int slash = text.indexOf('/');
+        if (slash >= 0 && !IpAddress.parse(text.substring(0, slash)).equals(prefix.network()))
+        {
+            // As ip-route(8) refuses one: a typo in the address would otherwise widen the rule unseen.
+            throw new IllegalArgumentException(what + ": " + option + " " + text + ": the address has bits set past " +
+                "the prefix length (did you mean " + prefix.network() + "/" + prefix.length() + "?)");
+        }
+        return prefix;
     }
 
     private static int protocol(final String what, final String text)
@@ -837,14 +807,19 @@ final class JvsConfigParser
         for (int i = 1; i < words.length; i += 2)
         {
             final int seconds = integer(words, i + 1, words[i], 1, ConnectionTimeouts.MAX_SECONDS);
-            switch (words[i])
+            final int which = switch (words[i])
             {
-                case "tcp" -> timeouts[0] = seconds;
-                case "tcpfin" -> timeouts[1] = seconds;
-                case "udp" -> timeouts[2] = seconds;
+                case "tcp" -> 0;
+                case "tcpfin" -> 1;
+                case "udp" -> 2;
                 default -> throw new IllegalArgumentException("timeout: unknown name \"" + words[i] +
                     "\" (tcp, tcpfin, udp)");
+            };
+            if (timeouts[which] != 0)
+            {
+                throw new IllegalArgumentException("timeout: " + words[i] + " is given twice");
             }
+            timeouts[which] = seconds;
         }
     }
 

@@ -1,5 +1,6 @@
 package io.jvs.forwarder.daemon;
 
+import io.jvs.core.io.IoMessages;
 import io.jvs.forwarder.control.ControlProtocol;
 import io.jvs.forwarder.control.ControlProtocolException;
 import io.jvs.forwarder.control.ControlRequest;
@@ -24,10 +25,13 @@ import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.GroupPrincipal;
 import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.nio.file.attribute.UserPrincipalNotFoundException;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Set;
@@ -61,7 +65,15 @@ final class ControlServer implements AutoCloseable
     static final long REQUEST_TIMEOUT_MS = 5_000;
     private static final int ENOENT = 2;
 
+    /** The file type bits of st_mode, and a socket's (inode(7)). */
+    private static final int S_IFMT = 0170000;
+    private static final int S_IFSOCK = 0140000;
+    private static final String NOT_A_SOCKET =
+        "exists and is not a socket: jvs replaces only a stale socket, never another file";
+
     private final Path path;
+    /** The socket file's identity when it was made: only that file is removed at the end. */
+    private final Object socketFile;
     private final ServerSocketChannel server;
     private final Function<ControlRequest, ControlResponse> handler;
     private final IpvsNetlinkBackend ipvs;
@@ -72,10 +84,11 @@ final class ControlServer implements AutoCloseable
     private final Syscalls credentials = Syscalls.create();
     private volatile boolean closed;
 
-    private ControlServer(final Path path, final ServerSocketChannel server,
+    private ControlServer(final Path path, final Object socketFile, final ServerSocketChannel server,
         final Function<ControlRequest, ControlResponse> handler, final IpvsNetlinkBackend ipvs, final int group)
     {
         this.path = path;
+        this.socketFile = socketFile;
         this.server = server;
         this.handler = handler;
         this.ipvs = ipvs;
@@ -106,24 +119,48 @@ final class ControlServer implements AutoCloseable
     static ControlServer open(final Path path, final String group,
         final Function<ControlRequest, ControlResponse> handler, final IpvsNetlinkBackend ipvs) throws IOException
     {
+        try
+        {
+            return create(path, group, handler, ipvs);
+        }
+        catch (final IOException ex)
+        {
+            throw new IOException(path + ": " + reason(ex), ex);
+        }
+    }
+
+    private static ControlServer create(final Path path, final String group,
+        final Function<ControlRequest, ControlResponse> handler, final IpvsNetlinkBackend ipvs) throws IOException
+    {
+        final String refusal = refusal(path, group);
+        if (refusal != null)
+        {
+            throw new IOException(refusal);
+        }
         final Path parent = path.toAbsolutePath().getParent();
         if (parent != null)
         {
             Files.createDirectories(parent);
         }
-        if (Files.exists(path))
+        if (Files.exists(path, LinkOption.NOFOLLOW_LINKS))
         {
             if (answers(path))
             {
-                throw new IOException(path + ": another jvs daemon answers on this control socket");
+                throw new IOException("another jvs daemon answers on this control socket");
+            }
+            if (!isSocket(path))
+            {
+                throw new IOException(NOT_A_SOCKET);
             }
             Files.delete(path);
         }
         final ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
         final int gid;
+        final Object socketFile;
         try
         {
             server.bind(UnixDomainSocketAddress.of(path));
+            socketFile = fileKey(path);
             Files.setPosixFilePermissions(path, PosixFilePermissions.fromString("rw-rw----"));
             if (group != null)
             {
@@ -144,9 +181,84 @@ final class ControlServer implements AutoCloseable
             DaemonLog.warning("control socket: the JVM does not export sun.nio.ch to jvs, so a peer's supplementary " +
                 "groups cannot be read; only root and members by primary group are served (run jvs by its launcher)");
         }
-        final ControlServer control = new ControlServer(path, server, handler, ipvs, gid);
+        final ControlServer control = new ControlServer(path, socketFile, server, handler, ipvs, gid);
         control.acceptor.start();
         return control;
+    }
+
+    /** An exception's reason without the path the JDK puts in front of it. */
+    private static String reason(final IOException ex)
+    {
+        if (ex instanceof UserPrincipalNotFoundException missing)
+        {
+            return "no group \"" + missing.getName() + "\" on this system";
+        }
+        return IoMessages.reason(ex);
+    }
+
+    /**
+     * What is wrong with a control socket path and group before the daemon touches anything: a path that names
+     * something other than a socket (a stale socket left by a killed daemon may be replaced; a file, directory or
+     * symbolic link never is), a parent that is not a directory, or a group the system does not know.
+     *
+     * @param path  the socket's path.
+     * @param group the group to give it, or null.
+     * @return the reason (without the path), or null when the daemon may go ahead.
+     */
+    static String refusal(final Path path, final String group)
+    {
+        if (Files.isSymbolicLink(path))
+        {
+            return "is a symbolic link: name the socket's own path";
+        }
+        if (Files.exists(path, LinkOption.NOFOLLOW_LINKS) && !isSocket(path))
+        {
+            return NOT_A_SOCKET;
+        }
+        for (Path parent = path.toAbsolutePath().getParent(); parent != null; parent = parent.getParent())
+        {
+            if (Files.exists(parent))
+            {
+                if (!Files.isDirectory(parent))
+                {
+                    return parent + " is not a directory";
+                }
+                break;
+            }
+        }
+        if (group != null)
+        {
+            try
+            {
+                path.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByGroupName(group);
+            }
+            catch (final UserPrincipalNotFoundException ex)
+            {
+                return "no group \"" + group + "\" on this system";
+            }
+            catch (final IOException ex)
+            {
+                return "cannot look up the group \"" + group + "\": " + ex.getMessage();
+            }
+        }
+        return null;
+    }
+
+    private static boolean isSocket(final Path path)
+    {
+        try
+        {
+            return ((int)Files.getAttribute(path, "unix:mode", LinkOption.NOFOLLOW_LINKS) & S_IFMT) == S_IFSOCK;
+        }
+        catch (final IOException | UnsupportedOperationException ex)
+        {
+            return false;
+        }
+    }
+
+    private static Object fileKey(final Path path) throws IOException
+    {
+        return Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).fileKey();
     }
 
     private static boolean answers(final Path path)
@@ -471,7 +583,15 @@ final class ControlServer implements AutoCloseable
         }
         try
         {
-            Files.deleteIfExists(path);
+            // Only the socket this daemon made: a file put in its place meanwhile is someone else's.
+            if (isSocket(path) && fileKey(path).equals(socketFile))
+            {
+                Files.delete(path);
+            }
+        }
+        catch (final java.nio.file.NoSuchFileException ex)
+        {
+            // Already gone.
         }
         catch (final IOException ex)
         {

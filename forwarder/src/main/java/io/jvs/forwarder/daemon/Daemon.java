@@ -1,6 +1,7 @@
 package io.jvs.forwarder.daemon;
 
 import io.jvs.core.conn.ConnectionTimeouts;
+import io.jvs.core.io.IoMessages;
 import io.jvs.core.memory.OffHeapAllocator;
 import io.jvs.core.net.IpAddress;
 import io.jvs.core.net.IpPrefix;
@@ -16,6 +17,7 @@ import io.jvs.core.rules.RuleException;
 import io.jvs.core.sched.SchedulerFlags;
 import io.jvs.core.sched.SchedulerSettings;
 import io.jvs.core.service.ServiceTable;
+import io.jvs.forwarder.config.CpuList;
 import io.jvs.forwarder.config.InterfaceConfig;
 import io.jvs.forwarder.config.JvsConfig;
 import io.jvs.forwarder.config.PortKind;
@@ -159,7 +161,7 @@ public final class Daemon implements AutoCloseable
         }
         catch (final IOException ex)
         {
-            DaemonLog.error(configFile + ": " + reason(ex));
+            DaemonLog.error(IoMessages.describe(configFile, ex));
             return EXIT_REFUSED;
         }
         final String refusal = refusal(config);
@@ -175,48 +177,44 @@ public final class Daemon implements AutoCloseable
             DaemonLog.error(queueRefusal);
             return EXIT_REFUSED;
         }
-        try (Daemon daemon = new Daemon(configFile, config, workers))
+        final Daemon daemon;
+        try
         {
-            daemon.start();
-            daemon.awaitStop();
-            return 0;
-        }
-        catch (final StartFailure ex)
-        {
-            DaemonLog.error(ex.getMessage());
-            return ex.status;
+            daemon = new Daemon(configFile, config, workers);
         }
         catch (final NativeCallException | IllegalStateException | IllegalArgumentException ex)
         {
             DaemonLog.error("cannot start: " + ex.getMessage());
             return EXIT_FAILED;
         }
+        // The reason first, then what undoing the start logs ("stopped").
+        try (daemon)
+        {
+            try
+            {
+                daemon.start();
+            }
+            catch (final StartFailure ex)
+            {
+                DaemonLog.error(ex.getMessage());
+                return ex.status;
+            }
+            catch (final NativeCallException | IllegalStateException | IllegalArgumentException ex)
+            {
+                DaemonLog.error("cannot start: " + ex.getMessage());
+                return EXIT_FAILED;
+            }
+            daemon.awaitStop();
+            return 0;
+        }
     }
 
-    private static String reason(final IOException ex)
-    {
-        if (ex instanceof java.nio.file.NoSuchFileException)
-        {
-            return "no such file";
-        }
-        if (ex instanceof java.nio.file.AccessDeniedException)
-        {
-            return "permission denied";
-        }
-        return ex.getMessage();
-    }
-
-    /** What the daemon needs of a configuration that the language itself allows. */
+    /** What the daemon needs of a configuration that the language itself allows, checked before anything is touched. */
     private static String refusal(final JvsConfig config)
     {
         if (config.interfaces().isEmpty())
         {
             return config.source() + ": no interface statement: the daemon needs at least one interface to own";
-        }
-        if (!config.definesServices())
-        {
-            DaemonLog.warning(config.source() + ": no services (no ipvsadm rule lines and no rules statement): " +
-                "every frame goes to the host until a reload or ctl adds some");
         }
         final Syscalls syscalls = Syscalls.create();
         for (final InterfaceConfig face : config.interfaces())
@@ -226,6 +224,63 @@ public final class Daemon implements AutoCloseable
                 return config.source() + ":" + face.line() + ": interface " + face.name() +
                     ": no such interface in this network namespace";
             }
+        }
+        final String control = ControlServer.refusal(config.control(), config.controlGroup());
+        if (control != null)
+        {
+            return (config.controlAt() != null ? config.controlAt() : config.source()) + ": control " +
+                config.control() + (config.controlAt() != null ? "" : " (the default)") + ": " + control;
+        }
+        final String cpus = cpusRefusal(config.cpus(), allowedCpus());
+        if (cpus != null)
+        {
+            return config.workersAt() + ": workers: cpus: " + cpus;
+        }
+        if (!config.definesServices())
+        {
+            DaemonLog.warning(config.source() + ": no services (no ipvsadm rule lines and no rules statement): " +
+                "every frame goes to the host until a reload or ctl adds some");
+        }
+        return null;
+    }
+
+    /**
+     * @param cpus    the CPUs a {@code workers} statement pins its workers to.
+     * @param allowed the CPUs this process may run on, or null when that is not known.
+     * @return why one of them cannot take a worker, or null.
+     */
+    static String cpusRefusal(final List<Integer> cpus, final java.util.BitSet allowed)
+    {
+        if (allowed == null)
+        {
+            return null;
+        }
+        for (final int cpu : cpus)
+        {
+            if (!allowed.get(cpu))
+            {
+                return "CPU " + cpu + " is not one this process may run on (" + CpuList.format(allowed) + ")";
+            }
+        }
+        return null;
+    }
+
+    /** The process's CPUs, as the kernel lists them in /proc/self/status (its affinity, cpusets included). */
+    private static java.util.BitSet allowedCpus()
+    {
+        try
+        {
+            for (final String line : Files.readAllLines(Path.of("/proc/self/status")))
+            {
+                if (line.startsWith("Cpus_allowed_list:"))
+                {
+                    return CpuList.parseSet(line.substring("Cpus_allowed_list:".length()).trim());
+                }
+            }
+        }
+        catch (final IOException | IllegalArgumentException ex)
+        {
+            // Unknown: the worker reports a CPU it cannot bind to when it starts.
         }
         return null;
     }
@@ -414,7 +469,7 @@ public final class Daemon implements AutoCloseable
         }
         catch (final IOException ex)
         {
-            throw new StartFailure("control socket " + config.control() + ": " + ex.getMessage(), EXIT_FAILED);
+            throw new StartFailure("control socket " + ex.getMessage(), EXIT_FAILED);
         }
 
         final ErrorHandler errors = error -> DaemonLog.error("uncaught in an agent: " + error);
@@ -629,10 +684,15 @@ public final class Daemon implements AutoCloseable
     private void warmUp(final Topology topology)
     {
         final long started = System.nanoTime();
+        // The ports are of the classes the real ones will be, over rings whose kernel side is simulated: the worker's
+        // calls into its ports are then compiled for those classes, and the ports' own code is compiled too. With more
+        // than one live worker, two scratch workers hand each other the frames of the other's clients, as live ones
+        // do, each on its own simulated rings (its own UMEM, as a live worker's); one thread runs both.
+        final int scratchWorkers = workers > 1 ? 2 : 1;
         final ServiceTable scratch;
         try
         {
-            scratch = config.serviceTable(new SchedulerSettings(SchedulerFlags.NONE, 1,
+            scratch = config.serviceTable(new SchedulerSettings(SchedulerFlags.NONE, scratchWorkers,
                 SchedulerSettings.DEFAULT_EXPIRATION_NS, SchedulerSettings.DEFAULT_EXPIRATION_NS));
         }
         catch (final RuleException ex)
@@ -666,11 +726,6 @@ public final class Daemon implements AutoCloseable
         {
             (faces.get(p).port() == PortKind.AFXDP ? xdpIndexes : packetIndexes).add(p);
         }
-        // The ports are of the classes the real ones will be, over rings whose kernel side is simulated: the worker's
-        // calls into its ports are then compiled for those classes, and the ports' own code is compiled too. With more
-        // than one live worker, two scratch workers hand each other the frames of the other's clients, as live ones
-        // do, each on its own simulated rings (its own UMEM, as a live worker's); one thread runs both.
-        final int scratchWorkers = workers > 1 ? 2 : 1;
         final SimulatedXdpKernel[] xdp = new SimulatedXdpKernel[scratchWorkers];
         final SimulatedPacketKernel[] packet = new SimulatedPacketKernel[scratchWorkers];
         final HandoffRing[][] rings = new HandoffRing[scratchWorkers][scratchWorkers];

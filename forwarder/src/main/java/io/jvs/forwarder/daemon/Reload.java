@@ -1,5 +1,6 @@
 package io.jvs.forwarder.daemon;
 
+import io.jvs.core.io.IoMessages;
 import io.jvs.core.net.IpAddress;
 import io.jvs.core.conn.ConnectionTimeouts;
 import io.jvs.core.rules.RuleException;
@@ -53,7 +54,7 @@ final class Reload
         }
         catch (final IOException ex)
         {
-            throw new IllegalArgumentException(file + ": " + ex.getMessage(), ex);
+            throw new IllegalArgumentException(IoMessages.describe(file, ex), ex);
         }
         final String restart = restartNeeded(running, next);
         if (restart != null)

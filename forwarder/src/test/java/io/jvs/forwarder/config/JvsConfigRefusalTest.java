@@ -2,9 +2,12 @@ package io.jvs.forwarder.config;
 
 import io.jvs.core.rules.RuleException;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -108,6 +111,10 @@ class JvsConfigRefusalTest
         "-X -t 10.0.0.100:80|box.conf:3: invalid command `-X': a rules line starts with -A, -E, -D, -C, -a, -e, -d " +
             "or --set",
         "timeout tcp 0|box.conf:3: timeout: tcp must be 1..2147483, not 0",
+        "timeout tcp 900 tcp 100|box.conf:3: timeout: tcp is given twice",
+        "timeout tcp 900 udp 300 ; timeout udp 60|box.conf:4: timeout: udp is given twice",
+        "mark 1 dst 1.2.3.4/8|box.conf:3: mark 1: dst 1.2.3.4/8: the address has bits set past the prefix length " +
+            "(did you mean 1.0.0.0/8?)",
         "set sloppy_tcp maybe|box.conf:3: set sloppy_tcp: the value is 0 or 1, not maybe"})
     void shouldRefuseABadLineWithFileLineAndReason(final String lines, final String message)
     {
@@ -133,6 +140,20 @@ class JvsConfigRefusalTest
         assertThat(refusal("control /run/" + "j".repeat(102) + " ; idle none"))
             .as("107 bytes are fine").isEqualTo("box.conf:4: idle: the mode is adaptive, spin, yield, backoff or " +
                 "wait, not \"none\"");
+    }
+
+    @Test
+    void shouldRefuseAFileThatIsNotUtf8NamingTheFirstLineThatIsNot(@TempDir final Path dir) throws Exception
+    {
+        final Path file = dir.resolve("box.conf");
+        Files.write(file, "interface eth0\n# caf\u00e9 is fine\nworkers 1 \u00ff\n".getBytes(StandardCharsets.UTF_8));
+        final byte[] latin1 = "interface eth0\n# caf\u00e9 is fine\nworkers 1 \u00ff\n".getBytes(StandardCharsets.ISO_8859_1);
+        final Path latin = Files.write(dir.resolve("latin1.conf"), latin1);
+
+        assertThatThrownBy(() -> JvsConfig.load(latin)).isInstanceOf(RuleException.class)
+            .hasMessage(latin + ":2: not UTF-8 text");
+        assertThatThrownBy(() -> JvsConfig.load(file)).isInstanceOf(RuleException.class)
+            .hasMessageStartingWith(file + ":3: workers");
     }
 
     @Test

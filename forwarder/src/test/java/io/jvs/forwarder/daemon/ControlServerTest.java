@@ -255,9 +255,57 @@ class ControlServerTest
     void shouldRefuseAnUnknownGroupAndLeaveNoSocketBehind()
     {
         final Path path = dir.resolve("control");
+        assertThat(ControlServer.refusal(path, "no-such-group-jvs")).isEqualTo(
+            "no group \"no-such-group-jvs\" on this system");
         assertThatThrownBy(() -> ControlServer.open(path, "no-such-group-jvs", this::echo))
-            .isInstanceOf(IOException.class);
+            .isInstanceOf(IOException.class).hasMessage(path + ": no group \"no-such-group-jvs\" on this system");
         assertThat(path).doesNotExist();
+    }
+
+    @Test
+    void shouldRefuseAPathThatIsAnotherFileAndLeaveItAsItWas() throws Exception
+    {
+        final Path path = dir.resolve("jvs.conf");
+        Files.writeString(path, "interface eth0\n");
+        assertThat(ControlServer.refusal(path, null)).startsWith("exists and is not a socket");
+
+        assertThatThrownBy(() -> ControlServer.open(path, null, this::echo)).isInstanceOf(IOException.class)
+            .hasMessageStartingWith(path + ": exists and is not a socket");
+
+        assertThat(path).hasContent("interface eth0");
+    }
+
+    @Test
+    void shouldRefuseASymbolicLinkAndADirectoryAndAParentThatIsAFile() throws Exception
+    {
+        final Path target = Files.writeString(dir.resolve("target"), "kept\n");
+        final Path link = Files.createSymbolicLink(dir.resolve("link.sock"), target);
+        final Path directory = Files.createDirectory(dir.resolve("sockets"));
+        final Path underFile = target.resolve("jvs.sock");
+
+        assertThat(ControlServer.refusal(link, null)).isEqualTo("is a symbolic link: name the socket's own path");
+        assertThat(ControlServer.refusal(directory, null)).startsWith("exists and is not a socket");
+        assertThat(ControlServer.refusal(underFile, null)).isEqualTo(target + " is not a directory");
+        assertThatThrownBy(() -> ControlServer.open(link, null, this::echo)).isInstanceOf(IOException.class);
+        assertThatThrownBy(() -> ControlServer.open(directory, null, this::echo)).isInstanceOf(IOException.class);
+
+        assertThat(link).isSymbolicLink();
+        assertThat(target).hasContent("kept");
+        assertThat(directory).isDirectory();
+    }
+
+    @Test
+    void shouldRemoveOnlyItsOwnSocketOnClose() throws Exception
+    {
+        final Path path = dir.resolve("control");
+        final ControlServer server = ControlServer.open(path, null, this::echo);
+        // Someone puts a file of theirs where the socket was while the daemon runs.
+        Files.delete(path);
+        Files.writeString(path, "theirs\n");
+
+        server.close();
+
+        assertThat(path).hasContent("theirs");
     }
 
     @Test

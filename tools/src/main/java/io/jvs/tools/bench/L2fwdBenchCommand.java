@@ -16,7 +16,7 @@ import org.agrona.concurrent.BusySpinIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.YieldingIdleStrategy;
 import io.jvs.tools.CommandError;
-import io.jvs.tools.io.IoMessages;
+import io.jvs.core.io.IoMessages;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;

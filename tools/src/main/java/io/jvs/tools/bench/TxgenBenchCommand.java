@@ -12,7 +12,7 @@ import io.jvs.nativebindings.NativeCallException;
 import io.jvs.nativebindings.Syscalls;
 import io.jvs.nativebindings.bpf.XdpMode;
 import io.jvs.tools.CommandError;
-import io.jvs.tools.io.IoMessages;
+import io.jvs.core.io.IoMessages;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;

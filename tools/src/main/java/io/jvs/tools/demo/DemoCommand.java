@@ -14,7 +14,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import io.jvs.tools.CommandError;
 import io.jvs.tools.Schedulers;
-import io.jvs.tools.io.IoMessages;
+import io.jvs.core.io.IoMessages;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;

@@ -1,5 +1,6 @@
 package io.jvs.tools.io;
 
+import io.jvs.core.io.IoMessages;
 import io.jvs.tools.CommandError;
 
 import java.io.IOException;

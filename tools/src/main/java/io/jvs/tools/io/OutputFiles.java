@@ -1,5 +1,6 @@
 package io.jvs.tools.io;
 
+import io.jvs.core.io.IoMessages;
 import java.io.IOException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;

@@ -11,7 +11,7 @@ import io.jvs.forwarder.replay.ReplaySvg;
 import io.jvs.tools.CommandError;
 import io.jvs.tools.JvsMain;
 import io.jvs.tools.io.InputFiles;
-import io.jvs.tools.io.IoMessages;
+import io.jvs.core.io.IoMessages;
 import io.jvs.tools.io.OutputFiles;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ParameterException;

@@ -60,6 +60,44 @@ class DaemonLifecycleTest
     }
 
     @Test
+    void shouldRefuseAControlPathThatNamesAnotherFileAndLeaveTheFileAsItWas() throws Exception
+    {
+        try (LbTopology topology = LbTopology.builder("dlctl").realServers(1).build())
+        {
+            // DaemonProcess's control statement (line 1) names jvs.sock: here a file of someone else's.
+            final Path control = directory.resolve("jvs.sock");
+            Files.writeString(control, "precious\n");
+            try (DaemonProcess daemon = DaemonProcess.launch(topology.directorNamespace(), directory,
+                DaemonConfigs.twoArm() + natService(topology)))
+            {
+                assertThat(daemon.awaitExit(EXIT)).as(String.join("\n", daemon.log())).isEqualTo(2);
+                assertThat(daemon.log()).anySatisfy(line -> assertThat(line).contains(" error ")
+                    .contains(directory.resolve("jvs.conf") + ":1: control " + control).contains("not a socket"));
+                assertThat(Netns.ip(topology.directorNamespace(), "-d", "link")).doesNotContain("xdp");
+                assertThat(control).hasContent("precious");
+            }
+        }
+    }
+
+    @Test
+    void shouldRefuseWorkersPinnedToACpuThisProcessCannotRunOn() throws Exception
+    {
+        try (LbTopology topology = LbTopology.builder("dlcpu").realServers(1).build())
+        {
+            final String config = DaemonConfigs.twoArm().replace("workers 1\n", "workers 1 cpus 4095\n") +
+                natService(topology);
+            try (DaemonProcess daemon = DaemonProcess.launch(topology.directorNamespace(), directory, config))
+            {
+                assertThat(daemon.awaitExit(EXIT)).as(String.join("\n", daemon.log())).isEqualTo(2);
+                assertThat(daemon.log()).anySatisfy(line -> assertThat(line).contains(" error ")
+                    .contains(directory.resolve("jvs.conf") + ":4: workers: cpus: CPU 4095 is not one this process " +
+                        "may run on"));
+                assertUntouched(topology, daemon);
+            }
+        }
+    }
+
+    @Test
     void shouldUndoEverythingOnSigterm() throws Exception
     {
         try (LbTopology topology = LbTopology.builder("dlterm").realServers(1).build())
@@ -142,6 +180,14 @@ class DaemonLifecycleTest
                 });
                 assertForwards(topology, daemon, 4);
                 assertThat(daemon.log()).noneMatch(line -> line.contains("info reload"));
+
+                // A file that has gone away is refused with the system's reason, once.
+                Files.move(directory.resolve("jvs.conf"), directory.resolve("moved.conf"));
+                daemon.signal("HUP");
+                assertThat(daemon.awaitLog("no such file", Duration.ofSeconds(10)))
+                    .endsWith("reload (SIGHUP) refused, nothing changed: " + directory.resolve("jvs.conf") +
+                        ": no such file or directory");
+                assertForwards(topology, daemon, 2);
             }
         }
     }

@@ -42,6 +42,9 @@ class DaemonTwoWorkersTest
                 "rr", 'm', DaemonConfigs.serversV4(topology), DaemonConfigs.ones(3));
             try (DaemonProcess daemon = DaemonProcess.start(topology.directorNamespace(), directory, config))
             {
+                // Two workers are warmed as two scratch workers handing frames to each other.
+                assertThat(daemon.log()).anySatisfy(line -> assertThat(line).contains("warmed the data path"))
+                    .noneSatisfy(line -> assertThat(line).contains("warm-up failed"));
                 final List<TcpDigestClient.Connection> connections = TcpDigestClient.run(topology.clientNamespace(),
                     TcpDigestClient.Load.of(new InetSocketAddress(topology.vip4(), PORT), 30, MIB).parallel(3)
                         .sources(topology.clientAddresses4()));
