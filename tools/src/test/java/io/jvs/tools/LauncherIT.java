@@ -419,6 +419,23 @@ class LauncherIT
         assertThat(unknown.err()).isEqualTo("jvs: unknown subcommand 'bogus'; try 'tools/jvs --help'\n");
     }
 
+    /** The launcher's own subcommands have help too, through help and --help, without running Maven. */
+    @Test
+    void shouldShowTheLaunchersOwnSubcommandsHelp() throws Exception
+    {
+        final Run helpTest = launch("help", "test");
+        final Run testHelp = launch("test", "--help");
+        final Run helpWithIpvs = launch("help", "with-ipvs");
+
+        assertThat(helpTest.status()).isZero();
+        assertThat(helpTest.out()).startsWith("  test [MVN_ARGS]   ").contains("test --mutation").doesNotContain("demo");
+        assertThat(testHelp.status()).isZero();
+        assertThat(testHelp.out()).isEqualTo(helpTest.out());
+        assertThat(testHelp.err()).isEmpty();
+        assertThat(helpWithIpvs.status()).isZero();
+        assertThat(helpWithIpvs.out()).startsWith("Usage: tools/jvs with-ipvs ");
+    }
+
     /**
      * The launcher refuses unknown subcommands itself, before any build: its list must hold every subcommand
      * of the jar, or that one becomes unreachable.

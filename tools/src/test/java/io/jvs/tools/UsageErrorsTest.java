@@ -55,6 +55,8 @@ class UsageErrorsTest
             "try 'tools/jvs replay --help'",
         "demo --scheduler bogus|jvs demo: --scheduler must be one of " + SCHEDULERS +
             ", not 'bogus'; try 'tools/jvs demo --help'",
+        "demo --offline --dir /etc/hostname|jvs demo: --dir /etc/hostname: not a directory; " +
+            "try 'tools/jvs demo --help'",
         "run|jvs run: missing required option --config=FILE; try 'tools/jvs run --help'",
         "help bogus|jvs: unknown subcommand 'bogus'; try 'tools/jvs --help'",
         "bogus|jvs: unknown subcommand 'bogus'; try 'tools/jvs --help'",

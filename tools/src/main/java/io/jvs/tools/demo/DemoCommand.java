@@ -146,6 +146,10 @@ public final class DemoCommand implements Callable<Integer>
             throw new ParameterException(spec.commandLine(), "--seconds must be above 0 and at most " +
                 (int)MAX_SECONDS + ", not " + seconds);
         }
+        if (Files.exists(dir) && !Files.isDirectory(dir))
+        {
+            throw new ParameterException(spec.commandLine(), "--dir " + dir + ": not a directory");
+        }
         if (!offline)
         {
             if (root.getAsBoolean())
