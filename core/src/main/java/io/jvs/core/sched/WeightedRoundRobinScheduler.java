@@ -114,19 +114,33 @@ final class WeightedRoundRobinScheduler implements Scheduler
         while (true)
         {
             final int cw = mark.currentWeight;
+            // The heaviest server the pass saw that is not overloaded (read only for weights below cw that beat it).
+            int heaviest = 0;
             for (int i = from + 1; i < list.length; i++)
             {
                 final RealServer server = list[i];
-                if (server.weight() >= cw && !server.isOverloaded())
+                final int weight = server.weight();
+                if (weight >= cw)
                 {
-                    mark.index(i);
-                    return server;
+                    if (!server.isOverloaded())
+                    {
+                        mark.index(i);
+                        return server;
+                    }
+                }
+                else if (weight > heaviest && !server.isOverloaded())
+                {
+                    heaviest = weight;
                 }
                 if (i == stop)
                 {
                     mark.index(i);
                     return null;
                 }
+            }
+            if (from == WorkerCursor.HEAD)
+            {
+                mark.currentWeight = cw - step * skippablePasses(cw, step, heaviest);
             }
             from = WorkerCursor.HEAD;
             mark.currentWeight -= step;
@@ -146,5 +160,18 @@ final class WeightedRoundRobinScheduler implements Scheduler
                 stop = last;
             }
         }
+    }
+
+    /**
+     * How many of the passes after a whole pass at {@code cw} that found nothing can be left out: those whose
+     * threshold is still above both the heaviest server that is not overloaded (so they find nothing either) and
+     * {@code step} (so none of them is the last pass, which may set where the search stops). Each would only lower
+     * {@code cw} by {@code step}; the kernel runs them one by one, which with a heavy server overloaded or quiesced
+     * is up to {@code maxWeight / step} passes over the list for one connection.
+     */
+    static int skippablePasses(final int cw, final int step, final int heaviest)
+    {
+        final int floor = Math.max(heaviest, step);
+        return cw - step > floor ? (cw - floor - 1) / step : 0;
     }
 }
