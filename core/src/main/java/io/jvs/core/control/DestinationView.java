@@ -9,7 +9,7 @@ import io.jvs.core.service.ForwardMethod;
  * @param address           its address; may be of the other family than the service's for a tunnel.
  * @param port              its port.
  * @param forwardMethod     NAT, DR or TUN (always IP-in-IP for jvs).
- * @param weight            0..65535.
+ * @param weight            0..2147483647.
  * @param upperThreshold    -x, 0 for none.
  * @param lowerThreshold    -y.
  * @param activeConnections connections in an active state.

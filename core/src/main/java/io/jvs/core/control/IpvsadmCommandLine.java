@@ -5,6 +5,7 @@ import io.jvs.core.net.Protocol;
 import io.jvs.core.rules.RuleCommand;
 import io.jvs.core.sched.SchedulerFlags;
 import io.jvs.core.service.ForwardMethod;
+import io.jvs.core.service.RealServer;
 import io.jvs.core.service.ServiceKey;
 import io.jvs.core.service.ServiceSettings;
 
@@ -637,7 +638,8 @@ public final class IpvsadmCommandLine
                 case WEIGHT ->
                 {
                     set(Opt.WEIGHT);
-                    weight = number(arg, 0, 65535, "illegal weight specified");
+                    // Debian's ipvsadm takes what the kernel takes (Debian bug 814348); upstream 1.31 stops at 65535.
+                    weight = number(arg, 0, RealServer.MAX_WEIGHT, "illegal weight specified");
                 }
                 case U_THRESHOLD ->
                 {

@@ -22,9 +22,8 @@ import io.jvs.core.service.VirtualService;
  * and {@code ip_vs_edit_service} (scheduler, persistence engine, IPv6 prefix), {@code ip_vs_add_dest} and
  * {@code ip_vs_edit_dest} (weight, thresholds, existing destination), {@code ip_vs_new_dest} (a destination address
  * that is not unicast), {@code ip_vs_set_timeout} (a timeout above INT_MAX / HZ). Where jvs is narrower than the
- * kernel it refuses with the kernel's nearest error: a weight above 65535 (the kernel takes any int up to INT_MAX;
- * upstream ipvsadm never sends one) is ERANGE, a scheduler jvs lacks (including the kernel's "none") ENOENT, and a
- * table that is full ENOMEM.
+ * kernel it refuses with the kernel's nearest error: a scheduler jvs lacks (including the kernel's "none") ENOENT,
+ * and a table that is full ENOMEM.
  */
 public final class KernelChecks
 {

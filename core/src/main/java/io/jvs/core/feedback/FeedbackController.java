@@ -61,14 +61,14 @@ public final class FeedbackController<K>
      * scheduler now holds {@code defaultWeight} for it and forgets any earlier adjustment.
      *
      * @param server        the server's identity.
-     * @param defaultWeight its administrator weight, 0..65535; 0 keeps the loop off it.
+     * @param defaultWeight its administrator weight, 0..2147483647; 0 keeps the loop off it.
      */
     public void configure(final K server, final int defaultWeight)
     {
         Objects.requireNonNull(server, "server");
         if (defaultWeight < 0 || defaultWeight > RealServer.MAX_WEIGHT)
         {
-            throw new IllegalArgumentException("weight out of range 0..65535: " + defaultWeight);
+            throw new IllegalArgumentException("weight out of range 0.." + RealServer.MAX_WEIGHT + ": " + defaultWeight);
         }
         servers.put(server, new ServerFeedback(defaultWeight));
     }

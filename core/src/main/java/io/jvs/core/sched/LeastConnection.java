@@ -55,7 +55,7 @@ final class LeastConnection
             }
             final long overhead = server.overhead();
             final long weight = server.weight();
-            if (leastOverhead * weight > overhead * leastWeight)
+            if (productAbove(leastOverhead, weight, overhead, leastWeight))
             {
                 least = server;
                 leastOverhead = overhead;
@@ -89,6 +89,23 @@ final class LeastConnection
             }
         }
         return weighted(servers);
+    }
+
+    /**
+     * {@code a * b > c * d}, exactly, for loads {@code a} and {@code c} (below 2^63) and weights {@code b} and
+     * {@code d} (below 2^31): the least-connection schedulers' comparison of {@code a / d} with {@code c / b}. The
+     * kernel multiplies in 64 bits an overhead that is an int; jvs's overheads are the sum of its workers' counts,
+     * so above 2^32 the products are compared in 128 bits.
+     */
+    static boolean productAbove(final long a, final long b, final long c, final long d)
+    {
+        if (((a | c) >>> 32) == 0)
+        {
+            return a * b > c * d;
+        }
+        final long high = Math.multiplyHigh(a, b);
+        final long otherHigh = Math.multiplyHigh(c, d);
+        return high != otherHigh ? high > otherHigh : Long.compareUnsigned(a * b, c * d) > 0;
     }
 
     /**

@@ -139,7 +139,7 @@ final class LocalityReplicationScheduler extends AbstractLocalityScheduler
                     leastWeight = weight;
                 }
             }
-            else if (leastOverhead * weight > overhead * leastWeight)
+            else if (LeastConnection.productAbove(leastOverhead, weight, overhead, leastWeight))
             {
                 least = server;
                 leastOverhead = overhead;
@@ -177,7 +177,7 @@ final class LocalityReplicationScheduler extends AbstractLocalityScheduler
             {
                 continue;
             }
-            if (most == null || mostOverhead * weight < overhead * mostWeight)
+            if (most == null || LeastConnection.productAbove(overhead, mostWeight, mostOverhead, weight))
             {
                 most = server;
                 mostOverhead = overhead;

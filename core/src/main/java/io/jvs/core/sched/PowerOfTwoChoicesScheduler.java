@@ -58,7 +58,7 @@ final class PowerOfTwoChoicesScheduler extends ListScheduler
             return choice2;
         }
         if (choice2 != null &&
-            (long)choice2.weight() * choice1.overhead() > (long)choice1.weight() * choice2.overhead())
+            LeastConnection.productAbove(choice1.overhead(), choice2.weight(), choice2.overhead(), choice1.weight()))
         {
             return choice2;
         }

@@ -28,8 +28,8 @@ public final class RealServer
 {
     private static final boolean LITTLE_ENDIAN = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
 
-    /** The largest weight ipvsadm accepts. */
-    public static final int MAX_WEIGHT = 65535;
+    /** The largest weight: the kernel's (an int), which Debian's ipvsadm takes too (upstream's stops at 65535). */
+    public static final int MAX_WEIGHT = Integer.MAX_VALUE;
     /** The most workers a server's counters have lines for. */
     public static final int MAX_WORKERS = 1024;
 
@@ -57,7 +57,7 @@ public final class RealServer
      * @param address       the real server's address.
      * @param port          its port (0 keeps the packet's port).
      * @param forwardMethod NAT, DR or TUN.
-     * @param weight        0..65535; 0 quiesces the server.
+     * @param weight        0..2147483647; 0 quiesces the server.
      */
     public RealServer(final IpAddress address, final int port, final ForwardMethod forwardMethod, final int weight)
     {
@@ -70,7 +70,7 @@ public final class RealServer
      * @param address       the real server's address.
      * @param port          its port (0 keeps the packet's port).
      * @param forwardMethod NAT, DR or TUN.
-     * @param weight        0..65535; 0 quiesces the server.
+     * @param weight        0..2147483647; 0 quiesces the server.
      * @param workers       how many workers count its connections, at least 1.
      */
     public RealServer(
@@ -85,7 +85,7 @@ public final class RealServer
      * @param address        the real server's address.
      * @param port           its port.
      * @param forwardMethod  NAT, DR or TUN.
-     * @param weight         0..65535.
+     * @param weight         0..2147483647.
      * @param counters       the buffer holding the slot, off the heap (a direct buffer or a mapped file).
      * @param countersOffset the slot's offset, a multiple of {@link ConnectionCountersDescriptor#LINE_LENGTH}.
      * @param workers        how many workers count its connections: the slot is
@@ -143,7 +143,7 @@ public final class RealServer
     {
         if (weight < 0 || weight > MAX_WEIGHT)
         {
-            throw new IllegalArgumentException("weight out of range 0..65535: " + weight);
+            throw new IllegalArgumentException("weight out of range 0.." + MAX_WEIGHT + ": " + weight);
         }
     }
 
@@ -197,7 +197,7 @@ public final class RealServer
     /**
      * Changes the weight (control plane only). The service must tell its scheduler afterwards.
      *
-     * @param weight 0..65535.
+     * @param weight 0..2147483647.
      */
     void weight(final int weight)
     {

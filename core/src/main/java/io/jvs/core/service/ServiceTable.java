@@ -141,7 +141,7 @@ public final class ServiceTable
      * @param address        the real server's address.
      * @param port           its port.
      * @param forwardMethod  how packets reach it.
-     * @param weight         0..65535.
+     * @param weight         0..2147483647.
      * @param upperThreshold the upper connection threshold, 0 for none.
      * @param lowerThreshold the lower one.
      * @return the new server.

@@ -171,7 +171,7 @@ public final class VirtualService
      * Edits a server (ipvsadm -e) and tells the scheduler.
      *
      * @param server         a server of this service.
-     * @param weight         the new weight, 0..65535.
+     * @param weight         the new weight, 0..2147483647.
      * @param upperThreshold the new upper connection threshold (0 = none).
      * @param lowerThreshold the new lower connection threshold.
      * @param forwardMethod  the new forwarding method.

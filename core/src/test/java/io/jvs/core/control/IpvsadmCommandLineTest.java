@@ -163,7 +163,7 @@ class IpvsadmCommandLineTest
         "-A -t 10.0.0.100:80 --start-daemon master      | invalid option `master'",
         "-A -t 10.0.0.100:80 -t 10.0.0.1:80             | multiple 'service-address' options specified",
         "-a -t 10.0.0.100:80 -r 192.168.1.1 -g -m       | multiple 'forwarding-method' options specified",
-        "-a -t 10.0.0.100:80 -r 192.168.1.1 -w 65536    | illegal weight specified",
+        "-a -t 10.0.0.100:80 -r 192.168.1.1 -w 2147483648 | illegal weight specified",
         "-a -t 10.0.0.100:80 -r 192.168.1.1 -w 0x10     | illegal weight specified",
         "-a -t 10.0.0.100:80 -r 192.168.1.1 -x -1       | illegal u_threshold specified",
         "-a -t 10.0.0.100:80 -r 192.168.1.1 -y 2147483648 | illegal l_threshold specified",

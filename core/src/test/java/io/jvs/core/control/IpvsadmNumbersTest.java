@@ -79,8 +79,9 @@ class IpvsadmNumbersTest
     {
         assertThat(change("-a -t 10.0.0.100:80 -r 192.168.1.1 -w 0 -x 0 -y 0")).isEqualTo(
             new RuleCommand.PutServer(false, WEB, ip("192.168.1.1"), 80, ForwardMethod.DR, 0, 0, 0));
-        assertThat(change("-a -t 10.0.0.100:80 -r 192.168.1.1 -w 65535 -x 2147483647 -y 2147483647")).isEqualTo(
-            new RuleCommand.PutServer(false, WEB, ip("192.168.1.1"), 80, ForwardMethod.DR, 65535,
+        // Debian's ipvsadm takes weights up to the kernel's INT_MAX, as jvs does.
+        assertThat(change("-a -t 10.0.0.100:80 -r 192.168.1.1 -w 2147483647 -x 2147483647 -y 2147483647")).isEqualTo(
+            new RuleCommand.PutServer(false, WEB, ip("192.168.1.1"), 80, ForwardMethod.DR, Integer.MAX_VALUE,
                 Integer.MAX_VALUE, Integer.MAX_VALUE));
         assertThat(change("-a -t 10.0.0.100:80 -r 192.168.1.1 -w +7")).isEqualTo(
             new RuleCommand.PutServer(false, WEB, ip("192.168.1.1"), 80, ForwardMethod.DR, 7, 0, 0));

@@ -170,7 +170,7 @@ class IpvsadmTest
     /** ipvsadm's own checks: fail(2, ...), nothing sent, nothing changed. */
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
-        "-a -t 10.0.0.100:80 -r 192.168.1.7 -w 65536       | illegal weight specified",
+        "-a -t 10.0.0.100:80 -r 192.168.1.7 -w 2147483648  | illegal weight specified",
         "-A -t 10.0.0.1:0                                  | Zero port specified for non-persistent service",
         "-A -t 10.0.0.100:80 -A                            | invalid option `-A'",
         "-d -t 10.0.0.100:80 |" +

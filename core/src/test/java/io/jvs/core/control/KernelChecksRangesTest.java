@@ -18,7 +18,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The kernel's ranges at both ends, over the running table: ip_vs_set_timeout's 0..INT_MAX / HZ seconds, an IPv6
- * service's prefix 1..128 (ip_vs_add_service), a weight 0..65535 and the thresholds' order (ip_vs_add_dest), a
+ * service's prefix 1..128 (ip_vs_add_service), a weight 0..INT_MAX and the thresholds' order (ip_vs_add_dest), a
  * destination of the other family only when tunnelled, and jvs's table sizes as ENOMEM.
  */
 class KernelChecksRangesTest
@@ -72,12 +72,13 @@ class KernelChecksRangesTest
     }
 
     @Test
-    void shouldTakeWeightsFrom0To65535AndThresholdsWithTheLowerNotAboveTheUpper()
+    void shouldTakeWeightsFrom0ToIntMaxAndThresholdsWithTheLowerNotAboveTheUpper()
     {
         RuleParser.parse("-A -t 10.0.0.1:80 -s rr").applyTo(table);
         assertThat(check(put(WEB, "192.168.1.1", ForwardMethod.NAT, 0, 0, 0))).isNull();
-        assertThat(check(put(WEB, "192.168.1.1", ForwardMethod.NAT, 65535, 10, 10))).isNull();
-        assertThat(check(put(WEB, "192.168.1.1", ForwardMethod.NAT, 65536, 0, 0))).isEqualTo(KernelError.OUT_OF_RANGE);
+        assertThat(check(put(WEB, "192.168.1.1", ForwardMethod.NAT, 65536, 10, 10))).isNull();
+        assertThat(check(put(WEB, "192.168.1.1", ForwardMethod.NAT, Integer.MAX_VALUE, 0, 0))).isNull();
+        // A u32 weight above INT_MAX arrives as a negative int: ip_vs_add_dest's ERANGE.
         assertThat(check(put(WEB, "192.168.1.1", ForwardMethod.NAT, -1, 0, 0))).isEqualTo(KernelError.OUT_OF_RANGE);
         assertThat(check(put(WEB, "192.168.1.1", ForwardMethod.NAT, 1, 10, 11))).isEqualTo(KernelError.OUT_OF_RANGE);
         // Compared unsigned, as the kernel's u32 fields: an upper threshold above 2^31 is not below a small lower.

@@ -269,7 +269,7 @@ class FeedbackControllerTest
         final FeedbackController<String> controller = controller(FeedbackSettings.defaults(), "A", 10);
 
         assertThatIllegalArgumentException().isThrownBy(() -> controller.adjust(0, Map.of("Z", uniform(0, 1.0))));
-        assertThatIllegalArgumentException().isThrownBy(() -> controller.configure("B", 65_536));
+        assertThatIllegalArgumentException().isThrownBy(() -> controller.configure("B", -1));
     }
 
     @Test

@@ -45,8 +45,9 @@ class FeedbackSettingsTest
         assertThat(permissive.lowestWeight(7)).isEqualTo(1);
         assertThat(strict.lowestWeight(7)).isEqualTo(7);
         assertThat(permissive.highestWeight(7)).isEqualTo(70);
-        // 10 · 10000 = 100000 does not fit a real server's weight, so it stops at 65535.
-        assertThat(permissive.highestWeight(10_000)).isEqualTo(65_535);
+        assertThat(permissive.highestWeight(10_000)).isEqualTo(100_000);
+        // 10 · 300 000 000 does not fit a real server's weight (an int, as the kernel's), so it stops there.
+        assertThat(permissive.highestWeight(300_000_000)).isEqualTo(Integer.MAX_VALUE);
     }
 
     @Test

@@ -108,7 +108,7 @@ class RuleParserTest
 
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
-        "-a -t 10.0.0.100:80 -r 192.168.1.1 -w 65536 | illegal weight specified",
+        "-a -t 10.0.0.100:80 -r 192.168.1.1 -w 2147483648 | illegal weight specified",
         "-a -t 10.0.0.100:80 -r 192.168.1.1 -w -1    | illegal weight specified",
         "-a -t 10.0.0.100:80 -r 192.168.1.1 -x abc   | illegal u_threshold specified",
         "-a -t 10.0.0.100:80                          | You need to supply the 'real-server' option for the 'add-server' command",

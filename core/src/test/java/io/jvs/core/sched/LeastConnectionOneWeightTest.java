@@ -36,7 +36,7 @@ class LeastConnectionOneWeightTest
     {
         final SplittableRandom random = new SplittableRandom(seed);
         final int count = 1 + random.nextInt(26);
-        final int shared = random.nextInt(3) == 0 ? random.nextInt(1, RealServer.MAX_WEIGHT + 1) : random.nextInt(1, 4);
+        final int shared = random.nextInt(3) == 0 ? 1 + random.nextInt(RealServer.MAX_WEIGHT) : random.nextInt(1, 4);
         final StringBuilder spec = new StringBuilder();
         for (int i = 0; i < count; i++)
         {
@@ -98,6 +98,25 @@ class LeastConnectionOneWeightTest
 
         assertThat(LeastConnection.weighted(servers, true)).isSameAs(light);
         assertThat(LeastConnection.weighted(servers, false)).isSameAs(light);
+    }
+
+    @ParameterizedTest(name = "seed {0}")
+    @MethodSource("seeds")
+    void shouldCompareProductsOfLoadsAndWeightsExactlyWhereTheyOverflow64Bits(final long seed)
+    {
+        final SplittableRandom random = new SplittableRandom(seed);
+        for (int i = 0; i < 1000; i++)
+        {
+            // Loads up to 2^50 (1 024 workers' counts), weights up to the kernel's INT_MAX; ties now and then.
+            final long a = random.nextLong(1L << (1 + random.nextInt(50)));
+            final long b = random.nextInt(3) == 0 ? Integer.MAX_VALUE - random.nextInt(3) : random.nextInt(1, 1 << 20);
+            final boolean tie = random.nextInt(10) == 0;
+            final long c = tie ? a : random.nextLong(1L << (1 + random.nextInt(50)));
+            final long d = tie ? b : random.nextInt(3) == 0 ? Integer.MAX_VALUE : random.nextInt(1, 1 << 20);
+            final boolean exact = BigInteger.valueOf(a).multiply(BigInteger.valueOf(b))
+                .compareTo(BigInteger.valueOf(c).multiply(BigInteger.valueOf(d))) > 0;
+            assertThat(LeastConnection.productAbove(a, b, c, d)).as("%d * %d > %d * %d", a, b, c, d).isEqualTo(exact);
+        }
     }
 
     @Test

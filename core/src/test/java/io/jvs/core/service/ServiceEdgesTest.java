@@ -45,20 +45,20 @@ class ServiceEdgesTest
     }
 
     @Test
-    void shouldTakeWeightsFromZeroTo65535AndKeepThresholds()
+    void shouldTakeWeightsFromZeroToIntMaxAndKeepThresholds()
     {
         final IpAddress address = IpAddress.parse("192.168.1.2");
         assertThat(new RealServer(address, 80, ForwardMethod.NAT, 0).weight()).isZero();
         final RealServer heavy = new RealServer(address, 80, ForwardMethod.NAT, RealServer.MAX_WEIGHT);
-        assertThat(heavy.weight()).isEqualTo(65535);
-        for (final int bad : new int[] {-1, 65536})
+        assertThat(heavy.weight()).isEqualTo(Integer.MAX_VALUE);
+        for (final int bad : new int[] {-1, Integer.MIN_VALUE})
         {
             assertThatIllegalArgumentException().isThrownBy(() -> new RealServer(address, 80, ForwardMethod.NAT, bad))
-                .withMessage("weight out of range 0..65535: " + bad);
+                .withMessage("weight out of range 0..2147483647: " + bad);
             assertThatIllegalArgumentException().isThrownBy(() -> heavy.weight(bad))
-                .withMessage("weight out of range 0..65535: " + bad);
+                .withMessage("weight out of range 0..2147483647: " + bad);
         }
-        assertThat(heavy.weight()).isEqualTo(65535);
+        assertThat(heavy.weight()).isEqualTo(Integer.MAX_VALUE);
         heavy.thresholds(10, 5);
         assertThat(heavy.upperThreshold()).isEqualTo(10);
         assertThat(heavy.lowerThreshold()).isEqualTo(5);

@@ -104,7 +104,7 @@ class JvsConfigRefusalTest
         "neighbour 10.0.0.1 mac 02:00:00:00:00:01 port 1 ; interface eth0|box.conf:3: neighbour 10.0.0.1 is on port " +
             "1, which is not defined",
         "rules|box.conf:3: rules: needs one file name (no spaces), e.g. rules farm.rules",
-        "-A -t 10.0.0.100:80 -s wrr ; -a -t 10.0.0.100:80 -r 192.168.1.1:80 -w 70000|box.conf:4: illegal weight " +
+        "-A -t 10.0.0.100:80 -s wrr ; -a -t 10.0.0.100:80 -r 192.168.1.1:80 -w 2147483648|box.conf:4: illegal weight " +
             "specified",
         "-a -t 10.0.0.100:80 -r 192.168.1.1:80 -m|box.conf:3: Service not defined",
         "-A -t 10.0.0.100:80 ; interface eth0 ; -A -t 10.0.0.100:80 -s rr|box.conf:5: Service already exists",
@@ -145,10 +145,9 @@ class JvsConfigRefusalTest
     @Test
     void shouldRefuseAFileThatIsNotUtf8NamingTheFirstLineThatIsNot(@TempDir final Path dir) throws Exception
     {
-        final Path file = dir.resolve("box.conf");
-        Files.write(file, "interface eth0\n# caf\u00e9 is fine\nworkers 1 \u00ff\n".getBytes(StandardCharsets.UTF_8));
-        final byte[] latin1 = "interface eth0\n# caf\u00e9 is fine\nworkers 1 \u00ff\n".getBytes(StandardCharsets.ISO_8859_1);
-        final Path latin = Files.write(dir.resolve("latin1.conf"), latin1);
+        final String text = "interface eth0\n# caf\u00e9 is fine\nworkers 1 \u00ff\n";
+        final Path file = Files.write(dir.resolve("box.conf"), text.getBytes(StandardCharsets.UTF_8));
+        final Path latin = Files.write(dir.resolve("latin1.conf"), text.getBytes(StandardCharsets.ISO_8859_1));
 
         assertThatThrownBy(() -> JvsConfig.load(latin)).isInstanceOf(RuleException.class)
             .hasMessage(latin + ":2: not UTF-8 text");

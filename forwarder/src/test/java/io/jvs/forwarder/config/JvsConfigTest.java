@@ -241,7 +241,7 @@ class JvsConfigTest
     void shouldRefuseARuleOfAnIncludedFileNamingThatFileAndLine() throws Exception
     {
         Files.write(dir.resolve("bad.rules"), List.of("-A -t 10.0.0.100:80 -s wrr",
-            "-a -t 10.0.0.100:80 -r 192.168.1.1:80 -w 70000"));
+            "-a -t 10.0.0.100:80 -r 192.168.1.1:80 -w 2147483648"));
         Files.write(dir.resolve("orphan.rules"), List.of("# no -A first", "-a -t 10.0.0.100:80 -r 192.168.1.1:80"));
         Files.write(dir.resolve("nested.rules"), List.of("-A -t 10.0.0.100:80", "rules bad.rules"));
         Files.write(dir.resolve("mixed.rules"), List.of("interface eth0"));

@@ -47,7 +47,7 @@ class SynthSettingsTest
         check(builder -> builder.services(1001), "services must be in 1..1000");
         check(builder -> builder.serversPerService(0), "servers-per-service must be in 1..250");
         check(builder -> builder.scheduler("fastest"), "scheduler fastest is not a scheduler jvs knows");
-        check(builder -> builder.weights(List.of(1, 70_000)), "weights must be in 0..65535");
+        check(builder -> builder.weights(List.of(1, -1)), "weights must be in 0..2147483647");
         check(builder -> builder.ratePps(0), "rate must be in 1..");
         check(builder -> builder.packets(-1), "packets must be 1 or more");
         check(builder -> builder.durationSeconds(0), "duration must be above 0 seconds");

@@ -72,7 +72,7 @@ class ReplayCommandTest
     void shouldRefuseABadRuleWithItsLineAndWriteNothing() throws Exception
     {
         final Path bad = Files.write(dir.resolve("bad.rules"), List.of("-A -t 10.0.0.100:80 -s wrr",
-            "-a -t 10.0.0.100:80 -r 192.168.1.1:80 -w 70000"));
+            "-a -t 10.0.0.100:80 -r 192.168.1.1:80 -w 2147483648"));
         final Path out = dir.resolve("out.pcap");
         final CommandRun run = CommandRun.of("replay", "--rules", bad.toString(), "--in", trace.toString(), "--out",
             out.toString());
@@ -122,7 +122,7 @@ class ReplayCommandTest
     void shouldRefuseABadRuleInTheConfigurationWithItsLine() throws Exception
     {
         final Path config = Files.write(dir.resolve("box.conf"), List.of("interface eth0",
-            "-A -t 10.0.0.100:80 -s wrr", "-a -t 10.0.0.100:80 -r 192.168.1.1:80 -w 70000"));
+            "-A -t 10.0.0.100:80 -s wrr", "-a -t 10.0.0.100:80 -r 192.168.1.1:80 -w 2147483648"));
         final CommandRun run = CommandRun.of("replay", "--config", config.toString(), "--in", trace.toString());
         assertThat(run.status()).isEqualTo(2);
         assertThat(run.err()).contains(config + ":3: illegal weight specified");

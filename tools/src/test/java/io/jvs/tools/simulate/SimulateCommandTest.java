@@ -29,7 +29,8 @@ class SimulateCommandTest
     @Test
     void shouldRefuseABadRuleWithItsLineAndRunNothing() throws IOException
     {
-        final Path rules = write("bad.rules", "-A -t 10.0.0.100:80 -s wrr", "-a -t 10.0.0.100:80 -r 192.168.1.1:80 -w 70000");
+        final Path rules = write("bad.rules", "-A -t 10.0.0.100:80 -s wrr",
+            "-a -t 10.0.0.100:80 -r 192.168.1.1:80 -w 2147483648");
         final Path flows = write("ok.flows", "tcp 1.2.3.4:5 10.0.0.100:80");
         final CommandRun run = CommandRun.of("simulate", "--rules", rules.toString(), "--flows", flows.toString());
         assertThat(run.status()).isEqualTo(2);

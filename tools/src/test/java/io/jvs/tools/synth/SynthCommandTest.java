@@ -75,7 +75,7 @@ class SynthCommandTest
         "--rate|0|--rate must be in 1..1000000000, not 0",
         "--method|lc|--method must be nat, dr or tun, not lc",
         "--scheduler|fastest|--scheduler must be one of rr, wrr, lc, wlc, sed, nq, fo, ovf, twos, lblc, lblcr, dh, sh, mh, not 'fastest'",
-        "--weights|1,-2|--weights must be in 0..65535, not -2",
+        "--weights|1,-2|--weights must be in 0..2147483647, not -2",
         "--zipf|-1|--zipf must be in [0, 100], not -1.0",
         "--start|yesterday|--start must be an ISO-8601 UTC time",
         "--concurrent-flows|0|--concurrent-flows must be in 1..28232, not 0"})

@@ -104,16 +104,25 @@ class DaemonIpvsadmCompatTest
                 transcript.add(run(daemon, viaDebian, List.of("-L", "--timeout"), "").toString());
                 assertThat(run(daemon, true, List.of("--set", "900", "120", "300"), "").status).isZero();
             }
-            // The one difference the issue names: Debian's package (1.31-1) lets a weight above 65535 through to the
-            // kernel, whose check (jvs's) refuses it; upstream 1.31, and so ctl, refuse it as an option error.
-            final List<String> heavy = List.of("-a", "-t", "10.9.0.2:80", "-r", "172.16.0.5:8080", "-w", "70000");
-            final Outcome byDebian = run(daemon, true, heavy, "");
-            assertThat(byDebian.status()).isEqualTo(255);
-            assertThat(byDebian.err()).isEqualTo("Numerical result out of range\n");
-            final Outcome byCtl = run(daemon, false, heavy, "");
-            assertThat(byCtl.status()).isEqualTo(2);
-            assertThat(byCtl.err()).isEqualTo("illegal weight specified\n");
-            assertThat(run(daemon, false, List.of("-S", "-n"), "").out()).doesNotContain("172.16.0.5");
+            // Debian's package (1.31-1) takes weights up to the kernel's INT_MAX (Debian bug 814348), where upstream
+            // 1.31 stops at 65535: ctl and the daemon take what Debian's takes, and refuse what it refuses.
+            final Outcome byDebian = run(daemon, true,
+                List.of("-a", "-t", "10.9.0.2:80", "-r", "172.16.0.5:8080", "-w", "70000"), "");
+            assertThat(byDebian.status()).as(byDebian.toString()).isZero();
+            final Outcome byCtl = run(daemon, false,
+                List.of("-a", "-t", "10.9.0.2:80", "-r", "172.16.0.6:8080", "-w", "2147483647"), "");
+            assertThat(byCtl.status()).as(byCtl.toString()).isZero();
+            // Direct routing, ipvsadm's default: the server's port becomes the service's.
+            assertThat(run(daemon, false, List.of("-S", "-n"), "").out())
+                .contains("-a -t 10.9.0.2:80 -r 172.16.0.5:80 -g -w 70000\n")
+                .contains("-a -t 10.9.0.2:80 -r 172.16.0.6:80 -g -w 2147483647\n");
+            final List<String> tooHeavy = List.of("-a", "-t", "10.9.0.2:80", "-r", "172.16.0.7:8080", "-w",
+                "2147483648");
+            final Outcome refusedByDebian = run(daemon, true, tooHeavy, "");
+            final Outcome refusedByCtl = run(daemon, false, tooHeavy, "");
+            assertThat(List.of(refusedByCtl.status(), refusedByCtl.out(), refusedByCtl.err()))
+                .isEqualTo(List.of(refusedByDebian.status(), refusedByDebian.out(), refusedByDebian.err()));
+            assertThat(refusedByCtl.status()).isEqualTo(2);
 
             assertThat(debian.getFirst()).startsWith("ipvsadm -R: 0");
             assertThat(debian.get(1)).as("the listing").contains("TCP  10.9.1.20:80 rr");
