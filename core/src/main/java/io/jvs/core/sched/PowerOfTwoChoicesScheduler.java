@@ -26,9 +26,10 @@ final class PowerOfTwoChoicesScheduler extends ListScheduler
         {
             return null;
         }
-        // The kernel draws from [0, total] inclusive, so the bound is total + 1.
-        long draw1 = context.random().nextInt((int)Math.min(Integer.MAX_VALUE, totalWeight + 1));
-        long draw2 = context.random().nextInt((int)Math.min(Integer.MAX_VALUE, totalWeight + 1));
+        // The kernel draws from [0, total] inclusive, so the bound is total + 1. Its total is an int, which weights
+        // near INT_MAX overflow; jvs's is a long, drawn in full (the same single draw as before within an int).
+        long draw1 = context.random().nextLong(totalWeight + 1);
+        long draw2 = context.random().nextLong(totalWeight + 1);
         RealServer choice1 = null;
         RealServer choice2 = null;
         for (final RealServer server : servers)

@@ -19,6 +19,31 @@ public final class SchedulingContext
          * @return a value in [0, bound).
          */
         int nextInt(int bound);
+
+        /**
+         * A value of a range wider than an int's, from {@link #nextInt} draws: the bits above the low 31, then the
+         * low 31 in two parts, all drawn again (rarely) while they land past the bound, so that every value is
+         * equally likely. Within an int's range it is one {@link #nextInt} draw.
+         *
+         * @param bound the exclusive upper bound, 1..2^62.
+         * @return a value in [0, bound).
+         */
+        default long nextLong(final long bound)
+        {
+            if (bound <= Integer.MAX_VALUE)
+            {
+                return nextInt((int)bound);
+            }
+            final int highs = (int)(((bound - 1) >>> 31) + 1);
+            while (true)
+            {
+                final long value = (long)nextInt(highs) << 31 | (long)nextInt(1 << 16) << 15 | nextInt(1 << 15);
+                if (value < bound)
+                {
+                    return value;
+                }
+            }
+        }
     }
 
     private final int workerIndex;

@@ -41,6 +41,44 @@ class PowerOfTwoChoicesTest
     private static final String LANDING = "AAACCCD";
 
     @Test
+    void shouldDrawOverATotalWeightBeyondAnInt()
+    {
+        // Two servers of INT_MAX: a draw capped at an int's range would land on A every time.
+        final ServiceFixture fixture = ServiceFixture.of("twos", SchedulerFlags.NONE,
+            "A" + Integer.MAX_VALUE + " B" + Integer.MAX_VALUE, new SchedulingContext(0, 7L));
+        int chosenB = 0;
+        for (int i = 0; i < 2000; i++)
+        {
+            chosenB += fixture.pick() == fixture.server('B') ? 1 : 0;
+        }
+        // With equal loads the first draw's server wins: B about half the time.
+        assertThat(chosenB).isBetween(900, 1100);
+    }
+
+    @Test
+    void shouldDrawEveryLongBelowTheBoundAlikeAndWithinAnIntAsOneIntDraw()
+    {
+        final SchedulingContext.RandomSource longs = new SchedulingContext.XorShiftRandom(11L);
+        final SchedulingContext.RandomSource ints = new SchedulingContext.XorShiftRandom(11L);
+        for (int i = 0; i < 100; i++)
+        {
+            assertThat(longs.nextLong(1000)).isEqualTo(ints.nextInt(1000));
+        }
+        final long bound = 3L << 31;
+        final int[] thirds = new int[3];
+        for (int i = 0; i < 30_000; i++)
+        {
+            final long value = longs.nextLong(bound);
+            assertThat(value).isBetween(0L, bound - 1);
+            thirds[(int)(value / (1L << 31))]++;
+        }
+        for (final int count : thirds)
+        {
+            assertThat(count).isBetween(9_400, 10_600);
+        }
+    }
+
+    @Test
     void shouldDrawTwiceFromZeroToTheTotalWeightOfTheUsableServers()
     {
         final ScriptedRandom random = new ScriptedRandom(0);
