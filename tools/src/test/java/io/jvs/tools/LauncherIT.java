@@ -410,13 +410,19 @@ class LauncherIT
     void shouldShowASubcommandsHelpThroughHelpAndRefuseHelpOfAnUnknownOne() throws Exception
     {
         final Run help = launch("help", "simulate");
+        final Run nested = launch("help", "bench", "pipeline");
         final Run unknown = launch("help", "bogus");
+        final Run empty = launch("");
 
         assertThat(help.status()).isZero();
         assertThat(help.out()).startsWith("Usage: jvs simulate ");
+        assertThat(nested.status()).isZero();
+        assertThat(nested.out()).startsWith("Usage: jvs bench pipeline ");
         assertThat(unknown.status()).isEqualTo(2);
         assertThat(unknown.out()).isEmpty();
         assertThat(unknown.err()).isEqualTo("jvs: unknown subcommand 'bogus'; try 'tools/jvs --help'\n");
+        assertThat(empty.status()).isEqualTo(2);
+        assertThat(empty.err()).isEqualTo("jvs: unknown subcommand ''; try 'tools/jvs --help'\n");
     }
 
     /** The launcher's own subcommands have help too, through help and --help, without running Maven. */
