@@ -57,6 +57,7 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -177,6 +178,11 @@ public final class Daemon implements AutoCloseable
             DaemonLog.error(queueRefusal);
             return EXIT_REFUSED;
         }
+        if (!config.definesServices())
+        {
+            DaemonLog.warning(config.source() + ": no services (no ipvsadm rule lines and no rules statement): " +
+                "every frame goes to the host until a reload or ctl adds some");
+        }
         final Daemon daemon;
         try
         {
@@ -209,7 +215,7 @@ public final class Daemon implements AutoCloseable
         }
     }
 
-    /** What the daemon needs of a configuration that the language itself allows, checked before anything is touched. */
+    /** What the daemon needs of a configuration that the language allows, checked before anything is touched. */
     private static String refusal(final JvsConfig config)
     {
         if (config.interfaces().isEmpty())
@@ -236,11 +242,6 @@ public final class Daemon implements AutoCloseable
         {
             return config.workersAt() + ": workers: cpus: " + cpus;
         }
-        if (!config.definesServices())
-        {
-            DaemonLog.warning(config.source() + ": no services (no ipvsadm rule lines and no rules statement): " +
-                "every frame goes to the host until a reload or ctl adds some");
-        }
         return null;
     }
 
@@ -249,7 +250,7 @@ public final class Daemon implements AutoCloseable
      * @param allowed the CPUs this process may run on, or null when that is not known.
      * @return why one of them cannot take a worker, or null.
      */
-    static String cpusRefusal(final List<Integer> cpus, final java.util.BitSet allowed)
+    static String cpusRefusal(final List<Integer> cpus, final BitSet allowed)
     {
         if (allowed == null)
         {
@@ -266,7 +267,7 @@ public final class Daemon implements AutoCloseable
     }
 
     /** The process's CPUs, as the kernel lists them in /proc/self/status (its affinity, cpusets included). */
-    private static java.util.BitSet allowedCpus()
+    private static BitSet allowedCpus()
     {
         try
         {
