@@ -166,7 +166,7 @@ final class WeightedRoundRobinScheduler implements Scheduler
      * How many of the passes after a whole pass at {@code cw} that found nothing can be left out: those whose
      * threshold is still above both the heaviest server that is not overloaded (so they find nothing either) and
      * {@code step} (so none of them is the last pass, which may set where the search stops). Each would only lower
-     * {@code cw} by {@code step}; the kernel runs them one by one, which with a heavy server overloaded or quiesced
+     * {@code cw} by {@code step}; the kernel runs them one by one, which with a heavy server overloaded
      * is up to {@code maxWeight / step} passes over the list for one connection.
      */
     static int skippablePasses(final int cw, final int step, final int heaviest)

@@ -12,7 +12,7 @@ import java.util.stream.LongStream;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * wrr leaves out the passes that could find nothing (a heavy server overloaded or quiesced, the threshold still
+ * wrr leaves out the passes that could find nothing (a heavy server overloaded, the threshold still
  * above every other weight) and picks exactly what ip_vs_wrr_schedule's pass-by-pass loop picks: seeded lists with
  * a heavy server among light ones, overload flags switched between picks, against that loop written out here.
  */
