@@ -21,11 +21,8 @@ abstract class AbstractLocalityScheduler implements Scheduler
     private final int bits;
     protected VirtualService service;
     private volatile boolean dead;
-    /**
-     * Whether the servers shared one weight when the list last changed: only a hint for the least-connection pass,
-     * which checks it against the weights it reads (so a worker may see it late). Written by the hooks.
-     */
-    private volatile boolean equalWeights;
+    /** wlc's choice, which the kernel's lblc and lblcr make for a destination their table does not place. */
+    private final WeightedLeastConnectionScheduler leastConnection = new WeightedLeastConnectionScheduler();
 
     AbstractLocalityScheduler(final SchedulerSettings settings, final long expirationNs)
     {
@@ -45,26 +42,26 @@ abstract class AbstractLocalityScheduler implements Scheduler
         {
             slots.assign(servers[i], servers);
         }
-        equalWeights = LeastConnection.haveEqualWeights(servers);
+        leastConnection.init(service);
     }
 
     @Override
     public void onServerAdded(final RealServer server)
     {
         slots.assign(server, service.servers());
-        equalWeights = LeastConnection.haveEqualWeights(service.servers());
+        leastConnection.onServerAdded(server);
     }
 
     @Override
     public void onServerRemoved(final RealServer server)
     {
-        equalWeights = LeastConnection.haveEqualWeights(service.servers());
+        leastConnection.onServerRemoved(server);
     }
 
     @Override
     public void onServerUpdated(final RealServer server)
     {
-        equalWeights = LeastConnection.haveEqualWeights(service.servers());
+        leastConnection.onServerUpdated(server);
     }
 
     /**
@@ -73,7 +70,7 @@ abstract class AbstractLocalityScheduler implements Scheduler
      */
     protected final RealServer leastConnection(final RealServer[] servers)
     {
-        return LeastConnection.weighted(servers, equalWeights);
+        return leastConnection.choose(servers);
     }
 
     @Override

@@ -7,7 +7,7 @@ import io.jvs.core.service.VirtualService;
 /**
  * wlc: weighted least-connection, ipvsadm's default (ip_vs_wlc.c, spec 4). The smallest
  * {@code (256 * active + inactive) / weight}, compared by cross-multiplying in 64 bits; ties keep the
- * earlier server.
+ * earlier server. lblc and lblcr make the same choice through one of these for destinations their tables do not place.
  */
 final class WeightedLeastConnectionScheduler extends ListScheduler
 {
@@ -45,6 +45,15 @@ final class WeightedLeastConnectionScheduler extends ListScheduler
     @Override
     public RealServer schedule(final FlowTuple flow, final SchedulingContext context)
     {
-        return LeastConnection.weighted(service.servers(), equalWeights);
+        return choose(service.servers());
+    }
+
+    /**
+     * @param servers the service's servers, as the caller read them.
+     * @return the choice among them, or null when none is usable.
+     */
+    RealServer choose(final RealServer[] servers)
+    {
+        return LeastConnection.weighted(servers, equalWeights);
     }
 }
