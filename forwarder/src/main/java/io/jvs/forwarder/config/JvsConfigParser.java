@@ -520,7 +520,7 @@ final class JvsConfigParser
         {
             throw new IllegalArgumentException("mark: needs a mark, e.g. mark 1 dst 10.0.0.100 proto tcp dport 80");
         }
-        final int mark = markValue(words[1]);
+        final int mark = FirewallMarks.parse("mark", words[1]);
         final String what = "mark " + Integer.toUnsignedString(mark);
         String in = null;
         IpPrefix src = null;
@@ -564,25 +564,6 @@ final class JvsConfigParser
     }
 
     /** A 32-bit mark, decimal or 0x hex, as iptables' MARK target and ipvsadm's -f take it. */
-    private static int markValue(final String text)
-    {
-        try
-        {
-            final boolean hex = text.startsWith("0x") || text.startsWith("0X");
-            final long value = Long.parseLong(hex ? text.substring(2) : text, hex ? 16 : 10);
-            if (value >= 1 && value <= 0xFFFF_FFFFL)
-            {
-                return (int)value;
-            }
-        }
-        catch (final NumberFormatException ex)
-        {
-            // refused below
-        }
-        throw new IllegalArgumentException("mark: the mark must be 1..4294967295 (or 0x1..0xffffffff), not \"" + text +
-            "\"");
-    }
-
     private static IpPrefix prefix(final String what, final String option, final String text)
     {
         final IpPrefix prefix;

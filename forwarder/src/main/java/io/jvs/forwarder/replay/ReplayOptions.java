@@ -1,5 +1,7 @@
 package io.jvs.forwarder.replay;
 
+import io.jvs.core.conn.ConnectionTable;
+
 import java.nio.file.Path;
 
 /**
@@ -39,10 +41,10 @@ public record ReplayOptions(
         {
             throw new IllegalArgumentException("--workers must be 1..64, not " + workers);
         }
-        if (connections < 1024)
+        if (connections < 1024 || connections > ConnectionTable.MAX_CAPACITY)
         {
-            throw new IllegalArgumentException("--connections (the connection table capacity) must be 1024 or " +
-                "more, not " + connections);
+            throw new IllegalArgumentException("--connections (the connection table capacity) must be 1024.." +
+                ConnectionTable.MAX_CAPACITY + ", not " + connections);
         }
         if (all && output != null && output.getFileName().toString().endsWith(".pcap"))
         {

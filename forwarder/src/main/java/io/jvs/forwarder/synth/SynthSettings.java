@@ -105,7 +105,7 @@ public record SynthSettings(
         requireShare("rst-share", rstShare);
         if (icmpErrorShare + malformedShare > 1)
         {
-            throw new IllegalArgumentException("icmp-error-share and malformed-share add up to more than 1");
+            throw new IllegalArgumentException("icmp-error-share and --malformed-share add up to more than 1");
         }
         if (!(zipfExponent >= 0 && zipfExponent <= 100))
         {
@@ -119,7 +119,8 @@ public record SynthSettings(
         final long lastSecond = startEpochNs / 1_000_000_000L + (count - 1) / ratePps + 1;
         if (lastSecond > LAST_PCAP_SECOND)
         {
-            throw new IllegalArgumentException("packets at rate " + ratePps + " would run past 2106, pcap's end");
+            throw new IllegalArgumentException((packets > 0 ? "packets" : "duration") + " at rate " + ratePps +
+                " would run past 2106, pcap's end");
         }
     }
 

@@ -53,7 +53,7 @@ class SynthSettingsTest
         check(builder -> builder.durationSeconds(0), "duration must be above 0 seconds");
         check(builder -> builder.zipfExponent(-1), "zipf must be in [0, 100]");
         check(builder -> builder.concurrentFlows(0), "concurrent-flows must be in 1..28232");
-        check(builder -> builder.icmpErrorShare(0.6).malformedShare(0.6), "icmp-error-share and malformed-share");
+        check(builder -> builder.icmpErrorShare(0.6).malformedShare(0.6), "icmp-error-share and --malformed-share");
         check(builder -> builder.packets(Long.MAX_VALUE / 4).ratePps(1), "packets at rate 1 would run past 2106");
     }
 

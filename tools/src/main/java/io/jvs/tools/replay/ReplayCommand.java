@@ -2,6 +2,7 @@ package io.jvs.tools.replay;
 
 import io.jvs.core.pcap.PcapFormatException;
 import io.jvs.core.rules.RuleException;
+import io.jvs.forwarder.config.FirewallMarks;
 import io.jvs.forwarder.replay.CaptureChangedException;
 import io.jvs.forwarder.replay.Replay;
 import io.jvs.forwarder.replay.ReplayOptions;
@@ -41,8 +42,9 @@ import java.util.concurrent.Callable;
         "in/forwarded/passed/dropped by reason, each service's and real server's",
         "connections, packets, bytes and share against its weight, the pipeline's",
         "time per frame and the replay rate. The same capture, rules and --workers",
-        "give the same output bytes (the schedulers run per worker, so another",
-        "--workers gives other decisions)."},
+        "give the same forwarded frames, decisions and counts (the timings are the",
+        "run's own; the schedulers run per worker, so another --workers gives other",
+        "decisions)."},
     footer = {
         "",
         "RULES holds ipvsadm commands as `ipvsadm -S -n` prints them. CONFIG is the",
@@ -113,9 +115,9 @@ public final class ReplayCommand implements Callable<Integer>
         paramLabel = "N", description = "The connection table's capacity per worker (default ${DEFAULT-VALUE}).")
     private int connections;
 
-    @Option(names = "--fwmark", defaultValue = "0", paramLabel = "MARK", description = "Marks every frame, as an " +
-        "iptables MARK rule matching everything would (for -f services).")
-    private int firewallMark;
+    @Option(names = "--fwmark", paramLabel = "MARK", description = "Marks every frame, as an iptables MARK rule " +
+        "matching everything would (for -f services): 1 to 4294967295, or 0x1 to 0xffffffff.")
+    private String firewallMark;
 
     @Option(names = "--quiet", description = "Prints nothing but errors and warnings.")
     private boolean quiet;
@@ -130,13 +132,19 @@ public final class ReplayCommand implements Callable<Integer>
         try
         {
             options = new ReplayOptions(rules, config, input, filter, output, all, decisions, workers, connections,
-                firewallMark);
+                firewallMark == null ? 0 : FirewallMarks.parse("--fwmark", firewallMark));
         }
         catch (final IllegalArgumentException ex)
         {
             throw new ParameterException(spec.commandLine(), ex.getMessage());
         }
         InputFiles.requireReadable(input, rules, config);
+        if (!Files.isRegularFile(input))
+        {
+            // A pipe or a device reads as empty here: the capture is mapped and read in place.
+            throw new CommandError(CommandError.REFUSED, "cannot read " + input + ": not a regular file (replay " +
+                "reads a capture in place: save one from a pipe to a file first)");
+        }
         // Read as text now, so a capture given as --rules is named with its reason, not as a bare decoding error.
         final boolean noRules = rules != null && InputFiles.holdsNothing(InputFiles.lines(rules));
         if (config != null)

@@ -53,6 +53,9 @@ import java.util.concurrent.Callable;
         "1 an I/O error while writing. Only 0 writes anything."})
 public final class SynthCommand implements Callable<Integer>
 {
+    /** What every record of a trace takes at the least: its 16-byte header (a malformed frame may be shorter still). */
+    private static final long SMALLEST_RECORD = 16;
+
     @Spec
     private CommandSpec spec;
 
@@ -161,6 +164,7 @@ public final class SynthCommand implements Callable<Integer>
         try (OutputFiles files = OutputFiles.prepare(List.of(), List.of(new OutputFiles.NamedPath("--out", out),
             new OutputFiles.NamedPath("--rules-out", rulesOut))))
         {
+            requireRoom(settings.totalPackets(), files.temporary(out));
             final long started = System.nanoTime();
             final SynthSummary summary;
             try
@@ -197,6 +201,34 @@ public final class SynthCommand implements Callable<Integer>
             final double seconds = (System.nanoTime() - started) / 1e9;
             SummaryPrinter.print(spec.commandLine().getOut(), out, rulesOut, settings, summary, seconds);
             return 0;
+        }
+    }
+
+    /**
+     * Refuses, before writing, a trace whose records' headers alone would not fit in the space left where it goes:
+     * otherwise only a full disk, much later, would stop it.
+     */
+    private void requireRoom(final long frames, final Path written)
+    {
+        if (!Files.isRegularFile(written))
+        {
+            return;
+        }
+        final long free;
+        try
+        {
+            free = Files.getFileStore(written).getUsableSpace();
+        }
+        catch (final IOException ex)
+        {
+            return;
+        }
+        final long atLeast = frames > Long.MAX_VALUE / SMALLEST_RECORD ? Long.MAX_VALUE : frames * SMALLEST_RECORD;
+        if (atLeast > free)
+        {
+            throw new CommandError(CommandError.REFUSED, String.format(Locale.ROOT, "%d packets need at least %.1f " +
+                "GB and the file system of %s has %.1f GB free; nothing written", frames, atLeast / 1e9, out,
+                free / 1e9));
         }
     }
 

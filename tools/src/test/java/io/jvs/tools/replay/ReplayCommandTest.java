@@ -36,6 +36,29 @@ class ReplayCommandTest
     }
 
     @Test
+    void shouldTakeEveryMarkOfThirtyTwoBitsAndRefuseOthersAndPipes() throws Exception
+    {
+        for (final String mark : new String[] {"4294967295", "0xffffffff", "1"})
+        {
+            final CommandRun run = CommandRun.of("replay", "--rules", rules.toString(), "--in", trace.toString(),
+                "--fwmark", mark, "--quiet");
+            assertThat(run.status()).as(mark + ": " + run.err()).isZero();
+        }
+        for (final String mark : new String[] {"-1", "0", "4294967296"})
+        {
+            final CommandRun run = CommandRun.of("replay", "--rules", rules.toString(), "--in", trace.toString(),
+                "--fwmark", mark);
+            assertThat(run.status()).isEqualTo(2);
+            assertThat(run.err()).isEqualTo("jvs replay: --fwmark: the mark must be 1..4294967295 (or " +
+                "0x1..0xffffffff), not \"" + mark + "\"; try 'tools/jvs replay --help'\n");
+        }
+        final CommandRun device = CommandRun.of("replay", "--rules", rules.toString(), "--in", "/dev/null");
+        assertThat(device.status()).isEqualTo(2);
+        assertThat(device.err()).isEqualTo("jvs replay: cannot read /dev/null: not a regular file (replay reads a " +
+            "capture in place: save one from a pipe to a file first)\n");
+    }
+
+    @Test
     void shouldWriteTheForwardedFramesTheReportsAndTheDecisions() throws Exception
     {
         final Path out = dir.resolve("out.pcap");

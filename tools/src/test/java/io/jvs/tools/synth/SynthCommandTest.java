@@ -50,6 +50,22 @@ class SynthCommandTest
     }
 
     @Test
+    void shouldRefuseATraceWhoseRecordsCannotFitWhereItGoesAndWriteNothing() throws Exception
+    {
+        final Path pcap = directory.resolve("huge.pcap");
+        // 10^12 records' 16-byte headers alone: 16 TB.
+        final CommandRun run = CommandRun.of("synth", "--out", pcap.toString(), "--packets", "1000000000000");
+
+        assertThat(run.status()).isEqualTo(2);
+        assertThat(run.err()).startsWith("jvs synth: 1000000000000 packets need at least 16000.0 GB and " +
+            "the file system of " + pcap + " has ").endsWith(" GB free; nothing written\n");
+        try (var left = Files.list(directory))
+        {
+            assertThat(left).isEmpty();
+        }
+    }
+
+    @Test
     void shouldWriteTheSameFileTwiceForOneSeed() throws Exception
     {
         final Path first = directory.resolve("a.pcap");
