@@ -219,12 +219,12 @@ public final class JvsMain implements Runnable
         if (failed == root && exception instanceof final CommandLine.UnmatchedArgumentException unmatched &&
             !unmatched.getUnmatched().isEmpty())
         {
-            err.println(complaint(unmatched.getUnmatched().getFirst()));
+            err.println(oneLine(complaint(unmatched.getUnmatched().getFirst())));
             err.flush();
             return USAGE_ERROR;
         }
         final String name = qualifiedName(failed);
-        err.println(prefix(failed) + message(failed, exception, args) + "; try 'tools/" + name + " --help'");
+        err.println(oneLine(prefix(failed) + message(failed, exception, args)) + "; try 'tools/" + name + " --help'");
         err.flush();
         return USAGE_ERROR;
     }
@@ -328,6 +328,46 @@ public final class JvsMain implements Runnable
         return true;
     }
 
+    /** The longest message line printed whole; a longer one (a token of megabytes from an input) is cut. */
+    static final int MAX_LINE = 400;
+
+    /**
+     * A message as one readable line, whatever input it quotes: control characters and a byte-order mark are shown
+     * as escapes (a NUL as {@code \x00}), and a line longer than {@link #MAX_LINE} keeps its start and end around
+     * how much was left out.
+     *
+     * @param line a message that may quote input.
+     * @return the line to print.
+     */
+    static String oneLine(final String line)
+    {
+        final StringBuilder shown = new StringBuilder(Math.min(line.length(), MAX_LINE + 64));
+        final int keepHead = MAX_LINE - 100;
+        final int tailFrom = line.length() - 60;
+        for (int i = 0; i < line.length(); i++)
+        {
+            if (line.length() > MAX_LINE && i == keepHead)
+            {
+                shown.append(" [... ").append(tailFrom - keepHead).append(" characters left out ...] ");
+                i = tailFrom;
+            }
+            final char c = line.charAt(i);
+            if (c < 0x20 || c == 0x7f)
+            {
+                shown.append(String.format("\\x%02x", (int)c));
+            }
+            else if (c == 0xfeff)
+            {
+                shown.append("\\ufeff");
+            }
+            else
+            {
+                shown.append(c);
+            }
+        }
+        return shown.toString();
+    }
+
     /**
      * What a command threw: a {@link CommandError}'s line and status, or one line and status 1 for anything
      * else (a bug: its stack trace with {@code JVS_STACK_TRACES=1}).
@@ -337,7 +377,7 @@ public final class JvsMain implements Runnable
         final PrintWriter err = failed.getErr();
         if (exception instanceof final CommandError error)
         {
-            err.println(prefix(failed) + error.getMessage());
+            err.println(oneLine(prefix(failed) + error.getMessage()));
             err.flush();
             return error.status();
         }

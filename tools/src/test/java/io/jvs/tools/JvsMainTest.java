@@ -1,10 +1,13 @@
 package io.jvs.tools;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import picocli.CommandLine;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -24,6 +27,28 @@ class JvsMainTest
         assertThat(run.status()).isEqualTo(2);
         assertThat(run.out()).isEmpty();
         assertThat(run.err()).isEqualTo("jvs: unknown subcommand 'nosuch'; try 'tools/jvs --help'\n");
+    }
+
+    @Test
+    void shouldPrintARefusalThatQuotesHugeOrInvisibleInputAsOneShortReadableLine(@TempDir final Path dir)
+        throws Exception
+    {
+        // A rules file whose second line ends in a 100 000-character word that starts with a NUL.
+        final Path rules = Files.writeString(dir.resolve("bad.rules"), "-A -t 10.0.0.1:80 -s rr\n" +
+            "-A -t 10.0.0.2:80 -s rr \u0000" + "x".repeat(100_000) + "\n");
+        final Path flows = Files.writeString(dir.resolve("flows"), "tcp 10.1.0.1:1000 10.0.0.1:80\n");
+        final CommandRun run = CommandRun.of("simulate", "--rules", rules.toString(), "--flows", flows.toString());
+        // A byte-order mark before the first rule: invisible unless shown.
+        final Path marked = Files.writeString(dir.resolve("bom.rules"), "\ufeff-A -t 10.0.0.1:80 -s rr\n");
+        final CommandRun bom = CommandRun.of("simulate", "--rules", marked.toString(), "--flows", flows.toString());
+
+        assertThat(run.status()).isEqualTo(2);
+        assertThat(run.err()).hasLineCount(1).contains(":2: ").contains("\\x00xxx").doesNotContain("\u0000")
+            .contains("characters left out").endsWith("xxxxxxxxxx\n");
+        assertThat(run.err().length()).isLessThan(JvsMain.MAX_LINE + 100);
+        assertThat(bom.status()).isEqualTo(2);
+        assertThat(bom.err()).contains(":1: unexpected argument \\ufeff-A").doesNotContain("\ufeff");
+        assertThat(JvsMain.oneLine("a\u0000b\tc\ufeffd")).isEqualTo("a\\x00b\\x09c\\ufeffd");
     }
 
     @Test
