@@ -57,6 +57,7 @@ class UsageErrorsTest
             ", not 'bogus'; try 'tools/jvs demo --help'",
         "demo --offline --dir /etc/hostname|jvs demo: --dir /etc/hostname: not a directory; " +
             "try 'tools/jvs demo --help'",
+        "synth --out=|jvs synth: --out needs a file name, not an empty one",
         "run|jvs run: missing required option --config=FILE; try 'tools/jvs run --help'",
         "help bogus|jvs: unknown subcommand 'bogus'; try 'tools/jvs --help'",
         "bogus|jvs: unknown subcommand 'bogus'; try 'tools/jvs --help'",

@@ -91,6 +91,10 @@ public final class OutputFiles implements AutoCloseable
     private void check(final NamedPath output, final List<NamedPath> inputs, final List<NamedPath> others)
     {
         final Path path = output.path();
+        if (path.toString().isEmpty())
+        {
+            throw new OutputRefusedException(output.option() + " needs a file name, not an empty one");
+        }
         if (Files.isDirectory(path))
         {
             throw new OutputRefusedException(output.option() + " " + path + ": is a directory");
