@@ -57,8 +57,9 @@ public final class ReplayReportFormat
         out.append(String.format(Locale.ROOT, "  pipeline paths: fast loop %d (established connections, parser " +
             "verdicts), general path %d%n", r.fastPathFrames(), r.generalPathFrames()));
         out.append(String.format(Locale.ROOT, "records not replayed: filtered out %d, sent by the capturing host %d;" +
-            " snap-truncated %d, out of order %d; %s%n", r.filteredOut, r.outgoingSkipped, r.snapTruncated,
-            r.outOfOrder, r.endDetail == null ? "read to the end" : "stopped early: " + r.endDetail));
+            " replayed as captured: snap-truncated %d, out of order %d (on the clock of the record before); %s%n",
+            r.filteredOut, r.outgoingSkipped, r.snapTruncated, r.outOfOrder,
+            r.endDetail == null ? "read to the end" : "stopped early: " + r.endDetail));
         out.append('\n');
         out.append(String.format(Locale.ROOT, "%-44s %-6s %6s %10s %7s %7s %12s %14s%n", "service / real server",
             "method", "weight", "conns", "share%", "weight%", "packets", "bytes"));

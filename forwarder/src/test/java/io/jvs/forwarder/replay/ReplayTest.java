@@ -161,6 +161,10 @@ class ReplayTest
         assertThat(report.outOfOrder()).isEqualTo(1);
         assertThat(report.snapTruncated()).isEqualTo(1);
         assertThat(report.forwarded()).isEqualTo(2);
+        // Both were replayed, the out-of-order SYN forwarded: the summary says so, not "not replayed".
+        assertThat(ReplayReportFormat.table(report)).contains("records not replayed: filtered out 0, sent by the " +
+            "capturing host 0; replayed as captured: snap-truncated 1, out of order 1 (on the clock of the record " +
+            "before);");
         assertThat(report.dropsByReason()).containsEntry("truncated", 1L);
         assertThat(report.written()).isEqualTo(3);
         final List<String> comments = new ArrayList<>();
