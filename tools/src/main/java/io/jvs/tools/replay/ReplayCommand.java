@@ -203,16 +203,31 @@ public final class ReplayCommand implements Callable<Integer>
             {
                 throw new CommandError(CommandError.FAILED, files.describe(ex) + "; nothing written");
             }
-            try
+            // Each output is named in its own failure: a full disk's "No space left on device" names no file.
+            if (report != null)
             {
-                if (report != null)
+                try
                 {
                     Files.writeString(files.temporary(report), ReplayReportFormat.json(result), StandardCharsets.UTF_8);
                 }
-                if (svg != null)
+                catch (final IOException ex)
+                {
+                    throw new CommandError(CommandError.FAILED, files.describe(report, ex) + "; nothing written");
+                }
+            }
+            if (svg != null)
+            {
+                try
                 {
                     ReplaySvg.write(result, files.temporary(svg));
                 }
+                catch (final IOException ex)
+                {
+                    throw new CommandError(CommandError.FAILED, files.describe(svg, ex) + "; nothing written");
+                }
+            }
+            try
+            {
                 files.commit();
             }
             catch (final IOException ex)

@@ -6,6 +6,8 @@ import io.jvs.tools.CommandRun;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -227,6 +229,21 @@ class OutputSafetyTest
         assertThat(run.status()).isEqualTo(1);
         assertThat(run.out()).isEmpty();
         assertThat(run.err()).isEqualTo("jvs replay: /dev/full: no space left on device; nothing written\n");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"--report", "--svg"})
+    void shouldNameTheReportWhenItsDeviceIsFull(final String option) throws IOException
+    {
+        final Path forwarded = dir.resolve("forwarded-beside-full.pcap");
+
+        final CommandRun run = CommandRun.of("replay", "--rules", rules.toString(), "--in", trace.toString(),
+            "--out", forwarded.toString(), option, "/dev/full", "--quiet");
+
+        assertThat(run.status()).isEqualTo(1);
+        assertThat(run.out()).isEmpty();
+        assertThat(run.err()).isEqualTo("jvs replay: /dev/full: no space left on device; nothing written\n");
+        assertThat(forwarded).doesNotExist();
     }
 
     private static boolean canCreate(final Path probe)
