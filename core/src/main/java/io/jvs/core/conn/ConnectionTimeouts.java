@@ -4,7 +4,7 @@ import java.util.Arrays;
 import java.util.Objects;
 
 /**
- * Idle timeouts of connection entries, per TCP state and for UDP (spec §15.3; the kernel's {@code tcp_timeouts}
+ * Idle timeouts of connection entries, per TCP state and for UDP (the kernel's {@code tcp_timeouts}
  * and {@code udp_timeouts}), editable as {@code ipvsadm --set tcp tcpfin udp} edits them.
  * <p>
  * <b>Threads.</b> Data-path workers read a timeout on every packet; the control plane writes rarely. The values
@@ -33,17 +33,17 @@ public final class ConnectionTimeouts
 
     /**
      * Timeout of an entry between its creation and its first state transition ({@code ip_vs_conn_new}: 3 s).
-     * The first packet normally moves it on at once (spec §15.2).
+     * The first packet normally moves it on at once.
      */
     public static final int NEW_ENTRY_MS = 3_000;
 
     /**
      * Re-arm interval of an entry whose timer fires while it still controls others, e.g. a persistence
-     * template with live connections (spec §15.3: 60 s).
+     * template with live connections (ip_vs_conn_expire re-arms it for 60 s).
      */
     public static final int CONTROLLER_REARM_MS = 60_000;
 
-    /** Defaults in seconds, indexed by TCP state, then UDP (spec §15.3). */
+    /** Defaults in seconds, indexed by TCP state, then UDP (the kernel's tcp_timeouts and udp_timeouts). */
     private static final int[] DEFAULT_SECONDS = {
         2,      // NONE
         900,    // ESTABLISHED  (ipvsadm "tcp")

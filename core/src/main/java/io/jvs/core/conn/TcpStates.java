@@ -3,7 +3,7 @@ package io.jvs.core.conn;
 import java.util.Objects;
 
 /**
- * The IPVS TCP connection state machine (spec §15.3; the kernel's {@code tcp_states} table in
+ * The IPVS TCP connection state machine (the kernel's {@code tcp_states} table in
  * {@code ip_vs_proto_tcp.c}; the {@code secure_tcp} table is not covered).
  * <p>
  * States, directions and flag indices are plain {@code int}s, numbered as the kernel numbers them, so that a
@@ -92,8 +92,8 @@ public final class TcpStates
     private static final byte SA = SYNACK;
 
     /**
-     * Next state, flat: {@code [(direction * FLAGS + flagIndex) * COUNT + state]}. Transcribed from spec §15.3,
-     * which matches the current kernel's {@code tcp_states} row for row (the kernel's rows are syn, fin, ack,
+     * Next state, flat: {@code [(direction * FLAGS + flagIndex) * COUNT + state]}. Transcribed from the current
+     * kernel's {@code tcp_states}, row for row (the kernel's rows are syn, fin, ack,
      * rst, hence the flag numbering). One flat array keeps the lookup to a single bounds-checked load.
      */
     private static final byte[] NEXT = {
@@ -186,7 +186,9 @@ public final class TcpStates
     }
 
     /**
-     * Whether a state counts toward the server's active connections (spec §15.3, D5).
+     * Whether a state counts toward the server's active connections (the kernel's
+     * set_tcp_state, which moves a connection between the active and inactive counts as its state enters or
+     * leaves the active set).
      *
      * @param state           a TCP state; anything out of range is inactive, as in the kernel.
      * @param establishedOnly the older kernels' rule (only ESTABLISHED is active) instead of the default

@@ -12,7 +12,7 @@ import io.jvs.core.packet.ParsedBurst;
 import io.jvs.core.packet.Verdict;
 
 /**
- * ICMP and ICMPv6 errors about connections jvs carries (spec 16.1, the kernel's ip_vs_in_icmp and
+ * ICMP and ICMPv6 errors about connections jvs carries (the kernel's ip_vs_in_icmp and
  * ip_vs_out_icmp): matched by the packet they quote, and passed on with that quote rewritten.
  * <ul>
  *   <li>Towards the real server: an error a client-side router sends to the virtual address about a

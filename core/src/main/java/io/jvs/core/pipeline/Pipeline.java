@@ -970,7 +970,8 @@ public final class Pipeline
     }
 
     /**
-     * Moves a connection's state for one packet and re-arms its idle timer (spec 15.3).
+     * Moves a connection's state for one packet and re-arms its idle timer (the kernel's set_tcp_state and
+     * ip_vs_set_state).
      */
     private void track(final ConnectionTable table, final int slot, final int direction, final int tcpFlags,
         final RealServer server, final ConnectionTimeouts timeouts, final DataPlaneSettings settings)

@@ -13,10 +13,10 @@ import io.jvs.core.packet.ParsedBurst;
 import io.jvs.core.packet.Verdict;
 
 /**
- * Rewrites a frame for its way out (spec 16): NAT towards the real server and back, direct routing,
- * IP-in-IP tunnelling; each decrements the TTL (the caller has already answered a TTL of 1) and sets
- * the Ethernet addresses of the next hop. Checksums are updated incrementally (RFC 1624), except
- * SCTP's CRC, which covers the ports and is recomputed.
+ * Rewrites a frame for its way out (the kernel's ip_vs_nat_xmit, ip_vs_dr_xmit and ip_vs_tunnel_xmit): NAT
+ * towards the real server and back, direct routing, IP-in-IP tunnelling; each decrements the TTL (the caller has
+ * already answered a TTL of 1) and sets the Ethernet addresses of the next hop. Checksums are updated
+ * incrementally (RFC 1624), except SCTP's CRC, which covers the ports and is recomputed.
  * <p>
  * Later fragments carry no upper-layer header, so only their IP header is rewritten: the checksum in
  * the first fragment covers the whole datagram and was updated there.
@@ -239,7 +239,7 @@ final class Rewriter
 
     /**
      * Lowers the MSS option of a SYN to what fits the tunnel, for paths where the ICMP that path MTU
-     * discovery needs is filtered (the kernel does not do this; spec 16.3 recommends it).
+     * discovery needs is filtered (the kernel does not do this; RFC 4459 describes the clamping).
      *
      * @param tcp       the TCP header.
      * @param available bytes of the segment present.

@@ -5,8 +5,8 @@ import io.jvs.core.memory.OffHeapAllocator;
 import io.jvs.core.service.RealServer;
 
 /**
- * Persistence templates (spec 15.4) shared by every worker: the server a client network was given by a
- * persistent service, found again for that network's next connections without asking the scheduler.
+ * Persistence templates (ip_vs_sched_persist's) shared by every worker: the server a client network was given
+ * by a persistent service, found again for that network's next connections without asking the scheduler.
  * <p>
  * The key is (service slot, client address masked by the service's netmask): a service slot stands for
  * protocol, virtual address and port, or the firewall mark, and a port-0 or FTP service shares one

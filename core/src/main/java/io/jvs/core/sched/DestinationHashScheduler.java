@@ -4,7 +4,7 @@ import io.jvs.core.net.FlowTuple;
 import io.jvs.core.service.RealServer;
 
 /**
- * dh: destination hashing (ip_vs_dh.c, spec 11).
+ * dh: destination hashing (ip_vs_dh.c).
  * <p>
  * A table of 256 buckets (table-size=N for another power of two) is filled by walking the buckets while
  * cycling through the servers in list order, one bucket each, weights ignored. A connection goes to the

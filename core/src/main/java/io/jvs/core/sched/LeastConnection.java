@@ -3,7 +3,7 @@ package io.jvs.core.sched;
 import io.jvs.core.service.RealServer;
 
 /**
- * The weighted least-connection choice that wlc, lblc and lblcr share (spec 4).
+ * The weighted least-connection choice that wlc, lblc and lblcr share (ip_vs_wlc.c's ip_vs_wlc_schedule).
  */
 final class LeastConnection
 {

@@ -4,7 +4,7 @@ import io.jvs.core.net.FlowTuple;
 import io.jvs.core.service.RealServer;
 
 /**
- * lc: least-connection (ip_vs_lc.c, spec 3). The usable server with the smallest
+ * lc: least-connection (ip_vs_lc.c). The usable server with the smallest
  * {@code 256 * active + inactive}; weights only decide usability; ties go to the earliest in the list.
  */
 final class LeastConnectionScheduler extends ListScheduler

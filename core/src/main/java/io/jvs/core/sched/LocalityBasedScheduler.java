@@ -6,7 +6,7 @@ import io.jvs.core.net.FlowTuple;
 import io.jvs.core.service.RealServer;
 
 /**
- * lblc: locality-based least-connection (ip_vs_lblc.c, spec 9), for cache clusters: a destination
+ * lblc: locality-based least-connection (ip_vs_lblc.c), for cache clusters: a destination
  * address keeps going to the server that served it last.
  * <p>
  * The cached server is kept while it is AVAILABLE, has weight above 0 and is not locality-overloaded

@@ -5,7 +5,7 @@ import io.jvs.core.concurrent.SharedKeyTable;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The lblc/lblcr garbage collection timer (ip_vs_lblc_check_expire, spec 9 and 10).
+ * The lblc/lblcr garbage collection timer (ip_vs_lblc_check_expire, ip_vs_lblcr_check_expire).
  * <p>
  * Every 60 s: on every 30th tick, a full check drops every entry unused for the expiration sysctl
  * (24 h by default) and the count restarts at 1; on other ticks, if the table holds more than its

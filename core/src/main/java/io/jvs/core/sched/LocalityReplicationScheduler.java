@@ -6,7 +6,7 @@ import io.jvs.core.net.FlowTuple;
 import io.jvs.core.service.RealServer;
 
 /**
- * lblcr: locality-based least-connection with replication (ip_vs_lblcr.c, spec 10). A destination
+ * lblcr: locality-based least-connection with replication (ip_vs_lblcr.c). A destination
  * address maps to a set of servers; the least loaded member serves it, and when that member is
  * locality-overloaded wlc adds another server to the set. A set with more than one member that has not
  * changed for lblcr_expiration loses its most loaded member.

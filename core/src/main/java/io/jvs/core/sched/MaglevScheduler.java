@@ -4,7 +4,7 @@ import io.jvs.core.net.FlowTuple;
 import io.jvs.core.service.RealServer;
 
 /**
- * mh: Maglev consistent hashing (ip_vs_mh.c, spec 13; Eisenbud et al., NSDI 2016, section 3.4).
+ * mh: Maglev consistent hashing (ip_vs_mh.c; Eisenbud et al., NSDI 2016, section 3.4).
  * <p>
  * Each server gets a permutation of the M table slots from two hashes of its address and port
  * ({@code offset = h1 % M}, {@code skip = h2 % (M - 1) + 1}). The table is filled round-robin over

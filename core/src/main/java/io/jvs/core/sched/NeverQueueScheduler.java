@@ -4,7 +4,7 @@ import io.jvs.core.net.FlowTuple;
 import io.jvs.core.service.RealServer;
 
 /**
- * nq: never queue (ip_vs_nq.c, spec 6). The first usable server with no active connection wins at once;
+ * nq: never queue (ip_vs_nq.c). The first usable server with no active connection wins at once;
  * otherwise the sed rule over the usable servers.
  */
 final class NeverQueueScheduler extends ListScheduler

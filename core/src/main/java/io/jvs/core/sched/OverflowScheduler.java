@@ -4,7 +4,7 @@ import io.jvs.core.net.FlowTuple;
 import io.jvs.core.service.RealServer;
 
 /**
- * ovf: overflow-connection (ip_vs_ovf.c, spec 8). The highest-weight usable server whose active
+ * ovf: overflow-connection (ip_vs_ovf.c). The highest-weight usable server whose active
  * connections do not exceed its weight; when it fills, the next highest takes over. Counts active
  * connections only, which is why it suits TCP and not UDP.
  */

@@ -4,7 +4,7 @@ import io.jvs.core.net.FlowTuple;
 import io.jvs.core.service.RealServer;
 
 /**
- * twos: power of two choices (ip_vs_twos.c, spec 8a). Two servers drawn at random in proportion to their
+ * twos: power of two choices (ip_vs_twos.c). Two servers drawn at random in proportion to their
  * weights; the one with less {@code overhead / weight} wins, the first draw on a tie. The random source
  * is the worker's own, injected through the context.
  */

@@ -5,7 +5,7 @@ import io.jvs.core.service.RealServer;
 import io.jvs.core.service.VirtualService;
 
 /**
- * rr: round-robin (ip_vs_rr.c, spec 1).
+ * rr: round-robin (ip_vs_rr.c).
  * <p>
  * From the server after the cursor, scan to the end of the list for a server that is not overloaded
  * and has weight above 0; if none, wrap to the head and scan up to and including the cursor's own

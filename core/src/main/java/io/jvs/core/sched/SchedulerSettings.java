@@ -4,7 +4,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * What a scheduler instance is created with: the service's flags and the settings shared by all
- * services (the worker count and the lblc/lblcr sysctls of spec 15.6).
+ * services (the worker count and the lblc/lblcr sysctls, lblc_expiration and lblcr_expiration).
  *
  * @param flags             the service's {@code -b} flags.
  * @param workers           how many worker threads call schedule (rr and wrr keep a cursor each).

@@ -4,7 +4,7 @@ import io.jvs.core.net.FlowTuple;
 import io.jvs.core.service.RealServer;
 
 /**
- * sed: shortest expected delay (ip_vs_sed.c, spec 5). Like wlc with {@code active + 1} as the load,
+ * sed: shortest expected delay (ip_vs_sed.c). Like wlc with {@code active + 1} as the load,
  * so inactive connections do not count and an idle heavy server is preferred to an idle light one.
  */
 final class ShortestExpectedDelayScheduler extends ListScheduler

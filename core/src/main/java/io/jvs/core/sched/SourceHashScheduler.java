@@ -4,7 +4,7 @@ import io.jvs.core.net.FlowTuple;
 import io.jvs.core.service.RealServer;
 
 /**
- * sh: source hashing (ip_vs_sh.c, spec 12).
+ * sh: source hashing (ip_vs_sh.c).
  * <p>
  * The fill is weighted: walking the 256 buckets, the current server takes a bucket and, once it has
  * taken {@code weight} of them, the next server in list order takes over (a weight-0 server still takes

@@ -4,7 +4,7 @@ import io.jvs.core.net.FlowTuple;
 import io.jvs.core.service.RealServer;
 
 /**
- * fo: weighted fail-over (ip_vs_fo.c, spec 7). Always the usable server of highest weight; ties go to
+ * fo: weighted fail-over (ip_vs_fo.c). Always the usable server of highest weight; ties go to
  * the earliest in the list, so traffic moves only when that server is quiesced or overloaded.
  */
 final class WeightedFailoverScheduler extends ListScheduler

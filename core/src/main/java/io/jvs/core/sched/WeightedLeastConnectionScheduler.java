@@ -5,7 +5,7 @@ import io.jvs.core.service.RealServer;
 import io.jvs.core.service.VirtualService;
 
 /**
- * wlc: weighted least-connection, ipvsadm's default (ip_vs_wlc.c, spec 4). The smallest
+ * wlc: weighted least-connection, ipvsadm's default (ip_vs_wlc.c). The smallest
  * {@code (256 * active + inactive) / weight}, compared by cross-multiplying in 64 bits; ties keep the
  * earlier server. lblc and lblcr make the same choice through one of these for destinations their tables do not place.
  */

@@ -5,7 +5,7 @@ import io.jvs.core.service.RealServer;
 import io.jvs.core.service.VirtualService;
 
 /**
- * wrr: weighted round-robin (ip_vs_wrr.c, current version; spec 2).
+ * wrr: weighted round-robin (ip_vs_wrr.c, current version).
  * <p>
  * Passes over the list run with a falling weight threshold {@code cw}: {@code mw, mw - di, ..., 1},
  * where {@code di} is the gcd of the positive weights and {@code mw = maxWeight - (di - 1)}, so the last

@@ -47,7 +47,7 @@ public final class ConnectionCountersDescriptor
 
     /** Set while the server belongs to its service (the kernel's IP_VS_DEST_F_AVAILABLE). */
     public static final int FLAG_AVAILABLE = 1;
-    /** Set by the connection thresholds (the kernel's IP_VS_DEST_F_OVERLOAD, spec 0.4). */
+    /** Set by the connection thresholds (the kernel's IP_VS_DEST_F_OVERLOAD). */
     public static final int FLAG_OVERLOAD = 2;
 
     private ConnectionCountersDescriptor()

@@ -1,7 +1,7 @@
 package io.jvs.core.service;
 
 /**
- * How a packet reaches its real server (spec section 16).
+ * How a packet reaches its real server (the kernel's ip_vs_nat_xmit, ip_vs_dr_xmit and ip_vs_tunnel_xmit).
  */
 public enum ForwardMethod
 {

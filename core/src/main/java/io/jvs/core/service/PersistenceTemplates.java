@@ -15,7 +15,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
- * Persistence templates (ip_vs_sched_persist, spec 15.4) for one thread that works with services rather
+ * Persistence templates (ip_vs_sched_persist) for one thread that works with services rather
  * than snapshots: the simulation and offline tools. The templates themselves are the forwarder's
  * {@link TemplateTable}, so both follow one set of rules; this class gives them the simulation's keys
  * and server numbers, and grows the table when it fills (the workers' table has a fixed size; a

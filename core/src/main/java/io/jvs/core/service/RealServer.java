@@ -216,7 +216,7 @@ public final class RealServer
 
     /**
      * Sets the connection thresholds as the kernel does on an edit: OVERLOAD is cleared when the new
-     * upper threshold is 0 or higher than the old one (spec 0.4).
+     * upper threshold is 0 or higher than the old one (ip_vs_edit_dest via __ip_vs_update_dest).
      *
      * @param upper the new upper threshold, 0 for none.
      * @param lower the new lower threshold, 0 for the 3/4 rule.
@@ -321,7 +321,7 @@ public final class RealServer
 
     /**
      * The load the least-connection schedulers compare: {@code 256 * active + inactive}
-     * (the kernel's ip_vs_dest_conn_overhead, spec 0.7).
+     * (the kernel's ip_vs_dest_conn_overhead).
      *
      * @return the overhead.
      */
@@ -445,7 +445,7 @@ public final class RealServer
 
     /**
      * Uncounts a connection that ended (the kernel's ip_vs_unbind_dest) and clears OVERLOAD with the
-     * hysteresis of spec 0.4.
+     * hysteresis of ip_vs_unbind_dest.
      *
      * @param worker   the worker whose table held the connection.
      * @param inactive whether the connection was counted as inactive when it ended.
