@@ -11,7 +11,7 @@ package io.jvs.core.conn;
  *   10       virtual port (2)                    34       virtual port (2)
  *   12       protocol (1)                        36       protocol (1)
  *   13       state (1)                           37       state (1)
- *   14       flags (1)                           38       flags (1)
+ *   14       flags (1)                           38       flags (1): used, inactive, no output, method
  *   16       server slot (4)                     40       server slot (4)
  *   20       expiry tick (4)                     44       expiry tick (4)
  *   24       template way, -1 for none (4)       48       template way (4)
@@ -43,6 +43,13 @@ final class ConnectionLayout
     static final int FLAG_INACTIVE = 0x02;
     /** No reply has passed through jvs (DR/TUN always, NAT before the first reply): INPUT_ONLY states. */
     static final int FLAG_NO_OUTPUT = 0x04;
+    /**
+     * The forwarding method the connection was made with (ForwardMethod's ordinal), kept for its life: the kernel
+     * copies the destination's method into the connection's flags when it binds it (ip_vs_bind_dest, then
+     * ip_vs_bind_xmit), so an edit of the server's method (ipvsadm -e, a reload) changes only new connections.
+     */
+    static final int METHOD_SHIFT = 3;
+    static final int METHOD_MASK = 0x18;
 
     private ConnectionLayout()
     {

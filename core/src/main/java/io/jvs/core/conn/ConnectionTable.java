@@ -41,6 +41,15 @@ public final class ConnectionTable
     /** Entry flag: replies bypass jvs (DR, TUN), so TCP moves by the INPUT_ONLY table. */
     public static final int FLAG_NO_OUTPUT = ConnectionLayout.FLAG_NO_OUTPUT;
 
+    /**
+     * @param method a forwarding method's ordinal (0 NAT, 1 DR, 2 TUN).
+     * @return the entry flags that keep it for the connection's life ({@link #method}).
+     */
+    public static int methodFlags(final int method)
+    {
+        return method << ConnectionLayout.METHOD_SHIFT & ConnectionLayout.METHOD_MASK;
+    }
+
     /** Returned when no entry matches. */
     public static final int NOT_FOUND = -1;
     /** Returned when the table is full and nothing could be reclaimed. */
@@ -792,6 +801,15 @@ public final class ConnectionTable
     public boolean isNoOutput(final int slot)
     {
         return (flags(slot) & FLAG_NO_OUTPUT) != 0;
+    }
+
+    /**
+     * @return the forwarding method the connection was made with, as {@link #methodFlags} gave it: the server's
+     *         method may have changed since, and the connection keeps its own, as the kernel's do.
+     */
+    public int method(final int slot)
+    {
+        return (flags(slot) & ConnectionLayout.METHOD_MASK) >>> ConnectionLayout.METHOD_SHIFT;
     }
 
     public int server(final int slot)

@@ -25,6 +25,7 @@ final class FragmentTable
     /** protocol << 32 | identification, or -1 for an empty way. */
     private final long[] key;
     private final int[] serverSlot;
+    private final int[] method;
     private final int[] direction;
     private final long[] virtualHigh;
     private final long[] virtualLow;
@@ -48,6 +49,7 @@ final class FragmentTable
         key = new long[entries];
         java.util.Arrays.fill(key, -1L);
         serverSlot = new int[entries];
+        method = new int[entries];
         direction = new int[entries];
         virtualHigh = new long[entries];
         virtualLow = new long[entries];
@@ -68,8 +70,8 @@ final class FragmentTable
      * Remembers a first fragment's decision.
      */
     void put(final long srcHigh, final long srcLow, final long dstHigh, final long dstLow, final int protocol,
-        final int identification, final int server, final int way, final long vHigh, final long vLow,
-        final int nowTick)
+        final int identification, final int server, final int forwardMethod, final int way, final long vHigh,
+        final long vLow, final int nowTick)
     {
         final long fragmentKey = (long)protocol << 32 | (identification & 0xFFFF_FFFFL);
         final int first = set(srcHigh, srcLow, dstHigh, dstLow, fragmentKey) * WAYS;
@@ -94,6 +96,7 @@ final class FragmentTable
         destinationLow[victim] = dstLow;
         key[victim] = fragmentKey;
         serverSlot[victim] = server;
+        method[victim] = forwardMethod;
         direction[victim] = way;
         virtualHigh[victim] = vHigh;
         virtualLow[victim] = vLow;
@@ -123,6 +126,12 @@ final class FragmentTable
     int foundServer()
     {
         return serverSlot[found];
+    }
+
+    /** @return the forwarding method of the connection the first fragment belonged to (towards the server). */
+    int foundMethod()
+    {
+        return method[found];
     }
 
     int foundDirection()

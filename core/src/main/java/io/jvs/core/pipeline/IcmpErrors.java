@@ -79,7 +79,7 @@ final class IcmpErrors
         }
         slot = table.lookupReverse(quotedProtocol, quotedSourceHigh, quotedSourceLow, quotedSourcePort,
             quotedDestinationHigh, quotedDestinationLow, quotedDestinationPort, plane.serverAddresses);
-        if (slot >= 0 && !table.isExpired(slot, nowTick) && plane.forwardMethod[table.server(slot)] == 0)
+        if (slot >= 0 && !table.isExpired(slot, nowTick) && table.method(slot) == 0)
         {
             return towardsClient(burst, i, p, plane, table, slot, v6);
         }
@@ -138,7 +138,7 @@ final class IcmpErrors
         {
             return Verdict.drop(DropReason.TTL_EXPIRED);
         }
-        switch (plane.forwardMethod[serverSlot])
+        switch (table.method(slot))
         {
             case 0 ->
             {

@@ -485,7 +485,7 @@ public final class Pipeline
                     break;
                 }
                 final int serverSlot = table.server(slot);
-                if (table.isExpired(slot, nowTick) || current.forwardMethod[serverSlot] != 0 || p.ttl(i) <= 1)
+                if (table.isExpired(slot, nowTick) || table.method(slot) != 0 || p.ttl(i) <= 1)
                 {
                     break;
                 }
@@ -530,7 +530,7 @@ public final class Pipeline
                 break;
             }
             final int serverSlot = table.server(slot);
-            final int method = current.forwardMethod[serverSlot];
+            final int method = table.method(slot);
             if (table.isExpired(slot, nowTick) || !current.serverAvailable[serverSlot] || method > 1 ||
                 p.ttl(i) <= 1 || current.serverEgressPort[serverSlot] == DataPlane.NO_PORT)
             {
@@ -756,11 +756,12 @@ public final class Pipeline
             {
                 final int direction = table.isNoOutput(slot) ? TcpStates.INPUT_ONLY : TcpStates.INPUT;
                 track(table, slot, direction, flags, current.servers[serverSlot], current.timeouts, current.settings);
+                final int method = table.method(slot);
                 if (p.fragment(i) == FRAGMENT_FIRST)
                 {
-                    rememberFirstFragment(p, i, serverSlot);
+                    rememberFirstFragment(p, i, serverSlot, method);
                 }
-                return forward(burst, i, p, current, serverSlot, service, table.virtualPort(slot));
+                return forward(burst, i, p, current, serverSlot, method, service, table.virtualPort(slot));
             }
         }
         return openConnection(burst, i, p, current, service, slot);
@@ -807,8 +808,9 @@ public final class Pipeline
                 final RealServer server = current.servers[serverSlot];
                 final int direction = table.isNoOutput(slot) ? TcpStates.INPUT_ONLY : TcpStates.INPUT;
                 track(table, slot, direction, flags, server, current.timeouts, settings);
-                rememberFirstFragment(p, i, serverSlot);
-                return forward(burst, i, p, current, serverSlot, service, table.virtualPort(slot));
+                final int method = table.method(slot);
+                rememberFirstFragment(p, i, serverSlot, method);
+                return forward(burst, i, p, current, serverSlot, method, service, table.virtualPort(slot));
             }
             table.remove(slot, false);
             // The removal may have shifted the probe run: find where the new entry goes.
@@ -882,8 +884,9 @@ public final class Pipeline
             opened[i] = serverSlot;
             counters.connectionOpened();
             traffic.connection(service, serverSlot);
-            rememberFirstFragment(p, i, serverSlot);
-            return forward(burst, i, p, current, serverSlot, service, p.destinationPort(i));
+            final int method = current.forwardMethod[serverSlot];
+            rememberFirstFragment(p, i, serverSlot, method);
+            return forward(burst, i, p, current, serverSlot, method, service, p.destinationPort(i));
         }
         // The last lookup of this table, towardsServer's or the one after the removal, found where the entry goes.
         slot = table.insert(protocol, p.sourceHigh(i), p.sourceLow(i), p.sourcePort(i),
@@ -899,21 +902,23 @@ public final class Pipeline
         {
             table.template(slot, template);
         }
-        // The snapshot's method (0 is NAT), not the server's live one: a reload may be changing it.
-        final boolean inboundOnly = current.forwardMethod[serverSlot] != 0;
+        // The snapshot's method (0 is NAT), not the server's live one: a reload may be changing it. The entry keeps
+        // it for the connection's life.
+        final int method = current.forwardMethod[serverSlot];
+        final boolean inboundOnly = method != 0;
         // What track would make of the first packet, written once: the state this packet moves a new entry to,
         // counted active or inactive on its server from the start (as binding it inactive, then activating it).
         final int state = tcp ? TcpStates.next(inboundOnly ? TcpStates.INPUT_ONLY : TcpStates.INPUT,
             TcpStates.flagIndex(flags), TcpStates.NONE) : TcpStates.NONE;
         final boolean active = tcp && TcpStates.isActive(state, settings.activeEstablishedOnly());
         final int entryFlags = (active ? 0 : ConnectionTable.FLAG_INACTIVE) |
-            (inboundOnly ? ConnectionTable.FLAG_NO_OUTPUT : 0);
+            (inboundOnly ? ConnectionTable.FLAG_NO_OUTPUT : 0) | ConnectionTable.methodFlags(method);
         table.open(slot, serverSlot, entryFlags, state, nowTick + timeoutTicks[tcp ? state : TcpStates.COUNT]);
         server.bindConnection(workerIndex, !active);
         counters.connectionOpened();
         traffic.connection(service, serverSlot);
-        rememberFirstFragment(p, i, serverSlot);
-        return forward(burst, i, p, current, serverSlot, service, p.destinationPort(i));
+        rememberFirstFragment(p, i, serverSlot, method);
+        return forward(burst, i, p, current, serverSlot, method, service, p.destinationPort(i));
     }
 
     private static int refused(final DropReason reason)
@@ -924,12 +929,12 @@ public final class Pipeline
     /**
      * Remembers where a first fragment went, so its later fragments follow it.
      */
-    private void rememberFirstFragment(final ParsedBurst p, final int i, final int serverSlot)
+    private void rememberFirstFragment(final ParsedBurst p, final int i, final int serverSlot, final int method)
     {
         if (p.fragment(i) == FRAGMENT_FIRST)
         {
             fragments.put(p.sourceHigh(i), p.sourceLow(i), p.destinationHigh(i), p.destinationLow(i), p.protocol(i),
-                p.fragmentId(i), serverSlot, FragmentTable.TOWARDS_SERVER, 0, 0, nowTick);
+                p.fragmentId(i), serverSlot, method, FragmentTable.TOWARDS_SERVER, 0, 0, nowTick);
         }
     }
 
@@ -940,7 +945,7 @@ public final class Pipeline
         final int slot = table.lookupReverse(homes[i], p.protocol(i), p.destinationHigh(i), p.destinationLow(i),
             p.destinationPort(i), p.sourceHigh(i), p.sourceLow(i), p.sourcePort(i), current.serverAddresses);
         // Only NAT replies come back through jvs; DR and TUN servers answer clients directly.
-        if (slot < 0 || table.isExpired(slot, nowTick) || current.forwardMethod[table.server(slot)] != 0)
+        if (slot < 0 || table.isExpired(slot, nowTick) || table.method(slot) != 0)
         {
             return unmatched(current);
         }
@@ -959,7 +964,7 @@ public final class Pipeline
         if (p.fragment(i) == FRAGMENT_FIRST)
         {
             fragments.put(p.sourceHigh(i), p.sourceLow(i), p.destinationHigh(i), p.destinationLow(i), p.protocol(i),
-                p.fragmentId(i), serverSlot, FragmentTable.TOWARDS_CLIENT, virtualHigh, virtualLow, nowTick);
+                p.fragmentId(i), serverSlot, 0, FragmentTable.TOWARDS_CLIENT, virtualHigh, virtualLow, nowTick);
         }
         traffic.serverFrame(serverSlot, burst.length(i));
         if (Verdict.kind(verdict) == Verdict.TRANSMIT)
@@ -1027,7 +1032,7 @@ public final class Pipeline
     }
 
     private int forward(final FrameBurst burst, final int i, final ParsedBurst p, final DataPlane current,
-        final int serverSlot, final int service, final int virtualPort)
+        final int serverSlot, final int method, final int service, final int virtualPort)
     {
         if (p.ttl(i) <= 1)
         {
@@ -1036,7 +1041,7 @@ public final class Pipeline
         }
         final int length = burst.length(i);
         final int datagram = p.ipEnd(i) - p.l3Offset(i);
-        final int verdict = switch (current.forwardMethod[serverSlot])
+        final int verdict = switch (method)
         {
             case 0 -> rewriter.natInbound(burst, i, p, current, serverSlot, virtualPort);
             case 1 -> rewriter.directRoute(burst, i, p, current, serverSlot);
@@ -1087,7 +1092,7 @@ public final class Pipeline
         }
         else
         {
-            verdict = switch (current.forwardMethod[serverSlot])
+            verdict = switch (fragments.foundMethod())
             {
                 case 0 -> rewriter.natInboundFragment(burst, i, p, current, serverSlot);
                 case 1 -> rewriter.directRoute(burst, i, p, current, serverSlot);

@@ -16,7 +16,7 @@ class FragmentTableTest
 
     private static void put(final FragmentTable table, final int identification, final int server, final int tick)
     {
-        table.put(0, 0xC633_6407L, 0, 0x0A00_0064L, 17, identification, server, FragmentTable.TOWARDS_SERVER, 0, 0,
+        table.put(0, 0xC633_6407L, 0, 0x0A00_0064L, 17, identification, server, 0, FragmentTable.TOWARDS_SERVER, 0, 0,
             tick);
     }
 
@@ -29,7 +29,7 @@ class FragmentTableTest
     void shouldFindAFragmentByEveryPartOfItsKey()
     {
         final FragmentTable table = new FragmentTable(64);
-        table.put(V6_HIGH, 7, V6_HIGH + 1, 100, 17, 0xDEAD_BEEF, 5, FragmentTable.TOWARDS_CLIENT, V6_HIGH + 9, 0x64,
+        table.put(V6_HIGH, 7, V6_HIGH + 1, 100, 17, 0xDEAD_BEEF, 5, 0, FragmentTable.TOWARDS_CLIENT, V6_HIGH + 9, 0x64,
             1000);
         assertThat(table.find(V6_HIGH, 7, V6_HIGH + 1, 100, 17, 0xDEAD_BEEF, 1000)).isTrue();
         assertThat(table.foundServer()).isEqualTo(5);
@@ -120,7 +120,7 @@ class FragmentTableTest
         final FragmentTable table = new FragmentTable(1024);
         for (int i = 0; i < 64; i++)
         {
-            table.put(0, 0xC633_6400L + i % 8, 0, 0x0A00_0064L + i / 8 % 4, 17, i, i + 1,
+            table.put(0, 0xC633_6400L + i % 8, 0, 0x0A00_0064L + i / 8 % 4, 17, i, i + 1, 0,
                 FragmentTable.TOWARDS_SERVER, 0, 0, 0);
         }
         for (int i = 0; i < 64; i++)

@@ -52,6 +52,41 @@ class PipelineSnapshotTest
     }
 
     @Test
+    void shouldKeepAConnectionsMethodWhenItsServerIsEdited()
+    {
+        // As the kernel: ip_vs_bind_dest copies the server's method into the connection, so `ipvsadm -e ... -g`
+        // (or a reload that changes -m to -g) applies to new connections; a NAT connection stays NAT both ways.
+        final PipelineFixture fixture = fixture();
+        final IpAddress serverA = IpAddress.parse("192.168.1.1");
+        assertThat(serverMac(fixture, 1000)).isEqualTo(MAC_A);
+        fixture.rules("-e -t 10.0.0.100:80 -r 192.168.1.1:80 -g");
+        fixture.republish();
+
+        final PipelineFixture.Result[] inbound = fixture.send(
+            frame(JVS_MAC, ROUTER_MAC, CLIENT, VIP, 64, Segment.tcp(1000, 80, ACK, 1)),
+            frame(JVS_MAC, ROUTER_MAC, CLIENT, VIP, 64, Segment.tcp(1000, 80, ACK, 2)),
+            frame(JVS_MAC, ROUTER_MAC, CLIENT, VIP, 64, Segment.tcp(1000, 80, ACK, 3)));
+        for (final PipelineFixture.Result result : inbound)
+        {
+            assertThat(Verdict.kind(result.verdict())).isEqualTo(Verdict.TRANSMIT);
+            assertThat(mac(result.frame(), 0)).isEqualTo(MAC_A);
+            assertThat(i32(result.frame(), 14 + 16)).as("still NAT: the server's address").isEqualTo(serverA.v4());
+        }
+        final PipelineFixture.Result reply = fixture.sendOne(frame(JVS_MAC, MAC_A, serverA, CLIENT, 64,
+            Segment.tcp(80, 1000, ACK, 1)));
+        assertThat(Verdict.kind(reply.verdict())).as("the server's reply is still taken back").isEqualTo(
+            Verdict.TRANSMIT);
+        assertThat(i32(reply.frame(), 14 + 12)).as("from the VIP").isEqualTo(VIP.v4());
+
+        // rr goes on to B, then A again: a new connection to A is routed directly.
+        assertThat(serverMac(fixture, 1001)).isEqualTo(MAC_B);
+        final PipelineFixture.Result direct = fixture.sendOne(frame(JVS_MAC, ROUTER_MAC, CLIENT, VIP, 64,
+            Segment.tcp(1002, 80, SYN, 0)));
+        assertThat(mac(direct.frame(), 0)).isEqualTo(MAC_A);
+        assertThat(i32(direct.frame(), 14 + 16)).as("DR keeps the VIP").isEqualTo(VIP.v4());
+    }
+
+    @Test
     void shouldForwardByTheSnapshotsMethodUntilTheNextIsPublished()
     {
         final PipelineFixture fixture = fixture();
