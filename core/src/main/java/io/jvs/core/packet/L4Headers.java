@@ -56,6 +56,8 @@ public final class L4Headers
     public static final int ICMPV6_TIME_EXCEEDED = 3;
     public static final int ICMPV6_PARAMETER_PROBLEM = 4;
     public static final int ICMPV6_CODE_PORT_UNREACHABLE = 4;
+    public static final int ICMPV6_ECHO_REQUEST = 128;
+    public static final int ICMPV6_ECHO_REPLY = 129;
 
     private L4Headers()
     {

@@ -17,6 +17,8 @@ package io.jvs.core.pipeline;
  * @param clampMss                on tunnelled SYNs, lower the TCP MSS option to fit the tunnel's MTU.
  * @param sweepSlotsPerBurst      the fewest connection-table slots worth a sweep: smaller amounts of due
  *                                sweeping are saved up (each table is swept end to end once a second).
+ * @param answerVipEcho           answer ICMP and ICMPv6 echo requests to the virtual addresses (the daemon's
+ *                                {@code vip-arp on}, where the box does not hold them and its kernel cannot).
  */
 public record DataPlaneSettings(
     boolean passUnmatched,
@@ -29,16 +31,17 @@ public record DataPlaneSettings(
     boolean activeEstablishedOnly,
     int icmpRepliesPerSecond,
     boolean clampMss,
-    int sweepSlotsPerBurst)
+    int sweepSlotsPerBurst,
+    boolean answerVipEcho)
 {
     /**
      * @return the kernel's defaults: pass unmatched, options and fragments allowed, drop on a removed
      *         server, follow templates of quiesced servers, SYN-only connections, conn_reuse_mode 1, the
      *         current active states, 1000 ICMP answers a second per worker, no MSS clamp, sweeps of at
-     *         least 64 slots.
+     *         least 64 slots, echo requests to the virtual addresses left to the host.
      */
     public static DataPlaneSettings defaults()
     {
-        return new DataPlaneSettings(true, true, true, false, false, false, true, false, 1000, false, 64);
+        return new DataPlaneSettings(true, true, true, false, false, false, true, false, 1000, false, 64, false);
     }
 }

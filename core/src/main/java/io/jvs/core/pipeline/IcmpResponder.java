@@ -160,6 +160,64 @@ final class IcmpResponder
     static final int RATE_LIMITED = 1;
     static final int NOT_ALLOWED = 2;
 
+    /**
+     * @return whether the packet is an unfragmented ICMP echo request (IPv4 type 8, ICMPv6 type 128).
+     */
+    static boolean isEchoRequest(final ParsedBurst p, final int i)
+    {
+        if (p.fragment(i) != ParsedBurst.FRAGMENT_NONE || p.l4Length(i) < L4Headers.ICMP_HEADER_LENGTH)
+        {
+            return false;
+        }
+        return p.kind(i) == ParsedBurst.KIND_IPV4 ?
+            p.protocol(i) == Ipv4Header.PROTOCOL_ICMP && p.sourcePort(i) == L4Headers.ICMP_ECHO_REQUEST :
+            p.kind(i) == ParsedBurst.KIND_IPV6 && p.protocol(i) == Ipv4Header.PROTOCOL_ICMPV6 &&
+                p.sourcePort(i) == L4Headers.ICMPV6_ECHO_REQUEST;
+    }
+
+    /**
+     * Turns an echo request into its reply in place, from the address it was sent to, back out of the port it
+     * came in on, as the kernel's icmp_echo and icmpv6_echo_reply answer: the identifier, sequence number and data
+     * unchanged, the checksum adjusted for the type alone (the swapped addresses leave ICMPv6's pseudo-header sum as
+     * it was). Not rate-limited, as the kernel does not limit echo replies by default (icmp_ratemask).
+     *
+     * @return {@link #SENT}, or {@link #NOT_ALLOWED} for a request from an address no answer may go to.
+     */
+    int echo(final FrameBurst burst, final int i, final ParsedBurst p, final DataPlane plane)
+    {
+        final int port = burst.ingressPort;
+        if (!mayAnswer(burst.address(i), p, i) || port >= plane.portMac.length)
+        {
+            return NOT_ALLOWED;
+        }
+        final boolean v6 = p.kind(i) == ParsedBurst.KIND_IPV6;
+        final long frame = burst.address(i);
+        final long ip = frame + p.l3Offset(i);
+        final long icmp = frame + p.l4Offset(i);
+        Rewriter.setMacs(frame, EthernetHeader.source(frame), plane.portMac[port]);
+        final int requestType = v6 ? L4Headers.ICMPV6_ECHO_REQUEST : L4Headers.ICMP_ECHO_REQUEST;
+        final int replyType = v6 ? L4Headers.ICMPV6_ECHO_REPLY : L4Headers.ICMP_ECHO_REPLY;
+        final int code = Frames.u8(icmp + L4Headers.ICMP_CODE_OFFSET);
+        Frames.putU8(icmp + L4Headers.ICMP_TYPE_OFFSET, replyType);
+        Frames.putU16(icmp + L4Headers.ICMP_CHECKSUM_OFFSET, Checksums.update16(
+            Frames.u16(icmp + L4Headers.ICMP_CHECKSUM_OFFSET), requestType << 8 | code, replyType << 8 | code));
+        if (v6)
+        {
+            Ipv6Header.source(ip, p.destinationHigh(i), p.destinationLow(i));
+            Ipv6Header.destination(ip, p.sourceHigh(i), p.sourceLow(i));
+            Ipv6Header.hopLimit(ip, HOP_LIMIT);
+        }
+        else
+        {
+            Ipv4Header.source(ip, (int)p.destinationLow(i));
+            Ipv4Header.destination(ip, (int)p.sourceLow(i));
+            Ipv4Header.ttl(ip, HOP_LIMIT);
+            Ipv4Header.checksum(ip, 0);
+            Ipv4Header.checksum(ip, Checksums.ipv4HeaderChecksum(ip));
+        }
+        return SENT;
+    }
+
     private static boolean mayAnswer(final long frame, final ParsedBurst p, final int i)
     {
         if (p.fragment(i) == ParsedBurst.FRAGMENT_LATER)

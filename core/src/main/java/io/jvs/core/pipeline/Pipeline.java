@@ -720,6 +720,14 @@ public final class Pipeline
                     return verdict;
                 }
             }
+            else if (current.settings.answerVipEcho() && IcmpResponder.isEchoRequest(p, i) &&
+                current.classifier.isVirtualAddress(p.kind(i) == KIND_IPV6, p.destinationHigh(i),
+                    p.destinationLow(i)) && icmp.echo(burst, i, p, current) == IcmpResponder.SENT)
+            {
+                // A virtual address the box does not hold (vip-arp on): its kernel would not answer, so jvs does.
+                counters.echoAnswered();
+                return Verdict.transmit(burst.ingressPort);
+            }
             return unmatched(current);
         }
         final int service = serviceOf[i];

@@ -233,6 +233,29 @@ public final class ServiceClassifier
     }
 
     /**
+     * Whether a service listens on this address, whatever its protocol and port: one of jvs's virtual addresses.
+     * A scan of the table, for the exception path only (an echo request to a virtual address).
+     *
+     * @param v6   the address's family.
+     * @param high its high word (0 for IPv4).
+     * @param low  its low word (IPv4 in the low 32 bits).
+     * @return true if some address service has it.
+     */
+    public boolean isVirtualAddress(final boolean v6, final long high, final long low)
+    {
+        final int family = v6 ? 6 : 4;
+        for (int slot = 0; slot < keyMeta.length; slot++)
+        {
+            final int meta = keyMeta[slot];
+            if (meta != EMPTY && meta >>> 24 == family && keyLow[slot] == low && keyHigh[slot] == high)
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
      * Collects the services of a configuration.
      */
     public static final class Builder

@@ -210,6 +210,12 @@ public final class WorkerCounters
         add(WorkerCountersDescriptor.dropReason(reason), 1);
     }
 
+    /** The writer: an echo request to a virtual address answered. */
+    void echoAnswered()
+    {
+        add(WorkerCountersDescriptor.ICMP_ECHO_ANSWERED, 1);
+    }
+
     /** The writer: an ICMP answer skipped by the rate limit. */
     void icmpAnswerSkipped()
     {

@@ -12,7 +12,7 @@ import java.util.List;
  * <pre>
  *  line 0 (every packet)   0 frames             1 transmitted        2 passed             3 dropped
  *                          4 fast path          5 connections        6 connections ended  7 fragments followed
- *  line 1                  8 ICMP errors sent   9 ICMP rate-limited  10-15 free
+ *  line 1                  8 ICMP errors sent   9 ICMP rate-limited  10 echo requests answered  11-15 free
  *  lines 2 and on          16 + r: drops for the {@link DropReason} whose id is r
  * </pre>
  * The verdict counts sit at the ids of the verdict kinds ({@link Verdict#TRANSMIT}, {@link Verdict#PASS},
@@ -41,13 +41,16 @@ public final class WorkerCountersDescriptor
     public static final int ICMP_SENT = 8;
     /** ICMP answers skipped by the rate limit. */
     public static final int ICMP_RATE_LIMITED = 9;
+    /** ICMP and ICMPv6 echo requests to a virtual address that jvs answered ({@code vip-arp on}). */
+    public static final int ICMP_ECHO_ANSWERED = 10;
     /** The id of the first drop reason's count; reason r is at {@code FIRST_DROP_REASON + r}. */
     public static final int FIRST_DROP_REASON = 16;
     /** Bytes per line. */
     public static final int LINE_LENGTH = 64;
 
     private static final List<String> NAMES = List.of("frames", "transmitted", "passed", "dropped", "fast-path",
-        "connections", "connections-ended", "fragments-followed", "icmp-sent", "icmp-rate-limited");
+        "connections", "connections-ended", "fragments-followed", "icmp-sent", "icmp-rate-limited",
+        "icmp-echo-answered");
 
     private WorkerCountersDescriptor()
     {

@@ -28,7 +28,7 @@ class PipelineDropReasonsTest
         final DataPlaneSettings d = DataPlaneSettings.defaults();
         return new DataPlaneSettings(passUnmatched, options, fragments, d.expireNodestConn(),
             d.expireQuiescentTemplate(), d.sloppyTcp(), d.connReuse(), d.activeEstablishedOnly(),
-            d.icmpRepliesPerSecond(), d.clampMss(), d.sweepSlotsPerBurst());
+            d.icmpRepliesPerSecond(), d.clampMss(), d.sweepSlotsPerBurst(), d.answerVipEcho());
     }
 
     private static PipelineFixture fixture(final DataPlaneSettings settings)

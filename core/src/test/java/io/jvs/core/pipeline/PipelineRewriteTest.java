@@ -192,7 +192,8 @@ class PipelineRewriteTest
         // A TCP segment for a service but of no known connection is the host's too.
         assertThat(nat.sendOne(frame(JVS_MAC, ROUTER_MAC, CLIENT, VIP, 64, Segment.tcp(40001, 80, ACK, 0))).verdict())
             .isEqualTo(Verdict.pass());
-        nat.settings = new DataPlaneSettings(false, true, true, false, false, false, true, false, 1000, false, 64);
+        nat.settings = new DataPlaneSettings(false, true, true, false, false, false, true, false, 1000, false, 64,
+            false);
         nat.republish();
         assertThat(Verdict.toString(nat.sendOne(ssh).verdict())).isEqualTo("drop:no-service");
     }

@@ -34,7 +34,8 @@ class PipelineTunnelEdgesTest
         final DataPlaneSettings d = DataPlaneSettings.defaults();
         fixture.settings = new DataPlaneSettings(d.passUnmatched(), d.allowIpOptions(), d.allowFragments(),
             d.expireNodestConn(), d.expireQuiescentTemplate(), d.sloppyTcp(), d.connReuse(),
-            d.activeEstablishedOnly(), d.icmpRepliesPerSecond(), clampMss, d.sweepSlotsPerBurst());
+            d.activeEstablishedOnly(), d.icmpRepliesPerSecond(), clampMss, d.sweepSlotsPerBurst(),
+            d.answerVipEcho());
         return fixture.start();
     }
 

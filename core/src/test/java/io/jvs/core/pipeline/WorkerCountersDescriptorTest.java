@@ -25,7 +25,7 @@ class WorkerCountersDescriptorTest
     {
         final Map<Integer, String> expected = new LinkedHashMap<>();
         final String[] names = {"frames", "transmitted", "passed", "dropped", "fast-path", "connections",
-            "connections-ended", "fragments-followed", "icmp-sent", "icmp-rate-limited"};
+            "connections-ended", "fragments-followed", "icmp-sent", "icmp-rate-limited", "icmp-echo-answered"};
         for (int id = 0; id < names.length; id++)
         {
             expected.put(id, names[id]);

@@ -153,7 +153,7 @@ public final class PipelineWorkload
             topology.neighbour(IpAddress.parse("192.168.1." + server), 0, 0x02_00_00_00_01_00L + server);
         }
         final DataPlaneSettings settings = new DataPlaneSettings(true, true, true, false, false, false, true, false, 0,
-            false, 128);
+            false, 128, false);
         final ConnectionTimeouts timeouts = new ConnectionTimeouts();
         if (newFlows)
         {

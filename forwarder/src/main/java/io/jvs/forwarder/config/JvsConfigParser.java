@@ -231,7 +231,7 @@ final class JvsConfigParser
         }
         final DataPlaneSettings settings = new DataPlaneSettings(passUnmatched, allowIpOptions, allowFragments,
             expireNodestConn, expireQuiescentTemplate, sloppyTcp, connReuse, activeEstablishedOnly,
-            icmpRepliesPerSecond, clampMss, sweepSlotsPerBurst);
+            icmpRepliesPerSecond, clampMss, sweepSlotsPerBurst, vipArp);
         return new JvsConfig(source, interfaces, workers, cpus, idle, connections, control, controlGroup, vipArp,
             markRules, List.copyOf(ports.values()), neighbours, gatewayV4, gatewayV6, settings,
             new JvsConfig.Timeouts(timeouts[0], timeouts[1], timeouts[2]), rules, servicesAt, includes, workersAt,

@@ -370,7 +370,7 @@ public final class Daemon implements AutoCloseable
         }
 
         final XdpVipFilter filter = own(XdpVipFilter.create(control, 4096));
-        maps = new DataPlaneMaps(filter);
+        maps = new DataPlaneMaps(filter, config.vipArp());
         maps.update(Conductor.virtualAddresses(table, config.markRules()),
             Conductor.sourceAddresses(table, config.markRules()), topology.localAddresses(),
             Conductor.destinationPrefixes(config.markRules()), Conductor.sourcePrefixes(config.markRules()), false);

@@ -18,6 +18,8 @@ import java.util.function.Consumer;
 final class DataPlaneMaps
 {
     private final XdpVipFilter filter;
+    /** Whether jvs answers echo requests to the VIPs ({@code vip-arp on}), so the programs give them to it. */
+    private final boolean vipEchoIsJvs;
     private final Set<IpAddress> vips = new HashSet<>();
     private final Set<IpAddress> servers = new HashSet<>();
     private final Set<IpAddress> locals = new HashSet<>();
@@ -26,7 +28,17 @@ final class DataPlaneMaps
 
     DataPlaneMaps(final XdpVipFilter filter)
     {
+        this(filter, false);
+    }
+
+    /**
+     * @param vipEchoIsJvs whether echo requests to the VIPs are jvs's to answer ({@code vip-arp on}: the box does
+     *                     not hold the VIPs) rather than the kernel's.
+     */
+    DataPlaneMaps(final XdpVipFilter filter, final boolean vipEchoIsJvs)
+    {
         this.filter = filter;
+        this.vipEchoIsJvs = vipEchoIsJvs;
     }
 
     XdpVipFilter filter()
@@ -44,7 +56,7 @@ final class DataPlaneMaps
         final Set<IpPrefix> newDestinationPrefixes, final Set<IpPrefix> newSourcePrefixes, final boolean addOnly)
     {
         final boolean live = filter != null;
-        sync(vips, Set.copyOf(newVips), addOnly, live ? a -> filter.addVip(inet(a)) : null,
+        sync(vips, Set.copyOf(newVips), addOnly, live ? a -> filter.addVip(inet(a), vipEchoIsJvs) : null,
             live ? a -> filter.removeVip(inet(a)) : null);
         sync(servers, Set.copyOf(newServers), addOnly, live ? a -> filter.addRealServer(inet(a)) : null,
             live ? a -> filter.removeRealServer(inet(a)) : null);

@@ -56,7 +56,9 @@ import static io.jvs.nativebindings.bpf.BpfSize.WORD;
  * Always the kernel's, even to a VIP: ICMPv6 neighbour discovery (types 133 to 137 directly after the IPv6
  * header), which the kernel answers for the box's addresses, and echo requests to a VIP or to an address of a
  * destination prefix (ICMP type 8 and ICMPv6 128 directly after the header, and every later fragment of an IPv4
- * ICMP message, which carries no type): the kernel holds the VIPs on {@code lo} and answers ping itself. A frame
+ * ICMP message, which carries no type): the kernel holds the VIPs on {@code lo} and answers ping itself. The one
+ * exception is a VIP whose map value says its echo requests are jvs's ({@link XdpVipFilter#addVip(java.net.InetAddress,
+ * boolean)}: {@code vip-arp on}, where the box does not hold it). A frame
  * too short for the header a decision needs (an ICMP message cut short before its type included) is the kernel's.
  * <p>
  * At tcx ingress the kernel has already taken an outer tag off into the skb's metadata
@@ -143,9 +145,12 @@ final class JvsTrafficRule
             .jumpIf(R4, NOT_EQUAL, ETH_P_IPV6, kernel);
         ipv6(asm, labels);
         ipv4(asm, labels);
+        // r0 = the value the VIP's (or the prefix's) lookup found: its echo requests are jvs's when it says so.
         asm.label("rule_vip")
-            .jumpIf(R8, NOT_EQUAL, 0, kernel)
-            .jump(jvs);
+            .jumpIf(R8, EQUAL, 0, jvs)
+            .load(BYTE, R1, R0, XdpVipFilter.ECHO_IS_JVS)
+            .jumpIf(R1, NOT_EQUAL, 0, jvs)
+            .jump(kernel);
     }
 
     private record Labels(String jvs, String kernel)

@@ -24,8 +24,15 @@ public final class XdpVipFilter implements AutoCloseable
 {
     private static final int IPV4_BYTES = 4;
     private static final int IPV6_BYTES = 16;
-    /** The value is not read by the program; 4 bytes leave room for a VIP index later. */
+    /**
+     * A map value. The programs read one byte of it, {@link #ECHO_IS_JVS} of a VIP's (or a destination prefix's):
+     * whether echo requests to the address are jvs's to answer; the rest leaves room for a VIP index later.
+     */
     private static final byte[] PRESENT = {1, 0, 0, 0};
+    /** A VIP's value when jvs answers its echo requests ({@code vip-arp on}: the box does not hold the VIP). */
+    private static final byte[] PRESENT_ECHO_IS_JVS = {1, 1, 0, 0};
+    /** The offset in a VIP's value of the byte that gives its echo requests to jvs rather than the kernel. */
+    static final int ECHO_IS_JVS = 1;
 
     private final BpfMap vipsV4;
     private final BpfMap vipsV6;
@@ -149,10 +156,22 @@ public final class XdpVipFilter implements AutoCloseable
         return ByteBuffer.wrap(value).order(ByteOrder.LITTLE_ENDIAN).getLong();
     }
 
-    /** Packets to {@code vip} go to jvs from now on. */
+    /** Packets to {@code vip} go to jvs from now on, but for echo requests, which the kernel answers. */
     public void addVip(final InetAddress vip)
     {
-        mapFor(vip, vipsV4, vipsV6).put(vip.getAddress(), PRESENT);
+        addVip(vip, false);
+    }
+
+    /**
+     * Packets to {@code vip} go to jvs from now on.
+     *
+     * @param echoIsJvs whether echo requests to it go to jvs too, which answers them: the box does not hold the
+     *                  VIP ({@code vip-arp on}), so its kernel would not; else they go to the kernel, which holds
+     *                  the VIP on {@code lo} and answers them itself.
+     */
+    public void addVip(final InetAddress vip, final boolean echoIsJvs)
+    {
+        mapFor(vip, vipsV4, vipsV6).put(vip.getAddress(), echoIsJvs ? PRESENT_ECHO_IS_JVS : PRESENT);
     }
 
     /**

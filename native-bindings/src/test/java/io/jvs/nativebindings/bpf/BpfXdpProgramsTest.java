@@ -204,6 +204,26 @@ class BpfXdpProgramsTest
                 new TestFrame().ipv6Udp(FROM_PREFIX_V6, BOX_V6, 10), false));
     }
 
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("namedFrames")
+    void shouldGiveEchoRequestsToJvsOnlyForVipsWhoseValueSaysSo(final String description, final byte[] frame,
+        final boolean isJvsTraffic)
+    {
+        // vip-arp on: the box does not hold its VIPs, so jvs answers their pings (XdpVipFilter.addVip(vip, true)).
+        final Map<Integer, BpfInterpreter.MapModel> maps = new java.util.HashMap<>(addressMaps(
+            BpfInterpreter.MapModel.xskMap().socket(0), BpfInterpreter.MapModel.array(8, 1)));
+        maps.put(12, BpfInterpreter.MapModel.hash(4, 4).put(TestFrame.address(VIP_V4), new byte[] {1, 1, 0, 0}));
+        maps.put(13, BpfInterpreter.MapModel.hash(16, 4).put(TestFrame.address(VIP_V6), new byte[] {1, 1, 0, 0}));
+        final BpfInterpreter answering = new BpfInterpreter(
+            XdpPrograms.redirectJvsTraffic(XdpAction.PASS).link(FAKE_FDS), maps);
+
+        // What the rule takes for an echo request: its type, or an IPv4 ICMP fragment after the first (no type).
+        final boolean echoToVip = description.contains("to a VIP") && !description.contains("prefix") &&
+            (description.contains("echo request") || description.contains("later fragment of an ICMP"));
+        assertThat(answering.run(frame, 0).action())
+            .isEqualTo(isJvsTraffic || echoToVip ? XdpAction.REDIRECT : XdpAction.PASS);
+    }
+
     @Test
     void shouldBuildProgramOneOfTheNotes()
     {

@@ -17,7 +17,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * {@code vip-arp on}: the VIP is on no interface of the director, and the client reaches it on its own link
  * (no gateway), so it must ask for the VIP's MAC; jvs answers with the interface's MAC, and the connections
- * go through it byte-exact (VipAnnouncerTest shows that nothing else is answered).
+ * go through it byte-exact (VipAnnouncerTest shows that nothing else is answered); a ping to the VIP is answered by
+ * jvs, since the box's kernel, which does not hold the VIP, cannot.
  */
 class DaemonVipArpTest
 {
@@ -73,6 +74,13 @@ class DaemonVipArpTest
                 assertThat(neighbours).as("the client's entry for the VIP")
                     .contains(topology.directorClientSide().orElseThrow().mac());
                 assertThat(workerAffinity(daemon.pid())).as("the worker bound to the config's CPU").isEqualTo("1");
+
+                // The box does not hold the VIP, so its kernel cannot answer a ping to it: jvs does.
+                final boolean answered = LbTopology.callIn(topology.clientNamespace(),
+                    () -> topology.vip4().isReachable(2000));
+                final Map<String, Long> after = daemon.status();
+                assertThat(answered).as("ping to the VIP: %s\n%s", daemon.log(), after).isTrue();
+                assertThat(after.get("icmp-echo-answered")).as("%s", after).isPositive();
             }
         }
     }
