@@ -236,6 +236,35 @@ public final class RealServer
     }
 
     /**
+     * What ipvsadm -a and -e set, with the last weight mh builds from: kept to put back when an add that took a
+     * departed server back is refused.
+     */
+    record Settings(ForwardMethod forwardMethod, int weight, int lastWeight, int upperThreshold, int lowerThreshold)
+    {
+    }
+
+    /**
+     * @return the current settings.
+     */
+    Settings settings()
+    {
+        return new Settings(forwardMethod, weight, lastWeight, upperThreshold, lowerThreshold);
+    }
+
+    /**
+     * Puts settings back as they were (control plane only). OVERLOAD, which {@link #thresholds} may have cleared,
+     * stays clear: a departed server takes no new connection, and the next bind sets it again if it must.
+     */
+    void settings(final Settings previous)
+    {
+        this.forwardMethod = previous.forwardMethod();
+        this.lastWeight = previous.lastWeight();
+        this.weight = previous.weight();
+        this.upperThreshold = previous.upperThreshold();
+        this.lowerThreshold = previous.lowerThreshold();
+    }
+
+    /**
      * A slot the service's scheduler may use as a compact identifier for this server (lblc and lblcr
      * store it in their shared tables instead of a reference).
      *

@@ -135,7 +135,9 @@ public final class ServiceTable
     }
 
     /**
-     * ipvsadm -a.
+     * ipvsadm -a. A server removed from the service at the same address and port that connections, templates or
+     * a data-plane slot still count on is taken back with the new settings instead of a new one, as ip_vs_add_dest
+     * takes a destination back from the trash, so its connections are forwarded and counted again.
      *
      * @param key            the service.
      * @param address        the real server's address.
@@ -144,7 +146,7 @@ public final class ServiceTable
      * @param weight         0..2147483647.
      * @param upperThreshold the upper connection threshold, 0 for none.
      * @param lowerThreshold the lower one.
-     * @return the new server.
+     * @return the server added: a new one, or the departed one taken back.
      */
     public RealServer addServer(
         final ServiceKey key,
@@ -161,6 +163,12 @@ public final class ServiceTable
             throw new IllegalArgumentException("Service not defined");
         }
         requireFamily(key, address, forwardMethod);
+        final RealServer departed = service.findDeparted(address, port);
+        if (departed != null)
+        {
+            service.readmit(departed, forwardMethod, weight, upperThreshold, lowerThreshold);
+            return departed;
+        }
         final RealServer server = new RealServer(address, port, forwardMethod, weight, schedulerSettings.workers());
         if (service.find(address, port) != null)
         {

@@ -7,7 +7,10 @@ import io.jvs.core.sched.SchedulerKind;
 import io.jvs.core.sched.SchedulerSettings;
 import io.jvs.core.sched.SchedulingContext;
 
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
 
 /**
  * A virtual service: its key, its settings, its ordered list of real servers and its scheduler.
@@ -17,6 +20,10 @@ import java.util.Arrays;
  * publishing a new array with one volatile store and then telling the scheduler; workers read the
  * array and call {@link #schedule} without locks. Control-plane methods must not be called
  * concurrently with each other.
+ * <p>
+ * A removed server that connections, persistence templates or a data-plane slot still count on is kept as
+ * departed, and an add of the same address and port takes that object back ({@link #findDeparted},
+ * {@link #readmit}) so that its connections carry on, as the kernel's destination trash does.
  */
 public final class VirtualService
 {
@@ -27,6 +34,12 @@ public final class VirtualService
     private ServiceSettings settings;
     private volatile Scheduler scheduler;
     private volatile RealServer[] servers = NO_SERVERS;
+    /**
+     * Servers removed while something still counted on them, oldest first: the kernel's dest_trash, kept with the
+     * service because ip_vs_trash_get_dest gives a destination back only to a service of the same key. Control
+     * plane only; workers reach a departed server through its data-plane slot, never through this list.
+     */
+    private final List<RealServer> departed = new ArrayList<>();
 
     /**
      * Creates the service and initialises its scheduler.
@@ -165,6 +178,78 @@ public final class VirtualService
             scheduler.onServerRemoved(server);
             throw new IllegalArgumentException(ex.getMessage(), ex);
         }
+        departed.remove(server);
+    }
+
+    /**
+     * Finds a server removed from this service that something still counts on, as ip_vs_add_dest asks
+     * ip_vs_trash_get_dest before it makes a new destination. Departed servers nothing counts on any more are
+     * forgotten on the way, as ip_vs_trash_get_dest purges the unreferenced ones it passes.
+     *
+     * @param address the address being added.
+     * @param port    its port.
+     * @return the departed server to take back with {@link #readmit}, or null to add a new one.
+     */
+    RealServer findDeparted(final IpAddress address, final int port)
+    {
+        forgetIdleDeparted();
+        for (final RealServer server : departed)
+        {
+            if (server.port() == port && server.address().equals(address))
+            {
+                return server;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Takes a departed server back (ipvsadm -a of its address and port), as ip_vs_add_dest does with a destination
+     * it found in the trash: __ip_vs_update_dest gives it the new weight, method and thresholds, as an edit would,
+     * and lists it again at the head. The object itself comes back, so the connections and templates still bound to
+     * it, and to its data-plane slot, are forwarded again and counted in its ActiveConn and InActConn, and its
+     * traffic figures go on.
+     *
+     * @param server         a server {@link #findDeparted} returned.
+     * @param forwardMethod  the new forwarding method.
+     * @param weight         the new weight, 0..2147483647.
+     * @param upperThreshold the new upper connection threshold (0 = none).
+     * @param lowerThreshold the new lower connection threshold.
+     * @throws IllegalArgumentException as {@link #addServer}, or for a weight or threshold out of range; the server
+     *                                  then keeps its old settings and stays departed.
+     */
+    void readmit(
+        final RealServer server,
+        final ForwardMethod forwardMethod,
+        final int weight,
+        final int upperThreshold,
+        final int lowerThreshold)
+    {
+        if (!departed.contains(server))
+        {
+            throw new IllegalArgumentException("not a departed server of " + key + ": " + server);
+        }
+        final RealServer.Settings previous = server.settings();
+        try
+        {
+            server.weight(weight);
+            server.thresholds(upperThreshold, lowerThreshold);
+            server.forwardMethod(forwardMethod);
+            addServer(server);
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            server.settings(previous);
+            throw ex;
+        }
+    }
+
+    /**
+     * @return the departed servers still kept, oldest first (a view: control plane only).
+     */
+    List<RealServer> departed()
+    {
+        return Collections.unmodifiableList(departed);
     }
 
     /**
@@ -206,7 +291,8 @@ public final class VirtualService
 
     /**
      * Removes a server (ipvsadm -d). It stops being AVAILABLE; connections already bound to it keep
-     * their counts until they end.
+     * their counts until they end, and while anything counts on it the service keeps it as departed, as
+     * __ip_vs_del_dest moves a destination to the trash, for an add of the same address and port to take back.
      *
      * @param server a server of this service.
      */
@@ -224,10 +310,17 @@ public final class VirtualService
         server.available(false);
         servers = next;
         scheduler.onServerRemoved(server);
+        forgetIdleDeparted();
+        if (isCountedOn(server))
+        {
+            departed.add(server);
+        }
     }
 
     /**
-     * Removes every server and releases the scheduler (ipvsadm -D).
+     * Removes every server and releases the scheduler (ipvsadm -D). The departed servers are forgotten too: a
+     * service added again under the same key is a new object, with its own figures and data-plane slot, and starts
+     * with none (the kernel, which matches its trash by the service's key, would give them back to it).
      */
     public void close()
     {
@@ -236,7 +329,23 @@ public final class VirtualService
             server.available(false);
         }
         servers = NO_SERVERS;
+        departed.clear();
         scheduler.done();
+    }
+
+    /**
+     * Whether a removed server may still have connections or templates that a later add should take back: counted
+     * ones, or any while it holds a data-plane slot (until the data plane releases it, a worker on an older
+     * snapshot may still bind one more).
+     */
+    private static boolean isCountedOn(final RealServer server)
+    {
+        return server.totalConnections() != 0 || server.persistentConnections() != 0 || server.forwardingSlot() != 0;
+    }
+
+    private void forgetIdleDeparted()
+    {
+        departed.removeIf(server -> !isCountedOn(server));
     }
 
     private void requireMember(final RealServer server)
