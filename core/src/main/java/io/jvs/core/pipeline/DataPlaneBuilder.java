@@ -21,7 +21,9 @@ import java.util.Map;
  * keeps its slot while it is configured, and after it is removed for as long as connections or
  * persistence templates still count on it, so an old connection never reaches a new server that
  * happens to take its slot; a service keeps its slot while it or any server that was in it holds one,
- * so counters never move to another service.
+ * so counters never move to another service. A departed server its service takes back (an add of the same
+ * address and port, as from the kernel's destination trash) is the same object and so keeps the slot it
+ * still holds: its connections' entries name an available server again and are forwarded.
  * <p>
  * With several workers ({@link WorkerEpochs}) a slot is freed in two steps, each waiting for every worker
  * to move on. A departed server's connection counts are final only once no worker uses a snapshot that

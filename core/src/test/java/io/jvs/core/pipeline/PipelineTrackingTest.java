@@ -137,6 +137,38 @@ class PipelineTrackingTest
     }
 
     @Test
+    void shouldForwardAConnectionAgainWhenItsRemovedServerIsAddedBack()
+    {
+        final PipelineFixture nat = fixture("-m");
+        final RealServer server = server(nat);
+        nat.sendOne(in(SYN));
+        nat.sendOne(out(SYN | ACK));
+        nat.sendOne(in(ACK));
+        final int slot = server.forwardingSlot();
+        assertThat(counts(server)).isEqualTo("1/0");
+
+        RuleParser.parse("-d -t 10.0.0.100:80 -r 192.168.1.2:80").applyTo(nat.table);
+        nat.republish();
+        assertThat(Verdict.toString(nat.sendOne(in(ACK)).verdict())).isEqualTo("drop:server-removed");
+
+        RuleParser.parse("-a -t 10.0.0.100:80 -r 192.168.1.2:80 -m -w 3").applyTo(nat.table);
+        nat.republish();
+        assertThat(server(nat)).as("the departed server itself is back").isSameAs(server);
+        assertThat(server.weight()).isEqualTo(3);
+        assertThat(server.forwardingSlot()).isEqualTo(slot);
+        assertThat(counts(server)).as("its connection counts as ActiveConn again").isEqualTo("1/0");
+
+        final PipelineFixture.Result forwarded = nat.sendOne(in(ACK));
+        assertThat(Verdict.kind(forwarded.verdict())).isEqualTo(Verdict.TRANSMIT);
+        assertThat(mac(forwarded.frame(), 0)).isEqualTo(SERVER_MAC);
+        assertThat(i32(forwarded.frame(), 30)).as("NAT to the server").isEqualTo(SERVER.v4());
+        assertThat(Verdict.kind(nat.sendOne(out(ACK)).verdict())).isEqualTo(Verdict.TRANSMIT);
+        assertThat(nat.pipeline.counters().connections()).as("no new connection").isEqualTo(1);
+        nat.sendOne(in(FIN | ACK));
+        assertThat(counts(server)).as("CLOSE_WAIT, on the same server").isEqualTo("0/1");
+    }
+
+    @Test
     void shouldKeepNothingForOnePacketScheduling()
     {
         final PipelineFixture ops = new PipelineFixture()
