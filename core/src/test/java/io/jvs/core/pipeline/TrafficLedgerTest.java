@@ -17,8 +17,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The figures {@code ipvsadm --stats}, {@code --rate} and {@code -Z} report, from live pipeline counters: counted
  * since a service or server joined; {@code -Z} of one service starts it and its servers again and leaves the
- * others alone; {@code -Z} of all starts everything again; a server deleted and added back is a new one, from
- * zero; rates come from the estimator's samples.
+ * others alone; {@code -Z} of all starts everything again; a server deleted and added back while its connections
+ * live is taken back with its figures (the kernel's destination trash), one added back after they ended is a new
+ * one, from zero; rates come from the estimator's samples.
  */
 class TrafficLedgerTest
 {
@@ -81,7 +82,7 @@ class TrafficLedgerTest
     }
 
     @Test
-    void shouldStartAServerAddedBackFromZero()
+    void shouldGoOnCountingAServerAddedBackWhileItsConnectionsLive()
     {
         final PipelineFixture farm = farm();
         final TrafficLedger ledger = new TrafficLedger(new TrafficStats[] {farm.pipeline.traffic()});
@@ -94,10 +95,39 @@ class TrafficLedgerTest
         farm.republish();
         ledger.observe(farm.publisher.current());
 
+        assertThat(server(farm, "192.168.1.3")).as("taken back: its 5 connections live").isSameAs(before);
+        assertThat(ledger.of(before).count(IN_PACKETS)).isEqualTo(5);
+        // An old client's query follows its connection, a new client's opens one.
+        farm.sendOne(frame(JVS_MAC, ROUTER_MAC, CLIENT, DNS, 64, Segment.udp(5000, 53, 20)));
+        farm.sendOne(frame(JVS_MAC, ROUTER_MAC, CLIENT, DNS, 64, Segment.udp(6000, 53, 20)));
+        assertThat(ledger.of(before).count(IN_PACKETS)).isEqualTo(7);
+        assertThat(ledger.of(before).count(CONNECTIONS)).isEqualTo(6);
+    }
+
+    @Test
+    void shouldStartAServerAddedBackAfterItsConnectionsEndedFromZero()
+    {
+        final PipelineFixture farm = farm();
+        final TrafficLedger ledger = new TrafficLedger(new TrafficStats[] {farm.pipeline.traffic()});
+        ledger.observe(farm.publisher.current());
+        traffic(farm, 0, 5);
+        final RealServer before = server(farm, "192.168.1.3");
+        assertThat(ledger.of(before).count(IN_PACKETS)).isEqualTo(5);
+
+        farm.rules("-d -u 10.0.0.53:53 -r 192.168.1.3:53");
+        farm.republish();
+        // UDP entries last 300 s: the sweep ends them, and the next snapshot releases the idle server's slot.
+        farm.nowNs += 301 * 1_000_000_000L;
+        farm.pipeline.sweep(farm.nowNs, farm.pipeline.connectionsV4().slots());
+        assertThat(before.totalConnections()).isZero();
+        farm.republish();
+        farm.rules("-a -u 10.0.0.53:53 -r 192.168.1.3:53 -m");
+        farm.republish();
+        ledger.observe(farm.publisher.current());
+
         final RealServer after = server(farm, "192.168.1.3");
         assertThat(after).isNotSameAs(before);
         assertThat(ledger.of(after).count(IN_PACKETS)).as("a new destination").isZero();
-        // New clients' queries (the old ones' connections belonged to the deleted server).
         farm.sendOne(frame(JVS_MAC, ROUTER_MAC, CLIENT, DNS, 64, Segment.udp(6000, 53, 20)));
         farm.sendOne(frame(JVS_MAC, ROUTER_MAC, CLIENT, DNS, 64, Segment.udp(6001, 53, 20)));
         assertThat(ledger.of(after).count(IN_PACKETS)).isEqualTo(2);
