@@ -14,7 +14,8 @@ import java.util.List;
  * both keeps its object, so its counters, scheduler cursor, lblc/lblcr tables, connections and persistence
  * templates survive; a changed scheduler or flags is an edit ({@code -E}), a changed weight, method or
  * threshold an edit ({@code -e}) that applies to new connections; what is gone is deleted, its connections
- * following {@code expire_nodest_conn}; what is new is added.
+ * following {@code expire_nodest_conn}; what is new is added, and a server whose line comes back while connections
+ * still count on it is the deleted object taken back ({@link ServiceTable#addServer}), so those connections resume.
  * <p>
  * Run it only with a desired table that was built successfully from the new configuration (every rule
  * accepted), so the operations here meet no refusal; order: deletions of servers and services first, then

@@ -195,6 +195,30 @@ class ServiceDiffTest
     }
 
     @Test
+    void shouldTakeBackAServerWhoseLineComesBackWhileItsConnectionsLive() throws Exception
+    {
+        final ServiceTable live = table(FARM);
+        final RealServer second = live.find(WEB).find(IpAddress.parse("192.168.1.2"), 80);
+        second.bindConnection(false);
+        final String[] without = Arrays.stream(FARM).filter(line -> !line.contains("192.168.1.2")).toArray(String[]::new);
+        ServiceDiff.apply(live, table(without));
+        assertThat(live.find(WEB).find(IpAddress.parse("192.168.1.2"), 80)).isNull();
+
+        final String[] back = FARM.clone();
+        back[2] = "-a -t 10.0.0.1:80 -r 192.168.1.2:80 -g -w 6";
+        final List<ServiceDiff.Pending> pending = new ArrayList<>();
+        ServiceDiff.apply(live, table(back), pending);
+        assertThat(live.find(WEB).find(IpAddress.parse("192.168.1.2"), 80)).isSameAs(second);
+        assertThat(second.weight()).as("quiesced until released, as any server added to a running service").isZero();
+        ServiceDiff.release(live, pending);
+
+        assertThat(second.isAvailable()).isTrue();
+        assertThat(second.weight()).isEqualTo(6);
+        assertThat(second.forwardMethod()).isEqualTo(ForwardMethod.DR);
+        assertThat(second.activeConnections()).isEqualTo(1);
+    }
+
+    @Test
     void shouldAddNewServersInTheOrderAFreshStartWouldHaveWhenTheyComeLastInTheFile() throws Exception
     {
         final ServiceTable live = table(
