@@ -43,7 +43,8 @@ final class ServiceDiff
     /**
      * @param live    the running table, changed in place.
      * @param desired the new configuration's table (not changed).
-     * @return one line per operation applied, ipvsadm-style, for the log (empty when nothing changed).
+     * @return one line per operation applied, ipvsadm-style, for the log (empty when nothing changed): a server
+     *         added or edited with its method, weight and thresholds ({@link #describe}).
      */
     static List<String> apply(final ServiceTable live, final ServiceTable desired)
     {
@@ -126,9 +127,11 @@ final class ServiceDiff
                     current.upperThreshold() != server.upperThreshold() ||
                     current.lowerThreshold() != server.lowerThreshold())
                 {
+                    // Described before the edit: the running server's thresholds decide which are written.
+                    final String edit = "-e " + key + " " + describe(server, current);
                     live.editServer(key, server.address(), server.port(), server.forwardMethod(), server.weight(),
                         server.upperThreshold(), server.lowerThreshold());
-                    changes.add("-e " + key + " -r " + server + " -w " + server.weight());
+                    changes.add(edit);
                 }
             }
             addServers(live, key, added.toArray(RealServer[]::new), twoSteps);
@@ -151,7 +154,31 @@ final class ServiceDiff
             {
                 pending.add(new Pending(key, server));
             }
-            changes.add("-a " + key + " -r " + server + " -w " + server.weight());
+            changes.add("-a " + key + " " + describe(server, null));
         }
+    }
+
+    /**
+     * A server's options as {@code ipvsadm -S -n} writes them, method before weight
+     * ({@code -r 10.1.0.13:9001 -g -w 1}), so that the log shows what a change of method did; then its thresholds,
+     * which the save leaves out but a reload applies, each when set or, for an edit, when it changed (an edit that
+     * clears a threshold shows {@code -x 0}, as ipvsadm is given it).
+     *
+     * @param server  the server as the new configuration has it.
+     * @param running the running server it edits, or null for one added.
+     */
+    private static String describe(final RealServer server, final RealServer running)
+    {
+        final StringBuilder options = new StringBuilder("-r ").append(server).append(' ')
+            .append(server.forwardMethod().ipvsadmOption()).append(" -w ").append(server.weight());
+        if (server.upperThreshold() != 0 || running != null && running.upperThreshold() != server.upperThreshold())
+        {
+            options.append(" -x ").append(Integer.toUnsignedString(server.upperThreshold()));
+        }
+        if (server.lowerThreshold() != 0 || running != null && running.lowerThreshold() != server.lowerThreshold())
+        {
+            options.append(" -y ").append(Integer.toUnsignedString(server.lowerThreshold()));
+        }
+        return options.toString();
     }
 }

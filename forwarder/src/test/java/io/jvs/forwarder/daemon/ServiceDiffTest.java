@@ -112,7 +112,7 @@ class ServiceDiffTest
             "-A -u 10.0.0.2:53 -s wlc",
             "-a -u 10.0.0.2:53 -r 192.168.2.1:53 -g -w 1"));
 
-        assertThat(changes).containsExactly("-e TCP 10.0.0.1:80 -r 192.168.1.2:80 -w 7");
+        assertThat(changes).containsExactly("-e TCP 10.0.0.1:80 -r 192.168.1.2:80 -m -w 7");
         assertThat(live.find(WEB)).isSameAs(web);
         assertThat(web.scheduler()).isSameAs(scheduler);
         assertThat(web.servers()).containsExactly(third, second, first);
@@ -138,12 +138,40 @@ class ServiceDiffTest
             "-A -u 10.0.0.2:53 -s wlc",
             "-a -u 10.0.0.2:53 -r 192.168.2.1:53 -g -w 1"));
 
-        assertThat(changes).containsExactlyInAnyOrder(
-            "-e TCP 10.0.0.1:80 -r 192.168.1.1:80 -w 1", "-e TCP 10.0.0.1:80 -r 192.168.1.3:80 -w 3");
+        assertThat(changes).containsExactlyInAnyOrder("-e TCP 10.0.0.1:80 -r 192.168.1.1:80 -g -w 1",
+            "-e TCP 10.0.0.1:80 -r 192.168.1.3:80 -m -w 3 -x 100 -y 50");
         assertThat(live.find(WEB).find(IpAddress.parse("192.168.1.1"), 80)).isSameAs(first);
         assertThat(first.forwardMethod()).isEqualTo(ForwardMethod.DR);
         assertThat(third.upperThreshold()).isEqualTo(100);
         assertThat(third.lowerThreshold()).isEqualTo(50);
+    }
+
+    /**
+     * The log's lines give a server as {@code ipvsadm -S -n} saves it, method before weight, so a change of method
+     * alone is seen; thresholds follow when set, and an edit that clears one says {@code -x 0}.
+     */
+    @Test
+    void shouldDescribeEachServerWithItsMethodAndThresholds() throws Exception
+    {
+        final ServiceTable live = table(FARM);
+        final String[] next = {
+            "-A -t 10.0.0.1:80 -s rr",
+            "-a -t 10.0.0.1:80 -r 192.168.1.1:80 -g -w 1",
+            "-a -t 10.0.0.1:80 -r 192.168.1.2:80 -m -w 2 -x 100 -y 50",
+            "-a -t 10.0.0.1:80 -r 192.168.1.3:80 -m -w 3",
+            "-a -t 10.0.0.1:80 -r 192.168.1.4:80 -i -w 4 -y 5",
+            "-A -u 10.0.0.2:53 -s wlc",
+            "-a -u 10.0.0.2:53 -r 192.168.2.1:53 -g -w 1"};
+
+        // Edits in the service's list order (newest first), then additions.
+        assertThat(ServiceDiff.apply(live, table(next))).containsExactly(
+            "-e TCP 10.0.0.1:80 -r 192.168.1.2:80 -m -w 2 -x 100 -y 50",
+            "-e TCP 10.0.0.1:80 -r 192.168.1.1:80 -g -w 1",
+            "-a TCP 10.0.0.1:80 -r 192.168.1.4:80 -i -w 4 -y 5");
+
+        next[2] = "-a -t 10.0.0.1:80 -r 192.168.1.2:80 -m -w 2 -y 50";
+        assertThat(ServiceDiff.apply(live, table(next))).containsExactly(
+            "-e TCP 10.0.0.1:80 -r 192.168.1.2:80 -m -w 2 -x 0 -y 50");
     }
 
     @Test
@@ -236,11 +264,11 @@ class ServiceDiffTest
         final List<String> changes = ServiceDiff.apply(live, table(next));
 
         assertThat(changes).containsExactly(
-            "-a TCP 10.0.0.1:80 -r 192.168.1.2:80 -w 4",
-            "-a TCP 10.0.0.1:80 -r 192.168.1.3:80 -w 5",
+            "-a TCP 10.0.0.1:80 -r 192.168.1.2:80 -m -w 4",
+            "-a TCP 10.0.0.1:80 -r 192.168.1.3:80 -m -w 5",
             "-A TCP 10.0.0.9:443 -s sh",
-            "-a TCP 10.0.0.9:443 -r 192.168.9.1:443 -w 1",
-            "-a TCP 10.0.0.9:443 -r 192.168.9.2:443 -w 1");
+            "-a TCP 10.0.0.9:443 -r 192.168.9.1:443 -m -w 1",
+            "-a TCP 10.0.0.9:443 -r 192.168.9.2:443 -m -w 1");
         assertThat(describe(live)).isEqualTo(describe(table(next)));
         assertThat(live.find(WEB).servers()[0].weight()).isEqualTo(5);
     }
@@ -289,8 +317,8 @@ class ServiceDiffTest
             "-d TCP 10.0.0.1:80 -r 192.168.1.3:80",
             "-d TCP 10.0.0.1:80 -r 192.168.1.1:80",
             "-E TCP 10.0.0.1:80 -s wlc",
-            "-e TCP 10.0.0.1:80 -r 192.168.1.2:80 -w 9",
-            "-a TCP 10.0.0.1:80 -r 192.168.1.4:80 -w 4");
+            "-e TCP 10.0.0.1:80 -r 192.168.1.2:80 -m -w 9",
+            "-a TCP 10.0.0.1:80 -r 192.168.1.4:80 -m -w 4");
     }
 
     static LongStream seeds()
