@@ -305,6 +305,29 @@ public record JvsConfig(
     }
 
     /**
+     * The {@code set} switches, by the names the statement takes, so that what a reload changed can be told in the
+     * file's own words.
+     *
+     * @return each switch's value in these settings (1 or 0 for on or off), in the order the statement's message
+     *         lists them.
+     */
+    public static Map<String, Integer> switches(final DataPlaneSettings settings)
+    {
+        final Map<String, Integer> switches = new LinkedHashMap<>();
+        switches.put("pass_unmatched", settings.passUnmatched() ? 1 : 0);
+        switches.put("allow_ip_options", settings.allowIpOptions() ? 1 : 0);
+        switches.put("allow_fragments", settings.allowFragments() ? 1 : 0);
+        switches.put("expire_nodest_conn", settings.expireNodestConn() ? 1 : 0);
+        switches.put("expire_quiescent_template", settings.expireQuiescentTemplate() ? 1 : 0);
+        switches.put("sloppy_tcp", settings.sloppyTcp() ? 1 : 0);
+        switches.put("conn_reuse_mode", settings.connReuse() ? 1 : 0);
+        switches.put("active_established_only", settings.activeEstablishedOnly() ? 1 : 0);
+        switches.put("clamp_mss", settings.clampMss() ? 1 : 0);
+        switches.put("icmp_replies_per_second", settings.icmpRepliesPerSecond());
+        return switches;
+    }
+
+    /**
      * @return the timeouts these statements ask for, as the pipeline keeps them (a new object each call).
      */
     public ConnectionTimeouts connectionTimeouts()

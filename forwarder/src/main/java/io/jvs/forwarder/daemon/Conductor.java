@@ -14,6 +14,7 @@ import io.jvs.core.service.ServiceTable;
 import io.jvs.core.service.VirtualService;
 import io.jvs.core.stats.RateEstimator;
 import io.jvs.core.stats.TrafficLedger;
+import io.jvs.forwarder.config.JvsConfig;
 import io.jvs.nativebindings.Syscalls;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
@@ -54,6 +55,8 @@ final class Conductor implements Agent
     private ServiceTable table;
     private DataPlaneSettings settings;
     private List<MarkRule> marks;
+    /** The configuration in effect: the file the daemon started with, then each reload's that was applied. */
+    private JvsConfig configuration;
     private boolean dirty;
     private long lastBuildNs;
     private long snapshots;
@@ -75,7 +78,7 @@ final class Conductor implements Agent
 
     Conductor(final ServiceTable table, final DataPlaneBuilder builder, final DataPlanePublisher publisher,
         final TopologySource topologySource, final DataPlaneMaps maps, final ConnectionTimeouts timeouts,
-        final DataPlaneSettings settings, final List<MarkRule> marks)
+        final DataPlaneSettings settings, final List<MarkRule> marks, final JvsConfig configuration)
     {
         this.table = table;
         this.builder = builder;
@@ -85,6 +88,7 @@ final class Conductor implements Agent
         this.timeouts = timeouts;
         this.settings = settings;
         this.marks = List.copyOf(marks);
+        this.configuration = configuration;
     }
 
     @Override
@@ -506,6 +510,20 @@ final class Conductor implements Agent
     List<MarkRule> marks()
     {
         return marks;
+    }
+
+    /**
+     * @return the configuration in effect, what a reload is compared with (a reload's own, once applied, rather
+     *         than the start's: a second reload that undoes the first is a change).
+     */
+    JvsConfig configuration()
+    {
+        return configuration;
+    }
+
+    void configuration(final JvsConfig configuration)
+    {
+        this.configuration = configuration;
     }
 
     ConnectionTimeouts timeouts()

@@ -379,7 +379,7 @@ public final class Daemon implements AutoCloseable
         taps = openTaps(workerSyscalls, first.topology());
 
         conductor = new Conductor(table, builder, publisher, topology, maps, timeouts, config.settings(),
-            config.markRules());
+            config.markRules(), config);
         conductor.epochs(epochs);
         refreshOwner(maps);
         conductor.afterPublish(() -> refreshOwner(maps));
@@ -913,7 +913,7 @@ public final class Daemon implements AutoCloseable
     {
         try
         {
-            final String result = conductor.call(c -> Reload.apply(c, configFile, config)).get(30, TimeUnit.SECONDS);
+            final String result = conductor.call(c -> Reload.apply(c, configFile)).get(30, TimeUnit.SECONDS);
             DaemonLog.info("reload (" + why + "): " + result);
             return "ok " + result;
         }

@@ -3,6 +3,9 @@ package io.jvs.forwarder.daemon;
 import io.jvs.core.io.IoMessages;
 import io.jvs.core.net.IpAddress;
 import io.jvs.core.conn.ConnectionTimeouts;
+import io.jvs.core.pipeline.DataPlaneSettings;
+import io.jvs.core.pipeline.MarkRule;
+import io.jvs.core.pipeline.Topology;
 import io.jvs.core.rules.RuleException;
 import io.jvs.core.sched.SchedulerFlags;
 import io.jvs.core.sched.SchedulerSettings;
@@ -13,6 +16,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 
@@ -20,9 +24,10 @@ import java.util.Set;
  * A reload (SIGHUP, or the control socket's {@code reload}): the file is read and checked in full first, by
  * building a fresh service table from it, and refused whole with {@code file:line: reason} when anything is
  * wrong, so the running state stays as it was; then its difference from what runs is applied
- * ({@link ServiceDiff}) and published as one snapshot. What only a restart can change (interfaces, workers,
- * CPUs, connection tables, idle mode, the control socket) is refused with a message saying so. Runs on the
- * conductor's thread; the XDP programs stay attached throughout.
+ * ({@link ServiceDiff}) and published as one snapshot, and the log names each change that took effect, so that an
+ * operator reading it can tell a reload that changed nothing from one that did. What only a restart can change
+ * (interfaces, workers, CPUs, connection tables, idle mode, the control socket) is refused with a message saying
+ * so. Runs on the conductor's thread; the XDP programs stay attached throughout.
  */
 final class Reload
 {
@@ -37,12 +42,16 @@ final class Reload
     }
 
     /**
-     * @param running the configuration the daemon started with.
-     * @return a one-line summary of what changed.
+     * Reads the file again and applies what differs from the configuration in effect
+     * ({@link Conductor#configuration()}), which it then becomes.
+     *
+     * @return a one-line summary of what changed: the services' operations, then the rest that took effect
+     *         (timeouts, {@code set} switches, mark rules, neighbour and gateway overrides), or "no change".
      * @throws IllegalArgumentException when the file is refused (its message is the reason, file:line first).
      */
-    static String apply(final Conductor conductor, final Path file, final JvsConfig running)
+    static String apply(final Conductor conductor, final Path file)
     {
+        final JvsConfig running = conductor.configuration();
         final JvsConfig next;
         try
         {
@@ -83,25 +92,21 @@ final class Reload
             Conductor.awaitNextHops(conductor.topologySource(), added, Conductor.serverAddressesOf(desired),
                 NEXT_HOP_WAIT_NS);
         }
-        if (!next.settings().equals(conductor.settings()))
-        {
-            conductor.settings(next.settings());
-            changes.add("settings");
-        }
+        changes.addAll(switchChanges(conductor.settings(), next.settings()));
+        conductor.settings(next.settings());
+        changes.addAll(markChanges(conductor.marks(), next.markRules()));
         conductor.marks(next.markRules());
-        // The file says what the timeouts are: one it no longer gives goes back to the kernel's default.
-        final ConnectionTimeouts defaults = new ConnectionTimeouts();
-        final JvsConfig.Timeouts given = next.timeouts();
-        conductor.timeouts().set(
-            given.tcpSeconds() != 0 ? given.tcpSeconds() : defaults.current().tcpSeconds(),
-            given.tcpFinSeconds() != 0 ? given.tcpFinSeconds() : defaults.current().tcpFinSeconds(),
-            given.udpSeconds() != 0 ? given.udpSeconds() : defaults.current().udpSeconds());
-        if (!running.neighbours().equals(next.neighbours()) || !Objects.equals(running.gatewayV4(), next.gatewayV4()) ||
-            !Objects.equals(running.gatewayV6(), next.gatewayV6()))
+        // Against the timeouts in effect, which ipvsadm --set may have changed since the last reload.
+        final ConnectionTimeouts.Current timeouts = timeoutsOf(next);
+        if (!timeouts.equals(conductor.timeouts().current()))
         {
-            changes.add("neighbour and gateway statements");
+            changes.add("timeouts tcp " + timeouts.tcpSeconds() + " tcpfin " + timeouts.tcpFinSeconds() + " udp " +
+                timeouts.udpSeconds());
         }
+        conductor.timeouts().set(timeouts.tcpSeconds(), timeouts.tcpFinSeconds(), timeouts.udpSeconds());
+        changes.addAll(neighbourChanges(running, next));
         conductor.topologySource().reconfigure(next);
+        conductor.configuration(next);
         conductor.publish(System.nanoTime());
         if (!quiesced.isEmpty())
         {
@@ -114,7 +119,135 @@ final class Reload
             ServiceDiff.release(live, quiesced);
             conductor.publish(System.nanoTime());
         }
-        return changes.isEmpty() ? "no change to services" : changes.size() + " changes: " + String.join("; ", changes);
+        return summary(changes);
+    }
+
+    /** @return "no change", or how many changes and each one, separated by semicolons. */
+    static String summary(final List<String> changes)
+    {
+        if (changes.isEmpty())
+        {
+            return "no change";
+        }
+        return changes.size() + (changes.size() == 1 ? " change: " : " changes: ") + String.join("; ", changes);
+    }
+
+    /**
+     * @return the timeouts the file asks for: one it does not give goes back to the kernel's default, since the
+     *         file says what the timeouts are.
+     */
+    static ConnectionTimeouts.Current timeoutsOf(final JvsConfig config)
+    {
+        final ConnectionTimeouts.Current defaults = new ConnectionTimeouts().current();
+        final JvsConfig.Timeouts given = config.timeouts();
+        return new ConnectionTimeouts.Current(
+            given.tcpSeconds() != 0 ? given.tcpSeconds() : defaults.tcpSeconds(),
+            given.tcpFinSeconds() != 0 ? given.tcpFinSeconds() : defaults.tcpFinSeconds(),
+            given.udpSeconds() != 0 ? given.udpSeconds() : defaults.udpSeconds());
+    }
+
+    /** @return {@code set NAME VALUE} for each switch whose value differs, in the statement's order. */
+    static List<String> switchChanges(final DataPlaneSettings before, final DataPlaneSettings after)
+    {
+        final Map<String, Integer> was = JvsConfig.switches(before);
+        final List<String> changes = new ArrayList<>();
+        JvsConfig.switches(after).forEach((name, value) ->
+        {
+            if (!value.equals(was.get(name)))
+            {
+                changes.add("set " + name + " " + value);
+            }
+        });
+        return changes;
+    }
+
+    /**
+     * @return how many mark rules came and went, or that the same rules were reordered (the first that matches
+     *         wins, so their order is a change too); empty when they are the same.
+     */
+    static List<String> markChanges(final List<MarkRule> before, final List<MarkRule> after)
+    {
+        if (before.equals(after))
+        {
+            return List.of();
+        }
+        final List<MarkRule> gone = new ArrayList<>(before);
+        final List<MarkRule> come = new ArrayList<>();
+        for (final MarkRule rule : after)
+        {
+            if (!gone.remove(rule))
+            {
+                come.add(rule);
+            }
+        }
+        return List.of(come.isEmpty() && gone.isEmpty() ? "mark rules: reordered" :
+            "mark rules: " + counts(come.size(), gone.size(), 0));
+    }
+
+    /**
+     * @return how many {@code neighbour} overrides came, went or changed their MAC or port, and each
+     *         {@code gateway} that came, went or changed; empty when they are the same.
+     */
+    static List<String> neighbourChanges(final JvsConfig before, final JvsConfig after)
+    {
+        final List<String> changes = new ArrayList<>();
+        int added = 0;
+        int changed = 0;
+        for (final Map.Entry<IpAddress, Topology.Neighbour> neighbour : after.neighbours().entrySet())
+        {
+            final Topology.Neighbour was = before.neighbours().get(neighbour.getKey());
+            if (was == null)
+            {
+                added++;
+            }
+            else if (!was.equals(neighbour.getValue()))
+            {
+                changed++;
+            }
+        }
+        int removed = 0;
+        for (final IpAddress address : before.neighbours().keySet())
+        {
+            if (!after.neighbours().containsKey(address))
+            {
+                removed++;
+            }
+        }
+        if (added + removed + changed > 0)
+        {
+            changes.add("neighbour overrides: " + counts(added, removed, changed));
+        }
+        gatewayChange("ipv4", before.gatewayV4(), after.gatewayV4(), changes);
+        gatewayChange("ipv6", before.gatewayV6(), after.gatewayV6(), changes);
+        return changes;
+    }
+
+    private static void gatewayChange(final String family, final Topology.Neighbour before,
+        final Topology.Neighbour after, final List<String> changes)
+    {
+        if (!Objects.equals(before, after))
+        {
+            changes.add("gateway " + family + (before == null ? " added" : after == null ? " removed" : " changed"));
+        }
+    }
+
+    /** @return e.g. "2 added, 1 removed": the counts that are not 0. */
+    private static String counts(final int added, final int removed, final int changed)
+    {
+        final List<String> counts = new ArrayList<>();
+        if (added > 0)
+        {
+            counts.add(added + " added");
+        }
+        if (removed > 0)
+        {
+            counts.add(removed + " removed");
+        }
+        if (changed > 0)
+        {
+            counts.add(changed + " changed");
+        }
+        return String.join(", ", counts);
     }
 
     private static String restartNeeded(final JvsConfig running, final JvsConfig next)

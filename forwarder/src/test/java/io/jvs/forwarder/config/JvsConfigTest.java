@@ -142,6 +142,21 @@ class JvsConfigTest
     }
 
     @Test
+    void shouldNameEverySetSwitchAsTheSetStatementTakesIt() throws Exception
+    {
+        final java.util.Map<String, Integer> defaults = JvsConfig.switches(JvsConfig.defaults().settings());
+        for (final String name : defaults.keySet())
+        {
+            final int other = name.equals("icmp_replies_per_second") ? 7 : 1 - defaults.get(name);
+            final JvsConfig config = parse("set " + name + " " + other);
+
+            final java.util.Map<String, Integer> expected = new java.util.LinkedHashMap<>(defaults);
+            expected.put(name, other);
+            assertThat(JvsConfig.switches(config.settings())).as(name).containsExactlyEntriesOf(expected);
+        }
+    }
+
+    @Test
     void shouldKeepTheReplayStatements() throws Exception
     {
         final JvsConfig config = parse(

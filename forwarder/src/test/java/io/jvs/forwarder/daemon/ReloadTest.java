@@ -1,0 +1,157 @@
+package io.jvs.forwarder.daemon;
+
+import io.jvs.core.conn.ConnectionTimeouts;
+import io.jvs.core.net.IpAddress;
+import io.jvs.core.pipeline.DataPlaneBuilder;
+import io.jvs.core.pipeline.DataPlanePublisher;
+import io.jvs.core.pipeline.Topology;
+import io.jvs.core.sched.SchedulerFlags;
+import io.jvs.core.sched.SchedulerSettings;
+import io.jvs.core.service.ServiceTable;
+import io.jvs.forwarder.config.JvsConfig;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Collection;
+import java.util.Set;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A reload on the conductor, without workers or interfaces: its one-line summary names every change that took
+ * effect, the services' and the rest's (timeouts, set switches, mark rules, neighbour and gateway overrides), and
+ * says "no change" only when nothing changed.
+ */
+class ReloadTest
+{
+    private static final String BOX = """
+        interface eth0
+        workers 1
+        -A -t 198.51.100.10:9001 -s rr
+        -a -t 198.51.100.10:9001 -r 10.1.0.11:9001 -m -w 1
+        """;
+
+    @TempDir
+    Path directory;
+
+    @Test
+    void shouldSayNoChangeForTheSameFile() throws Exception
+    {
+        final Conductor conductor = conductor(BOX);
+
+        assertThat(reload(conductor, BOX)).isEqualTo("no change");
+    }
+
+    @Test
+    void shouldNameTheTimeoutsATimeoutStatementApplied() throws Exception
+    {
+        final Conductor conductor = conductor(BOX);
+
+        assertThat(reload(conductor, BOX + "timeout tcp 300 tcpfin 60 udp 100\n"))
+            .isEqualTo("1 change: timeouts tcp 300 tcpfin 60 udp 100");
+        assertThat(conductor.timeouts().current()).isEqualTo(new ConnectionTimeouts.Current(300, 60, 100));
+    }
+
+    @Test
+    void shouldNameNeighbourOverridesAddedByOneReloadAndRemovedByTheNext() throws Exception
+    {
+        final Conductor conductor = conductor(BOX);
+        final String neighbours = "neighbour 10.1.0.11 mac 02:00:00:00:00:11\n" +
+            "neighbour 10.1.0.12 mac 02:00:00:00:00:12\n";
+
+        assertThat(reload(conductor, BOX + neighbours)).isEqualTo("1 change: neighbour overrides: 2 added");
+        assertThat(reload(conductor, BOX)).isEqualTo("1 change: neighbour overrides: 2 removed");
+        assertThat(reload(conductor, BOX)).isEqualTo("no change");
+    }
+
+    @Test
+    void shouldNameSetSwitchesMarkRulesAndGatewaysThatChanged() throws Exception
+    {
+        final Conductor conductor = conductor(BOX + "mark 7 dst 203.0.113.0/24\n");
+
+        final String summary = reload(conductor, BOX + "set sloppy_tcp 1\nset expire_nodest_conn 1\n" +
+            "mark 8 dst 192.0.2.0/24\ngateway mac 02:00:00:00:00:01 family ipv4\n");
+
+        assertThat(summary).isEqualTo("4 changes: set expire_nodest_conn 1; set sloppy_tcp 1; " +
+            "mark rules: 1 added, 1 removed; gateway ipv4 added");
+        assertThat(conductor.settings().sloppyTcp()).isTrue();
+    }
+
+    @Test
+    void shouldListServiceChangesBeforeTheRest() throws Exception
+    {
+        final Conductor conductor = conductor(BOX);
+
+        assertThat(reload(conductor, BOX.replace("-m -w 1", "-g -w 1") + "timeout udp 100\n"))
+            .isEqualTo("2 changes: -e TCP 198.51.100.10:9001 -r 10.1.0.11:9001 -g -w 1; timeouts tcp 900 tcpfin 120 " +
+                "udp 100");
+    }
+
+    private Conductor conductor(final String text) throws Exception
+    {
+        final Path file = directory.resolve("start.conf");
+        Files.writeString(file, text);
+        final JvsConfig config = JvsConfig.load(file);
+        final ServiceTable table = config.serviceTable(new SchedulerSettings(SchedulerFlags.NONE,
+            config.workerCount(1), SchedulerSettings.DEFAULT_EXPIRATION_NS, SchedulerSettings.DEFAULT_EXPIRATION_NS));
+        final TopologySource topology = new EveryServerNextDoor();
+        final DataPlaneBuilder builder = new DataPlaneBuilder(8, 16);
+        final ConnectionTimeouts timeouts = config.connectionTimeouts();
+        final DataPlanePublisher publisher = new DataPlanePublisher(Conductor.firstSnapshot(table, builder, topology,
+            timeouts, config.settings(), config.markRules()));
+        return new Conductor(table, builder, publisher, topology, new DataPlaneMaps(null), timeouts,
+            config.settings(), config.markRules(), config);
+    }
+
+    private String reload(final Conductor conductor, final String text) throws Exception
+    {
+        final Path file = directory.resolve("jvs.conf");
+        Files.writeString(file, text);
+        return Reload.apply(conductor, file);
+    }
+
+    /** One port, and every real server a neighbour on it: a reload that adds servers waits for no next hop. */
+    private static final class EveryServerNextDoor implements TopologySource
+    {
+        @Override
+        public Topology topology(final Collection<IpAddress> servers)
+        {
+            final Topology.Builder topology = new Topology.Builder()
+                .port(0, 0x02_00_00_00_00_01L, 1500, IpAddress.parse("10.1.0.1"), null);
+            for (final IpAddress server : servers)
+            {
+                topology.neighbour(server, 0, 0x02_00_00_00_01_00L | (server.v4() & 0xFF));
+            }
+            return topology.build();
+        }
+
+        @Override
+        public boolean poll(final long nowNs)
+        {
+            return false;
+        }
+
+        @Override
+        public void resolve(final IpAddress address, final long nowNs)
+        {
+        }
+
+        @Override
+        public void reconfigure(final JvsConfig config)
+        {
+        }
+
+        @Override
+        public Set<IpAddress> localAddresses()
+        {
+            return Set.of();
+        }
+
+        @Override
+        public void close()
+        {
+        }
+    }
+}
