@@ -171,7 +171,7 @@ public final class Daemon implements AutoCloseable
             DaemonLog.error(refusal);
             return EXIT_REFUSED;
         }
-        final int workers = config.workerCount(Runtime.getRuntime().availableProcessors());
+        final int workers = workerCount(config);
         final String queueRefusal = queueRefusal(config, workers);
         if (queueRefusal != null)
         {
@@ -213,6 +213,16 @@ public final class Daemon implements AutoCloseable
             daemon.awaitStop();
             return 0;
         }
+    }
+
+    /**
+     * How many workers the daemon runs with a configuration on this machine: its {@code workers} count, or the
+     * default for its interfaces and CPUs. The start and a reload both ask here, so that a reload judges a file by
+     * what a start with it would run.
+     */
+    static int workerCount(final JvsConfig config)
+    {
+        return config.workerCount(Runtime.getRuntime().availableProcessors());
     }
 
     /** What the daemon needs of a configuration that the language allows, checked before anything is touched. */

@@ -65,13 +65,14 @@ final class Reload
         {
             throw new IllegalArgumentException(IoMessages.describe(file, ex), ex);
         }
-        final String restart = restartNeeded(running, next);
+        final ServiceTable live = conductor.table();
+        final String restart = restartNeeded(running, live.schedulerSettings().workers(), next,
+            Daemon.workerCount(next));
         if (restart != null)
         {
             throw new IllegalArgumentException(file + ": " + restart + " changed: that needs a restart " +
                 "(nothing was changed)");
         }
-        final ServiceTable live = conductor.table();
         final ServiceTable desired;
         try
         {
@@ -250,7 +251,15 @@ final class Reload
         return String.join(", ", counts);
     }
 
-    private static String restartNeeded(final JvsConfig running, final JvsConfig next)
+    /**
+     * @param runningWorkers how many workers run.
+     * @param nextWorkers    how many the daemon would run with {@code next} ({@link Daemon#workerCount}): the
+     *                       workers are compared by that count rather than by the statement, so a file that leaves
+     *                       out a {@code workers} statement giving the default changes nothing.
+     * @return what differs that only a restart can change, or null.
+     */
+    static String restartNeeded(final JvsConfig running, final int runningWorkers, final JvsConfig next,
+        final int nextWorkers)
     {
         if (!running.interfaces().stream().map(face -> List.of(face.name(), face.port(), face.queues(),
             face.xdpMode(), face.zeroCopy())).toList().equals(next.interfaces().stream().map(face -> List.of(
@@ -258,7 +267,7 @@ final class Reload
         {
             return "the interfaces";
         }
-        if (running.workers() != next.workers() || !running.cpus().equals(next.cpus()))
+        if (runningWorkers != nextWorkers || !running.cpus().equals(next.cpus()))
         {
             return "workers or cpus";
         }

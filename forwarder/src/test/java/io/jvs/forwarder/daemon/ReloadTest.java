@@ -18,11 +18,13 @@ import java.util.Collection;
 import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * A reload on the conductor, without workers or interfaces: its one-line summary names every change that took
  * effect, the services' and the rest's (timeouts, set switches, mark rules, neighbour and gateway overrides), and
- * says "no change" only when nothing changed.
+ * says "no change" only when nothing changed; what needs a restart is judged by what the daemon would run with the
+ * new file, so leaving out a statement that only repeats the default is no change.
  */
 class ReloadTest
 {
@@ -89,13 +91,35 @@ class ReloadTest
                 "udp 100");
     }
 
+    @Test
+    void shouldTakeAFileWithoutTheWorkersStatementWhenTheDaemonWouldRunAsManyWorkers() throws Exception
+    {
+        final Conductor conductor = conductor(BOX);
+
+        // One queue per interface: without the statement the daemon runs one worker, as it does.
+        assertThat(reload(conductor, BOX.replace("workers 1\n", ""))).isEqualTo("no change");
+        assertThat(reload(conductor, BOX)).as("and back").isEqualTo("no change");
+    }
+
+    @Test
+    void shouldRefuseAFileWhoseWorkersOrCpusDifferFromWhatRuns() throws Exception
+    {
+        final Conductor conductor = conductor(BOX);
+
+        assertThatThrownBy(() -> reload(conductor, BOX.replace("workers 1\n", "workers 2\n")))
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("workers or cpus changed");
+        assertThatThrownBy(() -> reload(conductor, BOX.replace("workers 1\n", "workers 1 cpus 0\n")))
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("workers or cpus changed");
+    }
+
     private Conductor conductor(final String text) throws Exception
     {
         final Path file = directory.resolve("start.conf");
         Files.writeString(file, text);
         final JvsConfig config = JvsConfig.load(file);
         final ServiceTable table = config.serviceTable(new SchedulerSettings(SchedulerFlags.NONE,
-            config.workerCount(1), SchedulerSettings.DEFAULT_EXPIRATION_NS, SchedulerSettings.DEFAULT_EXPIRATION_NS));
+            Daemon.workerCount(config), SchedulerSettings.DEFAULT_EXPIRATION_NS,
+            SchedulerSettings.DEFAULT_EXPIRATION_NS));
         final TopologySource topology = new EveryServerNextDoor();
         final DataPlaneBuilder builder = new DataPlaneBuilder(8, 16);
         final ConnectionTimeouts timeouts = config.connectionTimeouts();
