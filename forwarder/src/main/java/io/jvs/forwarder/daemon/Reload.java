@@ -124,7 +124,7 @@ final class Reload
     }
 
     /** @return "no change", or how many changes and each one, separated by semicolons. */
-    static String summary(final List<String> changes)
+    private static String summary(final List<String> changes)
     {
         if (changes.isEmpty())
         {
@@ -137,7 +137,7 @@ final class Reload
      * @return the timeouts the file asks for: one it does not give goes back to the kernel's default, since the
      *         file says what the timeouts are.
      */
-    static ConnectionTimeouts.Current timeoutsOf(final JvsConfig config)
+    private static ConnectionTimeouts.Current timeoutsOf(final JvsConfig config)
     {
         final ConnectionTimeouts.Current defaults = new ConnectionTimeouts().current();
         final JvsConfig.Timeouts given = config.timeouts();
@@ -148,7 +148,7 @@ final class Reload
     }
 
     /** @return {@code set NAME VALUE} for each switch whose value differs, in the statement's order. */
-    static List<String> switchChanges(final DataPlaneSettings before, final DataPlaneSettings after)
+    private static List<String> switchChanges(final DataPlaneSettings before, final DataPlaneSettings after)
     {
         final Map<String, Integer> was = JvsConfig.switches(before);
         final List<String> changes = new ArrayList<>();
@@ -166,7 +166,7 @@ final class Reload
      * @return how many mark rules came and went, or that the same rules were reordered (the first that matches
      *         wins, so their order is a change too); empty when they are the same.
      */
-    static List<String> markChanges(final List<MarkRule> before, final List<MarkRule> after)
+    private static List<String> markChanges(final List<MarkRule> before, final List<MarkRule> after)
     {
         if (before.equals(after))
         {
@@ -189,7 +189,7 @@ final class Reload
      * @return how many {@code neighbour} overrides came, went or changed their MAC or port, and each
      *         {@code gateway} that came, went or changed; empty when they are the same.
      */
-    static List<String> neighbourChanges(final JvsConfig before, final JvsConfig after)
+    private static List<String> neighbourChanges(final JvsConfig before, final JvsConfig after)
     {
         final List<String> changes = new ArrayList<>();
         int added = 0;
@@ -258,7 +258,7 @@ final class Reload
      *                       out a {@code workers} statement giving the default changes nothing.
      * @return what differs that only a restart can change, or null.
      */
-    static String restartNeeded(final JvsConfig running, final int runningWorkers, final JvsConfig next,
+    private static String restartNeeded(final JvsConfig running, final int runningWorkers, final JvsConfig next,
         final int nextWorkers)
     {
         if (!running.interfaces().stream().map(face -> List.of(face.name(), face.port(), face.queues(),
