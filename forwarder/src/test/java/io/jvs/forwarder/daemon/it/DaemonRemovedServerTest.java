@@ -89,13 +89,13 @@ class DaemonRemovedServerTest
                 daemon.rewrite(directory, config + "neighbour " + server.ipv4().getHostAddress() +
                     " mac 02:00:00:00:99:99 port 1\n");
                 daemon.signal("HUP");
-                daemon.awaitLog("neighbour and gateway statements", Duration.ofSeconds(10));
+                daemon.awaitLog("neighbour overrides: 1 added", Duration.ofSeconds(10));
                 socket.setSoTimeout(1000);
                 assertThat(askOrNull(socket, service)).as("sent to the statement's MAC").isNull();
 
                 daemon.rewrite(directory, config);
                 daemon.signal("HUP");
-                Thread.sleep(500);
+                daemon.awaitLog("neighbour overrides: 1 removed", Duration.ofSeconds(10));
                 socket.setSoTimeout(2000);
                 assertThat(ask(socket, service)).as("the kernel's entry again").isEqualTo("rs1");
             }
