@@ -192,20 +192,8 @@ public final class IpvsadmFormatter
         final String serviceName = serviceName(key, rule, format, names);
         if (rule)
         {
-            out.append("-A ").append(serviceName).append(" -s ").append(settings.scheduler());
-            if (settings.persistent())
-            {
-                out.append(" -p ").append(Integer.toUnsignedString(settings.persistenceSeconds()));
-                mask(out, key, settings, " -M ");
-            }
-            if (settings.onePacket())
-            {
-                out.append(" -o");
-            }
-            if (settings.flags().any())
-            {
-                out.append(" -b ").append(settings.flags().toListString(settings.scheduler()));
-            }
+            out.append("-A ").append(serviceName).append(' ');
+            serviceOptions(out, key, settings);
         }
         else if (format.stats() || format.rate())
         {
@@ -243,6 +231,42 @@ public final class IpvsadmFormatter
         for (final DestinationView destination : destinations)
         {
             destination(out, serviceName, protocol, destination, format, rule, names);
+        }
+    }
+
+    /**
+     * A service's options as an {@code ipvsadm -S} service line writes them after the service
+     * ({@code -s sh -p 300 -M 255.255.255.0 -o -b sh-fallback,sh-port}): the scheduler, then what is set of
+     * persistence with its netmask when not the family's whole address, one-packet scheduling and scheduler flags.
+     * Public so that whatever else shows a service in ipvsadm's words (the daemon's reload log) shows all of it,
+     * written the one way.
+     *
+     * @param key      the service, whose family decides how a netmask is written.
+     * @param settings its settings.
+     * @return the options, without a leading space.
+     */
+    public static String serviceOptions(final ServiceKey key, final ServiceSettings settings)
+    {
+        final StringBuilder out = new StringBuilder();
+        serviceOptions(out, key, settings);
+        return out.toString();
+    }
+
+    private static void serviceOptions(final StringBuilder out, final ServiceKey key, final ServiceSettings settings)
+    {
+        out.append("-s ").append(settings.scheduler());
+        if (settings.persistent())
+        {
+            out.append(" -p ").append(Integer.toUnsignedString(settings.persistenceSeconds()));
+            mask(out, key, settings, " -M ");
+        }
+        if (settings.onePacket())
+        {
+            out.append(" -o");
+        }
+        if (settings.flags().any())
+        {
+            out.append(" -b ").append(settings.flags().toListString(settings.scheduler()));
         }
     }
 
