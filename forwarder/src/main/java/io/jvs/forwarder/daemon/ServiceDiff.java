@@ -1,5 +1,6 @@
 package io.jvs.forwarder.daemon;
 
+import io.jvs.core.control.IpvsadmFormatter;
 import io.jvs.core.service.RealServer;
 import io.jvs.core.service.ServiceKey;
 import io.jvs.core.service.ServiceTable;
@@ -43,8 +44,11 @@ final class ServiceDiff
     /**
      * @param live    the running table, changed in place.
      * @param desired the new configuration's table (not changed).
-     * @return one line per operation applied, ipvsadm-style, for the log (empty when nothing changed): a server
-     *         added or edited with its method, weight and thresholds ({@link #describe}).
+     * @return one line per operation applied, ipvsadm-style, for the log (empty when nothing changed): a service
+     *         added or edited with all its settings as {@code ipvsadm -S} writes them
+     *         ({@link IpvsadmFormatter#serviceOptions}), so that an edit of only its persistence, netmask,
+     *         one-packet scheduling or flags shows what it changed; a server added or edited with its method,
+     *         weight and thresholds ({@link #describe}).
      */
     static List<String> apply(final ServiceTable live, final ServiceTable desired)
     {
@@ -97,7 +101,7 @@ final class ServiceDiff
             if (running == null)
             {
                 live.addService(key, wanted.settings());
-                changes.add("-A " + key + " -s " + wanted.settings().scheduler());
+                changes.add("-A " + key + " " + IpvsadmFormatter.serviceOptions(key, wanted.settings()));
                 // A new service is in no snapshot yet: workers meet it with its servers' slots.
                 addServers(live, key, wanted.servers(), false);
                 continue;
@@ -113,7 +117,7 @@ final class ServiceDiff
             if (!running.settings().equals(wanted.settings()))
             {
                 live.editService(key, wanted.settings());
-                changes.add("-E " + key + " -s " + wanted.settings().scheduler());
+                changes.add("-E " + key + " " + IpvsadmFormatter.serviceOptions(key, wanted.settings()));
             }
             final List<RealServer> added = new ArrayList<>();
             for (final RealServer server : wanted.servers())

@@ -190,7 +190,7 @@ class ServiceDiffTest
             "-A -u 10.0.0.2:53 -s wlc -p 600",
             "-a -u 10.0.0.2:53 -r 192.168.2.1:53 -g -w 1"));
 
-        assertThat(changes).containsExactly("-E TCP 10.0.0.1:80 -s wrr", "-E UDP 10.0.0.2:53 -s wlc");
+        assertThat(changes).containsExactly("-E TCP 10.0.0.1:80 -s wrr", "-E UDP 10.0.0.2:53 -s wlc -p 600");
         assertThat(live.find(WEB)).isSameAs(web);
         assertThat(web.settings().scheduler()).isEqualTo("wrr");
         assertThat(web.scheduler()).isNotSameAs(rr);
@@ -298,6 +298,64 @@ class ServiceDiffTest
             .containsExactly("192.168.1.2:80", "192.168.1.3:80", "192.168.1.1:80");
         assertThat(table(next).find(WEB).servers()).extracting(RealServer::toString)
             .containsExactly("192.168.1.3:80", "192.168.1.2:80", "192.168.1.1:80");
+    }
+
+    @Test
+    void shouldShowAnEditOfOnlyThePersistenceTimeout() throws Exception
+    {
+        final ServiceTable live = table("-A -t 10.0.0.1:80 -s wlc -p 300");
+
+        assertThat(ServiceDiff.apply(live, table("-A -t 10.0.0.1:80 -s wlc -p 600")))
+            .containsExactly("-E TCP 10.0.0.1:80 -s wlc -p 600");
+        assertThat(ServiceDiff.apply(live, table("-A -t 10.0.0.1:80 -s wlc")))
+            .as("persistence turned off is the line without -p, as ipvsadm -E is given it")
+            .containsExactly("-E TCP 10.0.0.1:80 -s wlc");
+    }
+
+    @Test
+    void shouldShowAnEditOfOnlyTheNetmaskAsTheFamilyWritesIt() throws Exception
+    {
+        final ServiceTable live = table(
+            "-A -t 10.0.0.1:80 -s wlc -p 300",
+            "-A -t [2001:db8::1]:80 -s wlc -p 300");
+
+        assertThat(ServiceDiff.apply(live, table(
+            "-A -t 10.0.0.1:80 -s wlc -p 300 -M 255.255.255.0",
+            "-A -t [2001:db8::1]:80 -s wlc -p 300 -M 64")))
+            .containsExactly(
+                "-E TCP 10.0.0.1:80 -s wlc -p 300 -M 255.255.255.0",
+                "-E TCP [2001:db8::1]:80 -s wlc -p 300 -M 64");
+    }
+
+    @Test
+    void shouldShowAnEditOfOnlyTheSchedulerFlags() throws Exception
+    {
+        final ServiceTable live = table("-A -t 10.0.0.1:80 -s sh");
+
+        assertThat(ServiceDiff.apply(live, table("-A -t 10.0.0.1:80 -s sh -b sh-fallback,sh-port")))
+            .containsExactly("-E TCP 10.0.0.1:80 -s sh -b sh-fallback,sh-port");
+        assertThat(live.find(WEB).settings().flags().any()).isTrue();
+    }
+
+    @Test
+    void shouldShowAnEditOfOnlyOnePacketScheduling() throws Exception
+    {
+        final ServiceTable live = table("-A -u 10.0.0.2:53 -s rr");
+
+        assertThat(ServiceDiff.apply(live, table("-A -u 10.0.0.2:53 -s rr -o")))
+            .containsExactly("-E UDP 10.0.0.2:53 -s rr -o");
+        assertThat(live.find(DNS).settings().onePacket()).isTrue();
+    }
+
+    @Test
+    void shouldShowEveryOptionOfAnAddedServiceInIpvsadmSaveOrder() throws Exception
+    {
+        final ServiceTable live = table(FARM);
+        final String[] next = Arrays.copyOf(FARM, FARM.length + 1);
+        next[FARM.length] = "-A -u 10.0.0.3:53 -s sh -b sh-port -o -M 255.255.0.0 -p 120";
+
+        assertThat(ServiceDiff.apply(live, table(next)))
+            .containsExactly("-A UDP 10.0.0.3:53 -s sh -p 120 -M 255.255.0.0 -o -b sh-port");
     }
 
     @Test
