@@ -270,6 +270,20 @@ public final class IpvsadmFormatter
         }
     }
 
+    /**
+     * A real server's options as {@code ipvsadm -S} writes them after its address: the method, the weight, and for
+     * a tunnelled server its tunnel type (print_tunnel_rule writes it for every one; jvs's is ipip).
+     *
+     * @param method its forwarding method.
+     * @param weight its weight.
+     * @return e.g. {@code -m -w 1} or {@code -i -w 3 --tun-type ipip}.
+     */
+    public static String serverOptions(final ForwardMethod method, final int weight)
+    {
+        final String options = method.ipvsadmOption() + " -w " + weight;
+        return method == ForwardMethod.TUN ? options + " --tun-type ipip" : options;
+    }
+
     private static void destination(
         final StringBuilder out, final String serviceName, final Protocol protocol, final DestinationView d,
         final ListFormat format, final boolean rule, final Names names)
@@ -283,13 +297,7 @@ public final class IpvsadmFormatter
         if (rule)
         {
             out.append("-a ").append(serviceName).append(" -r ").append(name).append(' ')
-                .append(d.forwardMethod().ipvsadmOption()).append(" -w ").append(d.weight());
-            if (d.forwardMethod() == ForwardMethod.TUN)
-            {
-                // print_tunnel_rule: every tunnelled server is written with its tunnel type, ipip for jvs.
-                out.append(" --tun-type ipip");
-            }
-            out.append('\n');
+                .append(serverOptions(d.forwardMethod(), d.weight())).append('\n');
         }
         else if (format.stats())
         {

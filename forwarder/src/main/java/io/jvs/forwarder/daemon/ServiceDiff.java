@@ -174,7 +174,7 @@ final class ServiceDiff
     private static String describe(final RealServer server, final RealServer running)
     {
         final StringBuilder options = new StringBuilder("-r ").append(server).append(' ')
-            .append(server.forwardMethod().ipvsadmOption()).append(" -w ").append(server.weight());
+            .append(IpvsadmFormatter.serverOptions(server.forwardMethod(), server.weight()));
         if (server.upperThreshold() != 0 || running != null && running.upperThreshold() != server.upperThreshold())
         {
             options.append(" -x ").append(Integer.toUnsignedString(server.upperThreshold()));

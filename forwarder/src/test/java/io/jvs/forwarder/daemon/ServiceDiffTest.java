@@ -148,7 +148,8 @@ class ServiceDiffTest
 
     /**
      * The log's lines give a server as {@code ipvsadm -S -n} saves it, method before weight, so a change of method
-     * alone is seen; thresholds follow when set, and an edit that clears one says {@code -x 0}.
+     * alone is seen (a tunnelled one with its tunnel type, as the save writes it); thresholds follow when set, and an
+     * edit that clears one says {@code -x 0}.
      */
     @Test
     void shouldDescribeEachServerWithItsMethodAndThresholds() throws Exception
@@ -167,7 +168,7 @@ class ServiceDiffTest
         assertThat(ServiceDiff.apply(live, table(next))).containsExactly(
             "-e TCP 10.0.0.1:80 -r 192.168.1.2:80 -m -w 2 -x 100 -y 50",
             "-e TCP 10.0.0.1:80 -r 192.168.1.1:80 -g -w 1",
-            "-a TCP 10.0.0.1:80 -r 192.168.1.4:80 -i -w 4 -y 5");
+            "-a TCP 10.0.0.1:80 -r 192.168.1.4:80 -i -w 4 --tun-type ipip -y 5");
 
         next[2] = "-a -t 10.0.0.1:80 -r 192.168.1.2:80 -m -w 2 -y 50";
         assertThat(ServiceDiff.apply(live, table(next))).containsExactly(
