@@ -22,6 +22,12 @@ public final class ServiceTable
 {
     private final SchedulerSettings schedulerSettings;
     private final Map<ServiceKey, VirtualService> services = new LinkedHashMap<>();
+    /**
+     * The servers of deleted services that connections, templates or a data-plane slot still count on, by the
+     * deleted service's key: the kernel's trash, which gives a destination back to a service created again under
+     * the same key. Control plane only; forgotten once nothing counts on them.
+     */
+    private final Map<ServiceKey, List<RealServer>> deletedServicesServers = new LinkedHashMap<>();
     private final int[] timeoutsSeconds = {900, 120, 300};
 
     /**
@@ -96,7 +102,13 @@ public final class ServiceTable
             throw new IllegalArgumentException("Service already exists");
         }
         requireScheduler(settings);
-        services.put(key, new VirtualService(key, settings, schedulerSettings));
+        final VirtualService service = new VirtualService(key, settings, schedulerSettings);
+        final List<RealServer> left = deletedServicesServers.remove(key);
+        if (left != null)
+        {
+            service.adoptDeparted(left);
+        }
+        services.put(key, service);
     }
 
     /**
@@ -119,7 +131,7 @@ public final class ServiceTable
     public void deleteService(final ServiceKey key)
     {
         requireService(key);
-        services.remove(key).close();
+        keepServersOf(key, services.remove(key).close());
     }
 
     /**
@@ -129,9 +141,22 @@ public final class ServiceTable
     {
         for (final VirtualService service : services.values())
         {
-            service.close();
+            keepServersOf(service.key(), service.close());
         }
         services.clear();
+    }
+
+    /** Keeps a deleted service's servers that something counts on, forgetting those of others that nothing does. */
+    private void keepServersOf(final ServiceKey key, final List<RealServer> servers)
+    {
+        deletedServicesServers.values().forEach(kept ->
+            kept.removeIf(server -> server.totalConnections() == 0 && server.persistentConnections() == 0 &&
+                server.forwardingSlot() == 0));
+        deletedServicesServers.values().removeIf(List::isEmpty);
+        if (!servers.isEmpty())
+        {
+            deletedServicesServers.put(key, new ArrayList<>(servers));
+        }
     }
 
     /**

@@ -318,19 +318,47 @@ public final class VirtualService
     }
 
     /**
-     * Removes every server and releases the scheduler (ipvsadm -D). The departed servers are forgotten too: a
-     * service added again under the same key is a new object, with its own figures and data-plane slot, and starts
-     * with none (the kernel, which matches its trash by the service's key, would give them back to it).
+     * Removes every server and releases the scheduler (ipvsadm -D).
+     *
+     * @return the servers, listed or departed, that something still counts on: the kernel's __ip_vs_del_service
+     *         moves its destinations to the trash, where ip_vs_trash_get_dest gives them back to a service created
+     *         again under the same key ({@link ServiceTable} hands them to it, {@link #adoptDeparted}).
      */
-    public void close()
+    public List<RealServer> close()
     {
+        final List<RealServer> kept = new ArrayList<>(departed);
         for (final RealServer server : servers)
         {
             server.available(false);
+            if (isCountedOn(server))
+            {
+                kept.add(server);
+            }
         }
         servers = NO_SERVERS;
         departed.clear();
         scheduler.done();
+        kept.removeIf(server -> !isCountedOn(server));
+        return kept;
+    }
+
+    /**
+     * Takes over the servers a deleted service of this key left that something still counts on, as departed
+     * servers of this one: an add of the same address and port takes each back ({@link #findDeparted}), so the
+     * connections of a service deleted and created again ({@code ipvsadm -D} then {@code -A}, or {@code -C} then
+     * {@code -R}) resume as the kernel's do.
+     *
+     * @param servers what {@link #close} of the deleted service returned.
+     */
+    void adoptDeparted(final List<RealServer> servers)
+    {
+        for (final RealServer server : servers)
+        {
+            if (isCountedOn(server) && !departed.contains(server))
+            {
+                departed.add(server);
+            }
+        }
     }
 
     /**

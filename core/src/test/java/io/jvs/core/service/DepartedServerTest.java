@@ -153,23 +153,45 @@ class DepartedServerTest
     }
 
     @Test
-    void shouldForgetTheDepartedServersOfADeletedService()
+    void shouldGiveADeletedServicesServersBackToAServiceCreatedAgainUnderItsKey()
+    {
+        // The kernel's __ip_vs_del_service puts its destinations in the trash, and ip_vs_trash_get_dest gives them
+        // to a service of the same key: `ipvsadm -D` then `-A`, or `-C` then `-R`, lets connections resume.
+        final ServiceTable table = table();
+        final RealServer departed = add(table, WEB, 80, 1);
+        departed.bindConnection(false);
+        table.deleteServer(WEB, ADDRESS, 80);
+        final RealServer listed = add(table, WEB, 81, 1);
+        listed.bindConnection(false);
+        final RealServer idle = add(table, WEB, 82, 1);
+        RuleParser.parse("-D -t 10.0.0.100:80").applyTo(table);
+
+        assertThat(add(table, OTHER, 80, 1)).as("another key").isNotSameAs(departed);
+        RuleParser.parse("-A -t 10.0.0.100:80 -s rr").applyTo(table);
+        assertThat(table.find(WEB).departed()).containsExactlyInAnyOrder(departed, listed);
+        assertThat(add(table, WEB, 80, 2)).isSameAs(departed);
+        assertThat(add(table, WEB, 81, 3)).isSameAs(listed);
+        assertThat(add(table, WEB, 82, 1)).as("nothing counted on it").isNotSameAs(idle);
+        assertThat(listed.weight()).isEqualTo(3);
+        assertThat(listed.totalConnections()).isEqualTo(1);
+
+        table.clear();
+        RuleParser.parse("-A -t 10.0.0.100:80 -s rr").applyTo(table);
+        assertThat(add(table, WEB, 80, 1)).as("after -C").isSameAs(departed);
+    }
+
+    @Test
+    void shouldForgetADeletedServicesServersOnceNothingCountsOnThem()
     {
         final ServiceTable table = table();
         final RealServer server = add(table, WEB, 80, 1);
         server.bindConnection(false);
-        table.deleteServer(WEB, ADDRESS, 80);
         RuleParser.parse("-D -t 10.0.0.100:80").applyTo(table);
+        server.unbindConnection(false);
+        RuleParser.parse("-D -t 10.0.0.101:80").applyTo(table);
         RuleParser.parse("-A -t 10.0.0.100:80 -s rr").applyTo(table);
         assertThat(table.find(WEB).departed()).isEmpty();
         assertThat(add(table, WEB, 80, 1)).isNotSameAs(server);
-
-        final RealServer cleared = add(table, OTHER, 80, 1);
-        cleared.bindConnection(false);
-        table.deleteServer(OTHER, ADDRESS, 80);
-        table.clear();
-        RuleParser.parse("-A -t 10.0.0.101:80 -s rr").applyTo(table);
-        assertThat(add(table, OTHER, 80, 1)).isNotSameAs(cleared);
     }
 
     @Test
