@@ -1,8 +1,10 @@
 package io.jvs.core.feedback;
 
 /**
- * The director-measured input of spec 14: {@code INPUT_i = N_i / (ΣN_j / n)}, a server's new
- * connections over the period divided by the mean over the n servers being adjusted.
+ * INPUT, the one load input of the dynamic-feedback loop ({@link FeedbackController}) that the director
+ * measures itself instead of asking the server: {@code INPUT_i = N_i / (ΣN_j / n)}, a server's new connections
+ * over the period divided by the mean over the n servers being adjusted. A server that got exactly the mean
+ * share reads 1.0, the value at which every input of the loop means "just right".
  */
 public final class ConnectionInput
 {

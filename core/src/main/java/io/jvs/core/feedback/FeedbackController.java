@@ -9,22 +9,36 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * The dynamic-feedback weight controller of spec 14 (LVS-doc §3, reconstructed; constants in
- * {@link FeedbackSettings}).
+ * The dynamic-feedback weight controller: a monitor on the director that turns each real server's measured
+ * load into a new scheduler weight, so that a server that is busier than its weight says gets fewer new
+ * connections from wrr or wlc, and one with room to spare gets more.
+ * <p>
+ * It follows the LVS project's "Dynamic Feedback Load Balancing Scheduling" by Wensong Zhang (the LVS
+ * Knowledge Base, kb.linuxvirtualserver.org, and the dynamic-feedback part of his Chinese article on LVS
+ * load scheduling, linuxvirtualserver.org/zh/lvs4.html): a Monitor Daemon collects each server's load,
+ * mixes it into one aggregate, derives a new weight from it, and changes the weight in IPVS only when the
+ * change passes a threshold. The cube-root step is the one Wensong Zhang gave on the lvs-users list
+ * ("Re: Userspace scheduler?", 6 December 2001), {@code weight + A·(1 − aggregate_load)^(1/3)}. jvs's
+ * inputs, target and constants ({@link FeedbackSettings}) were written down from memory of the Knowledge
+ * Base description, not checked against its text; they are defaults to check before relying on any one.
  * <p>
  * Each period the caller hands in one {@link LoadReport} per server and pushes the returned changes
  * into the scheduler. For each server that answered, the controller computes
  * {@code AGG_i = Σ R_k·input_k} and moves its weight by {@code A·∛(target − AGG_i)}, a real cube root,
  * so higher load lowers the weight and lower load raises it. The weight stays within
- * {@code [minW, SCALE·DEFAULT_WEIGHT]} and is rounded half up; a change reaches the scheduler only when
- * it exceeds the push threshold of the weight the scheduler holds.
+ * {@code [minW, SCALE·DEFAULT_WEIGHT]}, where minW is one of two readings of the description
+ * ({@link LowerClamp}), and is rounded half up, jvs's own choice since the scheduler takes whole weights; a
+ * change reaches the scheduler only when it exceeds the push threshold of the weight the scheduler holds.
  * <p>
  * Rules at the edges:
  * <ul>
- *   <li>A server configured with DEFAULT_WEIGHT 0 is quiesced by its administrator and never touched.</li>
+ *   <li>A server configured with DEFAULT_WEIGHT 0 is quiesced by its administrator and never touched, so
+ *       that quiescing keeps working while the loop runs.</li>
  *   <li>A server that does not answer goes to weight 0 and is marked unreachable. When it answers
  *       again it restarts from DEFAULT_WEIGHT, which is pushed at once, and that period's load is not
- *       applied: its measurements were taken while it carried no traffic.</li>
+ *       applied: its measurements were taken while it carried no traffic. Restarting from DEFAULT_WEIGHT
+ *       rather than from 0 is jvs's choice: from 0 the cube-root steps would take many periods to bring
+ *       a healthy server back.</li>
  *   <li>INPUT_i's mean is over the servers being adjusted this period only. Quiesced, silent and
  *       restarting servers received no connections by design, and counting them would make every
  *       other server look busier than it is.</li>
@@ -118,8 +132,9 @@ public final class FeedbackController<K>
     }
 
     /**
-     * The LVS document's sign that the cluster needs more servers: every adjustable, reachable server
-     * holds a weight below its DEFAULT_WEIGHT. It cannot become true under {@link LowerClamp#DEFAULT_WEIGHT}.
+     * The sign, in the LVS dynamic-feedback description, that the cluster needs more servers: every
+     * adjustable, reachable server holds a weight below its DEFAULT_WEIGHT. It cannot become true under
+     * {@link LowerClamp#DEFAULT_WEIGHT}.
      * Silent servers are left out, so that a cluster that is simply down does not read as overloaded.
      *
      * @return true when the pushed weights say the cluster is overloaded.

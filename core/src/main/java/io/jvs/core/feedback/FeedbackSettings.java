@@ -6,10 +6,15 @@ import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Every constant of the dynamic-feedback loop (spec 14, DECISIONS D6), in one place.
+ * Every constant of the dynamic-feedback loop ({@link FeedbackController}), in one place, so that each can be
+ * checked and changed without touching the loop.
  * <p>
- * D6's values are reconstructed from memory of the LVS document, not read from it. They are defaults,
- * not facts: check them against the original before relying on any one of them, and change them here.
+ * The defaults come from the LVS project's "Dynamic Feedback Load Balancing Scheduling" (Wensong Zhang, LVS
+ * Knowledge Base, kb.linuxvirtualserver.org), but they were written down from memory of that description,
+ * not read from it: the coefficients, A = 5, the 0.95 target, SCALE = 10 and the 5 to 20 s period are what
+ * jvs remembers it to say. They are defaults, not facts: check them against the page before relying on any
+ * one of them. Where the description fixes no value at all (the push threshold) or can be read two ways (the
+ * lower clamp), the constant below says which value jvs takes and why.
  * <p>
  * Each period a server's weight moves by {@code gain · ∛(targetLoad − AGG)}, stays within
  * {@code [lowestWeight(DEFAULT), highestWeight(DEFAULT)]}, and reaches the scheduler only when it
@@ -19,7 +24,8 @@ import java.util.concurrent.TimeUnit;
  * @param gain                  A, the step for a cube-root unit of load error.
  * @param targetLoad            the AGG at which a weight stays put.
  * @param scale                 SCALE: the weight never rises above SCALE · DEFAULT_WEIGHT.
- * @param periodNs              how often the monitor adjusts; the LVS document advises about 5 to 20 s.
+ * @param periodNs              how often the monitor adjusts; as jvs remembers it, the description advises
+ *                              about 5 to 20 s, shorter periods costing CPU on the director and servers.
  * @param lowerClamp            how low a weight may fall.
  * @param pushThresholdFraction the part of the current weight a change must exceed to be pushed.
  * @param pushThresholdMinimum  the absolute change a push must exceed however small the weight.
@@ -34,28 +40,41 @@ public record FeedbackSettings(
     double pushThresholdFraction,
     double pushThresholdMinimum)
 {
-    /** The document's example for web clusters: CPU load and response time weigh most. */
+    /** The description's example for web clusters, as remembered: CPU load and response time weigh most. */
     public static final LoadCoefficients DEFAULT_COEFFICIENTS = new LoadCoefficients(0.1, 0.3, 0.1, 0.1, 0.1, 0.3);
 
-    /** A = 5. */
+    /** A = 5, the step for a cube-root unit of load error, as remembered from the description. */
     public static final double DEFAULT_GAIN = 5.0;
 
-    /** 95 % utilisation. */
+    /**
+     * 95 % utilisation, as remembered from the description. (Wensong Zhang's lvs-users post of the same step
+     * steers towards 1 instead; the target is a setting so either can be had.)
+     */
     public static final double DEFAULT_TARGET_LOAD = 0.95;
 
-    /** SCALE = 10. */
+    /** SCALE = 10: a weight never rises above ten times its administrator weight, as remembered. */
     public static final int DEFAULT_SCALE = 10;
 
-    /** 5 s, the short end of the document's advice, so that the loop reacts quickly. */
+    /** 5 s, the short end of the advised 5 to 20 s, so that the loop reacts quickly. */
     public static final long DEFAULT_PERIOD_NS = TimeUnit.SECONDS.toNanos(5);
 
-    /** Down to 1, so that cluster-wide overload shows (D6). */
+    /**
+     * Down to 1, the permissive of the two readings {@link LowerClamp} describes, so that cluster-wide
+     * overload can show in the weights.
+     */
     public static final LowerClamp DEFAULT_LOWER_CLAMP = LowerClamp.ONE;
 
-    /** 5 % of the current weight. */
+    /**
+     * 5 % of the current weight. The description pushes a weight only when it moved by more than a
+     * threshold, but as far as jvs recalls gives no number; this one is jvs's, so that a large weight is not
+     * pushed for every small wobble of the load.
+     */
     public static final double DEFAULT_PUSH_THRESHOLD_FRACTION = 0.05;
 
-    /** But never less than 1. */
+    /**
+     * But never less than 1, so that a small weight does not flip by one each period while its real-valued
+     * target hovers at a rounding boundary.
+     */
     public static final double DEFAULT_PUSH_THRESHOLD_MINIMUM = 1.0;
 
     public FeedbackSettings
@@ -77,7 +96,7 @@ public record FeedbackSettings(
     }
 
     /**
-     * @return D6's settings.
+     * @return the defaults above, which are jvs's reading of the LVS description.
      */
     public static FeedbackSettings defaults()
     {

@@ -1,7 +1,10 @@
 package io.jvs.core.feedback;
 
 /**
- * Seed-003's request routing (spec 14.1 point 3): the server with the smallest L' takes the request.
+ * Least-load routing for the load formula of {@link LoadModel}: the server with the smallest effective load L'
+ * takes the next request, as the paper that formula comes from routes them. Ties go to the earliest server
+ * in list order, the same tie-break as the kernel's least-connection schedulers ({@code ip_vs_lc_schedule}
+ * keeps the first of equal loads).
  */
 public final class LeastLoadSelection
 {

@@ -1,8 +1,10 @@
 package io.jvs.core.feedback;
 
 /**
- * The coefficients R1..R6 that mix a server's six load inputs into its aggregate load (spec 14):
- * {@code AGG = R1·INPUT + R2·LOAD + R3·DISK + R4·MEMORY + R5·PROCESS + R6·RESPONSE}.
+ * The coefficients R1..R6 that mix a server's six load inputs into its aggregate load, the weighted sum the
+ * LVS dynamic-feedback description builds its weight step on ({@link FeedbackController}):
+ * {@code AGG = R1·INPUT + R2·LOAD + R3·DISK + R4·MEMORY + R5·PROCESS + R6·RESPONSE}. Tuning them fits the
+ * loop to the application, for example more weight on CPU for CPU-bound servers.
  * <p>
  * They must sum to 1, so that a server whose every input is "just right" (1.0) has an aggregate of 1.0
  * and the target load keeps its meaning. None may be negative: a negative coefficient would make more

@@ -1,15 +1,23 @@
 package io.jvs.core.feedback;
 
 /**
- * How a server's process counts become the load the director compares (spec 14.1, seed-003).
+ * How a server's process counts become the load the director compares, after a paper on balancing web
+ * servers behind a network-address-translation gateway that sends each new request to the least loaded one.
  * <p>
- * The paper's formula images are lost; its prose gives {@code L = Ns + a·Nd} and a steeper penalty
- * once L passes the server's hardware limit Ll, weighted by {@code b = Llmax / Ll}. Two readings of
- * that penalty exist, so the formula sits behind this interface.
+ * The copy of that paper jvs worked from had lost its formula images, so the formula is read from the prose
+ * around them. The prose gives the basic load {@code L = Ns + a·Nd}, static-document processes plus a
+ * times the costlier dynamic-document ones, and a steeper penalty once L passes the server's hardware limit
+ * Ll, weighted by a factor b inversely proportional to Ll, with Llmax, the best-equipped server's Ll, as
+ * reference: jvs takes {@code b = Llmax / Ll}. The prose also says b is set "larger than Ll", which fits no
+ * reading of b as a factor; jvs takes it for a garbled "larger than 1", which {@code Llmax / Ll} always is, so
+ * that a weaker server is penalised more steeply past its limit, the purpose the prose states.
+ * <p>
+ * How the penalty combines with L is not fixed by the prose, and two readings fit it, so the formula sits
+ * behind this interface: {@link ScaledExcessLoadModel} (the default) and {@link AddedExcessLoadModel}.
  */
 public interface LoadModel
 {
-    /** D7's reading: above Ll the load rises with slope b. */
+    /** The default reading: above Ll the load rises with slope b, so the strongest server is not penalised. */
     LoadModel DEFAULT = new ScaledExcessLoadModel();
 
     /**

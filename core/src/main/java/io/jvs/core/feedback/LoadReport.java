@@ -1,10 +1,13 @@
 package io.jvs.core.feedback;
 
 /**
- * What the monitor learned about one server over one period (spec 14).
+ * What the dynamic-feedback monitor ({@link FeedbackController}) learned about one server over one period:
+ * the connections the director sent it, and the five inputs the server or a probe reports.
  * <p>
- * The five server-side inputs arrive already normalised: 1.0 is "just right", above 1 is overloaded and
- * below 1 is underloaded. They are not a number when the server did not answer.
+ * The five server-side inputs arrive already normalised, as the LVS dynamic-feedback description asks, so
+ * that unlike quantities can be mixed: 1.0 is "just right", above 1 is overloaded and below 1 is underloaded.
+ * How each is measured (an agent or SNMP on the server, a probe request for the response time) is the
+ * caller's. They are not a number when the server did not answer.
  *
  * @param newConnections connections the director sent to the server during this period: the delta of
  *                       its connection counter since the previous report, not the counter itself. The

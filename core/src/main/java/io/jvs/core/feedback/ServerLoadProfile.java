@@ -3,7 +3,8 @@ package io.jvs.core.feedback;
 import java.util.Collection;
 
 /**
- * One server's constants in the seed-003 load formula (spec 14.1, D7).
+ * One server's constants in the load formula of {@link LoadModel}, {@code L = Ns + a·Nd} with a penalty
+ * past the hardware limit Ll.
  *
  * @param dynamicRequestCost a: what one dynamic-document process costs relative to a static one; the
  *                           paper says to choose it between 10 and 100.
@@ -11,7 +12,7 @@ import java.util.Collection;
  */
 public record ServerLoadProfile(double dynamicRequestCost, double normalLoadLimit)
 {
-    /** D7's a = 30. */
+    /** a = 30, jvs's pick: the paper fixes only the range 10 to 100, so each server may set its own. */
     public static final double DEFAULT_DYNAMIC_REQUEST_COST = 30.0;
 
     /** The lowest a the paper allows. */
@@ -34,7 +35,7 @@ public record ServerLoadProfile(double dynamicRequestCost, double normalLoadLimi
 
     /**
      * @param normalLoadLimit Ll.
-     * @return a profile with D7's a = 30.
+     * @return a profile with the default a = 30.
      */
     public static ServerLoadProfile withDefaultCost(final double normalLoadLimit)
     {
