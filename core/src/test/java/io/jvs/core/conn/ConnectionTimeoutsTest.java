@@ -8,11 +8,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * Spec §15.3 default timeouts and {@code ipvsadm --set tcp tcpfin udp}.
+ * The default idle timeouts per TCP state and for UDP, the kernel's {@code tcp_timeouts} and
+ * {@code udp_timeouts} ({@code ip_vs_proto_tcp.c}, {@code ip_vs_proto_udp.c}), and how
+ * {@code ipvsadm --set tcp tcpfin udp} changes them ({@code ip_vs_set_timeout} in {@code ip_vs_ctl.c}).
  */
 class ConnectionTimeoutsTest
 {
-    /** The spec's table, state by state in kernel order, in seconds. */
+    /** The kernel's {@code tcp_timeouts}, state by state in its order, in seconds. */
     private static final int[] SPEC_TCP_SECONDS = {2, 900, 120, 60, 120, 120, 10, 60, 30, 120, 120};
 
     @Test

@@ -8,12 +8,15 @@ import static io.jvs.core.conn.TcpStates.OUTPUT;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Spec §15.3, worked examples CT-1 to CT-3: for each packet, the table used, the state change, the timeout
- * armed, and whether the entry counts as active under the current rule ("new") and the older one ("old", D5).
+ * Three whole TCP connections packet by packet: a NAT connection the client closes first, a direct-routing
+ * connection that closes, and one that is reset. For each packet: the table used, the state change, the
+ * timeout armed, and whether the entry counts as active under current kernels' rule ("new": the handshake
+ * states and ESTABLISHED) and under older kernels' ("old": ESTABLISHED only).
  * <p>
  * Each example runs through a minimal connection that follows the kernel's {@code set_tcp_state}: pick the table
  * from NOOUTPUT, move the state, and on a change move the entry between the server's active and inactive
- * counters. The two counters are checked too, so the accounting rule of §15.3 holds at every step.
+ * counters. The two counters are checked too, so that the kernel's accounting (an entry is counted once, as
+ * active or inactive, from {@code ip_vs_bind_dest} to {@code ip_vs_unbind_dest}) holds at every step.
  */
 class ConnectionTrackingExamplesTest
 {
@@ -47,8 +50,8 @@ class ConnectionTrackingExamplesTest
     {
         final Conn conn = Conn.directRouting();
 
-        // The spec gives this case as one row: NO→SR→ES→CL, 60/900/10, active Y,Y,N (the new rule); the old
-        // rule's column follows from D5 (only ESTABLISHED is active).
+        // NO→SR→ES→CL with timeouts 60/900/10; active Y,Y,N under the new rule, and N,Y,N under the old one,
+        // where only ESTABLISHED is active.
         conn.packet("IN", "S").expect(INPUT_ONLY, "NO", "SR", 60, true, false);
         conn.packet("IN", "A").expect(INPUT_ONLY, "SR", "ES", 900, true, true);
         conn.packet("IN", "R").expect(INPUT_ONLY, "ES", "CL", 10, false, false);
@@ -144,7 +147,10 @@ class ConnectionTrackingExamplesTest
         }
     }
 
-    /** The server's two counters and the entry's INACTIVE flag, as §15.2 and §15.3 keep them. */
+    /**
+     * The server's two counters and the entry's INACTIVE flag, as the kernel keeps them ({@code ip_vs_bind_dest},
+     * {@code set_tcp_state}, {@code ip_vs_unbind_dest}).
+     */
     private static final class Accounting
     {
         private final boolean establishedOnly;

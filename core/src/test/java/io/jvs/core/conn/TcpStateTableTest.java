@@ -13,13 +13,17 @@ import org.junit.jupiter.params.provider.MethodSource;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Spec §15.3, the next-state table: every one of its 132 entries, read from a literal copy of the spec's text so
- * that a transcription slip in {@link TcpStates} fails here. Rows are driven through {@link TcpStates#flagIndex}
- * with a real flags byte, so the flag numbering is covered as well.
+ * The TCP next-state table of the kernel's {@code tcp_states} ({@code net/netfilter/ipvs/ip_vs_proto_tcp.c}),
+ * every one of its 132 entries, read from a second transcription of it kept here as text, so that a slip in
+ * {@link TcpStates}' own copy fails here. Rows are driven through {@link TcpStates#flagIndex} with a real
+ * flags byte, so the flag numbering is covered as well.
  */
 class TcpStateTableTest
 {
-    /** Copied verbatim from schedulers.md §15.3 (the column sentence and the code block). */
+    /**
+     * The column sentence and the table, copied verbatim from the behaviour reference jvs is written against
+     * and not from {@link TcpStates}, so that the two transcriptions check each other.
+     */
     private static final String SPEC_COLUMNS =
         "Next-state table (rows: direction/flag; columns: current state NO ES SS SR FW TW CL CW LA LI SA):";
 
@@ -44,7 +48,7 @@ class TcpStateTableTest
     private static final Map<String, Integer> DIRECTIONS =
         Map.of("INPUT", TcpStates.INPUT, "OUTPUT", TcpStates.OUTPUT, "INPUT_ONLY", TcpStates.INPUT_ONLY);
 
-    /** The spec's column order, which is the kernel's state numbering. */
+    /** The table's column order, which is the kernel's state numbering ({@code IP_VS_TCP_S_NONE} first). */
     private static List<String> columns()
     {
         final String list = SPEC_COLUMNS.substring(

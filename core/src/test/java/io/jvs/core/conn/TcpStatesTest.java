@@ -20,7 +20,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * Spec §15.3 flag priority, the no-flag case, the active set of D5 and the direction choice of NOOUTPUT.
+ * The kernel's choices around the TCP state table ({@code ip_vs_proto_tcp.c}): the flag priority of
+ * {@code tcp_state_idx} (RST, SYN, FIN, ACK), a segment with none of them, which states count as active
+ * ({@code tcp_state_active_table} of current kernels, or only ESTABLISHED as older kernels counted), and how
+ * {@code set_tcp_state} picks the table for an entry with the NOOUTPUT flag.
  */
 class TcpStatesTest
 {
