@@ -10,7 +10,9 @@ import static io.jvs.core.pipeline.TestFrames.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Persistence templates in the pipeline (spec 15.4), shared between workers.
+ * Persistence templates in the pipeline, as the kernel's {@code ip_vs_sched_persist} keeps them: a client
+ * network stays on one server until its template expires, workers share the templates, and a removed server's
+ * template gives way to a new server.
  */
 class PipelinePersistenceTest
 {

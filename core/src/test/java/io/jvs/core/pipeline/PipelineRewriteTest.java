@@ -14,7 +14,12 @@ import static io.jvs.core.pipeline.TestFrames.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * NAT, DR and TUN as spec 16 describes them, checked byte by byte against frames built independently.
+ * How jvs rewrites packets for ipvsadm's three forwarding methods, the kernel's {@code ip_vs_nat_xmit},
+ * {@code ip_vs_dr_xmit} and {@code ip_vs_tunnel_xmit}: NAT ({@code -m}) rewrites the destination and gives the
+ * reply back the virtual address and port, direct routing ({@code -g}) changes only the MACs, the TTL and the
+ * IP checksum, and tunnelling ({@code -i}) wraps the packet in IP-in-IP; and the ICMP errors jvs answers with
+ * (port unreachable, time exceeded, fragmentation needed). Each is checked byte by byte against frames built
+ * independently.
  */
 class PipelineRewriteTest
 {

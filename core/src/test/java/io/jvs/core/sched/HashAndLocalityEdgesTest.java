@@ -8,8 +8,10 @@ import org.junit.jupiter.params.provider.ValueSource;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * dh's refusals of its hashed server (spec 11: not AVAILABLE, weight 0, OVERLOAD, and with seed-overload
- * more connections than twice the weight), and what a scheduler does once done.
+ * When dh refuses the server its table gives, as the kernel's {@code ip_vs_dh_schedule} does (not AVAILABLE,
+ * weight 0, OVERLOAD), and, with the {@code seed-overload} flag, also above twice its weight in connections,
+ * the overload rule of the LVS Knowledge Base's destination and source hashing pseudo-code; and what a
+ * scheduler answers once its service is done with it.
  */
 class HashAndLocalityEdgesTest
 {

@@ -14,7 +14,11 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The persistence item of the section 17 checklist (spec 15.4).
+ * Persistence ({@code ipvsadm -p}, {@code -M}) as the kernel's {@code ip_vs_sched_persist} keeps it: one
+ * template per client network sends the network to one server until the template times out; the template
+ * lives on while its connections do; a quiesced server keeps its networks unless templates of quiesced
+ * servers are set to expire ({@code expire_quiescent_template}); and a removed server's template is dropped
+ * and the network scheduled afresh ({@code ip_vs_check_template}).
  */
 class PersistenceSpecTest
 {

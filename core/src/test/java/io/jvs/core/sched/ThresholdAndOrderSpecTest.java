@@ -7,7 +7,12 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Spec 0.2 and 0.4 and the section 17 checklist: list order and the OVERLOAD hysteresis.
+ * A service's server list and a server's connection counts, as the kernel keeps them: servers listed newest
+ * first ({@code __ip_vs_update_dest} adds each at the head of the list), the OVERLOAD flag set at the upper
+ * threshold ({@code ip_vs_bind_dest}) and cleared below the lower one, or below three quarters of the upper
+ * one when no lower is set ({@code ip_vs_unbind_dest}), or when the upper threshold is raised or removed
+ * ({@code __ip_vs_update_dest}); templates left out of the count ({@code ip_vs_dest_totalconns}); and a removed
+ * server no longer AVAILABLE.
  */
 class ThresholdAndOrderSpecTest
 {
