@@ -10,9 +10,9 @@ import org.agrona.concurrent.UnsafeBuffer;
  * times, shared by every worker, lock-free, in one off-heap atomic buffer: the destination table of lblc
  * and lblcr, and the persistence templates.
  * <p>
- * Set-associative: the address hashes (D1) to one of {@code buckets} buckets (1024 by default, as the
- * kernel), and each bucket has {@link #WAYS} ways. Each way has a control word, changed only by
- * compare-and-set, and a record:
+ * Set-associative: the caller hashes the address to one of {@code buckets} buckets (lblc and lblcr with the
+ * service's address hash; 1024 buckets by default, as the kernel), and each bucket has {@link #WAYS} ways.
+ * Each way has a control word, changed only by compare-and-set, and a record:
  * <pre>
  *   control word: | state (2 bits) | address fingerprint (62 bits) |
  *     EMPTY   00  never used; EMPTY ways are always the tail of a bucket, so a scan stops at the first

@@ -7,8 +7,9 @@ import io.jvs.core.service.RealServer;
 import io.jvs.core.service.VirtualService;
 
 /**
- * What lblc and lblcr share: the destination-keyed table (1024 buckets by default, D1 hash of the
- * destination address), the server identifiers it stores, and its 60 s garbage collection.
+ * What lblc and lblcr share: the destination-keyed table (1024 buckets by default, the destination address
+ * bucketed by the service's {@link AddressHash}), the server identifiers it stores, and its 60 s garbage
+ * collection.
  */
 abstract class AbstractLocalityScheduler implements Scheduler
 {

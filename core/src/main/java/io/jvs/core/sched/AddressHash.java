@@ -1,10 +1,12 @@
 package io.jvs.core.sched;
 
 /**
- * The two address hashes of D1, both over a 32-bit folded address in host order.
+ * The two address hashes dh, sh, lblc and lblcr can bucket an address with, both over a 32-bit folded address
+ * in host order (IPv6: the XOR of its four words, as IPVS folds it).
  * <ul>
- *   <li>{@link #MULTIPLICATIVE} (the default): the seeds' {@code (key * 2654435761) & mask}, the low bits of
- *       the product modulo 2^32.</li>
+ *   <li>{@link #MULTIPLICATIVE} (the default): {@code (key * 2654435761) & mask}, the low bits of the product
+ *       modulo 2^32, as older kernels' {@code ip_vs_dh_hashkey}, {@code ip_vs_sh_hashkey} and
+ *       {@code ip_vs_lblc_hashkey} computed it.</li>
  *   <li>{@link #KERNEL}: the current kernel's {@code hash_32(key, bits)}: the high bits of
  *       {@code key * 0x61C88647} modulo 2^32.</li>
  * </ul>

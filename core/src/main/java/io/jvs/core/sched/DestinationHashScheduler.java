@@ -8,9 +8,9 @@ import io.jvs.core.service.RealServer;
  * <p>
  * A table of 256 buckets (table-size=N for another power of two) is filled by walking the buckets while
  * cycling through the servers in list order, one bucket each, weights ignored. A connection goes to the
- * bucket of its destination address, hashed as D1 says; if that server is removed, quiesced or
- * overloaded there is no fallback. The table is rebuilt when a server is added or removed, not when a
- * weight changes, since dh ignores weights. Rebuilding remaps nearly every key: dh is not consistent
+ * bucket of its destination address, hashed by the service's {@link AddressHash}; if that server is removed,
+ * quiesced or overloaded there is no fallback. The table is rebuilt when a server is added or removed, not
+ * when a weight changes, since dh ignores weights. Rebuilding remaps nearly every key: dh is not consistent
  * hashing.
  */
 final class DestinationHashScheduler extends AbstractTableScheduler

@@ -2,8 +2,8 @@ package io.jvs.core.sched;
 
 /**
  * SipHash-1-3 of one 32-bit word, truncated to 32 bits: the construction the kernel's {@code hsiphash}
- * uses on 64-bit machines, which ip_vs_mh.c hashes its keys with. (D8 does not require bit parity with
- * the kernel; this follows the published SipHash algorithm.)
+ * uses on 64-bit machines, which ip_vs_mh.c hashes its keys with. (jvs's mh aims at the kernel's algorithm and
+ * its properties, not at bit parity with its tables; this follows the published SipHash algorithm.)
  */
 final class HalfSipHash
 {

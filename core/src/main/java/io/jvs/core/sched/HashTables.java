@@ -3,7 +3,8 @@ package io.jvs.core.sched;
 import io.jvs.core.service.RealServer;
 
 /**
- * What dh and sh share: the table size from the flags, and the usability test of D2.
+ * What dh and sh share: the table size from the flags, and the test of whether the server a bucket holds may
+ * take a connection.
  */
 final class HashTables
 {
@@ -20,7 +21,8 @@ final class HashTables
     }
 
     /**
-     * D2: a hashed server is refused when its weight is 0 or it is OVERLOAD; with the seed-overload flag
+     * A hashed server is refused when its weight is 0 or it is OVERLOAD, as the current kernel refuses it
+     * ({@code ip_vs_dh_schedule}, and {@code is_unavailable} in {@code ip_vs_sh.c}); with the seed-overload flag
      * also when its connections exceed twice its weight.
      */
     static boolean isUnavailable(final RealServer server, final boolean seedOverload)
@@ -34,7 +36,8 @@ final class HashTables
     }
 
     /**
-     * The seeds' overload rule: connections (active and inactive) above twice the weight.
+     * The overload rule of the LVS Knowledge Base's destination and source hashing pseudo-code
+     * ({@code n.conns > 2*n.weight}): connections (active and inactive) above twice the weight.
      */
     static boolean isAboveTwiceWeight(final RealServer server)
     {

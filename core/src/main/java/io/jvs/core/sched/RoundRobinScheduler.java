@@ -9,7 +9,8 @@ import io.jvs.core.service.VirtualService;
  * <p>
  * From the server after the cursor, scan to the end of the list for a server that is not overloaded
  * and has weight above 0; if none, wrap to the head and scan up to and including the cursor's own
- * server. Each worker has its own cursor (D4); with one worker the sequence is the kernel's.
+ * server. Each worker has its own cursor, so that workers share no lock; with one worker the sequence is the
+ * kernel's, and with several each worker's own sequence is.
  * A removed server's cursor moves to its predecessor, so nobody is skipped; a new server at the head is
  * reached at the next wrap.
  */

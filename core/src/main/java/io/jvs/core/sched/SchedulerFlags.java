@@ -4,14 +4,17 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Per-service scheduler flags: ipvsadm's {@code -b} list plus the choices DECISIONS.md keeps behind a flag.
+ * Per-service scheduler flags: ipvsadm's {@code -b} list plus jvs's own flags, which switch a service from a
+ * default jvs chose to the other behaviour it also implements.
  * <ul>
  *   <li>{@code sh-fallback} / {@code mh-fallback} (flag-1): when the hashed server is unusable, probe on.</li>
  *   <li>{@code sh-port} / {@code mh-port} (flag-2): hash the source port as well as the address.</li>
  *   <li>{@code flag-3}: accepted and kept, as ipvsadm does; no scheduler reads it.</li>
  *   <li>{@code kernel-hash}: dh, sh, lblc and lblcr hash with the current kernel's {@code hash_32}
- *       instead of the default {@code ip * 2654435761 & mask} (D1).</li>
- *   <li>{@code seed-overload}: dh and sh also refuse a server whose connections exceed twice its weight (D2).</li>
+ *       instead of the default {@code ip * 2654435761 & mask} of older kernels ({@link AddressHash}).</li>
+ *   <li>{@code seed-overload}: dh and sh also refuse a server whose connections exceed twice its weight, the
+ *       overload rule of the LVS Knowledge Base's destination and source hashing pseudo-code (named for the
+ *       LVS documents jvs started from); the kernel refuses only a server with the OVERLOAD flag.</li>
  *   <li>{@code table-size=N}: dh/sh buckets or lblc/lblcr hash buckets (a power of two), or the mh table
  *       size (a prime).</li>
  * </ul>
@@ -20,7 +23,7 @@ import java.util.List;
  * @param port         flag-2.
  * @param flag3        flag-3.
  * @param kernelHash   use hash_32.
- * @param seedOverload apply the seeds' twice-the-weight overload rule.
+ * @param seedOverload apply the LVS documents' twice-the-weight overload rule.
  * @param tableSize    0 for the scheduler's default.
  */
 public record SchedulerFlags(

@@ -14,7 +14,8 @@ import io.jvs.core.service.VirtualService;
  * therefore returns every server {@code weight / di} times, interleaved.
  * <p>
  * The control plane computes {@code di} and {@code mw} into an immutable plan whenever the servers
- * change. Each worker keeps its own cursor and {@code cw} (D4); when it first sees a new plan it applies
+ * change. Each worker keeps its own cursor and {@code cw}, so that workers share no lock and each one's sequence
+ * is the kernel's, with the weights exact over every full cycle; when it first sees a new plan it applies
  * the kernel's dest_changed rule itself: back to the head, {@code cw} kept if still valid. A worker
  * that has never scheduled starts from {@code cw = mw}, as init_service does with the servers present.
  */

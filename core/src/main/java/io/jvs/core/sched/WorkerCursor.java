@@ -3,8 +3,8 @@ package io.jvs.core.sched;
 import io.jvs.core.service.RealServer;
 
 /**
- * One worker's position in a service's server list, for rr and wrr (D4: a cursor per worker, so no
- * lock is shared).
+ * One worker's position in a service's server list, for rr and wrr: a cursor per worker, so that no lock is
+ * shared between workers.
  * <p>
  * The position is an index into the list the worker last saw. When the control plane publishes a new
  * list, the worker carries its position over itself: to the same server if it is still there, else to

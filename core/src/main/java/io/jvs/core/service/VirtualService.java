@@ -15,8 +15,9 @@ import java.util.List;
 /**
  * A virtual service: its key, its settings, its ordered list of real servers and its scheduler.
  * <p>
- * The list is kept as the kernel keeps it: a new server goes to the head, so adding A, B, C lists
- * C, B, A (D3), and every tie-break follows that order. The control plane changes the list by
+ * The list is kept as the kernel keeps it: a new server goes to the head ({@code __ip_vs_update_dest}), so
+ * adding A, B, C lists C, B, A, and every tie-break follows that order, so that decisions and listings match
+ * ipvsadm's for the same commands. The control plane changes the list by
  * publishing a new array with one volatile store and then telling the scheduler; workers read the
  * array and call {@link #schedule} without locks. Control-plane methods must not be called
  * concurrently with each other.
