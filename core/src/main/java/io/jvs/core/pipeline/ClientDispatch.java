@@ -32,8 +32,8 @@ import io.jvs.core.packet.L4Headers;
  *       which quotes client to real server). These are the two errors {@code IcmpErrors} handles;</li>
  *   <li>worker 0 for anything else: not IP, or cut short before the addresses.</li>
  * </ul>
- * The address is reduced to 32 bits (IPv6: the XOR of its four words, as IPVS folds it), multiplied by the
- * golden-ratio constant of the kernel's {@code hash_32} (2654435761, the seeds' multiplicative hash), and the
+ * The address is reduced to 32 bits (IPv6: the XOR of its four words, as IPVS folds it), multiplied by
+ * 2654435761, Knuth's golden-ratio multiplier (older kernels' {@code ip_vs_sh_hashkey} used it too), and the
  * top 16 bits of the 32-bit product, which every input bit reaches, are reduced modulo the worker count.
  * Everything is 32-bit unsigned arithmetic, which BPF's ALU32 instructions do exactly.
  * <p>
@@ -42,7 +42,10 @@ import io.jvs.core.packet.L4Headers;
  */
 public final class ClientDispatch
 {
-    /** The multiplier of the kernel's hash_32 ({@code GOLDEN_RATIO_32}). */
+    /**
+     * 2654435761, the multiplier of older kernels' {@code ip_vs_sh_hashkey} (not the current {@code hash_32}'s
+     * {@code GOLDEN_RATIO_32}, 0x61C88647).
+     */
     public static final int MULTIPLIER = 0x9E37_79B1;
     /** The hash keeps 16 bits, so more workers than this would leave some without clients. */
     public static final int MAX_WORKERS = 1 << 16;
