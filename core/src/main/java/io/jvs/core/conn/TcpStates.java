@@ -78,7 +78,7 @@ public final class TcpStates
         "CLOSE", "CLOSE_WAIT", "LAST_ACK", "LISTEN", "SYNACK",
     };
 
-    // Two-letter aliases so that the table below reads exactly like the spec's and the kernel's
+    // Two-letter aliases so that the table below reads exactly like the kernel's sNO, sES, ...
     // (no transition leads back to NONE, so it needs none).
     private static final byte ES = ESTABLISHED;
     private static final byte SS = SYN_SENT;
@@ -112,7 +112,10 @@ public final class TcpStates
         /* INPUT_ONLY rst */ CL, CL, CL, SR, CL, CL, CL, CL, LA, LI, CL,
     };
 
-    /** Current kernels' {@code tcp_state_active_table} (D5): the handshake counts, so lc/wlc see bursts early. */
+    /**
+     * Current kernels' {@code tcp_state_active_table}: the handshake counts, so lc/wlc see bursts early. Older
+     * kernels counted only ESTABLISHED, which {@code DataPlaneSettings.activeEstablishedOnly} brings back.
+     */
     private static final int ACTIVE_MASK =
         (1 << ESTABLISHED) | (1 << SYN_SENT) | (1 << SYN_RECV) | (1 << SYNACK);
 

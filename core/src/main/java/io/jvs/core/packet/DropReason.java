@@ -29,7 +29,7 @@ public enum DropReason
     FRAGMENT_ORPHAN(8, "fragment-orphan"),
     /** TTL or hop limit would reach 0; answered with time-exceeded. */
     TTL_EXPIRED(9, "ttl-expired"),
-    /** A new connection that no real server can take; answered with port-unreachable (D10). */
+    /** A new connection that no real server can take; answered with port-unreachable, as {@code ip_vs_leave}. */
     NO_SERVER(10, "no-server"),
     /** The connection table is full and nothing could be reclaimed. */
     CONNECTION_TABLE_FULL(11, "conn-table-full"),

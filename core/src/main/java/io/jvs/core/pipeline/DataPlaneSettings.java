@@ -12,8 +12,11 @@ package io.jvs.core.pipeline;
  *                                is not followed (else it keeps sending its network there).
  * @param sloppyTcp               sloppy_tcp: any TCP packet but RST may create a connection (else only SYN).
  * @param connReuse               conn_reuse_mode 1: a SYN on a TIME_WAIT or CLOSE entry starts afresh.
- * @param activeEstablishedOnly   D5's older rule: only ESTABLISHED counts as active.
- * @param icmpRepliesPerSecond    the rate at which each worker answers with ICMP errors (D10), 0 for none.
+ * @param activeEstablishedOnly   older kernels' rule: only ESTABLISHED counts as active (current kernels'
+ *                                {@code tcp_state_active_table} also counts the handshake states).
+ * @param icmpRepliesPerSecond    the rate at which each worker answers with ICMP errors (port-unreachable for
+ *                                a connection no server can take, as the kernel's {@code ip_vs_leave}), 0 for
+ *                                none.
  * @param clampMss                on tunnelled SYNs, lower the TCP MSS option to fit the tunnel's MTU.
  * @param sweepSlotsPerBurst      the fewest connection-table slots worth a sweep: smaller amounts of due
  *                                sweeping are saved up (each table is swept end to end once a second).

@@ -10,8 +10,8 @@ import io.jvs.core.packet.ParsedBurst;
 
 /**
  * Answers a packet with an ICMP or ICMPv6 error, built in the packet's own frame and sent back out of
- * the port it came in on: port-unreachable for a connection no server can take (D10), time-exceeded,
- * frag-needed and packet-too-big.
+ * the port it came in on: port-unreachable for a connection no server can take (as the kernel's
+ * {@code ip_vs_leave} answers it, TCP and UDP alike), time-exceeded, frag-needed and packet-too-big.
  * <p>
  * The answer quotes the offending IP packet, as much as fits in 576 bytes (IPv4, RFC 1812) or 1280
  * (IPv6, RFC 4443). As the RFCs require, there is no answer to an ICMP error, to a later fragment, or to

@@ -22,9 +22,10 @@ import java.util.SplittableRandom;
  * Runs a flows script against a configuration, as one worker thread would, with time standing still.
  * <p>
  * Every scheduled flow stays open on its server as a connection does after its first packet: TCP as
- * active (SYN_RECV counts as active, D5), UDP and SCTP as inactive (a UDP entry never leaves its one
- * state; an SCTP association is not active before it is established). A one-packet (-o) service keeps
- * nothing open. Persistent services go through persistence templates first.
+ * active (SYN_RECV counts as active, as in current kernels' {@code tcp_state_active_table}), UDP and SCTP as
+ * inactive (a UDP entry never leaves its one state; an SCTP association is not active before it is
+ * established). A one-packet (-o) service keeps nothing open. Persistent services go through persistence
+ * templates first.
  */
 final class Simulator
 {
