@@ -14,8 +14,10 @@ import static io.jvs.core.pipeline.TestFrames.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The ICMP errors jvs answers with (D10): their headers, the quote's limit (RFC 1812: an IPv4 error fits
- * 576 bytes; RFC 4443: an ICMPv6 error fits the 1280-byte minimum MTU), the packets never answered
+ * The ICMP errors jvs answers with (port-unreachable for a connection no server can take, as the kernel's
+ * {@code ip_vs_leave}; time-exceeded; frag-needed and packet-too-big): their headers, the quote's limit
+ * (RFC 1812: an IPv4 error fits 576 bytes; RFC 4443: an ICMPv6 error fits the 1280-byte minimum MTU), the
+ * packets never answered
  * (RFC 1122 and RFC 4443: from an unspecified, multicast or broadcast address, to a multicast or broadcast
  * one, later fragments, ICMP errors), and the per-worker rate limit.
  */

@@ -12,8 +12,9 @@ import static io.jvs.core.pipeline.TestFrames.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Connections through the pipeline: CT-1 to CT-3 with the server counters, idle timeouts, reuse of a
- * closed entry by a new SYN, removed servers, one-packet scheduling and a full table.
+ * Connections through the pipeline: a NAT connection the client closes, a direct-routing connection that
+ * closes and one that is reset, with the server counters; idle timeouts, reuse of a closed entry by a new SYN,
+ * removed servers, one-packet scheduling and a full table.
  */
 class PipelineTrackingTest
 {
@@ -84,7 +85,7 @@ class PipelineTrackingTest
         assertThat(counts(server)).isEqualTo("1/0");
         dr.sendOne(in(FIN | ACK));
         assertThat(counts(server)).as("INPUT_ONLY fin from ESTABLISHED: FIN_WAIT").isEqualTo("0/1");
-        // CT-3: a reset closes.
+        // A direct-routing connection that is reset: the reset closes it.
         final PipelineFixture reset = fixture("-g");
         reset.sendOne(in(SYN));
         reset.sendOne(in(ACK));

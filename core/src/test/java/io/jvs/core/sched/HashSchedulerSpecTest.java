@@ -13,7 +13,10 @@ import java.util.TreeMap;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Spec sections 11 and 12: DH-1, SH-1, SH-2, the hash table of 12.1, the sh fallback probe order.
+ * dh and sh as the kernel's {@code ip_vs_dh.c} and {@code ip_vs_sh.c} build and use their tables: bucket values
+ * for a set of addresses under both address hashes, dh's table filled cyclically with weights ignored, sh's
+ * filled in proportion to weight (a weight-0 server still gets one bucket per round), no fallback without the
+ * flag, and sh's fallback probe order ({@code ip_vs_sh_get_fallback}).
  */
 class HashSchedulerSpecTest
 {
@@ -135,7 +138,7 @@ class HashSchedulerSpecTest
         final SchedulerFlags flags = new SchedulerFlags(false, true, false, true, false, 0);
         final ServiceFixture fixture = ServiceFixture.of("sh", flags, "A1 B1 C1 D1");
         final RealServer[] table = ((SourceHashScheduler)fixture.service.scheduler()).table();
-        // hash_32(1234 + 10.0.0.1, 8) = 128 (section 12.1); without the port, 39.
+        // hash_32(1234 + 10.0.0.1, 8) = 128 (the table of bucket values above); without the port, 39.
         assertThat(fixture.pickFor("10.0.0.1", 1234)).isSameAs(table[128]);
         assertThat(fixture.pickFor("10.0.0.1", 0)).isSameAs(table[39]);
     }

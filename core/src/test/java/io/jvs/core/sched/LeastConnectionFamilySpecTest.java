@@ -6,7 +6,11 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Spec sections 3 to 8a: LC-1, LC-2, WLC-1, SED-1, NQ-1, FO-1, OVF-1 and the fixed-random twos case.
+ * The least-connection family as the kernel's schedulers pick, on short sequences where each pick stays open:
+ * lc ignores weights and counts an active connection 256 times an inactive one
+ * ({@code ip_vs_dest_conn_overhead}), wlc keeps the earlier server on a tie, sed prefers the heavier of two
+ * idle servers, nq takes an idle server at once, fo fails over to the next highest weight, ovf fills the
+ * heaviest server first, and twos picks the less loaded of its two random choices.
  */
 class LeastConnectionFamilySpecTest
 {

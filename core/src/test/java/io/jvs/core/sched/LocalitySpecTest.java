@@ -14,7 +14,10 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Spec sections 9 and 10: LBLC-1, the lblcr replica set, and the garbage collection of both.
+ * lblc and lblcr as the kernel's {@code ip_vs_lblc.c} and {@code ip_vs_lblcr.c} schedule: a destination keeps
+ * its server until that server is overloaded by lblc's own rule or goes away, the lblcr replica set grows under
+ * load and sheds its busiest member once it has not changed for the expiration, and both tables drop idle
+ * entries and trim themselves when full.
  */
 class LocalitySpecTest
 {

@@ -5,7 +5,9 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Spec section 1, examples RR-1 to RR-5.
+ * Round-robin as the kernel's {@code ip_vs_rr_schedule} picks: the list in order, servers with weight 0 or
+ * OVERLOAD skipped, the cursor's server removed ({@code ip_vs_rr_del_dest} moves the cursor back one), a new
+ * server at the head reached on the next wrap, and no server when none can take a connection.
  */
 class RoundRobinSpecTest
 {

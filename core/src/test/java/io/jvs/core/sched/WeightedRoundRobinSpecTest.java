@@ -8,7 +8,9 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Spec section 2, examples WRR-1 to WRR-11.
+ * Weighted round-robin as the kernel's {@code ip_vs_wrr_schedule} picks: whole cycles for several weight sets,
+ * an overloaded server skipped, and what a weight changed mid-cycle does to the current weight
+ * ({@code ip_vs_wrr_dest_changed}: kept while it is still valid, else realigned to the new step).
  */
 class WeightedRoundRobinSpecTest
 {

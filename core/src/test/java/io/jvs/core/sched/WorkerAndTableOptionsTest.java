@@ -10,7 +10,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
- * D4 (a cursor per worker), mh table sizes, IPv6 folding and hash choices.
+ * Options beyond the kernel's single-threaded schedulers: rr and wrr keep a cursor per worker, so each worker
+ * on its own gives the kernel's sequence; mh table sizes; sh's folding of an IPv6 source into 32 bits, as IPVS
+ * folds it; and the choice of address hash.
  */
 class WorkerAndTableOptionsTest
 {

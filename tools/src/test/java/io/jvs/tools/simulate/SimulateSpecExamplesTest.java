@@ -15,7 +15,9 @@ import java.util.StringJoiner;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The spec's worked examples, run through {@code jvs simulate} as an operator would run them.
+ * The scheduling sequences core's scheduler tests check (rr, wrr, the least-connection family, lblc, dh and sh
+ * on a few servers, with ipvsadm edits between picks), run through {@code jvs simulate} as an operator would
+ * run them.
  * <p>
  * Servers are letters: A is 192.168.1.1, B 192.168.1.2 and so on, listed in the order given (the
  * rules file adds them in reverse, since the newest server heads the list). The flows script is
@@ -68,9 +70,9 @@ class SimulateSpecExamplesTest
     }
 
     /**
-     * LBLC-1 keys on the destination, so it runs as a firewall-mark service catching a cache cluster's
-     * destinations X = 10.1.1.1 and Y = 10.1.1.2. DH-1's cyclic table [A B C ...] sends 10.0.0.1 (bucket
-     * 177 = 3 * 59), 10.0.0.2 (98 = 3 * 32 + 2) and 10.0.0.3 (19 = 3 * 6 + 1) to A, C and B.
+     * The lblc case keys on the destination, so it runs as a firewall-mark service catching a cache cluster's
+     * destinations X = 10.1.1.1 and Y = 10.1.1.2. In the dh case the cyclic table [A B C ...] sends 10.0.0.1
+     * (bucket 177 = 3 * 59), 10.0.0.2 (98 = 3 * 32 + 2) and 10.0.0.3 (19 = 3 * 6 + 1) to A, C and B.
      */
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
@@ -103,8 +105,9 @@ class SimulateSpecExamplesTest
     }
 
     /**
-     * SH-1 and SH-2 through the clients that hash to known buckets: 10.0.0.1 to 177, 10.0.0.2 to 98,
-     * 10.0.0.3 to 19, 192.168.1.100 to 36 (section 12.1).
+     * sh with weights 2:1:1 and 3:0:1, through clients whose buckets under the default multiplicative hash are
+     * known (core's HashSchedulerSpecTest checks them): 10.0.0.1 to 177, 10.0.0.2 to 98, 10.0.0.3 to 19,
+     * 192.168.1.100 to 36.
      */
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
