@@ -14,9 +14,10 @@ import java.util.Map;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The seeds' firewall cluster with two daemons: jvs A spreads the clients' requests over three stateful
- * firewalls by source hash with direct routing; jvs B balances them onto the servers and sends every reply
- * (one mark statement, one fwmark service) by destination hash back to a firewall. With the same firewalls in
+ * The firewall cluster of {@link FirewallSandwich} (sh out, dh back, as the LVS scheduling article pairs them)
+ * with two daemons: jvs A spreads the clients' requests over three stateful firewalls by source hash with
+ * direct routing; jvs B balances them onto the servers and sends every reply (one mark statement, one fwmark
+ * service) by destination hash back to a firewall. With the same firewalls in
  * the same order, sh on the client's address and dh on the same address pick the same one, so both
  * directions of every flow must cross the same firewall: asserted per conversation from the firewalls' flow
  * counters. Both daemons share this machine's two cores, so both idle politely (the adaptive default).

@@ -12,7 +12,9 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * The seeds' firewall cluster: two balancers around a row of firewalls, for the daemon's system tests.
+ * A firewall cluster: two balancers around a row of firewalls, for the daemon's system tests. It is the use
+ * Wensong Zhang's article on LVS load scheduling (LVS集群的负载调度, linuxvirtualserver.org/zh/lvs4.html)
+ * gives for sh and dh together: one entry and one exit per flow through a cluster of firewalls.
  * <pre>
  *   out   eth0 198.51.100.10, .11 ...                       outside   198.51.100.0/24  2001:db8:100::/64
  *    |    (one veth)
