@@ -46,7 +46,9 @@ import static io.jvs.core.packet.ParsedBurst.*;
  * <p>
  * Before a frame is classified, the snapshot's {@link MarkRule}s give a frame without a firewall mark
  * the mark of the first rule it matches. Frames dropped for want of a next hop leave the address they
- * needed in {@link #neighbourMisses()}, for the worker to pass on after the burst.
+ * needed in {@link #neighbourMisses()}, for the worker to pass on after the burst; a worker that keeps such frames
+ * until the address resolves runs them again through {@link #processAgain}, which does not count their packets a
+ * second time.
  */
 public final class Pipeline
 {
@@ -103,6 +105,10 @@ public final class Pipeline
     private final FlowTuple flow = new FlowTuple();
     private final SchedulingContext context;
 
+    /**
+     * Whether the burst being processed is one {@link #processAgain} took: its packets are already in IPVS's counts.
+     */
+    private boolean again;
     /** The snapshot of the burst being processed (the removal listener needs it). */
     private DataPlane plane;
     private long nowNs;
@@ -341,6 +347,29 @@ public final class Pipeline
      */
     public void process(final FrameBurst burst, final long now)
     {
+        process(burst, now, false);
+    }
+
+    /**
+     * Processes again frames that a {@link #process} already took and dropped for want of a next hop, and that the
+     * caller kept until a newer snapshot might have one (the daemon's worker holds them, as the kernel queues packets
+     * on a neighbour it is resolving): as {@link #process}, but the packets are not counted again in IPVS's packets
+     * and bytes of their service and server, which the first pass counted, as IPVS counts a packet in ip_vs_in_stats
+     * (ip_vs_out_stats for a reply) before it transmits it, whatever the transmit then makes of it. jvs's own frame
+     * counts take each frame at the pass that transmits it. So every frame goes through the general path: the fast
+     * loop counts a packet's IPVS counts with its frame's, and the speed of this rare path does not matter.
+     *
+     * @param burst the frames, as they were received (not as the first pass left them).
+     * @param now   the time on the worker's clock, read once for the burst.
+     */
+    public void processAgain(final FrameBurst burst, final long now)
+    {
+        process(burst, now, true);
+    }
+
+    private void process(final FrameBurst burst, final long now, final boolean again)
+    {
+        this.again = again;
         final DataPlane current = publisher.current();
         if (epochs != null)
         {
@@ -401,10 +430,16 @@ public final class Pipeline
             touched += prefetch.lines(prefetchBase + (long)group * PREFETCH_STRIDE, groupEnd - group);
         }
 
+        // No frame looked up yet: a burst processed again, which skips the fast loop, must not take a slot the last
+        // burst's loop left for towardsServer.
+        lookedUpFrame = -1;
         int i = 0;
         while (true)
         {
-            i = followEstablished(burst, i, count, p, current);
+            if (!again)
+            {
+                i = followEstablished(burst, i, count, p, current);
+            }
             if (i == count)
             {
                 break;
@@ -962,21 +997,26 @@ public final class Pipeline
         track(table, slot, TcpStates.OUTPUT, p.tcpFlags(i), server, current.timeouts, current.settings);
         if (p.ttl(i) <= 1)
         {
+            // Not counted: the kernel's ip_forward drops it before the FORWARD hook where ip_vs_out_hook would.
             return dropAndAnswer(DropReason.TTL_EXPIRED, burst, i, p, current,
                 isV6 ? L4Headers.ICMPV6_TIME_EXCEEDED : L4Headers.ICMP_TIME_EXCEEDED, 0, 0, false);
         }
         final long virtualHigh = table.virtualHigh(slot);
         final long virtualLow = table.virtualLow(slot);
         final int datagram = p.ipEnd(i) - p.l3Offset(i);
+        final int length = burst.length(i);
         final int verdict = rewriter.natOutbound(burst, i, p, current, virtualHigh, virtualLow, table.virtualPort(slot));
         if (p.fragment(i) == FRAGMENT_FIRST)
         {
             fragments.put(p.sourceHigh(i), p.sourceLow(i), p.destinationHigh(i), p.destinationLow(i), p.protocol(i),
                 p.fragmentId(i), serverSlot, 0, FragmentTable.TOWARDS_CLIENT, virtualHigh, virtualLow, nowTick);
         }
-        traffic.serverFrame(serverSlot, burst.length(i));
-        if (Verdict.kind(verdict) == Verdict.TRANSMIT)
+        if (!again)
         {
+            // Whatever the verdict: handle_response counts the reply (ip_vs_out_stats) before the stack routes it to
+            // the client, so one whose client has no next hop yet is counted; and the server's frame count takes
+            // its replies sent or not. Both at the first pass, so a held reply sent at a later one is counted once.
+            traffic.serverFrame(serverSlot, length);
             traffic.out(current.serverService[serverSlot], serverSlot, datagram);
         }
         return verdict;
@@ -1039,16 +1079,26 @@ public final class Pipeline
         }
     }
 
+    /**
+     * Sends a client's packet, bound to its connection, on to the connection's server. The packet is counted in IPVS's
+     * counts first, as ip_vs_in_hook counts it (ip_vs_in_stats) before packet_xmit, whose route lookup
+     * (__ip_vs_get_out_rt) may then drop it for its TTL or the MTU, and whose output may find no neighbour: a packet
+     * that found or made its connection is in the service's and server's InPkts whatever becomes of it. jvs's frame
+     * counts take only the frames that leave.
+     */
     private int forward(final FrameBurst burst, final int i, final ParsedBurst p, final DataPlane current,
         final int serverSlot, final int method, final int service, final int virtualPort)
     {
+        if (!again)
+        {
+            traffic.in(service, serverSlot, p.ipEnd(i) - p.l3Offset(i));
+        }
         if (p.ttl(i) <= 1)
         {
             return dropAndAnswer(DropReason.TTL_EXPIRED, burst, i, p, current,
                 p.kind(i) == KIND_IPV6 ? L4Headers.ICMPV6_TIME_EXCEEDED : L4Headers.ICMP_TIME_EXCEEDED, 0, 0, false);
         }
         final int length = burst.length(i);
-        final int datagram = p.ipEnd(i) - p.l3Offset(i);
         final int verdict = switch (method)
         {
             case 0 -> rewriter.natInbound(burst, i, p, current, serverSlot, virtualPort);
@@ -1057,7 +1107,7 @@ public final class Pipeline
         };
         if (Verdict.kind(verdict) == Verdict.TRANSMIT)
         {
-            traffic.forwarded(service, serverSlot, datagram, length);
+            traffic.framesForwarded(service, serverSlot, length);
         }
         return verdict;
     }
@@ -1084,14 +1134,33 @@ public final class Pipeline
             return Verdict.drop(DropReason.FRAGMENT_ORPHAN);
         }
         final int serverSlot = fragments.foundServer();
-        if (current.servers[serverSlot] == null || p.ttl(i) <= 1)
+        if (current.servers[serverSlot] == null)
         {
-            return Verdict.drop(current.servers[serverSlot] == null ? DropReason.SERVER_REMOVED : DropReason.TTL_EXPIRED);
+            return Verdict.drop(DropReason.SERVER_REMOVED);
         }
-        counters.fragmentFollowed();
         final int length = burst.length(i);
         final int datagram = p.ipEnd(i) - p.l3Offset(i);
+        final int service = current.serverService[serverSlot];
         final boolean towardsClient = fragments.foundDirection() == FragmentTable.TOWARDS_CLIENT;
+        // As forward and towardsClient count: a fragment to a server before its TTL is looked at (ip_vs_in_stats
+        // before packet_xmit), one to a client only if its TTL lets the kernel's ip_forward take it to the FORWARD
+        // hook (ip_vs_out_stats), whatever the transmit then makes of either.
+        if (!towardsClient && !again)
+        {
+            traffic.in(service, serverSlot, datagram);
+        }
+        if (p.ttl(i) <= 1)
+        {
+            return Verdict.drop(DropReason.TTL_EXPIRED);
+        }
+        if (towardsClient && !again)
+        {
+            traffic.out(service, serverSlot, datagram);
+        }
+        if (!again)
+        {
+            counters.fragmentFollowed();
+        }
         final int verdict;
         if (towardsClient)
         {
@@ -1110,14 +1179,6 @@ public final class Pipeline
         if (Verdict.kind(verdict) == Verdict.TRANSMIT)
         {
             traffic.serverFrame(serverSlot, length);
-            if (towardsClient)
-            {
-                traffic.out(current.serverService[serverSlot], serverSlot, datagram);
-            }
-            else
-            {
-                traffic.in(current.serverService[serverSlot], serverSlot, datagram);
-            }
         }
         return verdict;
     }

@@ -61,25 +61,21 @@ public final class TrafficStats
     }
 
     /**
-     * A client's frame forwarded to {@code server}: IPVS's counts and jvs's frame counts of both slots, two lines
-     * (the writer only).
+     * A client's frame sent on to {@code server}: jvs's frame counts of both slots, without IPVS's, which {@link #in}
+     * counts when the packet is bound to its connection, whether or not its frame leaves (the writer only).
      *
-     * @param bytes      its IP datagram's length.
      * @param frameBytes its Ethernet frame's length.
      */
-    public void forwarded(final int service, final int server, final int bytes, final int frameBytes)
+    public void framesForwarded(final int service, final int server, final int frameBytes)
     {
-        final long serviceLine = serviceLine(service);
-        final long serverLine = serverLine(server);
-        count(serviceLine, IN_PACKETS, IN_BYTES, bytes);
-        count(serviceLine, FRAMES, FRAME_BYTES, frameBytes);
-        count(serverLine, IN_PACKETS, IN_BYTES, bytes);
-        count(serverLine, FRAMES, FRAME_BYTES, frameBytes);
+        count(serviceLine(service), FRAMES, FRAME_BYTES, frameBytes);
+        count(serverLine(server), FRAMES, FRAME_BYTES, frameBytes);
     }
 
     /**
-     * A client's frame forwarded to {@code server}: {@link #forwarded}'s counts of the server's slot alone (the writer
-     * only), for a caller that counts the service's with {@link #serviceForwarded} once for a run of frames.
+     * A client's frame forwarded to {@code server}: {@link #in}'s and {@link #framesForwarded}'s counts of the
+     * server's slot alone (the writer only), for a caller that counts the service's with {@link #serviceForwarded}
+     * once for a run of frames.
      */
     public void serverForwarded(final int server, final int bytes, final int frameBytes)
     {
@@ -89,8 +85,9 @@ public final class TrafficStats
     }
 
     /**
-     * {@code packets} client frames forwarded for {@code service}: {@link #forwarded}'s counts of the service's slot
-     * for all of them at once (the writer only). Nothing when {@code packets} is 0, whatever the slot.
+     * {@code packets} client frames forwarded for {@code service}: {@link #in}'s and {@link #framesForwarded}'s counts
+     * of the service's slot for all of them at once (the writer only). Nothing when {@code packets} is 0, whatever
+     * the slot.
      *
      * @param bytes      their IP datagrams' length.
      * @param frameBytes their Ethernet frames' length.
@@ -108,8 +105,8 @@ public final class TrafficStats
     }
 
     /**
-     * A packet from a client to {@code server}, IPVS's counts only: a later fragment, which jvs's service frame
-     * count leaves out (the writer only).
+     * A packet from a client to {@code server}, IPVS's counts only (the writer only): counted when it is bound to its
+     * connection, as ip_vs_in_stats counts it before the transmit, which may yet drop it.
      *
      * @param bytes its IP datagram's length.
      */

@@ -30,7 +30,10 @@ import java.util.List;
  *  |                 padding to 64 bytes                          ...
  * </pre>
  * Bytes are IP datagram lengths (header and payload, without the Ethernet header), as IPVS counts
- * {@code skb->len} at its netfilter hooks, so the figures compare with a kernel director's.
+ * {@code skb->len} at its netfilter hooks, so the figures compare with a kernel director's. A packet is counted
+ * there once it has found or made its connection, before it is sent on, as ip_vs_in_stats and ip_vs_out_stats
+ * count it: one that its transmit then drops (no next hop, a client's packet whose TTL runs out or that does not
+ * fit the tunnel) is in them all the same.
  * <p>
  * The last two are jvs's own, which the replay report and the daemon's status give: whole frames as they left.
  * For a service, its clients' frames forwarded towards its servers, later fragments not included; for a real

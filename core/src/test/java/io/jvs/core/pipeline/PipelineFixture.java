@@ -95,6 +95,20 @@ final class PipelineFixture
      */
     Result[] send(final byte[]... frames)
     {
+        return send(false, frames);
+    }
+
+    /**
+     * Sends frames as one burst through {@link Pipeline#processAgain}, as the daemon's worker sends the frames it held
+     * for want of a next hop.
+     */
+    Result[] sendAgain(final byte[]... frames)
+    {
+        return send(true, frames);
+    }
+
+    private Result[] send(final boolean again, final byte[]... frames)
+    {
         burst.clear();
         burst.ingressPort = ingressPort;
         for (int i = 0; i < frames.length; i++)
@@ -104,7 +118,14 @@ final class PipelineFixture
             burst.add(address, frames[i].length, FRAME_SIZE, HEADROOM, nowNs - 500);
             burst.firewallMark(i, firewallMark);
         }
-        pipeline.process(burst, nowNs);
+        if (again)
+        {
+            pipeline.processAgain(burst, nowNs);
+        }
+        else
+        {
+            pipeline.process(burst, nowNs);
+        }
         // As the daemon's worker does once the frames are transmitted.
         pipeline.recordLatency(burst, nowNs);
         final Result[] results = new Result[frames.length];
@@ -118,6 +139,11 @@ final class PipelineFixture
     Result sendOne(final byte[] frame)
     {
         return send(frame)[0];
+    }
+
+    Result sendOneAgain(final byte[] frame)
+    {
+        return sendAgain(frame)[0];
     }
 
     /** A frame's fate and its bytes after processing. */

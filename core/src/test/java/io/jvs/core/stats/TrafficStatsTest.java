@@ -47,17 +47,20 @@ class TrafficStatsTest
     }
 
     @Test
-    void shouldCountAForwardedFrameInBothSetsOfBothSlotsAndAServerFrameInTheServersOnly()
+    void shouldCountAPacketInIpvssCountsItsForwardedFrameInJvssOfBothSlotsAndAServerFrameInTheServersOnly()
     {
         final TrafficStats stats = new TrafficStats(3, 4);
-        stats.forwarded(1, 2, 100, 114);
-        stats.forwarded(1, 2, 46, 60);
+        stats.in(1, 2, 100);
+        stats.framesForwarded(1, 2, 114);
+        stats.in(1, 2, 46);
+        stats.framesForwarded(1, 2, 60);
         stats.serverFrame(2, 1514);
+        // A later fragment, or a packet whose frame did not leave.
         stats.in(1, 3, 1480);
 
         assertThat(stats.service(1, IN_PACKETS)).isEqualTo(3);
         assertThat(stats.service(1, IN_BYTES)).isEqualTo(100 + 46 + 1480);
-        assertThat(stats.service(1, FRAMES)).as("a later fragment is not one of the service's frames").isEqualTo(2);
+        assertThat(stats.service(1, FRAMES)).as("only the frames that left").isEqualTo(2);
         assertThat(stats.service(1, FRAME_BYTES)).isEqualTo(114 + 60);
         assertThat(stats.server(2, IN_PACKETS)).isEqualTo(2);
         assertThat(stats.server(2, IN_BYTES)).isEqualTo(146);
@@ -70,7 +73,7 @@ class TrafficStatsTest
         assertThat(TrafficStatsDescriptor.name(FRAME_BYTES)).isEqualTo("framebytes");
         assertThat(TrafficStatsDescriptor.offset(FRAME_BYTES) + Long.BYTES)
             .as("every field in the slot's one line").isLessThanOrEqualTo(TrafficStatsDescriptor.SLOT_LENGTH);
-        assertThatExceptionOfType(IndexOutOfBoundsException.class).isThrownBy(() -> stats.forwarded(3, 0, 1, 1));
+        assertThatExceptionOfType(IndexOutOfBoundsException.class).isThrownBy(() -> stats.framesForwarded(3, 0, 1));
         assertThatExceptionOfType(IndexOutOfBoundsException.class).isThrownBy(() -> stats.serverFrame(4, 1));
         assertThat(stats.service(0, FRAMES) + stats.server(0, FRAMES)).isZero();
     }

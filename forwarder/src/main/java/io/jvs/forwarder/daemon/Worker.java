@@ -273,7 +273,7 @@ final class Worker implements Agent
             final FrameBurst owned = this.owned;
             if (owned.count > 0)
             {
-                process(owned, now);
+                process(owned, now, false);
                 for (int i = 0; i < owned.count; i++)
                 {
                     burst.taken(ownedFrom[i], owned.taken(i));
@@ -282,7 +282,7 @@ final class Worker implements Agent
         }
         else
         {
-            process(burst, now);
+            process(burst, now, false);
         }
         ports[port].release(burst);
         return count;
@@ -362,7 +362,7 @@ final class Worker implements Agent
                 return total;
             }
             // The frames' receive times are the first worker's: their latency includes the hand-off.
-            process(handed, now);
+            process(handed, now, false);
             ring.release();
             counters.add(index, DaemonCounters.HANDOFF_RECEIVED, count);
             total += count;
@@ -372,12 +372,21 @@ final class Worker implements Agent
     /**
      * Runs a burst through the pipeline on the round's clock and sends, passes or holds each frame by its verdict.
      *
-     * @param now the time the round started: the pipeline's clock for its timers (each frame carries its own receive
-     *            time, when its poll found it, which its latency counts from).
+     * @param now   the time the round started: the pipeline's clock for its timers (each frame carries its own receive
+     *              time, when its poll found it, which its latency counts from).
+     * @param again whether the frames are held ones, which the pipeline has counted in IPVS's counts of their
+     *              service and server already ({@link Pipeline#processAgain}).
      */
-    private void process(final FrameBurst frames, final long now)
+    private void process(final FrameBurst frames, final long now, final boolean again)
     {
-        pipeline.process(frames, now);
+        if (again)
+        {
+            pipeline.processAgain(frames, now);
+        }
+        else
+        {
+            pipeline.process(frames, now);
+        }
         counters.add(index, DaemonCounters.BURSTS, 1);
         final int[] toSendCount = this.toSendCount;
         for (int port = 0; port < toSendCount.length; port++)
@@ -444,7 +453,9 @@ final class Worker implements Agent
     /**
      * Runs the held frames through the pipeline again once a newer snapshot may know their next hops (or after
      * {@link #HOLD_RETRY_NS}): their connection state was already moved, and a second pass is what a duplicate
-     * of the packet would do. Those still without a next hop are held again until {@link #HOLD_NS}.
+     * of the packet would do, but for the counts: the first pass counted each packet in its service's and server's
+     * IPVS counts, as IPVS counts a packet before it transmits it, so {@link Pipeline#processAgain} counts only the
+     * frames that now leave. Those still without a next hop are held again until {@link #HOLD_NS}.
      */
     private void retryHeld(final long now)
     {
@@ -467,7 +478,7 @@ final class Worker implements Agent
             {
                 break;
             }
-            process(frames, now);
+            process(frames, now, true);
             held.release();
             left -= count;
         }
