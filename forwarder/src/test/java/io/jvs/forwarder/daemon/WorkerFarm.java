@@ -2,10 +2,12 @@ package io.jvs.forwarder.daemon;
 
 import io.jvs.core.conn.ConnectionTimeouts;
 import io.jvs.core.net.IpAddress;
+import io.jvs.core.net.IpPrefix;
 import io.jvs.core.packet.EthernetHeader;
 import io.jvs.core.packet.Frames;
 import io.jvs.core.packet.Ipv4Header;
 import io.jvs.core.packet.L4Headers;
+import io.jvs.core.pipeline.DataPlane;
 import io.jvs.core.pipeline.DataPlaneBuilder;
 import io.jvs.core.pipeline.DataPlanePublisher;
 import io.jvs.core.pipeline.DataPlaneSettings;
@@ -53,6 +55,9 @@ final class WorkerFarm implements AutoCloseable
 
     final int workers;
     final DataPlanePublisher publisher;
+    private final ServiceTable table;
+    private final DataPlaneSettings settings;
+    private final DataPlaneBuilder builder = new DataPlaneBuilder(4, 8);
     /** The snapshot's timeouts, shared: a test may shorten them. */
     final ConnectionTimeouts timeouts = new ConnectionTimeouts();
     final DaemonCounters counters;
@@ -76,19 +81,11 @@ final class WorkerFarm implements AutoCloseable
     WorkerFarm(final int workers, final int ringSlots, final DataPlaneSettings settings) throws RuleException
     {
         this.workers = workers;
-        final ServiceTable table = new ServiceTable(new SchedulerSettings(SchedulerFlags.NONE, workers,
+        this.table = new ServiceTable(new SchedulerSettings(SchedulerFlags.NONE, workers,
             SchedulerSettings.DEFAULT_EXPIRATION_NS, SchedulerSettings.DEFAULT_EXPIRATION_NS));
         RulesFile.apply("farm.rules", RulesFile.parse("farm.rules", List.of(RULES)), table);
-        final Topology.Builder topology = new Topology.Builder()
-            .port(0, PORT0_MAC, 1500, IpAddress.parse("10.0.0.1"), null)
-            .port(1, PORT1_MAC, 1500, IpAddress.parse("192.168.1.254"), null)
-            .gatewayV4(0, ROUTER_MAC);
-        for (int server = 1; server <= 2; server++)
-        {
-            topology.neighbour(IpAddress.parse("192.168.1." + server), 1, SERVER_MAC_BASE + server);
-        }
-        this.publisher = new DataPlanePublisher(new DataPlaneBuilder(4, 8).build(table, topology.build(),
-            timeouts, settings));
+        this.settings = settings;
+        this.publisher = new DataPlanePublisher(plane(true));
         this.counters = new DaemonCounters(workers);
         this.wakeups = new Wakeup[workers];
         this.rings = new HandoffRing[workers][workers];
@@ -104,6 +101,33 @@ final class WorkerFarm implements AutoCloseable
                 }
             }
         }
+    }
+
+    /**
+     * @param serverNeighbours whether the servers' MACs are known; without, they are on an on-link route of port 1
+     *                         and the frames for them have no next hop.
+     */
+    private DataPlane plane(final boolean serverNeighbours)
+    {
+        final Topology.Builder topology = new Topology.Builder()
+            .port(0, PORT0_MAC, 1500, IpAddress.parse("10.0.0.1"), null)
+            .port(1, PORT1_MAC, 1500, IpAddress.parse("192.168.1.254"), null)
+            .gatewayV4(0, ROUTER_MAC)
+            .route(IpPrefix.parse("192.168.1.0/24"), 1, Topology.Route.ON_LINK);
+        for (int server = 1; serverNeighbours && server <= 2; server++)
+        {
+            topology.neighbour(IpAddress.parse("192.168.1." + server), 1, SERVER_MAC_BASE + server);
+        }
+        return builder.build(table, topology.build(), timeouts, settings);
+    }
+
+    /**
+     * Publishes a snapshot in which the servers' MACs are known or not, as the conductor publishes one when the
+     * kernel's neighbour table changes.
+     */
+    void serverNeighbours(final boolean known)
+    {
+        publisher.publish(plane(known));
     }
 
     /** A worker's two ports, on pools of their own, port 1 showing what it sends to an observer. */

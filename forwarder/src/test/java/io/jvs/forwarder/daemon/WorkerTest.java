@@ -1,12 +1,14 @@
 package io.jvs.forwarder.daemon;
 
 import io.jvs.core.conn.TcpStates;
+import io.jvs.core.packet.DropReason;
 import io.jvs.core.packet.Checksums;
 import io.jvs.core.packet.EthernetHeader;
 import io.jvs.core.packet.Frames;
 import io.jvs.core.packet.Ipv4Header;
 import io.jvs.core.packet.L4Headers;
 import io.jvs.core.pipeline.WorkerCountersDescriptor;
+import io.jvs.core.stats.TrafficStats;
 import io.jvs.forwarder.port.Port;
 import io.jvs.forwarder.port.memory.FrameSource;
 import io.jvs.forwarder.port.memory.FrameTemplates;
@@ -23,6 +25,9 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
+import static io.jvs.core.stats.TrafficStatsDescriptor.FRAMES;
+import static io.jvs.core.stats.TrafficStatsDescriptor.IN_BYTES;
+import static io.jvs.core.stats.TrafficStatsDescriptor.IN_PACKETS;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -31,8 +36,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * the replies come back from the VIP; with two workers, the frames of the other worker's clients are handed
  * to it through its ring (counted on both sides, the owner woken if it sleeps, what does not fit counted as
  * dropped) and it transmits them; a transmit verdict for a port the worker lacks is counted; buffers go back
- * to their pools; expired connections are swept while idle; a latency copy or a page of connections asked for
- * without waiting is made in the next round; a stopped worker does nothing.
+ * to their pools; a frame without a next hop is held and sent once a snapshot knows it, counted once in IPVS's
+ * inpkts (when it met its connection) and once in jvs's frames (when it left), or, never sent, counted as a
+ * no-neighbour drop once the hold ends; expired connections are swept while idle; a latency copy or a page of
+ * connections asked for without waiting is made in the next round; a stopped worker does nothing.
  */
 class WorkerTest
 {
@@ -240,6 +247,105 @@ class WorkerTest
     }
 
     @Test
+    void shouldCountAFrameHeldForItsNextHopAndSentOnceItResolvesOnceInInPktsAndOnceInFrames() throws Exception
+    {
+        try (WorkerFarm farm = new WorkerFarm(1, 0))
+        {
+            final Sent toServers = new Sent();
+            final Queued fromClients = new Queued();
+            final MemoryPort[] ports = farm.ports(fromClients, null, TransmitObserver.NONE, toServers);
+            final Worker worker = farm.worker(0, ports, new boolean[2], WorkerFarm::ownerByParity);
+            final byte[] syn = farm.toVip(7, SYN);
+            fromClients.add(syn);
+            worker.doWork();
+            assertThat(toServers.frames).hasSize(1);
+
+            // The server's MAC is forgotten: the client's next segment, one the fast loop would take, is held.
+            farm.serverNeighbours(false);
+            final byte[] ack = farm.toVip(7, L4Headers.TCP_ACK);
+            fromClients.add(ack);
+            worker.doWork();
+            assertThat(toServers.frames).as("held").hasSize(1);
+            // Held, and held again at the round's try of the new snapshot.
+            assertThat(farm.counters.get(0, DaemonCounters.HELD)).isPositive();
+            assertThat(counts(worker, IN_PACKETS)).as("inpkts of the service and its servers: counted as it met its " +
+                "connection, as ip_vs_in_stats counts it").containsExactly(2L, 2L);
+            assertThat(counts(worker, FRAMES)).as("frames").containsExactly(1L, 1L);
+
+            // The MAC is known again: the held frame is processed again and leaves.
+            farm.serverNeighbours(true);
+            worker.doWork();
+
+            assertThat(toServers.frames).hasSize(2);
+            assertThat(toServers.frames.get(1)).hasSize(ack.length);
+            assertThat(counts(worker, IN_PACKETS)).as("inpkts of the service and its servers").containsExactly(2L, 2L);
+            final long bytes = new Frame(syn).ipLength() + new Frame(ack).ipLength();
+            assertThat(counts(worker, IN_BYTES)).as("inbytes").containsExactly(bytes, bytes);
+            assertThat(counts(worker, FRAMES)).as("frames of the service and its servers").containsExactly(2L, 2L);
+            assertThat(worker.pipeline().counters().frames()).isEqualTo(2);
+            assertThat(worker.pipeline().counters().transmitted()).isEqualTo(2);
+            assertThat(worker.pipeline().counters().dropped()).isZero();
+            assertThat(farm.counters.get(0, DaemonCounters.HELD_EXPIRED)).isZero();
+        }
+    }
+
+    @Test
+    void shouldCountAFrameWhoseNextHopNeverResolvesOnceInInPktsAndOnceAsANoNeighbourDrop() throws Exception
+    {
+        try (WorkerFarm farm = new WorkerFarm(1, 0))
+        {
+            farm.serverNeighbours(false);
+            final Sent toServers = new Sent();
+            final Queued fromClients = new Queued();
+            final MemoryPort[] ports = farm.ports(fromClients, null, TransmitObserver.NONE, toServers);
+            final Worker worker = farm.worker(0, ports, new boolean[2], WorkerFarm::ownerByParity);
+            fromClients.add(farm.toVip(7, SYN));
+            worker.doWork();
+            assertThat(farm.counters.get(0, DaemonCounters.HELD)).isPositive();
+            final long held = farm.counters.get(0, DaemonCounters.HELD);
+
+            // Tried again every HOLD_RETRY_NS, held again each time, until HOLD_NS has passed.
+            final long start = System.nanoTime();
+            while (farm.counters.get(0, DaemonCounters.HELD_EXPIRED) == 0 &&
+                System.nanoTime() - start < 10 * Worker.HOLD_NS)
+            {
+                worker.doWork();
+                Thread.sleep(5);
+            }
+
+            assertThat(farm.counters.get(0, DaemonCounters.HELD_EXPIRED)).isEqualTo(1);
+            assertThat(farm.counters.get(0, DaemonCounters.HELD)).as("held again at each try").isGreaterThan(held);
+            assertThat(toServers.frames).isEmpty();
+            assertThat(counts(worker, IN_PACKETS)).as("inpkts of the service and its servers").containsExactly(1L, 1L);
+            assertThat(counts(worker, FRAMES)).as("frames of the service and its servers").containsExactly(0L, 0L);
+            assertThat(worker.pipeline().counters().dropped(DropReason.NO_NEIGHBOUR)).isEqualTo(1);
+            assertThat(worker.pipeline().counters().dropped()).isEqualTo(1);
+            assertThat(worker.pipeline().counters().frames()).isEqualTo(1);
+            assertThat(worker.pipeline().counters().connections()).isEqualTo(1);
+        }
+    }
+
+    /**
+     * @return one of the worker's traffic counts of every service slot together, then of every server slot together
+     *         (the farm has one service).
+     */
+    private static List<Long> counts(final Worker worker, final int field)
+    {
+        final TrafficStats traffic = worker.pipeline().traffic();
+        long services = 0;
+        for (int slot = 0; slot < traffic.serviceSlots(); slot++)
+        {
+            services += traffic.service(slot, field);
+        }
+        long servers = 0;
+        for (int slot = 0; slot < traffic.serverSlots(); slot++)
+        {
+            servers += traffic.server(slot, field);
+        }
+        return List.of(services, servers);
+    }
+
+    @Test
     void shouldSweepExpiredConnectionsWhileIdle() throws Exception
     {
         try (WorkerFarm farm = new WorkerFarm(1, 0))
@@ -393,6 +499,11 @@ class WorkerTest
         long sourceMac()
         {
             return at(6, 6);
+        }
+
+        int ipLength()
+        {
+            return (int)at(EthernetHeader.LENGTH + Ipv4Header.TOTAL_LENGTH_OFFSET, 2);
         }
 
         int ttl()
