@@ -439,19 +439,21 @@ class SyscallsContractTest
             pollfd.set(JAVA_INT, PollFd.FD_OFFSET, receiver);
             pollfd.set(JAVA_SHORT, PollFd.EVENTS_OFFSET, PollFd.POLLIN);
 
-            dataPath(syscalls, sender, receiver, destination.address(), buffer.address(), pollfd.address(), 20_000);
+            // One datagram waits at the receiver for the whole test, so that the idle poll finds it every round.
+            assertThat(syscalls.sendto(sender, buffer.address(), PAYLOAD, Sockets.MSG_DONTWAIT, destination.address(),
+                SockaddrIn.SIZE)).isEqualTo(PAYLOAD);
+            dataPath(syscalls, sender, pollfd.address(), 20_000);
             // Compilation in a window (an OSR, a deoptimisation) can allocate once; an allocation per call would
             // show in every window, so the quietest of five counts.
             long fewestBytes = Long.MAX_VALUE;
             for (int window = 0; window < 5; window++)
             {
                 final long before = threads.getCurrentThreadAllocatedBytes();
-                final long checksum = dataPath(syscalls, sender, receiver, destination.address(), buffer.address(),
-                    pollfd.address(), 20_000);
+                final long checksum = dataPath(syscalls, sender, pollfd.address(), 20_000);
                 fewestBytes = Math.min(fewestBytes, threads.getCurrentThreadAllocatedBytes() - before);
-                assertThat(checksum).isEqualTo(20_000L * (PAYLOAD + 1 + 1 + PAYLOAD - 2 * EBADF - 2 * EAGAIN));
+                assertThat(checksum).isEqualTo(20_000L * (1 - EAGAIN - EBADF));
             }
-            // 20,000 rounds of eight calls: even 16 bytes per round would come to 320 KB.
+            // 20,000 rounds of three calls: even 16 bytes per round would come to 320 KB.
             assertThat(fewestBytes).isLessThan(16 * 1024);
         }
         finally
@@ -492,21 +494,20 @@ class SyscallsContractTest
             .isEqualTo("mmap failed: errno 4095 (see errno(3)), ring");
     }
 
-    /** One round per frame of what a port does: send, poll, receive, and the two failures it acts on. */
-    private static long dataPath(
-        final Syscalls syscalls, final int sender, final int receiver, final long destination, final long buffer,
-        final long pollfd, final int rounds)
+    /**
+     * One round of what a port's worker calls per burst: the idle poll that finds a frame waiting, the receive kick
+     * (on a socket with nothing to read, as a kick usually finds it) and the transmit kick, with the failure it acts
+     * on. Not the calls that capture errno (sendto, recvfrom, poll, close): no port calls them per burst, and whether
+     * they allocate is the JDK's JIT's choice (whether it inlines its check of the capture segment), which
+     * {@link KickWorstCaseAllocationTest} shows the data path's calls do not depend on.
+     */
+    private static long dataPath(final Syscalls syscalls, final int quietFd, final long pollfd, final int rounds)
     {
         long sum = 0;
         for (int i = 0; i < rounds; i++)
         {
-            sum += syscalls.sendto(sender, buffer, PAYLOAD, Sockets.MSG_DONTWAIT, destination, SockaddrIn.SIZE);
-            sum += syscalls.poll(pollfd, 1, 0);
             sum += syscalls.pollIdle(pollfd, 1, 0);
-            sum += syscalls.recvfrom(receiver, buffer, PAYLOAD, Sockets.MSG_DONTWAIT, 0, 0);
-            sum += syscalls.recvfrom(receiver, buffer, PAYLOAD, Sockets.MSG_DONTWAIT, 0, 0);
-            sum += syscalls.close(-1);
-            sum += syscalls.kickReceive(receiver);
+            sum += syscalls.kickReceive(quietFd);
             sum += syscalls.kickTransmit(-1);
         }
         return sum;
