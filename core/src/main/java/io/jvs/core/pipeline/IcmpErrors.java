@@ -10,6 +10,7 @@ import io.jvs.core.packet.Ipv6Header;
 import io.jvs.core.packet.L4Headers;
 import io.jvs.core.packet.ParsedBurst;
 import io.jvs.core.packet.Verdict;
+import io.jvs.core.stats.TrafficStats;
 
 /**
  * ICMP and ICMPv6 errors about connections jvs carries (the kernel's ip_vs_in_icmp and
@@ -24,10 +25,17 @@ import io.jvs.core.packet.Verdict;
  * The quoted IP header's checksum is refreshed and the ICMP checksum recomputed over the whole
  * message; the quoted upper-layer checksum is left alone, as the kernel does (it is usually truncated).
  * An error that quotes no known connection is the host's business.
+ * <p>
+ * An error about a connection is counted in IPVS's counts of its service and server as the kernel counts it: one
+ * towards the server in InPkts before it is sent on (ip_vs_in_icmp calls ip_vs_in_stats before ip_vs_icmp_xmit,
+ * which may yet drop it for its TTL or for want of a next hop), one towards the client in OutPkts once its TTL let
+ * the kernel's ip_forward take it to the FORWARD hook (handle_response_icmp's ip_vs_out_stats). jvs's frame
+ * counts leave errors out, as they leave out everything but the connections' own packets.
  */
 final class IcmpErrors
 {
     private final Rewriter rewriter;
+    private final TrafficStats traffic;
 
     private int quotedProtocol;
     private long quotedSourceHigh;
@@ -38,9 +46,10 @@ final class IcmpErrors
     private int quotedDestinationPort;
     private int quotedL4;
 
-    IcmpErrors(final Rewriter rewriter)
+    IcmpErrors(final Rewriter rewriter, final TrafficStats traffic)
     {
         this.rewriter = rewriter;
+        this.traffic = traffic;
     }
 
     /**
@@ -59,10 +68,12 @@ final class IcmpErrors
     }
 
     /**
+     * @param countedBefore whether an earlier pass over the same frame counted it already (a frame held for its next
+     *                      hop and processed again).
      * @return the verdict, or 0 when the error quotes no connection of ours.
      */
     int handle(final FrameBurst burst, final int i, final ParsedBurst p, final DataPlane plane,
-        final ConnectionTable table, final int nowTick)
+        final ConnectionTable table, final int nowTick, final boolean countedBefore)
     {
         final long frame = burst.address(i);
         final long icmp = frame + p.l4Offset(i);
@@ -75,13 +86,13 @@ final class IcmpErrors
             quotedDestinationPort, quotedSourceHigh, quotedSourceLow, quotedSourcePort);
         if (slot >= 0 && !table.isExpired(slot, nowTick))
         {
-            return towardsServer(burst, i, p, plane, table, slot, v6);
+            return towardsServer(burst, i, p, plane, table, slot, v6, countedBefore);
         }
         slot = table.lookupReverse(quotedProtocol, quotedSourceHigh, quotedSourceLow, quotedSourcePort,
             quotedDestinationHigh, quotedDestinationLow, quotedDestinationPort, plane.serverAddresses);
         if (slot >= 0 && !table.isExpired(slot, nowTick) && table.method(slot) == 0)
         {
-            return towardsClient(burst, i, p, plane, table, slot, v6);
+            return towardsClient(burst, i, p, plane, table, slot, v6, countedBefore);
         }
         return 0;
     }
@@ -131,9 +142,13 @@ final class IcmpErrors
     }
 
     private int towardsServer(final FrameBurst burst, final int i, final ParsedBurst p, final DataPlane plane,
-        final ConnectionTable table, final int slot, final boolean v6)
+        final ConnectionTable table, final int slot, final boolean v6, final boolean countedBefore)
     {
         final int serverSlot = table.server(slot);
+        if (!countedBefore)
+        {
+            traffic.in(plane.serverService[serverSlot], serverSlot, p.ipEnd(i) - p.l3Offset(i));
+        }
         if (p.ttl(i) <= 1)
         {
             return Verdict.drop(DropReason.TTL_EXPIRED);
@@ -171,11 +186,16 @@ final class IcmpErrors
     }
 
     private int towardsClient(final FrameBurst burst, final int i, final ParsedBurst p, final DataPlane plane,
-        final ConnectionTable table, final int slot, final boolean v6)
+        final ConnectionTable table, final int slot, final boolean v6, final boolean countedBefore)
     {
         if (p.ttl(i) <= 1)
         {
             return Verdict.drop(DropReason.TTL_EXPIRED);
+        }
+        if (!countedBefore)
+        {
+            final int serverSlot = table.server(slot);
+            traffic.out(plane.serverService[serverSlot], serverSlot, p.ipEnd(i) - p.l3Offset(i));
         }
         final long frame = burst.address(i);
         final long quote = frame + p.l4Offset(i) + L4Headers.ICMP_HEADER_LENGTH;

@@ -95,7 +95,7 @@ public final class Pipeline
     private final ConnectionTable v6;
     private final FragmentTable fragments = new FragmentTable(1024);
     private final Rewriter rewriter = new Rewriter(misses);
-    private final IcmpErrors icmpErrors = new IcmpErrors(rewriter);
+    private final IcmpErrors icmpErrors;
     private final TemplateTable templates;
     private final TemplateTable.Sweeper templateSweeper;
     private final IcmpResponder icmp;
@@ -241,6 +241,7 @@ public final class Pipeline
         this.v6 = new ConnectionTable(true, connectionsV6, this::onRemoved, allocator);
         this.counters = new WorkerCounters();
         this.traffic = new TrafficStats(maxServices, maxServers);
+        this.icmpErrors = new IcmpErrors(rewriter, traffic);
         this.icmp = new IcmpResponder(icmpPerSecond);
         this.context = new SchedulingContext(workerIndex, 0x6A76_7300L + workerIndex);
     }
@@ -749,7 +750,8 @@ public final class Pipeline
         {
             if (IcmpErrors.isError(p, i))
             {
-                final int verdict = icmpErrors.handle(burst, i, p, current, p.kind(i) == KIND_IPV6 ? v6 : v4, nowTick);
+                final int verdict = icmpErrors.handle(burst, i, p, current, p.kind(i) == KIND_IPV6 ? v6 : v4, nowTick,
+                    again);
                 if (verdict != 0)
                 {
                     return verdict;

@@ -125,6 +125,56 @@ class PipelineTrafficStatsTest
     }
 
     /** A NAT farm whose server is known and whose clients are on an on-link route of port 0, without MACs yet. */
+    @Test
+    void shouldCountAnIcmpErrorAboutAConnectionInItsInPktsTowardsTheServerAndOutPktsTowardsTheClient()
+    {
+        final PipelineFixture nat = new PipelineFixture()
+            .rules("-A -t 10.0.0.100:80 -s rr", "-a -t 10.0.0.100:80 -r 192.168.1.2:8080 -m")
+            .neighbour("192.168.1.2", SERVER_MAC)
+            .start();
+        final byte[] syn = fromClient(64, SYN, 0);
+        nat.sendOne(syn);
+        final TrafficStats stats = nat.pipeline.traffic();
+        final int server = nat.publisher.current().slotOf(server(nat));
+        final int service = nat.publisher.current().serverService[server];
+        // A router near the client could not deliver the reply VIP:80 -> client and tells the VIP
+        // (ip_vs_in_icmp: ip_vs_in_stats); the server could not take the request (handle_response_icmp).
+        final byte[] aboutReply = icmpErrorV4(JVS_MAC, ROUTER_MAC, IpAddress.parse("203.0.113.1"), VIP, 3, 1,
+            frame(ROUTER_MAC, JVS_MAC, VIP, CLIENT, 63, Segment.tcp(80, 40000, SYN | ACK, 0)));
+        final byte[] aboutRequest = icmpErrorV4(JVS_MAC, SERVER_MAC, SERVER, CLIENT, 3, 3,
+            frame(SERVER_MAC, JVS_MAC, CLIENT, SERVER, 63, Segment.tcp(40000, 8080, SYN, 0)));
+
+        assertThat(Verdict.kind(nat.sendOne(aboutReply).verdict())).isEqualTo(Verdict.TRANSMIT);
+        assertThat(Verdict.kind(nat.sendOne(aboutRequest).verdict())).isEqualTo(Verdict.TRANSMIT);
+
+        assertThat(stats.service(service, IN_PACKETS)).as("the SYN and the error about the reply").isEqualTo(2);
+        assertThat(stats.server(server, IN_BYTES)).isEqualTo(syn.length - ETHERNET + aboutReply.length - ETHERNET);
+        assertThat(stats.service(service, OUT_PACKETS)).as("the server's error").isEqualTo(1);
+        assertThat(stats.server(server, OUT_BYTES)).isEqualTo(aboutRequest.length - ETHERNET);
+        assertThat(stats.service(service, FRAMES)).as("errors are not the connection's frames").isEqualTo(1);
+        assertThat(stats.server(server, FRAMES)).isEqualTo(1);
+    }
+
+    @Test
+    void shouldCountAServersIcmpErrorWithoutANextHopOnceThoughProcessedAgain()
+    {
+        final PipelineFixture nat = withoutClientNeighbour();
+        nat.sendOne(fromClient(64, SYN, 0));
+        final byte[] error = icmpErrorV4(JVS_MAC, SERVER_MAC, SERVER, CLIENT, 3, 3,
+            frame(SERVER_MAC, JVS_MAC, CLIENT, SERVER, 63, Segment.tcp(40000, 8080, SYN, 0)));
+        final TrafficStats stats = nat.pipeline.traffic();
+        final int server = nat.publisher.current().slotOf(server(nat));
+        final int service = nat.publisher.current().serverService[server];
+
+        assertThat(nat.sendOne(error).verdict()).isEqualTo(Verdict.drop(DropReason.NO_NEIGHBOUR));
+        assertThat(stats.service(service, OUT_PACKETS)).as("counted before its next hop is looked for").isEqualTo(1);
+        nat.neighbour("198.51.100.7", CLIENT_MAC).republish();
+        assertThat(Verdict.kind(nat.sendOneAgain(error).verdict())).isEqualTo(Verdict.TRANSMIT);
+
+        assertThat(stats.service(service, OUT_PACKETS)).as("once").isEqualTo(1);
+        assertThat(stats.server(server, OUT_BYTES)).isEqualTo(error.length - ETHERNET);
+    }
+
     private static PipelineFixture withoutClientNeighbour()
     {
         final PipelineFixture fixture = new PipelineFixture()
