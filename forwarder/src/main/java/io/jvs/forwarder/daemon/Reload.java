@@ -87,7 +87,8 @@ final class Reload
         final Set<IpAddress> added = Conductor.serverAddressesOf(desired);
         added.removeAll(Conductor.serverAddressesOf(live));
         final List<ServiceDiff.Pending> quiesced = new ArrayList<>();
-        final List<String> changes = new ArrayList<>(ServiceDiff.apply(live, desired, quiesced));
+        final List<String> changes = new ArrayList<>(ServiceDiff.apply(live, desired, ServiceDiff.keys(live),
+            quiesced));
         if (!added.isEmpty())
         {
             Conductor.awaitNextHops(conductor.topologySource(), added, Conductor.serverAddressesOf(desired),

@@ -7,7 +7,9 @@ import io.jvs.core.service.ServiceTable;
 import io.jvs.core.service.VirtualService;
 
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * Applies a reloaded configuration's services to the running table as the smallest set of ipvsadm operations
@@ -17,6 +19,11 @@ import java.util.List;
  * threshold an edit ({@code -e}) that applies to new connections; what is gone is deleted, its connections
  * following {@code expire_nodest_conn}; what is new is added, and a server whose line comes back while connections
  * still count on it is the deleted object taken back ({@link ServiceTable#addServer}), so those connections resume.
+ * <p>
+ * What the file manages is only what it declares: a running service outside the set of services the previous file
+ * managed ({@code owned}) and not declared by the new one, one that control (ctl, ipvsadm, keepalived) created, is
+ * left as it is, servers, counters and connections all; one that the new file declares is taken over, its
+ * definition applied by the same edits as an owned service's (never deleted and added again).
  * <p>
  * Run it only with a desired table that was built successfully from the new configuration (every rule
  * accepted), so the operations here meet no refusal; order: deletions of servers and services first, then
@@ -52,18 +59,23 @@ final class ServiceDiff
      */
     static List<String> apply(final ServiceTable live, final ServiceTable desired)
     {
-        return apply(live, desired, null);
+        return apply(live, desired, keys(live), null);
     }
 
     /**
+     * @param owned   the services the file managed until now (the previous file's): of the running services not
+     *                in {@code desired}, those are deleted and the others left to control; a running service that
+     *                {@code desired} declares and that is not in it is taken over from control (the log's
+     *                {@code taken over from control: KEY}, before its edits).
      * @param pending where servers added to running services go, at weight 0, for {@link #release} after the next
      *                publication; null to add them at their weights at once (no workers run).
      * @return one line per operation applied.
      */
-    static List<String> apply(final ServiceTable live, final ServiceTable desired, final List<Pending> pending)
+    static List<String> apply(final ServiceTable live, final ServiceTable desired, final Set<ServiceKey> owned,
+        final List<Pending> pending)
     {
         final ServiceDiff diff = new ServiceDiff();
-        diff.run(live, desired, pending != null);
+        diff.run(live, desired, owned, pending != null);
         if (pending != null)
         {
             pending.addAll(diff.pending);
@@ -84,11 +96,23 @@ final class ServiceDiff
         }
     }
 
-    private void run(final ServiceTable live, final ServiceTable desired, final boolean twoSteps)
+    /** @return the keys of the table's services, in its order. */
+    static Set<ServiceKey> keys(final ServiceTable table)
+    {
+        final Set<ServiceKey> keys = new LinkedHashSet<>();
+        for (final VirtualService service : table.services())
+        {
+            keys.add(service.key());
+        }
+        return keys;
+    }
+
+    private void run(final ServiceTable live, final ServiceTable desired, final Set<ServiceKey> owned,
+        final boolean twoSteps)
     {
         for (final VirtualService service : List.copyOf(live.services()))
         {
-            if (desired.find(service.key()) == null)
+            if (desired.find(service.key()) == null && owned.contains(service.key()))
             {
                 live.deleteService(service.key());
                 changes.add("-D " + service.key());
@@ -105,6 +129,10 @@ final class ServiceDiff
                 // A new service is in no snapshot yet: workers meet it with its servers' slots.
                 addServers(live, key, wanted.servers(), false);
                 continue;
+            }
+            if (!owned.contains(key))
+            {
+                changes.add("taken over from control: " + key);
             }
             for (final RealServer server : running.servers().clone())
             {

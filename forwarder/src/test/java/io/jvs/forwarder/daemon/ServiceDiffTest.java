@@ -72,7 +72,7 @@ class ServiceDiffTest
         next[FARM.length + 2] = "-a -t 10.0.0.3:443 -r 192.168.3.1:443 -m -w 5";
         final java.util.List<ServiceDiff.Pending> pending = new java.util.ArrayList<>();
 
-        ServiceDiff.apply(live, table(next), pending);
+        ServiceDiff.apply(live, table(next), ServiceDiff.keys(live), pending);
 
         final RealServer added = live.find(WEB).find(IpAddress.parse("192.168.1.4"), 80);
         assertThat(added.weight()).as("no scheduler gives it a connection before a snapshot names it").isZero();
@@ -236,7 +236,7 @@ class ServiceDiffTest
         final String[] back = FARM.clone();
         back[2] = "-a -t 10.0.0.1:80 -r 192.168.1.2:80 -g -w 6";
         final List<ServiceDiff.Pending> pending = new ArrayList<>();
-        ServiceDiff.apply(live, table(back), pending);
+        ServiceDiff.apply(live, table(back), ServiceDiff.keys(live), pending);
         assertThat(live.find(WEB).find(IpAddress.parse("192.168.1.2"), 80)).isSameAs(second);
         assertThat(second.weight()).as("quiesced until released, as any server added to a running service").isZero();
         ServiceDiff.release(live, pending);
@@ -426,6 +426,51 @@ class ServiceDiffTest
             }
         }
         assertThat(ServiceDiff.apply(live, desired)).isEmpty();
+    }
+
+    @Test
+    void shouldLeaveAServiceTheFileDidNotDeclareAloneAndDeleteOnlyOneItDid() throws Exception
+    {
+        // WEB came from the file; DNS from control (ctl, ipvsadm, keepalived): the file managed only WEB.
+        final ServiceTable live = table(FARM);
+        final VirtualService dns = live.find(DNS);
+        final RealServer[] dnsServers = dns.servers();
+        dnsServers[0].bindConnection(true);
+
+        final List<String> changes = ServiceDiff.apply(live, table(), java.util.Set.of(WEB), null);
+
+        assertThat(changes).containsExactly("-D " + WEB);
+        assertThat(live.find(WEB)).isNull();
+        assertThat(live.find(DNS)).isSameAs(dns);
+        assertThat(dns.servers()).isSameAs(dnsServers);
+        assertThat(dnsServers[0].inactiveConnections()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldTakeOverAServiceOfControlThatTheFileStartsDeclaringByEditsKeepingItsObjects() throws Exception
+    {
+        // Both came from control; the new file declares DNS, with another scheduler, weight and a second server.
+        final ServiceTable live = table(FARM);
+        final VirtualService web = live.find(WEB);
+        final VirtualService dns = live.find(DNS);
+        final RealServer kept = dns.find(IpAddress.parse("192.168.2.1"), 53);
+        kept.bindConnection(false);
+
+        final List<String> changes = ServiceDiff.apply(live, table(
+            "-A -u 10.0.0.2:53 -s rr",
+            "-a -u 10.0.0.2:53 -r 192.168.2.1:53 -g -w 3",
+            "-a -u 10.0.0.2:53 -r 192.168.2.2:53 -g -w 1"), java.util.Set.of(), null);
+
+        assertThat(changes).containsExactly(
+            "taken over from control: " + DNS,
+            "-E " + DNS + " -s rr",
+            "-e " + DNS + " -r 192.168.2.1:53 -g -w 3",
+            "-a " + DNS + " -r 192.168.2.2:53 -g -w 1");
+        assertThat(live.find(DNS)).as("edited, not deleted and added again").isSameAs(dns);
+        assertThat(dns.find(IpAddress.parse("192.168.2.1"), 53)).isSameAs(kept);
+        assertThat(kept.activeConnections()).isEqualTo(1);
+        assertThat(live.find(WEB)).as("still control's").isSameAs(web);
+        assertThat(web.servers()).hasSize(3);
     }
 
     private static String[] randomConfiguration(final SplittableRandom random)
