@@ -10,6 +10,7 @@ import io.jvs.core.pipeline.DataPlaneSettings;
 import io.jvs.core.pipeline.MarkRule;
 import io.jvs.core.pipeline.Topology;
 import io.jvs.core.service.RealServer;
+import io.jvs.core.service.ServiceKey;
 import io.jvs.core.service.ServiceTable;
 import io.jvs.core.service.VirtualService;
 import io.jvs.core.stats.RateEstimator;
@@ -57,6 +58,11 @@ final class Conductor implements Agent
     private List<MarkRule> marks;
     /** The configuration in effect: the file the daemon started with, then each reload's that was applied. */
     private JvsConfig configuration;
+    /**
+     * The services the file manages: those the configuration in effect declares, less those a control command has
+     * created since (after deleting them); the others in the table are control's, which a reload leaves alone.
+     */
+    private final Set<ServiceKey> fileServices = new LinkedHashSet<>();
     private boolean dirty;
     private long lastBuildNs;
     private long snapshots;
@@ -89,6 +95,11 @@ final class Conductor implements Agent
         this.settings = settings;
         this.marks = List.copyOf(marks);
         this.configuration = configuration;
+        // The table is the file's services at the start: control has made none yet.
+        for (final VirtualService service : table.services())
+        {
+            fileServices.add(service.key());
+        }
     }
 
     @Override
@@ -524,6 +535,31 @@ final class Conductor implements Agent
     void configuration(final JvsConfig configuration)
     {
         this.configuration = configuration;
+    }
+
+    /** @return the services the file manages (see {@link #fileServices(Set)}); do not modify it. */
+    Set<ServiceKey> fileServices()
+    {
+        return java.util.Collections.unmodifiableSet(fileServices);
+    }
+
+    /**
+     * @param declared the services the configuration a reload applied declares: from now on the file manages those
+     *                 and only those.
+     */
+    void fileServices(final Set<ServiceKey> declared)
+    {
+        fileServices.clear();
+        fileServices.addAll(declared);
+    }
+
+    /**
+     * A control command created the service {@code key} (it did not exist, so one the file declares was deleted
+     * first): it is control's now, and a reload whose file no longer declares it leaves it alone.
+     */
+    void createdByControl(final ServiceKey key)
+    {
+        fileServices.remove(key);
     }
 
     ConnectionTimeouts timeouts()

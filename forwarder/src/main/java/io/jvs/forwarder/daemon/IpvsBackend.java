@@ -35,8 +35,9 @@ import static io.jvs.core.stats.TrafficStatsDescriptor.OUT_PACKETS;
  * they cannot send to yet. Listings are the conductor's table with the {@link TrafficLedger}'s figures; the
  * connection entries come from the workers, a page at a time, on the caller's thread.
  * <p>
- * A later reload applies the config file as it is: changes made with ipvsadm since are replaced by the file's
- * services, as re-running an ipvsadm script would replace them.
+ * A service created here is control's ({@link Conductor#createdByControl}): a reload leaves it alone unless its file
+ * starts declaring it. A change here to a service the file declares lasts until the next reload, which puts the
+ * file's definition back, as re-running an ipvsadm script would.
  */
 final class IpvsBackend implements Ipvsadm.Backend
 {
@@ -66,7 +67,8 @@ final class IpvsBackend implements Ipvsadm.Backend
         return onConductor(conductor -> change(conductor, command));
     }
 
-    private KernelError change(final Conductor conductor, final RuleCommand command)
+    /** Applies {@code command} on the conductor's thread (tests call it there directly). */
+    KernelError change(final Conductor conductor, final RuleCommand command)
     {
         final ServiceTable table = conductor.table();
         final KernelError refused = KernelChecks.check(command, KernelChecks.lookup(table), limits);
@@ -127,6 +129,10 @@ final class IpvsBackend implements Ipvsadm.Backend
                 final KernelError error = TableViews.apply(command, table, limits);
                 if (error == null)
                 {
+                    if (command instanceof RuleCommand.AddService add)
+                    {
+                        conductor.createdByControl(add.key());
+                    }
                     conductor.publish(System.nanoTime());
                 }
                 return error;

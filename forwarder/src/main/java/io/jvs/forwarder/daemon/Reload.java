@@ -9,7 +9,9 @@ import io.jvs.core.pipeline.Topology;
 import io.jvs.core.rules.RuleException;
 import io.jvs.core.sched.SchedulerFlags;
 import io.jvs.core.sched.SchedulerSettings;
+import io.jvs.core.service.ServiceKey;
 import io.jvs.core.service.ServiceTable;
+import io.jvs.core.service.VirtualService;
 import io.jvs.forwarder.config.JvsConfig;
 
 import java.io.IOException;
@@ -25,7 +27,14 @@ import java.util.Set;
  * building a fresh service table from it, and refused whole with {@code file:line: reason} when anything is
  * wrong, so the running state stays as it was; then its difference from what runs is applied
  * ({@link ServiceDiff}) and published as one snapshot, and the log names each change that took effect, so that an
- * operator reading it can tell a reload that changed nothing from one that did. What only a restart can change
+ * operator reading it can tell a reload that changed nothing from one that did.
+ * <p>
+ * The file manages what it declares, as IPVS's own configuration around the service table (iptables MARK rules,
+ * the {@code net.ipv4.vs} sysctls) never touches what keepalived or ipvsadm put in it: the services the file
+ * declares are put back to its definition, those the previous file declared and this one does not are deleted,
+ * and those control made (ctl, ipvsadm, keepalived through the control socket) are left alone unless the file
+ * starts declaring them, which takes them over. The log's {@code left to control:} says how many services the
+ * reload left to control. What only a restart can change
  * (interfaces, workers, CPUs, connection tables, idle mode, the control socket) is refused with a message saying
  * so. Runs on the conductor's thread; the XDP programs stay attached throughout.
  */
@@ -46,7 +55,8 @@ final class Reload
      * ({@link Conductor#configuration()}), which it then becomes.
      *
      * @return a one-line summary of what changed: the services' operations, then the rest that took effect
-     *         (timeouts, {@code set} switches, mark rules, neighbour and gateway overrides), or "no change".
+     *         (timeouts, {@code set} switches, mark rules, neighbour and gateway overrides), or "no change"; then
+     *         {@code ; left to control: } and how many services the file does not declare, when there are any.
      * @throws IllegalArgumentException when the file is refused (its message is the reason, file:line first).
      */
     static String apply(final Conductor conductor, final Path file)
@@ -87,8 +97,9 @@ final class Reload
         final Set<IpAddress> added = Conductor.serverAddressesOf(desired);
         added.removeAll(Conductor.serverAddressesOf(live));
         final List<ServiceDiff.Pending> quiesced = new ArrayList<>();
-        final List<String> changes = new ArrayList<>(ServiceDiff.apply(live, desired, ServiceDiff.keys(live),
+        final List<String> changes = new ArrayList<>(ServiceDiff.apply(live, desired, conductor.fileServices(),
             quiesced));
+        conductor.fileServices(ServiceDiff.keys(desired));
         if (!added.isEmpty())
         {
             Conductor.awaitNextHops(conductor.topologySource(), added, Conductor.serverAddressesOf(desired),
@@ -109,6 +120,7 @@ final class Reload
         changes.addAll(neighbourChanges(running, next));
         conductor.topologySource().reconfigure(next);
         conductor.configuration(next);
+        final String leftToControl = leftToControl(live, conductor.fileServices());
         conductor.publish(System.nanoTime());
         if (!quiesced.isEmpty())
         {
@@ -121,7 +133,7 @@ final class Reload
             ServiceDiff.release(live, quiesced);
             conductor.publish(System.nanoTime());
         }
-        return summary(changes);
+        return summary(changes) + leftToControl;
     }
 
     /** @return "no change", or how many changes and each one, separated by semicolons. */
@@ -132,6 +144,24 @@ final class Reload
             return "no change";
         }
         return changes.size() + (changes.size() == 1 ? " change: " : " changes: ") + String.join("; ", changes);
+    }
+
+    /**
+     * @param fileServices the services the file manages, from this reload on.
+     * @return {@code "; left to control: "} and how many running services the file does not declare, or empty when
+     *         it declares them all.
+     */
+    private static String leftToControl(final ServiceTable live, final Set<ServiceKey> fileServices)
+    {
+        int services = 0;
+        for (final VirtualService service : live.services())
+        {
+            if (!fileServices.contains(service.key()))
+            {
+                services++;
+            }
+        }
+        return services == 0 ? "" : "; left to control: " + services + (services == 1 ? " service" : " services");
     }
 
     /**

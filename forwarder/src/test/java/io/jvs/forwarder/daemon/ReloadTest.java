@@ -1,13 +1,19 @@
 package io.jvs.forwarder.daemon;
 
 import io.jvs.core.conn.ConnectionTimeouts;
+import io.jvs.core.control.KernelChecks;
 import io.jvs.core.net.IpAddress;
+import io.jvs.core.net.Protocol;
 import io.jvs.core.pipeline.DataPlaneBuilder;
 import io.jvs.core.pipeline.DataPlanePublisher;
 import io.jvs.core.pipeline.Topology;
+import io.jvs.core.rules.RuleParser;
 import io.jvs.core.sched.SchedulerFlags;
 import io.jvs.core.sched.SchedulerSettings;
+import io.jvs.core.service.RealServer;
+import io.jvs.core.service.ServiceKey;
 import io.jvs.core.service.ServiceTable;
+import io.jvs.core.service.VirtualService;
 import io.jvs.forwarder.config.JvsConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -28,6 +34,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  */
 class ReloadTest
 {
+    private static final ServiceKey FILE = ServiceKey.of(Protocol.TCP, IpAddress.parse("198.51.100.10"), 9001);
+    private static final ServiceKey CONTROL = ServiceKey.of(Protocol.UDP, IpAddress.parse("198.51.100.20"), 53);
     private static final String BOX = """
         interface eth0
         workers 1
@@ -110,6 +118,118 @@ class ReloadTest
             .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("workers or cpus changed");
         assertThatThrownBy(() -> reload(conductor, BOX.replace("workers 1\n", "workers 1 cpus 0\n")))
             .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("workers or cpus changed");
+    }
+
+    @Test
+    void shouldLeaveAServiceMadeThroughCtlAloneWhenAReloadAddsAMarkRule() throws Exception
+    {
+        final Conductor conductor = conductor(BOX);
+        ctl(conductor, "-A -u 198.51.100.20:53 -s rr");
+        ctl(conductor, "-a -u 198.51.100.20:53 -r 10.1.0.21:53 -m -w 1");
+        final VirtualService service = conductor.table().find(CONTROL);
+        final RealServer server = service.servers()[0];
+        server.bindConnection(true);
+
+        assertThat(reload(conductor, BOX + "mark 5 dst 198.51.100.12/32\n"))
+            .isEqualTo("1 change: mark rules: 1 added; left to control: 1 service");
+
+        assertThat(conductor.table().find(CONTROL)).isSameAs(service);
+        assertThat(service.servers()).containsExactly(server);
+        assertThat(server.weight()).isEqualTo(1);
+        assertThat(server.inactiveConnections()).isEqualTo(1);
+        assertThat(reload(conductor, BOX + "mark 5 dst 198.51.100.12/32\n"))
+            .isEqualTo("no change; left to control: 1 service");
+    }
+
+    @Test
+    void shouldLeaveAServiceMadeThroughCtlAloneWhenAReloadChangesTheTimeoutsOrASetSwitch() throws Exception
+    {
+        final Conductor conductor = conductor(BOX);
+        ctl(conductor, "-A -u 198.51.100.20:53 -s rr");
+        ctl(conductor, "-a -u 198.51.100.20:53 -r 10.1.0.21:53 -m -w 1");
+        final VirtualService service = conductor.table().find(CONTROL);
+
+        assertThat(reload(conductor, BOX + "timeout tcp 600\n"))
+            .isEqualTo("1 change: timeouts tcp 600 tcpfin 120 udp 300; left to control: 1 service");
+        assertThat(reload(conductor, BOX + "timeout tcp 600\nset expire_nodest_conn 1\n"))
+            .isEqualTo("1 change: set expire_nodest_conn 1; left to control: 1 service");
+
+        assertThat(conductor.table().find(CONTROL)).isSameAs(service);
+        assertThat(service.servers()).hasSize(1);
+    }
+
+    @Test
+    void shouldPutBackTheFilesDefinitionOfAFileServiceEditedThroughCtlAndLeaveControlsOwnAsItIs() throws Exception
+    {
+        final Conductor conductor = conductor(BOX);
+        final VirtualService service = conductor.table().find(FILE);
+        ctl(conductor, "-E -t 198.51.100.10:9001 -s wlc");
+        ctl(conductor, "-e -t 198.51.100.10:9001 -r 10.1.0.11:9001 -m -w 5");
+        ctl(conductor, "-a -t 198.51.100.10:9001 -r 10.1.0.12:9001 -m -w 1");
+        ctl(conductor, "-A -u 198.51.100.20:53 -s wlc");
+
+        assertThat(reload(conductor, BOX)).isEqualTo("3 changes: -d TCP 198.51.100.10:9001 -r 10.1.0.12:9001; " +
+            "-E TCP 198.51.100.10:9001 -s rr; -e TCP 198.51.100.10:9001 -r 10.1.0.11:9001 -m -w 1; " +
+            "left to control: 1 service");
+        assertThat(conductor.table().find(FILE)).isSameAs(service);
+        assertThat(conductor.table().find(CONTROL).settings().scheduler()).isEqualTo("wlc");
+
+        ctl(conductor, "-D -t 198.51.100.10:9001");
+        assertThat(reload(conductor, BOX)).as("deleted through ctl, it comes back")
+            .isEqualTo("2 changes: -A TCP 198.51.100.10:9001 -s rr; " +
+                "-a TCP 198.51.100.10:9001 -r 10.1.0.11:9001 -m -w 1; left to control: 1 service");
+    }
+
+    @Test
+    void shouldDeleteAFileServiceTheFileNoLongerDeclaresButNotOneOfControl() throws Exception
+    {
+        final Conductor conductor = conductor(BOX);
+        ctl(conductor, "-A -u 198.51.100.20:53 -s rr");
+
+        assertThat(reload(conductor, "interface eth0\nworkers 1\n"))
+            .isEqualTo("1 change: -D TCP 198.51.100.10:9001; left to control: 1 service");
+        assertThat(conductor.table().find(FILE)).isNull();
+        assertThat(conductor.table().find(CONTROL)).isNotNull();
+    }
+
+    @Test
+    void shouldTakeOverAServiceOfControlThatTheFileStartsDeclaringWithItsConnections() throws Exception
+    {
+        final Conductor conductor = conductor(BOX);
+        ctl(conductor, "-A -u 198.51.100.20:53 -s rr");
+        ctl(conductor, "-a -u 198.51.100.20:53 -r 10.1.0.21:53 -m -w 1");
+        final VirtualService service = conductor.table().find(CONTROL);
+        final RealServer server = service.servers()[0];
+        server.bindConnection(false);
+        final String declared = BOX + "-A -u 198.51.100.20:53 -s rr\n-a -u 198.51.100.20:53 -r 10.1.0.21:53 -m -w 2\n";
+
+        assertThat(reload(conductor, declared)).isEqualTo("2 changes: taken over from control: UDP " +
+            "198.51.100.20:53; -e UDP 198.51.100.20:53 -r 10.1.0.21:53 -m -w 2");
+
+        assertThat(conductor.table().find(CONTROL)).isSameAs(service);
+        assertThat(service.servers()).containsExactly(server);
+        assertThat(server.weight()).isEqualTo(2);
+        assertThat(server.activeConnections()).isEqualTo(1);
+        assertThat(reload(conductor, declared)).isEqualTo("no change");
+        assertThat(reload(conductor, BOX)).as("the file's now").isEqualTo("1 change: -D UDP 198.51.100.20:53");
+    }
+
+    @Test
+    void shouldLeaveAFileServiceThatCtlDeletedAndCreatedAgainToControl() throws Exception
+    {
+        final Conductor conductor = conductor(BOX);
+        ctl(conductor, "-D -t 198.51.100.10:9001");
+        ctl(conductor, "-A -t 198.51.100.10:9001 -s wlc");
+
+        assertThat(reload(conductor, "interface eth0\nworkers 1\n")).isEqualTo("no change; left to control: 1 service");
+        assertThat(conductor.table().find(FILE)).isNotNull();
+    }
+
+    /** Applies an ipvsadm command line as the control socket does, which must take it. */
+    private static void ctl(final Conductor conductor, final String line)
+    {
+        assertThat(new IpvsBackend(null, KernelChecks.Limits.NONE, 1024).change(conductor, RuleParser.parse(line)))
+            .as(line).isNull();
     }
 
     private Conductor conductor(final String text) throws Exception
