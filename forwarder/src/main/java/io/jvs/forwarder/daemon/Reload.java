@@ -33,8 +33,11 @@ import java.util.Set;
  * the {@code net.ipv4.vs} sysctls) never touches what keepalived or ipvsadm put in it: the services the file
  * declares are put back to its definition, those the previous file declared and this one does not are deleted,
  * and those control made (ctl, ipvsadm, keepalived through the control socket) are left alone unless the file
- * starts declaring them, which takes them over. The log's {@code left to control:} says how many services the
- * reload left to control. What only a restart can change
+ * starts declaring them, which takes them over. A timeout changes only when the file's value for it changed, so
+ * one set through control outlasts a reload that did not touch it; the {@code set}, {@code mark},
+ * {@code neighbour} and {@code gateway} statements have no control command and apply as the file gives them. The
+ * log's {@code left to control:} says how many services and which timeouts the reload left to control. What only
+ * a restart can change
  * (interfaces, workers, CPUs, connection tables, idle mode, the control socket) is refused with a message saying
  * so. Runs on the conductor's thread; the XDP programs stay attached throughout.
  */
@@ -56,7 +59,8 @@ final class Reload
      *
      * @return a one-line summary of what changed: the services' operations, then the rest that took effect
      *         (timeouts, {@code set} switches, mark rules, neighbour and gateway overrides), or "no change"; then
-     *         {@code ; left to control: } and how many services the file does not declare, when there are any.
+     *         {@code ; left to control: } and how many services the file does not declare, and the timeouts in
+     *         effect that are not the file's, when there are any.
      * @throws IllegalArgumentException when the file is refused (its message is the reason, file:line first).
      */
     static String apply(final Conductor conductor, final Path file)
@@ -109,9 +113,10 @@ final class Reload
         conductor.settings(next.settings());
         changes.addAll(markChanges(conductor.marks(), next.markRules()));
         conductor.marks(next.markRules());
-        // Against the timeouts in effect, which ipvsadm --set may have changed since the last reload.
-        final ConnectionTimeouts.Current timeouts = timeoutsOf(next);
-        if (!timeouts.equals(conductor.timeouts().current()))
+        // Only the values the file changed: one set through control (ipvsadm --set) since stays otherwise.
+        final ConnectionTimeouts.Current inEffect = conductor.timeouts().current();
+        final ConnectionTimeouts.Current timeouts = timeoutsAfter(running.timeouts(), next.timeouts(), inEffect);
+        if (!timeouts.equals(inEffect))
         {
             changes.add("timeouts tcp " + timeouts.tcpSeconds() + " tcpfin " + timeouts.tcpFinSeconds() + " udp " +
                 timeouts.udpSeconds());
@@ -120,7 +125,8 @@ final class Reload
         changes.addAll(neighbourChanges(running, next));
         conductor.topologySource().reconfigure(next);
         conductor.configuration(next);
-        final String leftToControl = leftToControl(live, conductor.fileServices());
+        final String leftToControl = leftToControl(live, conductor.fileServices(), timeouts,
+            timeoutsOf(next.timeouts()));
         conductor.publish(System.nanoTime());
         if (!quiesced.isEmpty())
         {
@@ -148,11 +154,16 @@ final class Reload
 
     /**
      * @param fileServices the services the file manages, from this reload on.
-     * @return {@code "; left to control: "} and how many running services the file does not declare, or empty when
-     *         it declares them all.
+     * @param timeouts     the timeouts in effect after the reload.
+     * @param file         the timeouts the file gives (the defaults for those it does not).
+     * @return {@code "; left to control: "} and how many running services the file does not declare, then the
+     *         timeouts in effect that are not the file's (set through control, on a line the reload left unchanged);
+     *         empty when there are none of either.
      */
-    private static String leftToControl(final ServiceTable live, final Set<ServiceKey> fileServices)
+    private static String leftToControl(final ServiceTable live, final Set<ServiceKey> fileServices,
+        final ConnectionTimeouts.Current timeouts, final ConnectionTimeouts.Current file)
     {
+        final List<String> left = new ArrayList<>();
         int services = 0;
         for (final VirtualService service : live.services())
         {
@@ -161,17 +172,53 @@ final class Reload
                 services++;
             }
         }
-        return services == 0 ? "" : "; left to control: " + services + (services == 1 ? " service" : " services");
+        if (services > 0)
+        {
+            left.add(services + (services == 1 ? " service" : " services"));
+        }
+        final StringBuilder set = new StringBuilder();
+        timeout(set, "tcp", timeouts.tcpSeconds(), file.tcpSeconds());
+        timeout(set, "tcpfin", timeouts.tcpFinSeconds(), file.tcpFinSeconds());
+        timeout(set, "udp", timeouts.udpSeconds(), file.udpSeconds());
+        if (!set.isEmpty())
+        {
+            left.add("timeouts" + set);
+        }
+        return left.isEmpty() ? "" : "; left to control: " + String.join(", ", left);
+    }
+
+    private static void timeout(final StringBuilder set, final String name, final int seconds, final int file)
+    {
+        if (seconds != file)
+        {
+            set.append(' ').append(name).append(' ').append(seconds);
+        }
     }
 
     /**
-     * @return the timeouts the file asks for: one it does not give goes back to the kernel's default, since the
-     *         file says what the timeouts are.
+     * The timeouts after a reload: each one the file's {@code timeout} statement gives differently from the previous
+     * file's (given, changed, or no longer given) becomes the new file's value, or the kernel's default when it
+     * does not give it; each other stays as it is in effect, so a value set through control ({@code ipvsadm --set},
+     * keepalived's {@code lvs_timeouts}) outlasts a reload that did not touch it.
+     *
+     * @param before   the previous file's statement.
+     * @param after    the new file's statement.
+     * @param inEffect the timeouts in effect.
      */
-    private static ConnectionTimeouts.Current timeoutsOf(final JvsConfig config)
+    private static ConnectionTimeouts.Current timeoutsAfter(final JvsConfig.Timeouts before,
+        final JvsConfig.Timeouts after, final ConnectionTimeouts.Current inEffect)
+    {
+        final ConnectionTimeouts.Current file = timeoutsOf(after);
+        return new ConnectionTimeouts.Current(
+            before.tcpSeconds() != after.tcpSeconds() ? file.tcpSeconds() : inEffect.tcpSeconds(),
+            before.tcpFinSeconds() != after.tcpFinSeconds() ? file.tcpFinSeconds() : inEffect.tcpFinSeconds(),
+            before.udpSeconds() != after.udpSeconds() ? file.udpSeconds() : inEffect.udpSeconds());
+    }
+
+    /** @return the timeouts the file asks for: the kernel's default for one it does not give. */
+    private static ConnectionTimeouts.Current timeoutsOf(final JvsConfig.Timeouts given)
     {
         final ConnectionTimeouts.Current defaults = new ConnectionTimeouts().current();
-        final JvsConfig.Timeouts given = config.timeouts();
         return new ConnectionTimeouts.Current(
             given.tcpSeconds() != 0 ? given.tcpSeconds() : defaults.tcpSeconds(),
             given.tcpFinSeconds() != 0 ? given.tcpFinSeconds() : defaults.tcpFinSeconds(),

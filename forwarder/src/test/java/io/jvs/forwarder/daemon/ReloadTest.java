@@ -159,6 +159,27 @@ class ReloadTest
     }
 
     @Test
+    void shouldKeepATimeoutSetThroughCtlUntilTheFileChangesThatTimeout() throws Exception
+    {
+        final String timeouts = "timeout tcp 600 udp 100\n";
+        final Conductor conductor = conductor(BOX + timeouts);
+        ctl(conductor, "--set 700 0 50");
+
+        assertThat(reload(conductor, BOX + timeouts + "set sloppy_tcp 1\n"))
+            .isEqualTo("1 change: set sloppy_tcp 1; left to control: timeouts tcp 700 udp 50");
+        assertThat(conductor.timeouts().current()).isEqualTo(new ConnectionTimeouts.Current(700, 120, 50));
+
+        assertThat(reload(conductor, BOX + "timeout tcp 600 udp 200\nset sloppy_tcp 1\n"))
+            .as("the file's udp changed, its tcp did not")
+            .isEqualTo("1 change: timeouts tcp 700 tcpfin 120 udp 200; left to control: timeouts tcp 700");
+        assertThat(conductor.timeouts().current()).isEqualTo(new ConnectionTimeouts.Current(700, 120, 200));
+
+        assertThat(reload(conductor, BOX + "timeout udp 200\nset sloppy_tcp 1\n"))
+            .as("a tcp the file no longer gives goes back to the default")
+            .isEqualTo("1 change: timeouts tcp 900 tcpfin 120 udp 200");
+    }
+
+    @Test
     void shouldPutBackTheFilesDefinitionOfAFileServiceEditedThroughCtlAndLeaveControlsOwnAsItIs() throws Exception
     {
         final Conductor conductor = conductor(BOX);
