@@ -27,6 +27,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * (and ipvsadm's listing shows it), transfers already running to the other two finish whole, new connections
  * avoid it while the others keep serving, and when the listener is back keepalived puts the server back and it
  * takes connections again; a second block (DR, wlc, persistence, a MISC_CHECK) appears as its lines say.
+ * A reload of the daemon's file that adds a mark rule (as a {@code virtual_server fwmark} needs) and changes a
+ * timeout leaves keepalived's virtual servers and its {@code lvs_timeouts} alone: the file never declared them.
  * Debian's ipvsadm through the same library lists what ctl lists.
  */
 class DaemonKeepalivedTest
@@ -70,6 +72,7 @@ class DaemonKeepalivedTest
             final Path conf = Files.writeString(directory.resolve("keepalived.conf"), """
                 global_defs {
                     router_id jvs_daemon_test
+                    lvs_timeouts udp 77
                 }
                 virtual_server %s %d {
                     delay_loop %d
@@ -114,6 +117,21 @@ class DaemonKeepalivedTest
                         topology.realServers().get(0).ipv4().getHostAddress() + ":8443"));
                     assertThat(listing(daemon)).containsPattern("8443\\s+Route\\s+2\\s");
                     assertThat(DaemonConfigs.byServer(load(topology, service, 30))).as("all three serve")
+                        .containsOnlyKeys("rs1", "rs2", "rs3");
+                    assertThat(ctl(daemon, "-L", "--timeout")).isEqualTo("Timeout (tcp tcpfin udp): 900 120 77\n");
+
+                    // A reload for a mark rule and a timeout of the file: keepalived's state stays.
+                    final String before = listing(daemon);
+                    daemon.rewrite(directory, DaemonConfigs.twoArm() + "mark 5 dst 203.0.113.0/24\n" +
+                        "timeout tcpfin 60\n");
+                    daemon.signal("HUP");
+                    assertThat(daemon.awaitLog(" info reload (SIGHUP): ", Duration.ofSeconds(10))).endsWith(
+                        " info reload (SIGHUP): 2 changes: mark rules: 1 added; timeouts tcp 900 tcpfin 60 udp 77; " +
+                        "left to control: 2 services, timeouts udp 77");
+                    assertThat(listing(daemon).replaceAll("\\d+\\s+\\d+\\n", "\n"))
+                        .isEqualTo(before.replaceAll("\\d+\\s+\\d+\\n", "\n"));
+                    assertThat(ctl(daemon, "-L", "--timeout")).isEqualTo("Timeout (tcp tcpfin udp): 900 60 77\n");
+                    assertThat(DaemonConfigs.byServer(load(topology, service, 30))).as("all three still serve")
                         .containsOnlyKeys("rs1", "rs2", "rs3");
 
                     // Long transfers, three to each server, still running when rs2's listener goes away: keepalived's
@@ -176,8 +194,13 @@ class DaemonKeepalivedTest
 
     private static String listing(final DaemonProcess daemon) throws IOException
     {
+        return ctl(daemon, "-L", "-n");
+    }
+
+    private static String ctl(final DaemonProcess daemon, final String... arguments) throws IOException
+    {
         final ControlResponse response = ControlClient.exchange(daemon.control(),
-            new ControlRequest.Ipvsadm(List.of("-L", "-n"), new byte[0]), Duration.ofSeconds(10));
+            new ControlRequest.Ipvsadm(List.of(arguments), new byte[0]), Duration.ofSeconds(10));
         assertThat(response).isInstanceOf(ControlResponse.Result.class);
         return new String(((ControlResponse.Result)response).output(), StandardCharsets.UTF_8);
     }
