@@ -30,7 +30,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * A reload on the conductor, without workers or interfaces: its one-line summary names every change that took
  * effect, the services' and the rest's (timeouts, set switches, mark rules, neighbour and gateway overrides), and
  * says "no change" only when nothing changed; what needs a restart is judged by what the daemon would run with the
- * new file, so leaving out a statement that only repeats the default is no change.
+ * new file, so leaving out a statement that only repeats the default is no change. Next to ctl (its commands applied
+ * as the control socket applies them): a reload leaves the services ctl made and the timeouts it set alone and says
+ * so ({@code left to control:}), puts back the file's definition of a file service, and takes over a service of
+ * ctl's once the file declares it.
  */
 class ReloadTest
 {

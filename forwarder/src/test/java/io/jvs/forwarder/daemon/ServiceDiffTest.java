@@ -30,7 +30,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * A reload's services applied to the running table: what is in both keeps its objects (and with them counters,
  * scheduler state), a changed weight, method or threshold is an edit of the server, a changed scheduler or
  * persistence an edit of the service, what is gone is deleted, what is new added; an unchanged configuration
- * changes nothing; and the result describes the same services and servers as the new file started afresh.
+ * changes nothing; and the result describes the same services and servers as the new file started afresh. A
+ * service outside those the file managed is left alone unless the new file declares it, which takes it over by edits.
  */
 class ServiceDiffTest
 {
