@@ -1,6 +1,7 @@
 package io.jvs.forwarder.config;
 
 import io.jvs.core.conn.ConnectionTimeouts;
+import io.jvs.core.rules.RuleCommand;
 import io.jvs.core.net.IpAddress;
 import io.jvs.core.pipeline.DataPlaneSettings;
 import io.jvs.core.pipeline.MarkRule;
@@ -103,7 +104,8 @@ public record JvsConfig(
     public static final int MAX_QUEUES = 256;
 
     /**
-     * The {@code timeout} statement.
+     * The {@code timeout} statement, and the {@code --set} rules, which say the same: the daemon and replay take their
+     * timeouts from here alone.
      *
      * @param tcpSeconds    established TCP, or 0 for the default.
      * @param tcpFinSeconds closing TCP, or 0 for the default.
@@ -111,6 +113,26 @@ public record JvsConfig(
      */
     public record Timeouts(int tcpSeconds, int tcpFinSeconds, int udpSeconds)
     {
+        /**
+         * @param set an {@code ipvsadm --set} rule (0 for a timeout it leaves as it is).
+         * @return these timeouts with the rule's added.
+         * @throws IllegalArgumentException when both give the same timeout.
+         */
+        public Timeouts with(final RuleCommand.SetTimeouts set)
+        {
+            return new Timeouts(either("tcp", tcpSeconds, set.tcpSeconds()),
+                either("tcpfin", tcpFinSeconds, set.tcpFinSeconds()), either("udp", udpSeconds, set.udpSeconds()));
+        }
+
+        private static int either(final String name, final int given, final int set)
+        {
+            if (given != 0 && set != 0)
+            {
+                throw new IllegalArgumentException("--set: the " + name + " timeout is given twice (here and in a " +
+                    "timeout statement or another --set)");
+            }
+            return given != 0 ? given : set;
+        }
     }
 
     public JvsConfig

@@ -252,8 +252,34 @@ final class JvsConfigParser
         if (command != null)
         {
             givesServices();
-            rules.add(new ServiceRule(source, line, text, command));
+            add(new ServiceRule(source, line, text, command));
         }
+    }
+
+    /**
+     * A rule for the service table, or, for {@code --set}, the {@code timeout} statement it is: the daemon and replay
+     * take their timeouts from that statement alone, so a {@code --set} line kept among the rules would be read and
+     * never used.
+     */
+    private void add(final ServiceRule rule) throws RuleException
+    {
+        if (rule.command() instanceof final RuleCommand.SetTimeouts set)
+        {
+            final JvsConfig.Timeouts merged;
+            try
+            {
+                merged = new JvsConfig.Timeouts(timeouts[0], timeouts[1], timeouts[2]).with(set);
+            }
+            catch (final IllegalArgumentException ex)
+            {
+                throw new RuleException(rule.source(), rule.line(), ex.getMessage());
+            }
+            timeouts[0] = merged.tcpSeconds();
+            timeouts[1] = merged.tcpFinSeconds();
+            timeouts[2] = merged.udpSeconds();
+            return;
+        }
+        rules.add(rule);
     }
 
     private void include(final String[] words) throws RuleException
@@ -304,7 +330,7 @@ final class JvsConfigParser
         }
         for (final RulesFile.Rule rule : RulesFile.parse(label, lines))
         {
-            rules.add(new ServiceRule(label, rule.line(), rule.text(), rule.command()));
+            add(new ServiceRule(label, rule.line(), rule.text(), rule.command()));
         }
     }
 

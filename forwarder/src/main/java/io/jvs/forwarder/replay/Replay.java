@@ -13,6 +13,8 @@ import io.jvs.core.pipeline.FrameBurst;
 import io.jvs.core.pipeline.Pipeline;
 import io.jvs.core.pipeline.TemplateTable;
 import io.jvs.core.pipeline.Topology;
+import io.jvs.core.conn.ConnectionTimeouts;
+import io.jvs.core.rules.RuleCommand;
 import io.jvs.core.rules.RuleException;
 import io.jvs.core.rules.RulesFile;
 import io.jvs.core.sched.SchedulerFlags;
@@ -28,9 +30,11 @@ import org.agrona.concurrent.IdleStrategy;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.UnaryOperator;
@@ -147,9 +151,30 @@ public final class Replay
             throw new IllegalArgumentException("the services are given twice, by --rules " + options.rules() +
                 " and at " + file.servicesAt() + ": give them in one place");
         }
+        final ConnectionTimeouts timeouts = config.connectionTimeouts();
         if (options.rules() != null)
         {
-            RulesFile.load(options.rules(), table);
+            final String source = options.rules().toString();
+            final List<RulesFile.Rule> rules =
+                RulesFile.parse(source, Files.readAllLines(options.rules(), StandardCharsets.UTF_8));
+            RulesFile.apply(source, rules, table);
+            // Its --set lines give the timeouts, as they would in the config: where the config gives one too, once.
+            JvsConfig.Timeouts merged = file.timeouts();
+            for (final RulesFile.Rule rule : rules)
+            {
+                if (rule.command() instanceof final RuleCommand.SetTimeouts set)
+                {
+                    try
+                    {
+                        merged = merged.with(set);
+                    }
+                    catch (final IllegalArgumentException ex)
+                    {
+                        throw new RuleException(source, rule.line(), ex.getMessage());
+                    }
+                }
+            }
+            timeouts.set(merged.tcpSeconds(), merged.tcpFinSeconds(), merged.udpSeconds());
         }
         else if (file.definesServices())
         {
@@ -163,7 +188,7 @@ public final class Replay
         final Topology topology = withServerNeighbours(config.topology(), table);
         final DataPlaneBuilder builder = new DataPlaneBuilder(table.services().size() + 1,
             table.allServers().size() + 2);
-        this.plane = builder.build(table, topology, config.connectionTimeouts(), config.settings(),
+        this.plane = builder.build(table, topology, timeouts, config.settings(),
             config.markRules());
         final DataPlanePublisher publisher = new DataPlanePublisher(plane);
         // A replay's services are fixed for the run: without a persistent one, no template is ever made, and
@@ -638,4 +663,5 @@ public final class Replay
             count = 0;
         }
     }
+
 }

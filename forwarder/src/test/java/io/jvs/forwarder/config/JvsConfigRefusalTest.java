@@ -113,6 +113,9 @@ class JvsConfigRefusalTest
         "timeout tcp 0|box.conf:3: timeout: tcp must be 1..2147483, not 0",
         "timeout tcp 900 tcp 100|box.conf:3: timeout: tcp is given twice",
         "timeout tcp 900 udp 300 ; timeout udp 60|box.conf:4: timeout: udp is given twice",
+        "timeout tcp 900 ; --set 600 0 0|box.conf:4: --set: the tcp timeout is given twice (here and in a timeout " +
+            "statement or another --set)",
+        "--set 0 0 60 ; timeout udp 30|box.conf:4: timeout: udp is given twice",
         "mark 1 dst 1.2.3.4/8|box.conf:3: mark 1: dst 1.2.3.4/8: the address has bits set past the prefix length " +
             "(did you mean 1.0.0.0/8?)",
         "set sloppy_tcp maybe|box.conf:3: set sloppy_tcp: the value is 0 or 1, not maybe"})

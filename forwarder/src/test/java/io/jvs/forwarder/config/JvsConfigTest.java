@@ -191,15 +191,26 @@ class JvsConfigTest
             "--set 900 120 300");
         assertThat(config.definesServices()).isTrue();
         assertThat(config.servicesAt()).isEqualTo("box.conf:2");
-        assertThat(config.rules()).extracting(ServiceRule::line).containsExactly(2, 4, 5, 6);
+        assertThat(config.rules()).extracting(ServiceRule::line).containsExactly(2, 4, 5);
         assertThat(config.rules()).extracting(ServiceRule::source).containsOnly("box.conf");
         assertThat(config.rules().get(0).text()).isEqualTo("-A -t 10.0.0.100:80 -s wrr");
-        assertThat(config.rules().get(3).command()).isEqualTo(new RuleCommand.SetTimeouts(900, 120, 300));
+        assertThat(config.timeouts()).as("--set is the timeout statement the daemon and replay read")
+            .isEqualTo(new JvsConfig.Timeouts(900, 120, 300));
         final ServiceTable table = config.serviceTable(SchedulerSettings.of(SchedulerFlags.NONE));
         final VirtualService service = table.find(ServiceKey.of(io.jvs.core.net.Protocol.TCP,
             IpAddress.parse("10.0.0.100"), 80));
         assertThat(service.servers()).extracting(RealServer::weight).containsExactlyInAnyOrder(2, 1);
-        assertThat(table.timeoutsSeconds()).containsExactly(900, 120, 300);
+    }
+
+    @Test
+    void shouldTakeTheTimeoutsOfAnIncludedRulesFilesSetLine() throws Exception
+    {
+        Files.write(dir.resolve("farm.rules"), List.of("-A -u 10.0.0.100:53 -s rr", "--set 0 45 20"));
+        final JvsConfig config =
+            JvsConfig.parse("box.conf", List.of("interface eth0", "timeout tcp 600", "rules farm.rules"), dir);
+        assertThat(config.timeouts()).isEqualTo(new JvsConfig.Timeouts(600, 45, 20));
+        assertThat(config.connectionTimeouts().current().udpSeconds()).isEqualTo(20);
+        assertThat(config.rules()).hasSize(1);
     }
 
     @Test

@@ -146,6 +146,21 @@ class ReplayTest
     }
 
     @Test
+    void shouldExpireOnTheTimeoutsARulesFilesSetLineGives() throws Exception
+    {
+        // ipvsadm --set tcp tcpfin udp: a UDP timeout of 10 s, so the datagram 20 s later opens a connection again.
+        final Path rules = rules("-A -u 10.0.0.100:53 -s rr", "-a -u 10.0.0.100:53 -r 192.168.10.1:53 -m",
+            "--set 0 0 10");
+        final Path in = dir.resolve("in.pcap");
+        try (TestTrace trace = new TestTrace(in))
+        {
+            trace.udp(T0, "100.64.0.1", 1000, "10.0.0.100", 53);
+            trace.udp(T0 + 20 * SECOND, "100.64.0.1", 1000, "10.0.0.100", 53);
+        }
+        assertThat(replay(options(rules, in, null, null, 1)).connections()).isEqualTo(2);
+    }
+
+    @Test
     void shouldCountOutOfOrderAndTruncatedRecordsAndWriteEverythingMarkedWithAll() throws Exception
     {
         final Path rules = rules("-A -t 10.0.0.100:80 -s rr", "-a -t 10.0.0.100:80 -r 192.168.10.1:80 -m");
