@@ -10,6 +10,17 @@
  * Other sockets, netlink routing sockets included, are the real ones. Reading /proc/net/ip_vs* (ipvsadm -c reads
  * /proc/net/ip_vs_conn with fopen) gets the file's content from the daemon (a control request of type PROC_FILE)
  * in an anonymous memory file.
+ *
+ * A kernel's netlink socket never loses its other end; a session can lose its daemon, restarted under a program
+ * that keeps its socket for its whole life (keepalived does). A session found ended (the stream at its end, or a
+ * send refused with EPIPE or ECONNRESET) is replaced by a new connection to the same control socket on the same
+ * descriptor, with its flags (one line on standard error says so), and the request it was carrying is sent once
+ * more on it, unless part of that request's answer was already given to the program (a dump half read is never
+ * asked again). A request that cannot be carried (no daemon at the socket) or whose answer was cut gets the kernel's
+ * kind of failure, an NLMSG_ERROR answer for its sequence number, which libnl, ipvsadm and keepalived report:
+ * ENODEV ("No such device") when the daemon cannot be reached, EINTR ("Interrupted system call") when an answer was
+ * cut after part of it was given; both survive libnl's errno-to-NLE-and-back mapping in keepalived. A failed send
+ * would not do: keepalived takes it as a success and says nothing.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -45,6 +56,9 @@
 #define MAX_ANSWER (4u << 20)
 #define MAX_FDS 65536
 #define MAX_OPTIONS 16
+/* The errno a request gets when no daemon is at the control socket, and when its answer was cut part way. */
+#define UNREACHABLE ENODEV
+#define CUT EINTR
 
 /* One fake netlink socket: its address as netlink would keep it, and the datagram being received. */
 struct nl_fd
@@ -58,6 +72,13 @@ struct nl_fd
     size_t datagram_length;
     size_t datagram_have;
     int ready;                      /* a whole datagram is buffered (after a peek, or a partial non-blocking read) */
+    unsigned char *request;         /* the last datagram sent, with its length before it: to send it again */
+    size_t request_length;
+    int awaiting;                   /* the last request's answer has not ended (no NLMSG_ERROR or NLMSG_DONE yet) */
+    int answered;                   /* part of that answer was given to the program: it is never sent again */
+    int resent;                     /* it was sent again on a new session already */
+    int ended;                      /* the session ended: a new one is made before the next send */
+    int failure;                    /* an errno to answer the last request with (an NLMSG_ERROR), 0 for none */
 };
 
 static struct nl_fd *fds[MAX_FDS];
@@ -304,6 +325,7 @@ static void forget(const int fd)
     {
         __atomic_store_n(&fds[fd], NULL, __ATOMIC_RELEASE);
         free(state->datagram);
+        free(state->request);
         free(state);
     }
 }
@@ -504,8 +526,75 @@ int getsockopt(int fd, int level, int name, void *value, socklen_t *length)
     return -1;
 }
 
+/* The ways a send or a receive says that the daemon's end of the session is gone. */
+static int session_ended(const int error)
+{
+    return error == EPIPE || error == ECONNRESET || error == ECONNREFUSED || error == ENOTCONN;
+}
+
+/* Forgets a datagram read in part from a session that ended: the rest of it will never come. */
+static void drop_partial(struct nl_fd *state)
+{
+    if (!state->ready)
+    {
+        free(state->datagram);
+        state->datagram = NULL;
+        state->datagram_length = 0;
+        state->datagram_have = 0;
+        state->length_have = 0;
+    }
+}
+
+/*
+ * Replaces the ended session with a new one to the same control socket, on the same descriptor number (dup3), with
+ * the descriptor's close-on-exec and non-blocking flags, so that the program's descriptor goes on working.
+ */
+static int reconnect(const int fd, struct nl_fd *state)
+{
+    const int fresh = connect_control();
+    if (fresh < 0)
+    {
+        return -1;
+    }
+    unsigned char header[JVS_HEADER];
+    control_header(header, JVS_NETLINK, 0);
+    const int descriptor_flags = fcntl(fd, F_GETFD);
+    const int status_flags = fcntl(fd, F_GETFL);
+    if (descriptor_flags < 0 || status_flags < 0 || write_all(fresh, header, sizeof(header)) < 0 ||
+        ((status_flags & O_NONBLOCK) && fcntl(fresh, F_SETFL, fcntl(fresh, F_GETFL) | O_NONBLOCK) < 0) ||
+        dup3(fresh, fd, (descriptor_flags & FD_CLOEXEC) ? O_CLOEXEC : 0) < 0)
+    {
+        const int error = errno;
+        real_close(fresh);
+        errno = error;
+        return -1;
+    }
+    real_close(fresh);
+    drop_partial(state);
+    state->ended = 0;
+    fprintf(stderr, "jvs-ipvs: the session with the jvs daemon at %s had ended; reconnected (a restarted daemon has "
+        "only its configuration's services)\n", socket_path());
+    return 0;
+}
+
+/* Sends the last request once more, on a new session. */
+static int resend(const int fd, struct nl_fd *state)
+{
+    state->resent = 1;
+    if (reconnect(fd, state) < 0)
+    {
+        return -1;
+    }
+    if (write_all(fd, state->request, state->request_length) < 0)
+    {
+        state->ended = 1;
+        return -1;
+    }
+    return 0;
+}
+
 /* One datagram out: its length, then its bytes gathered from the vector. */
-static ssize_t send_datagram(const int fd, const struct iovec *vector, const size_t count)
+static ssize_t send_datagram(const int fd, struct nl_fd *state, const struct iovec *vector, const size_t count)
 {
     size_t total = 0;
     for (size_t i = 0; i < count; i++)
@@ -530,15 +619,98 @@ static ssize_t send_datagram(const int fd, const struct iovec *vector, const siz
         memcpy(bytes + at, vector[i].iov_base, vector[i].iov_len);
         at += vector[i].iov_len;
     }
-    const int result = write_all(fd, bytes, total + 4);
-    const int error = errno;
-    free(bytes);
-    if (result < 0)
+    free(state->request);
+    state->request = bytes;
+    state->request_length = total + 4;
+    state->awaiting = 1;
+    state->answered = 0;
+    state->resent = 0;
+    state->failure = 0;
+    if (!state->ended)
     {
-        errno = error == EPIPE ? ECONNRESET : error;
-        return -1;
+        if (write_all(fd, bytes, total + 4) == 0)
+        {
+            return (ssize_t)total;
+        }
+        if (!session_ended(errno))
+        {
+            state->awaiting = 0;
+            return -1;
+        }
+        state->ended = 1;
+    }
+    if (resend(fd, state) < 0)
+    {
+        /* As a kernel without the family would: the request is taken, and its answer is an error. */
+        state->failure = UNREACHABLE;
     }
     return (ssize_t)total;
+}
+
+/*
+ * The answer the kernel gives a request it refuses (netlink_ack): an NLMSG_ERROR with -errno and the request's
+ * header (NLM_F_CAPPED), its sequence number and port, made the buffered datagram.
+ */
+static int answer_failure(struct nl_fd *state)
+{
+    const int error = state->failure;
+    state->failure = 0;
+    if (state->request == NULL || state->request_length < 4 + NLMSG_HDRLEN)
+    {
+        errno = error;
+        return -1;
+    }
+    struct nlmsghdr request;
+    memcpy(&request, state->request + 4, sizeof(request));
+    const size_t length = NLMSG_HDRLEN + sizeof(struct nlmsgerr);
+    unsigned char *answer = calloc(1, length);
+    if (answer == NULL)
+    {
+        errno = ENOBUFS;
+        return -1;
+    }
+    const struct nlmsghdr header = {.nlmsg_len = (uint32_t)length, .nlmsg_type = NLMSG_ERROR,
+        .nlmsg_flags = NLM_F_CAPPED, .nlmsg_seq = request.nlmsg_seq, .nlmsg_pid = request.nlmsg_pid};
+    struct nlmsgerr body = {.error = -error, .msg = request};
+    memcpy(answer, &header, sizeof(header));
+    memcpy(answer + NLMSG_HDRLEN, &body, sizeof(body));
+    free(state->datagram);
+    state->datagram = answer;
+    state->datagram_length = length;
+    state->datagram_have = length;
+    state->length_have = 4;
+    state->ready = 1;
+    return 0;
+}
+
+/*
+ * The program waits for an answer and the session has ended: the request is sent again on a new session if nothing
+ * of its answer was given yet and it was not sent again already; otherwise it is answered with an error. With no
+ * request waiting, a new session is made to wait on, as a netlink socket would just wait.
+ */
+static int session_lost(const int fd, struct nl_fd *state, const int dontwait)
+{
+    drop_partial(state);
+    if (state->awaiting)
+    {
+        if (!state->answered && !state->resent && resend(fd, state) == 0)
+        {
+            return 0;
+        }
+        state->failure = state->answered ? CUT : UNREACHABLE;
+        return 0;
+    }
+    if (dontwait)
+    {
+        errno = EAGAIN;
+        return -1;
+    }
+    if (reconnect(fd, state) < 0)
+    {
+        errno = UNREACHABLE;
+        return -1;
+    }
+    return 0;
 }
 
 /*
@@ -551,6 +723,18 @@ static int fill_datagram(const int fd, struct nl_fd *state, const int dontwait)
     const int flags = dontwait ? MSG_DONTWAIT : 0;
     while (!state->ready)
     {
+        if (state->failure != 0)
+        {
+            return answer_failure(state);
+        }
+        if (state->ended)
+        {
+            if (session_lost(fd, state, dontwait) < 0)
+            {
+                return -1;
+            }
+            continue;
+        }
         unsigned char *into;
         size_t want;
         if (state->length_have < 4)
@@ -566,9 +750,10 @@ static int fill_datagram(const int fd, struct nl_fd *state, const int dontwait)
         ssize_t got = want == 0 ? 0 : real_recv(fd, into, want, flags);
         if (want != 0 && got <= 0)
         {
-            if (got == 0)
+            if (got == 0 || session_ended(errno))
             {
-                errno = ECONNRESET;
+                state->ended = 1;
+                continue;
             }
             return -1;
         }
@@ -583,6 +768,9 @@ static int fill_datagram(const int fd, struct nl_fd *state, const int dontwait)
             if (length == JVS_MAGIC)
             {
                 report_refusal(fd, state->length);
+                state->length_have = 0;
+                state->ended = 1;
+                state->awaiting = 0;
                 errno = EPERM;
                 return -1;
             }
@@ -610,6 +798,35 @@ static int fill_datagram(const int fd, struct nl_fd *state, const int dontwait)
         {
             state->ready = 1;
         }
+    }
+    return 0;
+}
+
+/* Whether the datagram ends the last request's answer: an error or acknowledgement, a dump's end, or a reply. */
+static int ends_answer(const struct nl_fd *state)
+{
+    int acknowledged = 1;
+    if (state->request != NULL && state->request_length >= 4 + NLMSG_HDRLEN)
+    {
+        struct nlmsghdr request;
+        memcpy(&request, state->request + 4, sizeof(request));
+        acknowledged = (request.nlmsg_flags & NLM_F_ACK) != 0;
+    }
+    size_t at = 0;
+    while (at + NLMSG_HDRLEN <= state->datagram_length)
+    {
+        struct nlmsghdr message;
+        memcpy(&message, state->datagram + at, sizeof(message));
+        if (message.nlmsg_type == NLMSG_ERROR || message.nlmsg_type == NLMSG_DONE ||
+            (!(message.nlmsg_flags & NLM_F_MULTI) && !acknowledged))
+        {
+            return 1;
+        }
+        if (message.nlmsg_len < NLMSG_HDRLEN)
+        {
+            break;
+        }
+        at += NLMSG_ALIGN(message.nlmsg_len);
     }
     return 0;
 }
@@ -653,8 +870,16 @@ static ssize_t receive_datagram(const int fd, struct nl_fd *state, struct iovec 
     {
         *message_flags = copied < length ? MSG_TRUNC : 0;
     }
+    if (state->awaiting)
+    {
+        state->answered = 1;
+    }
     if (!(flags & MSG_PEEK))
     {
+        if (state->awaiting && ends_answer(state))
+        {
+            state->awaiting = 0;
+        }
         consume(state);
     }
     return (ssize_t)(flags & MSG_TRUNC ? length : copied);
@@ -663,44 +888,48 @@ static ssize_t receive_datagram(const int fd, struct nl_fd *state, struct iovec 
 ssize_t sendmsg(int fd, const struct msghdr *message, int flags)
 {
     resolve_all();
-    if (lookup(fd) == NULL)
+    struct nl_fd *state = lookup(fd);
+    if (state == NULL)
     {
         return real_sendmsg(fd, message, flags);
     }
-    return send_datagram(fd, message->msg_iov, message->msg_iovlen);
+    return send_datagram(fd, state, message->msg_iov, message->msg_iovlen);
 }
 
 ssize_t sendto(int fd, const void *bytes, size_t length, int flags, const struct sockaddr *to, socklen_t to_length)
 {
     resolve_all();
-    if (lookup(fd) == NULL)
+    struct nl_fd *state = lookup(fd);
+    if (state == NULL)
     {
         return real_sendto(fd, bytes, length, flags, to, to_length);
     }
     const struct iovec one = {.iov_base = (void *)bytes, .iov_len = length};
-    return send_datagram(fd, &one, 1);
+    return send_datagram(fd, state, &one, 1);
 }
 
 ssize_t send(int fd, const void *bytes, size_t length, int flags)
 {
     resolve_all();
-    if (lookup(fd) == NULL)
+    struct nl_fd *state = lookup(fd);
+    if (state == NULL)
     {
         return real_send(fd, bytes, length, flags);
     }
     const struct iovec one = {.iov_base = (void *)bytes, .iov_len = length};
-    return send_datagram(fd, &one, 1);
+    return send_datagram(fd, state, &one, 1);
 }
 
 ssize_t write(int fd, const void *bytes, size_t length)
 {
     resolve_all();
-    if (lookup(fd) == NULL)
+    struct nl_fd *state = lookup(fd);
+    if (state == NULL)
     {
         return real_write(fd, bytes, length);
     }
     const struct iovec one = {.iov_base = (void *)bytes, .iov_len = length};
-    return send_datagram(fd, &one, 1);
+    return send_datagram(fd, state, &one, 1);
 }
 
 ssize_t recvmsg(int fd, struct msghdr *message, int flags)
@@ -769,7 +998,7 @@ ssize_t read(int fd, void *bytes, size_t length)
     return receive_datagram(fd, state, &one, 1, 0, NULL);
 }
 
-/* A datagram already buffered (peeked) is readable though the stream under it may be empty. */
+/* A datagram already buffered (peeked), or an error answer to be made, is readable though the stream may be empty. */
 int poll(struct pollfd *set, nfds_t count, int timeout)
 {
     resolve_all();
@@ -777,7 +1006,7 @@ int poll(struct pollfd *set, nfds_t count, int timeout)
     for (nfds_t i = 0; i < count; i++)
     {
         struct nl_fd *state = lookup(set[i].fd);
-        if (state != NULL && state->ready && (set[i].events & POLLIN))
+        if (state != NULL && (state->ready || state->failure != 0) && (set[i].events & POLLIN))
         {
             buffered = 1;
         }
@@ -795,7 +1024,7 @@ int poll(struct pollfd *set, nfds_t count, int timeout)
     for (nfds_t i = 0; i < count; i++)
     {
         struct nl_fd *state = lookup(set[i].fd);
-        if (state != NULL && state->ready && (set[i].events & POLLIN))
+        if (state != NULL && (state->ready || state->failure != 0) && (set[i].events & POLLIN))
         {
             set[i].revents |= POLLIN;
         }
