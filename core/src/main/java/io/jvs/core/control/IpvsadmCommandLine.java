@@ -148,6 +148,18 @@ public final class IpvsadmCommandLine
     }
 
     /**
+     * @param tunnelType {@code IP_VS_CONN_F_TUNNEL_TYPE_*}, not IPIP's 0.
+     * @return why jvs refuses a real server tunnelled so: ctl's message, and the daemon's log line's reason for a
+     *         netlink request, whose client only gets an errno.
+     */
+    public static String unsupportedTunnel(final int tunnelType)
+    {
+        final String name = tunnelType >= 0 && tunnelType < TUNNEL_NAMES.length ? TUNNEL_NAMES[tunnelType] :
+            Integer.toString(tunnelType);
+        return "tunnel type `" + name + "' is not supported by jvs yet (ipip only)";
+    }
+
+    /**
      * Parses a command line as ipvsadm does, looking up no names.
      *
      * @param args         the arguments after the program name.
@@ -903,8 +915,7 @@ public final class IpvsadmCommandLine
             }
             if (tunnelType != 0)
             {
-                throw IpvsadmException.fail(
-                    "tunnel type `" + TUNNEL_NAMES[tunnelType] + "' is not supported by jvs yet (ipip only)");
+                throw IpvsadmException.fail(unsupportedTunnel(tunnelType));
             }
         }
 

@@ -25,6 +25,8 @@ public record KernelError(int errno, String message)
     public static final int ERANGE = 34;
     /** Protocol not available. */
     public static final int ENOPROTOOPT = 92;
+    /** Protocol not supported. */
+    public static final int EPROTONOSUPPORT = 93;
 
     /** ipvsadm -A of a service that exists (ip_vs_genl_set_cmd). */
     public static final KernelError SERVICE_EXISTS = new KernelError(EEXIST, "Service already exists");
@@ -48,6 +50,12 @@ public record KernelError(int errno, String message)
     public static final KernelError OUT_OF_RANGE = new KernelError(ERANGE, "Numerical result out of range");
     /** ENOPROTOOPT, in libipvs's words. */
     public static final KernelError NOT_AVAILABLE = new KernelError(ENOPROTOOPT, "Protocol not available");
+    /**
+     * What IPVS does and jvs does not (a GUE or GRE tunnel): no ipvs_strerror entry, so ipvsadm prints
+     * strerror(EPROTONOSUPPORT), and keepalived, whose libnl maps the errno to NLE_PROTO_MISMATCH and back, logs the
+     * same, where EINVAL would say "Possibly wrong module version" and EOPNOTSUPP "Operation not supported with IPv6".
+     */
+    public static final KernelError NOT_SUPPORTED = new KernelError(EPROTONOSUPPORT, "Protocol not supported");
     /** ipvsadm --stop-daemon when no sync daemon runs. */
     public static final KernelError NO_DAEMON = new KernelError(ESRCH, "No daemon is running");
 

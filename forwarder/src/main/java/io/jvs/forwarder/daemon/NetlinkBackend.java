@@ -3,6 +3,7 @@ package io.jvs.forwarder.daemon;
 import io.jvs.core.control.Counters;
 import io.jvs.core.control.DestinationView;
 import io.jvs.core.control.IpvsView;
+import io.jvs.core.control.IpvsadmCommandLine;
 import io.jvs.core.control.KernelError;
 import io.jvs.core.control.ServiceView;
 import io.jvs.core.net.IpAddress;
@@ -56,6 +57,12 @@ final class NetlinkBackend implements IpvsNetlinkBackend
         }
         catch (final Refused refused)
         {
+            if (refused.reason != null)
+            {
+                // Its client only gets the errno: the log says what was refused and why.
+                DaemonLog.warning("IPVS netlink: refused " + refused.request + ": " + refused.reason + " (answered " +
+                    refused.errnoName + ")");
+            }
             return refused.errno;
         }
         if (command == null)
@@ -91,7 +98,10 @@ final class NetlinkBackend implements IpvsNetlinkBackend
             case IpvsNetlinkRequest.SetConfig set -> new RuleCommand.SetTimeouts(set.tcp().orElse(0),
                 set.tcpFin().orElse(0), set.udp().orElse(0));
             // jvs has no connection synchronisation: as a kernel without the protocol, or with no daemon running.
-            case IpvsNetlinkRequest.NewDaemon start -> throw new Refused(KernelError.NOT_AVAILABLE.errno());
+            case IpvsNetlinkRequest.NewDaemon start -> throw new Refused(KernelError.NOT_AVAILABLE.errno(),
+                "ENOPROTOOPT", "--start-daemon " + (start.daemon().state() == IpvsNetlink.STATE_MASTER ? "master" : "backup") +
+                " --mcast-interface " + start.daemon().multicastInterface() + " --syncid " + start.daemon().syncId(),
+                "jvs has no connection synchronisation");
             case IpvsNetlinkRequest.DelDaemon stop -> throw new Refused(KernelError.NO_DAEMON.errno());
         };
     }
@@ -105,15 +115,42 @@ final class NetlinkBackend implements IpvsNetlinkBackend
             case IpvsNetlink.CONN_F_DROUTE -> ForwardMethod.DR;
             case IpvsNetlink.CONN_F_TUNNEL -> ForwardMethod.TUN;
             // Local delivery and bypass have no meaning for a box that forwards everything it takes.
-            default -> throw new Refused(KernelError.INVALID.errno());
+            default -> throw new Refused(KernelError.INVALID.errno(), "EINVAL", describe(edit, service, dest),
+                "forwarding method " + dest.forwarding() + " (local delivery or bypass) is not one jvs does");
         };
         if (method == ForwardMethod.TUN && dest.tunnelType() != 0)
         {
             // Only IP in IP: GUE and GRE encapsulation are not written.
-            throw new Refused(KernelError.INVALID.errno());
+            throw new Refused(KernelError.NOT_SUPPORTED.errno(), "EPROTONOSUPPORT", describe(edit, service, dest),
+                IpvsadmCommandLine.unsupportedTunnel(dest.tunnelType()));
         }
         return new RuleCommand.PutServer(edit, key(service), dest.address(), dest.port(), method, dest.weight(),
             dest.upperThreshold(), dest.lowerThreshold());
+    }
+
+    /** @return the request as ipvsadm's command line would make it, for the log. */
+    private static String describe(final boolean edit, final IpvsServiceKey service, final IpvsDestination dest)
+    {
+        final String method = switch (dest.forwarding())
+        {
+            case IpvsNetlink.CONN_F_MASQ -> "-m";
+            case IpvsNetlink.CONN_F_DROUTE -> "-g";
+            case IpvsNetlink.CONN_F_TUNNEL -> "-i";
+            default -> "forwarding " + dest.forwarding();
+        };
+        final StringBuilder text = new StringBuilder(edit ? "-e " : "-a ").append(key(service).toRuleString())
+            .append(" -r ").append(dest.address().toBracketedString()).append(':').append(dest.port()).append(' ')
+            .append(method).append(" -w ").append(dest.weight());
+        if (dest.forwarding() == IpvsNetlink.CONN_F_TUNNEL && dest.tunnelType() != 0)
+        {
+            text.append(" --tun-type ").append(dest.tunnelType() == 1 ? "gue" : dest.tunnelType() == 2 ? "gre" :
+                Integer.toString(dest.tunnelType()));
+            if (dest.tunnelPort() != 0)
+            {
+                text.append(" --tun-port ").append(dest.tunnelPort());
+            }
+        }
+        return text.toString();
     }
 
     private static ServiceKey key(final IpvsServiceKey key)
@@ -271,17 +308,31 @@ final class NetlinkBackend implements IpvsNetlinkBackend
             counters.outBps());
     }
 
-    /** A request the netlink form can carry and jvs cannot do, with the kernel's errno for it. */
+    /**
+     * A request the netlink form can carry and jvs cannot do, with the kernel's errno for it; with the request and
+     * the reason when IPVS would have taken it, for the log.
+     */
     private static final class Refused extends Exception
     {
         private static final long serialVersionUID = 1L;
 
         final int errno;
+        final String errnoName;
+        final String request;
+        final String reason;
 
         Refused(final int errno)
         {
+            this(errno, null, null, null);
+        }
+
+        Refused(final int errno, final String errnoName, final String request, final String reason)
+        {
             super(null, null, false, false);
             this.errno = errno;
+            this.errnoName = errnoName;
+            this.request = request;
+            this.reason = reason;
         }
     }
 }
