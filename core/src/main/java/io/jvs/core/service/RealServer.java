@@ -50,6 +50,8 @@ public final class RealServer
     private volatile int lowerThreshold;
     private volatile int schedulerSlot;
     private volatile int forwardingSlot;
+    /** The service object it was last added to, the kernel's {@code dest->svc}: written by the control plane. */
+    private volatile VirtualService service;
 
     /**
      * Creates a server counted by one worker, whose counters live in memory of their own.
@@ -299,6 +301,25 @@ public final class RealServer
     public void forwardingSlot(final int slot)
     {
         this.forwardingSlot = slot;
+    }
+
+    /**
+     * The service object this server was last added to, as the kernel's {@code dest->svc}. It changes only when a
+     * service created again under the key of a deleted one takes the server back ({@code ipvsadm -D} then
+     * {@code -A} and {@code -a}, or {@code -C} then {@code -R}); being added back to its own service leaves it. The
+     * traffic figures start again when it changes, as {@code __ip_vs_update_dest} zeroes a destination's stats when
+     * {@code old_svc != svc}.
+     *
+     * @return the service, or null before the server's first add.
+     */
+    public VirtualService service()
+    {
+        return service;
+    }
+
+    void service(final VirtualService service)
+    {
+        this.service = service;
     }
 
     /**

@@ -150,7 +150,7 @@ public final class VirtualService
     }
 
     /**
-     * Adds a server at the head of the list (ipvsadm -a).
+     * Adds a server at the head of the list (ipvsadm -a) and binds it to this service ({@link RealServer#service()}).
      *
      * @param server the new server, not in any service.
      * @throws IllegalArgumentException when the service already has a server at that address and port,
@@ -180,6 +180,7 @@ public final class VirtualService
             throw new IllegalArgumentException(ex.getMessage(), ex);
         }
         departed.remove(server);
+        server.service(this);
     }
 
     /**
@@ -208,8 +209,10 @@ public final class VirtualService
      * Takes a departed server back (ipvsadm -a of its address and port), as ip_vs_add_dest does with a destination
      * it found in the trash: __ip_vs_update_dest gives it the new weight, method and thresholds, as an edit would,
      * and lists it again at the head. The object itself comes back, so the connections and templates still bound to
-     * it, and to its data-plane slot, are forwarded again and counted in its ActiveConn and InActConn, and its
-     * traffic figures go on.
+     * it, and to its data-plane slot, are forwarded again and counted in its ActiveConn and InActConn. Its traffic
+     * figures go on when it comes back to this service object, and start again from zero when it was a deleted
+     * service's ({@link #adoptDeparted}): {@link RealServer#service()} changes, as {@code __ip_vs_update_dest}
+     * zeroes the stats of a destination bound to another service object than before.
      *
      * @param server         a server {@link #findDeparted} returned.
      * @param forwardMethod  the new forwarding method.

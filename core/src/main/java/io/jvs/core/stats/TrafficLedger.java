@@ -28,6 +28,8 @@ public final class TrafficLedger
     private final TrafficStats[] workers;
     private final Ledger services;
     private final Ledger servers;
+    /** The service each server slot's occupant was bound to when its figures last started again, by server slot. */
+    private final VirtualService[] serverBoundTo;
     private final long[] sum = new long[FIELDS];
     private DataPlane plane;
 
@@ -39,10 +41,14 @@ public final class TrafficLedger
         this.workers = workers.clone();
         this.services = new Ledger(workers[0].serviceSlots());
         this.servers = new Ledger(workers[0].serverSlots());
+        this.serverBoundTo = new VirtualService[workers[0].serverSlots()];
     }
 
     /**
-     * Takes in a newly published snapshot: slots whose occupant changed start from zero.
+     * Takes in a newly published snapshot: slots whose occupant changed start from zero, and so does a server bound
+     * to another service object than before ({@link RealServer#service()}: a deleted service's server taken back by
+     * one created again under its key), as {@code __ip_vs_update_dest} zeroes a destination's stats and estimator
+     * when {@code old_svc != svc}; one added back to its own service keeps its figures.
      */
     public void observe(final DataPlane next)
     {
@@ -66,11 +72,20 @@ public final class TrafficLedger
             if (server == null)
             {
                 servers.vacate(slot);
+                serverBoundTo[slot] = null;
             }
             else if (servers.occupant[slot] != server)
             {
                 TrafficStats.sumServer(workers, slot, sum);
                 servers.start(slot, server, sum);
+                serverBoundTo[slot] = server.service();
+            }
+            else if (serverBoundTo[slot] != server.service())
+            {
+                // Taken back by a service created again under its old one's key: ip_vs_zero_stats, as -Z does.
+                TrafficStats.sumServer(workers, slot, sum);
+                servers.zero(slot, sum);
+                serverBoundTo[slot] = server.service();
             }
         }
     }

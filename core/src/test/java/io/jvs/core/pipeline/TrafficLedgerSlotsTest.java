@@ -17,7 +17,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The ledger's slots as the service table changes under it and as {@code -Z} starts figures again: a deleted
- * service, or a deleted server without connections, is no longer reported; one added back is a new one; and every
+ * service, or a deleted server without connections, is no longer reported; one added back is a new one; a server
+ * taken back by a service created again under its key starts from zero, one added back to its own goes on; and every
  * zero leaves each service and server at zero whatever was read before it, with a service whose servers each carry
  * only part of its traffic.
  */
@@ -123,6 +124,48 @@ class TrafficLedgerSlotsTest
         assertThat(ledger.of(after).counts()).containsOnly(0L);
         traffic(farm, 3, 0, 50000);
         assertThat(ledger.of(after).count(CONNECTIONS)).isEqualTo(3);
+    }
+
+    @Test
+    void shouldStartAServerTakenBackByAServiceCreatedAgainFromZeroAndKeepOneAddedBackToItsOwn()
+    {
+        // 16 SYNs, rr: 8 connections a server in the first two seconds, a rate of 1 a second after a sample.
+        final PipelineFixture farm = farm();
+        final TrafficLedger ledger = ledger(farm);
+        traffic(farm, 16, 0, 40000);
+        ledger.sample();
+        final RealServer first = server(farm, "192.168.1.2");
+        assertThat(ledger.of(first).count(CONNECTIONS)).isEqualTo(8);
+        assertThat(ledger.of(first).rate(CONNECTIONS)).isEqualTo(1);
+
+        // -d then -a: ip_vs_trash_get_dest gives it back to the same service object, which keeps its stats.
+        change(farm, ledger, "-d -t 10.0.0.100:80 -r 192.168.1.2:8080");
+        change(farm, ledger, "-a -t 10.0.0.100:80 -r 192.168.1.2:8080 -m");
+        assertThat(server(farm, "192.168.1.2")).isSameAs(first);
+        assertThat(ledger.of(first).count(CONNECTIONS)).isEqualTo(8);
+        assertThat(ledger.of(first).rate(CONNECTIONS)).isEqualTo(1);
+
+        // -D, -A, -a (a keepalived restart): a new service object takes it back; __ip_vs_update_dest sees
+        // old_svc != svc and zeroes its stats and estimator, as -Z would.
+        change(farm, ledger, "-D -t 10.0.0.100:80");
+        change(farm, ledger, "-A -t 10.0.0.100:80 -s rr");
+        change(farm, ledger, "-a -t 10.0.0.100:80 -r 192.168.1.2:8080 -m");
+        assertThat(server(farm, "192.168.1.2")).as("taken back with its connections").isSameAs(first);
+        assertThat(first.totalConnections()).isEqualTo(8);
+        assertThat(ledger.of(first).counts()).containsOnly(0L);
+        assertThat(ledger.of(first).rates()).containsOnly(0L);
+
+        traffic(farm, 1, 0, 50000);
+        assertThat(ledger.of(first).count(CONNECTIONS)).as("counted again from the add").isEqualTo(1);
+        assertThat(ledger.of(service(farm, WEB)).count(CONNECTIONS)).as("as its new service").isEqualTo(1);
+    }
+
+    /** One ipvsadm command as the daemon applies it: a snapshot published and shown to the ledger. */
+    private static void change(final PipelineFixture farm, final TrafficLedger ledger, final String rule)
+    {
+        farm.rules(rule);
+        farm.republish();
+        ledger.observe(farm.publisher.current());
     }
 
     @Test

@@ -181,6 +181,38 @@ class DepartedServerTest
     }
 
     @Test
+    void shouldBindAServerToTheServiceObjectThatTookItBackAsDestSvc()
+    {
+        // __ip_vs_update_dest zeroes a destination's stats when old_svc != svc: the traffic figures follow
+        // RealServer.service(), which changes for a service created again, not for the server's own.
+        final ServiceTable table = table();
+        final RealServer server = add(table, WEB, 80, 1);
+        final VirtualService first = table.find(WEB);
+        assertThat(server.service()).isSameAs(first);
+        server.bindConnection(false);
+
+        table.deleteServer(WEB, ADDRESS, 80);
+        assertThat(server.service()).as("departed: still its service's").isSameAs(first);
+        assertThat(add(table, WEB, 80, 1)).isSameAs(server);
+        assertThat(server.service()).as("-d then -a: the same service object").isSameAs(first);
+
+        RuleParser.parse("-D -t 10.0.0.100:80").applyTo(table);
+        RuleParser.parse("-A -t 10.0.0.100:80 -s rr").applyTo(table);
+        final VirtualService second = table.find(WEB);
+        assertThat(server.service()).as("adopted but not added yet").isSameAs(first);
+        assertThatIllegalArgumentException()
+            .isThrownBy(() -> table.addServer(WEB, ADDRESS, 80, ForwardMethod.NAT, -1, 0, 0));
+        assertThat(server.service()).as("a refused add binds nothing").isSameAs(first);
+        assertThat(add(table, WEB, 80, 1)).isSameAs(server);
+        assertThat(server.service()).as("-D, -A, -a: the new object").isSameAs(second).isNotSameAs(first);
+
+        table.clear();
+        RuleParser.parse("-A -t 10.0.0.100:80 -s rr").applyTo(table);
+        assertThat(add(table, WEB, 80, 1)).isSameAs(server);
+        assertThat(server.service()).as("-C then -R").isSameAs(table.find(WEB)).isNotSameAs(second);
+    }
+
+    @Test
     void shouldForgetADeletedServicesServersOnceNothingCountsOnThem()
     {
         final ServiceTable table = table();
