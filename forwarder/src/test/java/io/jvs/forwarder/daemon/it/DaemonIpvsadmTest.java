@@ -28,7 +28,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code tools/jvs ctl} sends them: a server added to a running service takes new connections, a weight set to 0
  * keeps new connections off a server while -L shows it, a refused command changes nothing and says ipvsadm's
  * words, -c lists the open connections, --stats counts them and -Z zeroes the counts, -S writes the running
- * rules; and -d of a server treats its connections as {@code expire_nodest_conn} says, as IPVS does.
+ * rules; -d of a server treats its connections as {@code expire_nodest_conn} says, as IPVS does; and a server a
+ * service created again takes back counts its --stats from zero, as IPVS's does.
  */
 class DaemonIpvsadmTest
 {
@@ -113,6 +114,51 @@ class DaemonIpvsadmTest
                     "-a -u " + vip + " -r " + rs1 + " -m -w 0\n" + "-a -u " + vip + " -r " + rs2 + " -m -w 1\n");
             }
         }
+    }
+
+    @Test
+    void shouldStartTheStatsOfAServerTakenBackByAServiceCreatedAgainFromZero() throws Exception
+    {
+        // ipvsadm -D then -A and -a, as a keepalived restart does: IPVS takes the destination back from its trash
+        // and __ip_vs_update_dest zeroes its stats, for it is bound to another service object than before.
+        try (LbTopology topology = LbTopology.builder("ipvstrash").mode(Mode.NAT).realServers(1).ipv6(false).build())
+        {
+            DaemonConfigs.sendersComputeChecksums(topology);
+            topology.startUdpServers(PORT);
+            final String vip = DaemonConfigs.endpoint(topology.vip4(), PORT);
+            final String rs1 = DaemonConfigs.endpoint(topology.realServers().get(0).ipv4(), PORT);
+            final String config = DaemonConfigs.twoArm() + "-A -u " + vip + " -s rr\n-a -u " + vip + " -r " + rs1 +
+                " -m -w 1\n";
+            try (DaemonProcess daemon = DaemonProcess.start(topology.directorNamespace(), directory, config))
+            {
+                final InetSocketAddress service = new InetSocketAddress(topology.vip4(), PORT);
+                assertThat(identities(topology, service, 3)).containsOnly("rs1");
+                assertThat(statsOf(ok(daemon, "-L", "-n", "--stats"), "  -> " + rs1)[2]).as("Conns").isEqualTo("3");
+
+                ok(daemon, "-D", "-u", vip);
+                ok(daemon, "-A", "-u", vip, "-s", "rr");
+                ok(daemon, "-a", "-u", vip, "-r", rs1, "-m", "-w", "1");
+                final String again = ok(daemon, "-L", "-n");
+                assertThat(again.lines().filter(line -> line.startsWith("  -> " + rs1)).findFirst().orElseThrow()
+                    .trim().split("\\s+")[5]).as("its three connections taken back: InActConn").isEqualTo("3");
+                final String zeroed = ok(daemon, "-L", "-n", "--stats");
+                assertThat(statsOf(zeroed, "UDP  " + vip)).as("the new service").endsWith("0", "0", "0", "0", "0");
+                assertThat(statsOf(zeroed, "  -> " + rs1)).as("the server taken back").endsWith("0", "0", "0", "0",
+                    "0");
+
+                assertThat(identities(topology, service, 1)).containsOnly("rs1");
+                final String counted = ok(daemon, "-L", "-n", "--stats");
+                assertThat(statsOf(counted, "UDP  " + vip)[2]).as("Conns").isEqualTo("1");
+                assertThat(statsOf(counted, "  -> " + rs1)[2]).as("Conns, as its service's").isEqualTo("1");
+            }
+        }
+    }
+
+    /** The words of the --stats line that starts with {@code prefix}. */
+    private static String[] statsOf(final String listing, final String prefix)
+    {
+        return listing.lines().filter(line -> line.startsWith(prefix)).findFirst().orElseThrow().trim()
+            .split("\\s+");
     }
 
     @ParameterizedTest
