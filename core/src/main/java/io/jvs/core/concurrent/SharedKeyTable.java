@@ -19,8 +19,15 @@ import org.agrona.concurrent.UnsafeBuffer;
  *     LIVE    01  an entry
  *     DEAD    10  expired; its fingerprint stays until the way is reused
  *     CLAIMED 11  being filled by one writer; becomes LIVE with a release store
- *   record:       | lastUse ns (8) | payload (8) | lastMod ns (8) | unused (8) |
+ *   record:       | lastUse ns (8) | payload (8) | lastMod ns, or the key's first word (8) | the key's second word (8) |
  * </pre>
+ * <p>
+ * A user whose key is a fingerprint of more than 62 bits may keep the whole key in the record's last two words
+ * ({@link #acquire(long, int, long, long, long, long)}), so that a reader can tell what an entry is for; it then
+ * does not use lastMod. The words are written before the control word's release store that makes the entry LIVE,
+ * so a reader that saw it LIVE (a volatile read) sees them; a reader that wants them to belong to the entry it saw
+ * reads the control word again after them, as {@link #keyHigh} says.
+ * <p>
  * The fingerprint of an IPv4 address is the address itself, so IPv4 keys are exact. An IPv6 address is
  * mixed down to 61 bits; two IPv6 destinations that collide (about one chance in 2^61 per pair) share
  * one entry, which only means they share a cache server.
@@ -54,6 +61,9 @@ public final class SharedKeyTable
     private static final int LAST_USE_OFFSET = 0;
     private static final int PAYLOAD_OFFSET = 8;
     private static final int LAST_MOD_OFFSET = 16;
+    /** The key's first word shares lastMod's place: a table's user keeps one or the other. */
+    private static final int KEY_HIGH_OFFSET = LAST_MOD_OFFSET;
+    private static final int KEY_LOW_OFFSET = 24;
 
     private static final int CLAIM_ATTEMPTS = 8;
 
@@ -201,6 +211,30 @@ public final class SharedKeyTable
      */
     public int acquire(final long fingerprint, final int bucket, final long nowNs, final long initialPayload)
     {
+        return acquire(fingerprint, bucket, nowNs, initialPayload, false, 0, 0);
+    }
+
+    /**
+     * Finds the key's entry or adds one holding {@code initialPayload} and the whole key, with lastUse at now (no
+     * lastMod: the key takes its place).
+     *
+     * @param fingerprint    the key's fingerprint.
+     * @param bucket         its bucket.
+     * @param nowNs          the time.
+     * @param initialPayload the payload of a new entry.
+     * @param keyHigh        the key's first word, for {@link #keyHigh} (an entry found keeps the words it has).
+     * @param keyLow         its second word, for {@link #keyLow}.
+     * @return as {@link #acquire(long, int, long, long)}.
+     */
+    public int acquire(final long fingerprint, final int bucket, final long nowNs, final long initialPayload,
+        final long keyHigh, final long keyLow)
+    {
+        return acquire(fingerprint, bucket, nowNs, initialPayload, true, keyHigh, keyLow);
+    }
+
+    private int acquire(final long fingerprint, final int bucket, final long nowNs, final long initialPayload,
+        final boolean keyed, final long keyHigh, final long keyLow)
+    {
         final int first = bucket * WAYS;
         final int end = first + WAYS;
         for (int attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++)
@@ -259,7 +293,15 @@ public final class SharedKeyTable
                 final int record = recordOffset(target);
                 buffer.putLong(record + PAYLOAD_OFFSET, initialPayload);
                 buffer.putLong(record + LAST_USE_OFFSET, nowNs);
-                buffer.putLong(record + LAST_MOD_OFFSET, nowNs);
+                if (keyed)
+                {
+                    buffer.putLong(record + KEY_HIGH_OFFSET, keyHigh);
+                    buffer.putLong(record + KEY_LOW_OFFSET, keyLow);
+                }
+                else
+                {
+                    buffer.putLong(record + LAST_MOD_OFFSET, nowNs);
+                }
                 buffer.putLongRelease(controlOffset(target), LIVE | fingerprint);
                 return keepOnlyLowest(fingerprint, first, end, target);
             }
@@ -441,6 +483,25 @@ public final class SharedKeyTable
         {
             buffer.putLongRelease(index, nowNs);
         }
+    }
+
+    /**
+     * The first word of the key an entry was acquired with ({@link #acquire(long, int, long, long, long, long)}).
+     * Read after seeing the way LIVE with {@link #liveKey}; the way may be retired and reused meanwhile, so a reader
+     * that must have the words of the entry it saw reads {@link #liveKey} again afterwards and checks it is
+     * unchanged (a way reused for the same key holds the same words).
+     */
+    public long keyHigh(final int way)
+    {
+        return buffer.getLongVolatile(recordOffset(way) + KEY_HIGH_OFFSET);
+    }
+
+    /**
+     * The second word of the key an entry was acquired with (see {@link #keyHigh}).
+     */
+    public long keyLow(final int way)
+    {
+        return buffer.getLongVolatile(recordOffset(way) + KEY_LOW_OFFSET);
     }
 
     public long lastMod(final int way)

@@ -22,11 +22,16 @@ import io.jvs.core.service.RealServer;
  * answer packed in a long, and each worker sweeps with a {@link Sweeper} of its own. The payload changes
  * only by compare-and-set; a template being created is marked FRESH until one user (its creator or a
  * concurrent finder) clears the mark and counts it on its server, so each template is counted once.
+ * <p>
+ * Each entry also keeps the client network itself (the key is only a fingerprint of it), written once when the
+ * template is made, so that {@link #list} can show which network a template pins, as {@code ipvsadm -L -c} does.
  */
 public final class TemplateTable
 {
     /** Returned when no usable template exists. */
     public static final int NOT_FOUND = SharedKeyTable.NOT_FOUND;
+    /** How long the kernel re-arms a template that expires while it still controls connections. */
+    public static final long REARM_NS = 60_000_000_000L;
 
     private static final long SERVER_MASK = 0xFFFF_FFFFL;
     private static final long CONTROLLED_ONE = 1L << 32;
@@ -172,7 +177,8 @@ public final class TemplateTable
         final RealServer[] servers, final long nowNs, final long timeoutNs)
     {
         final long fingerprint = fingerprint(service, networkHigh, networkLow);
-        final int way = table.acquire(fingerprint, bucket(fingerprint), nowNs, serverSlot | FRESH);
+        final int way = table.acquire(fingerprint, bucket(fingerprint), nowNs, serverSlot | FRESH, networkHigh,
+            networkLow);
         if (way == NOT_FOUND)
         {
             return NOT_FOUND;
@@ -288,7 +294,8 @@ public final class TemplateTable
                 continue;
             }
             final long deadline = table.lastUse(way);
-            final int copy = target.table.acquire(key, target.bucket(key), deadline, table.payload(way));
+            final int copy = target.table.acquire(key, target.bucket(key), deadline, table.payload(way),
+                table.keyHigh(way), table.keyLow(way));
             if (copy == NOT_FOUND)
             {
                 throw new IllegalStateException("a table of " + target.buckets() + " buckets cannot hold the " +
@@ -297,6 +304,87 @@ public final class TemplateTable
             moved[way] = copy;
         }
         return moved;
+    }
+
+    /**
+     * What {@link #list} tells of each template.
+     */
+    @FunctionalInterface
+    public interface Listing
+    {
+        /**
+         * @param service     the service slot the template is keyed by.
+         * @param networkHigh the client network's first 64 bits (0 for IPv4).
+         * @param networkLow  its last 64 bits (an IPv4 network in the low 32).
+         * @param serverSlot  the server it gives the network to.
+         * @param deadlineNs  when it expires unless a connection re-arms it: past while it still controls
+         *                    connections ({@link #remainingNs} gives what the kernel would show then).
+         * @param controlled  how many open connections it placed.
+         */
+        void template(int service, long networkHigh, long networkLow, int serverSlot, long deadlineNs, int controlled);
+    }
+
+    /**
+     * Lists the templates in use way by way, bucket after bucket (as IPVS walks its hash table), for a reader on
+     * another thread than the workers that write them ({@code ipvsadm -L -c}). Nothing is written and nothing
+     * waits: each way's control word is read (a volatile read, which sees the key words, payload and deadline the
+     * creator wrote before its release store made the way LIVE), then its key words, payload and deadline, then the
+     * control word again; a way retired or reused meanwhile is passed over, as a template that ends while
+     * {@code /proc/net/ip_vs_conn} is read may be. A template is listed while {@link #find} would follow it: not
+     * being retired, and its deadline ahead or connections still placed by it.
+     * <p>
+     * The key is a fingerprint of the service slot and the client network, so the service is taken as the one its
+     * server belongs to in {@code plane} and checked against the fingerprint: a template whose service is gone,
+     * or whose server a service created again has taken back, is left out.
+     *
+     * @param plane   the snapshot that names services and servers.
+     * @param nowNs   the time, on the workers' clock ({@link System#nanoTime}).
+     * @param listing told of each template.
+     */
+    public void list(final DataPlane plane, final long nowNs, final Listing listing)
+    {
+        for (int way = 0, ways = table.ways(); way < ways; way++)
+        {
+            final long key = table.liveKey(way);
+            if (key == NOT_FOUND)
+            {
+                continue;
+            }
+            final long networkHigh = table.keyHigh(way);
+            final long networkLow = table.keyLow(way);
+            final long payload = table.payload(way);
+            final long deadline = table.lastUse(way);
+            if (table.liveKey(way) != key || (payload & SharedKeyTable.DYING) != 0)
+            {
+                continue;
+            }
+            final int controlled = (int)((payload & CONTROLLED_MASK) >>> 32);
+            final int server = (int)(payload & SERVER_MASK);
+            if ((controlled == 0 && nowNs - deadline >= 0) || plane.server(server) == null)
+            {
+                continue;
+            }
+            final int service = plane.serviceOfServer(server);
+            if (plane.service(service) != null && fingerprint(service, networkHigh, networkLow) == key)
+            {
+                listing.template(service, networkHigh, networkLow, server, deadline, controlled);
+            }
+        }
+    }
+
+    /**
+     * A template's remaining time as IPVS would count it down: to its deadline, and once that has passed while it
+     * still controls connections, in the 60-second periods ip_vs_conn_expire re-arms it for ({@code expire_later}:
+     * {@code cp->timeout = 60 * HZ}), where jvs simply keeps it until they end.
+     *
+     * @param deadlineNs the template's deadline.
+     * @param nowNs      the time.
+     * @return nanoseconds until it would expire, more than 0.
+     */
+    public static long remainingNs(final long deadlineNs, final long nowNs)
+    {
+        final long ahead = deadlineNs - nowNs;
+        return ahead > 0 ? ahead : REARM_NS - Math.floorMod(-ahead, REARM_NS);
     }
 
     /**

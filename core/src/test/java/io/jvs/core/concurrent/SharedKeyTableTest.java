@@ -70,6 +70,22 @@ class SharedKeyTableTest
     }
 
     @Test
+    void shouldKeepAWholeKeyInTheRecordInsteadOfLastMod()
+    {
+        final SharedKeyTable table = new SharedKeyTable(4);
+        final long fingerprint = SharedKeyTable.fingerprint(3, 0x2001_0DB8_0000_0001L, 0xFFL);
+        final int way = table.acquire(fingerprint, 1, 100, 7, 0x2001_0DB8_0000_0001L, 0xFFL);
+        assertThat(table.keyHigh(way)).isEqualTo(0x2001_0DB8_0000_0001L);
+        assertThat(table.keyLow(way)).isEqualTo(0xFFL);
+        assertThat(table.acquire(fingerprint, 1, 200, 9, 1, 2)).as("found: keeps its words").isEqualTo(way);
+        assertThat(table.keyLow(way)).isEqualTo(0xFFL);
+        assertThat(table.payload(way)).isEqualTo(7);
+
+        final int other = table.acquire(SharedKeyTable.fingerprint(false, 0, 0x0A00_0001L), 1, 300, 1);
+        assertThat(table.lastMod(other)).as("without words, lastMod as before").isEqualTo(300);
+    }
+
+    @Test
     void shouldStopAddingOnceTheTableHoldsMoreThanItsMaximum()
     {
         // One bucket: 32 ways, at most 16 entries; as in the kernel the 17th still gets in, the 18th not.
