@@ -95,8 +95,9 @@ public final class IpvsadmFormatter
     }
 
     /**
-     * {@code ipvsadm -L -c [-n] [--persistent-conn]}: the entries in table order. jvs has no persistence engine,
-     * so no entry carries pe data and every row has the six columns even under the --persistent-conn title.
+     * {@code ipvsadm -L -c [-n] [--persistent-conn]}: the entries in the view's order, persistence templates
+     * ({@link ConnectionView#template}) among them. jvs has no persistence engine, so no entry carries pe data and
+     * every row has the six columns even under the --persistent-conn title.
      *
      * @param view   the state, with its connection entries.
      * @param format -n and --persistent-conn matter.

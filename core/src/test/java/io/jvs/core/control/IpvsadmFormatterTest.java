@@ -146,6 +146,60 @@ class IpvsadmFormatterTest
             Names.NUMERIC)).isEqualTo(golden("conns-n-pc"));
     }
 
+    /**
+     * Persistence templates, which IPVS lists among the connection entries (ip_vs_conn_seq_show, then print_conn's
+     * "%-3s %-6s %-11s %-18s %-18s %s\n"): ip_vs_sched_persist's {@code <protocol, client network, 0, vaddr, vport,
+     * daddr, dport>} in state NONE; ports 0 for a port-0 or FTP service; {@code <IP, network, 0, mark, 0, daddr, 0>}
+     * for a firewall-mark service, the mark in the address's first 32 bits. The protocol "IP" is none of print_conn's
+     * (proto 0), so without -n no port is named; TCP's port 0 has no name either.
+     */
+    @Test
+    void shouldListPersistenceTemplatesAsConnectionEntries()
+    {
+        final io.jvs.core.service.ServiceKey web = Fixtures.tcp("198.51.100.10", 80);
+        final io.jvs.core.service.ServiceKey all = io.jvs.core.service.ServiceKey.of(io.jvs.core.net.Protocol.UDP,
+            Fixtures.ip("198.51.100.10"), 0);
+        final io.jvs.core.service.ServiceKey ftp = Fixtures.tcp("198.51.100.10", 21);
+        final IpvsView view = IpvsView.empty().withConnections(java.util.List.of(
+            ConnectionView.template(web, Fixtures.ip("198.51.100.2"), Fixtures.ip("10.1.0.13"), 8080, 58_999),
+            ConnectionView.template(io.jvs.core.service.ServiceKey.ofFirewallMark(7, false),
+                Fixtures.ip("198.51.100.0"), Fixtures.ip("10.1.0.12"), 8080, 28_000),
+            ConnectionView.template(all, Fixtures.ip("198.51.100.0"), Fixtures.ip("10.1.0.11"), 53, 300_000),
+            ConnectionView.template(ftp, Fixtures.ip("198.51.100.2"), Fixtures.ip("10.1.0.11"), 2121, 1_000),
+            ConnectionView.template(io.jvs.core.service.ServiceKey.ofFirewallMark(7, true),
+                Fixtures.ip("2001:db8:1::"), Fixtures.ip("2001:db8::1"), 443, 61_000)));
+        final String expected = """
+            IPVS connection entries
+            pro expire state       source             virtual            destination
+            TCP 00:58  NONE        198.51.100.2:0     198.51.100.10:80   10.1.0.13:8080
+            IP  00:28  NONE        198.51.100.0:0     0.0.0.7:0          10.1.0.12:0
+            UDP 05:00  NONE        198.51.100.0:0     198.51.100.10:0    10.1.0.11:0
+            TCP 00:01  NONE        198.51.100.2:0     198.51.100.10:0    10.1.0.11:0
+            IP  01:01  NONE        [2001:db8:1::]:0   [0:7::]:0          [2001:db8::1]:0
+            """;
+        assertThat(IpvsadmFormatter.connections(view, N, Names.NUMERIC)).isEqualTo(expected);
+        final Names names = new Names()
+        {
+            @Override
+            public String hostName(final io.jvs.core.net.IpAddress address)
+            {
+                return address.equals(Fixtures.ip("198.51.100.10")) ? "www" : null;
+            }
+
+            @Override
+            public String serviceName(final int port, final io.jvs.core.net.Protocol protocol)
+            {
+                return port == 80 && protocol == io.jvs.core.net.Protocol.TCP ? "http" : null;
+            }
+        };
+        assertThat(IpvsadmFormatter.connections(view, ListFormat.DEFAULT, names).lines().skip(2).toList())
+            .containsExactly("TCP 00:58  NONE        198.51.100.2:0     www:http           10.1.0.13:8080",
+                "IP  00:28  NONE        198.51.100.0:0     0.0.0.7:0          10.1.0.12:0",
+                "UDP 05:00  NONE        198.51.100.0:0     www:0              10.1.0.11:0",
+                "TCP 00:01  NONE        198.51.100.2:0     www:0              10.1.0.11:0",
+                "IP  01:01  NONE        [2001:db8:1::]:0   [0:7::]:0          [2001:db8::1]:0");
+    }
+
     /** list_timeout: "Timeout (tcp tcpfin udp): %d %d %d\n". */
     @Test
     void shouldListTimeouts()
