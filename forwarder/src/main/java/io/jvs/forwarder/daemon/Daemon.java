@@ -102,6 +102,8 @@ public final class Daemon implements AutoCloseable
     private DataPlaneMaps maps;
     private Worker[] workerAgents;
     private Wakeup[] workerWakeups;
+    /** The workers' shared persistence templates, set before the control socket opens. */
+    private TemplateTable templates;
     /** Bindings for threads other than the workers and the conductor (control clients), one at a time. */
     private final Syscalls otherThreads = Syscalls.create();
     private final Object listing = new Object();
@@ -417,6 +419,7 @@ public final class Daemon implements AutoCloseable
 
         final TemplateTable templates = new TemplateTable(Math.max(1024, config.connections() / 16),
             HugePageAllocator.FAULTED_IN);
+        this.templates = templates;
         final HandoffRing[][] rings = new HandoffRing[workers][workers];
         final boolean handsOff = workers > 1;
         if (handsOff)
@@ -1141,6 +1144,28 @@ public final class Daemon implements AutoCloseable
             }
             return entries;
         }
+    }
+
+    /**
+     * Lists the persistence templates the workers share, as IPVS lists its templates among its connection entries:
+     * read from the shared table on the caller's thread without stopping a worker ({@link TemplateTable#list} says
+     * how the reads are ordered against the workers' writes), each named by the current snapshot.
+     *
+     * @return the templates in the table's order (bucket after bucket), with the time IPVS would show left.
+     */
+    java.util.List<io.jvs.core.control.ConnectionView> templates()
+    {
+        final java.util.List<io.jvs.core.control.ConnectionView> entries = new java.util.ArrayList<>();
+        final io.jvs.core.pipeline.DataPlane plane = conductor.current();
+        final long now = System.nanoTime();
+        templates.list(plane, now, (service, networkHigh, networkLow, serverSlot, deadlineNs, controlled) ->
+        {
+            final io.jvs.core.service.ServiceKey key = plane.service(service).key();
+            final io.jvs.core.service.RealServer server = plane.server(serverSlot);
+            entries.add(io.jvs.core.control.ConnectionView.template(key, address(key.v6(), networkHigh, networkLow),
+                server.address(), server.port(), TemplateTable.remainingNs(deadlineNs, now) / 1_000_000L));
+        });
+        return entries;
     }
 
     private static IpAddress address(final boolean v6, final long high, final long low)

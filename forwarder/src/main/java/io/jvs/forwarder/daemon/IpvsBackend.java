@@ -33,7 +33,8 @@ import static io.jvs.core.stats.TrafficStatsDescriptor.OUT_PACKETS;
  * running service joins at weight 0 and gets its weight once every worker uses a snapshot that names it (as a
  * reload adds servers, see {@link ServiceDiff.Pending}), so no scheduler shared with the workers picks a server
  * they cannot send to yet. Listings are the conductor's table with the {@link TrafficLedger}'s figures; the
- * connection entries come from the workers, a page at a time, on the caller's thread.
+ * connection entries come from the workers, a page at a time, then the persistence templates from the table the
+ * workers share, on the caller's thread.
  * <p>
  * A service created here is control's ({@link Conductor#createdByControl}): a reload leaves it alone unless its file
  * starts declaring it. A change here to a service the file declares lasts until the next reload, which puts the
@@ -189,6 +190,9 @@ final class IpvsBackend implements Ipvsadm.Backend
             views.add(new ConnectionView(protocol, entry.client(), entry.clientPort(), entry.virtual(),
                 entry.virtualPort(), entry.server(), entry.serverPort(), state, entry.expiresMs()));
         }
+        // IPVS keeps its templates in the one hash table with the connections and lists both as it walks it, in no
+        // order of their kind; jvs keeps them apart and lists the connections, then the templates.
+        views.addAll(daemon.templates());
         return views;
     }
 

@@ -154,6 +154,72 @@ class DaemonIpvsadmTest
         }
     }
 
+    @Test
+    void shouldListAPersistentServicesTemplateAmongItsConnectionsAsIpvsDoes() throws Exception
+    {
+        // IPVS keeps a persistence template as a connection entry <UDP, client network, 0, VIP, port, server, port>
+        // in state NONE, and ip_vs_conn_seq_show lists it in /proc/net/ip_vs_conn, which ipvsadm -L -c prints.
+        try (LbTopology topology = LbTopology.builder("ipvstpl").mode(Mode.NAT).realServers(1).ipv6(false).build())
+        {
+            PreloadLibrary.build();
+            DaemonConfigs.sendersComputeChecksums(topology);
+            topology.startUdpServers(PORT);
+            final Host rs1 = topology.realServers().get(0);
+            final String vip = DaemonConfigs.endpoint(topology.vip4(), PORT);
+            final String server = DaemonConfigs.endpoint(rs1.ipv4(), PORT);
+            final String config = DaemonConfigs.twoArm() + "-A -u " + vip + " -s rr -p 60 -M 255.255.255.0\n" +
+                "-a -u " + vip + " -r " + server + " -m\n";
+            try (DaemonProcess daemon = DaemonProcess.start(topology.directorNamespace(), directory, config))
+            {
+                final InetSocketAddress service = new InetSocketAddress(topology.vip4(), PORT);
+                assertThat(identities(topology, service, 2)).containsOnly("rs1");
+
+                final String byCtl = ok(daemon, "-L", "-n", "-c");
+                assertThat(byCtl.lines().filter(line -> line.startsWith("UDP ") && line.contains(" UDP ")).count())
+                    .as("the two connections").isEqualTo(2);
+                final String template = templateLine(byCtl);
+                // print_conn: "%-3s %-6s %-11s %-18s %-18s %s", the client network's port 0 (the clients' /24).
+                assertThat(template).isEqualTo(String.format(java.util.Locale.ROOT, "%-3s %-6s %-11s %-18s %-18s %s",
+                    "UDP", template.substring(4, 9), "NONE", "10.0.0.0:0", vip, server));
+                final int seconds = Integer.parseInt(template.substring(4, 6)) * 60 +
+                    Integer.parseInt(template.substring(7, 9));
+                assertThat(seconds).as("persistence 60 s, just re-armed").isBetween(40, 60);
+
+                // Debian's ipvsadm through the preload reads the daemon's /proc/net/ip_vs_conn and prints the same.
+                final String byDebian = withIpvs(daemon, "/usr/sbin/ipvsadm", "-L", "-n", "-c");
+                assertThat(templateLine(byDebian).substring(10)).isEqualTo(template.substring(10));
+                final String proc = withIpvs(daemon, "/bin/cat", "/proc/net/ip_vs_conn");
+                final String hex = String.format(java.util.Locale.ROOT, "UDP 0A000000 0000 %08X %04X %08X %04X NONE",
+                    java.nio.ByteBuffer.wrap(topology.vip4().getAddress()).getInt(), PORT,
+                    java.nio.ByteBuffer.wrap(rs1.ipv4().getAddress()).getInt(), PORT);
+                assertThat(proc.lines().filter(line -> line.startsWith(hex)).toList()).as(proc).singleElement()
+                    .satisfies(line -> assertThat(line).matches(java.util.regex.Pattern.quote(hex) +
+                        " {8} {1,6}\\d{1,2}"));
+            }
+        }
+    }
+
+    private static String templateLine(final String listing)
+    {
+        final List<String> templates = listing.lines().filter(line -> line.contains(" NONE ")).toList();
+        assertThat(templates).as(listing).hasSize(1);
+        return templates.getFirst();
+    }
+
+    /** Runs a program under {@code tools/jvs with-ipvs} against the daemon and gives its output. */
+    private static String withIpvs(final DaemonProcess daemon, final String... command) throws Exception
+    {
+        final List<String> line = new ArrayList<>(List.of(PreloadLibrary.ROOT.resolve("tools/jvs").toString(),
+            "with-ipvs", "--socket", daemon.control().toString(), "--"));
+        line.addAll(List.of(command));
+        final Process process = new ProcessBuilder(line).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        process.getOutputStream().close();
+        final String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(process.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        assertThat(process.exitValue()).as("%s: %s", line, out).isZero();
+        return out;
+    }
+
     /** The words of the --stats line that starts with {@code prefix}. */
     private static String[] statsOf(final String listing, final String prefix)
     {
