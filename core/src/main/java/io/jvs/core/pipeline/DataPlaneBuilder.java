@@ -15,6 +15,7 @@ import java.util.IdentityHashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Predicate;
 
 /**
  * Builds {@link DataPlane} snapshots on the control plane and keeps slots stable between them: a server
@@ -107,6 +108,86 @@ public final class DataPlaneBuilder
     public int departedServers()
     {
         return departedSince.size();
+    }
+
+    /**
+     * How many service slots the next build could not give a service that holds none, besides those of the services
+     * {@code kept} names (the services the table it builds keeps, which hold their slots): those of the other
+     * services that will still hold theirs then (named by departed servers that connections count on, or, with
+     * several workers, reserved until the workers move on) and those reserved now that the build will not free yet.
+     * Where the build cannot tell yet it counts the slot as held, so a table whose services number at most
+     * {@link #maxServices()} less this many fits. Read-only; the builder's thread only.
+     *
+     * @param kept which services the next table keeps (by identity).
+     */
+    public int serviceSlotsHeldApartFrom(final Predicate<VirtualService> kept)
+    {
+        final long oldest = epochs == null ? WorkerEpochs.NONE : epochs.oldest();
+        int held = 0;
+        for (final VirtualService service : serviceSlots.keySet())
+        {
+            if (!kept.test(service) && (epochs != null || servesConnections(service)))
+            {
+                held++;
+            }
+        }
+        return held + stillReserved(reservedServiceSlots, oldest);
+    }
+
+    /**
+     * How many server slots the next build could not give a server that holds none, besides those of the servers
+     * {@code kept} names (the servers the table it builds keeps, which hold their slots): those of the other
+     * servers that will still hold theirs then (connections or templates count on them, or, with several workers,
+     * a worker may still be about to bind one, which is always so for a server the next table removes) and those
+     * reserved now that the build will not free yet. So a table with at most {@link #maxServers()} - 1 less this
+     * many servers fits. Read-only; the builder's thread only.
+     *
+     * @param kept which servers the next table keeps (by identity).
+     */
+    public int serverSlotsHeldApartFrom(final Predicate<RealServer> kept)
+    {
+        final long oldest = epochs == null ? WorkerEpochs.NONE : epochs.oldest();
+        int held = 0;
+        for (final RealServer server : serverSlots.keySet())
+        {
+            // With epochs a server the build finds departed is at best reserved, which frees it only a build later.
+            if (!kept.test(server) && (epochs != null || !idle(server)))
+            {
+                held++;
+            }
+        }
+        return held + stillReserved(reservedServerSlots, oldest);
+    }
+
+    /** @return whether a server of {@code service} that holds a slot has connections or templates counting on it. */
+    private boolean servesConnections(final VirtualService service)
+    {
+        for (final Map.Entry<RealServer, VirtualService> owner : serverOwner.entrySet())
+        {
+            if (owner.getValue() == service && !idle(owner.getKey()))
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static int stillReserved(final List<Reserved> reserved, final long oldest)
+    {
+        int held = 0;
+        for (final Reserved slot : reserved)
+        {
+            if (oldest <= slot.lastNamed())
+            {
+                held++;
+            }
+        }
+        return held;
+    }
+
+    private static boolean idle(final RealServer server)
+    {
+        return server.totalConnections() == 0 && server.persistentConnections() == 0;
     }
 
     public int maxServices()
@@ -285,7 +366,7 @@ public final class DataPlaneBuilder
                 return false;
             }
             final long departed = departedSince.computeIfAbsent(server, departing -> generation);
-            final boolean idle = server.totalConnections() == 0 && server.persistentConnections() == 0;
+            final boolean idle = idle(server);
             // A worker on a snapshot that still showed the server available can bind it after the counts
             // were read; once every worker is on a later snapshot, none can.
             if (idle && (epochs == null || oldest >= departed))

@@ -206,6 +206,24 @@ public final class VirtualService
     }
 
     /**
+     * The server an add of {@code address} and {@code port} would take back ({@link #findDeparted}), found without
+     * forgetting any: for a caller that counts what a change would need before it makes it.
+     *
+     * @return the departed server something still counts on, or null when an add would make a new one.
+     */
+    public RealServer departedToTakeBack(final IpAddress address, final int port)
+    {
+        for (final RealServer server : departed)
+        {
+            if (server.port() == port && server.address().equals(address) && isCountedOn(server))
+            {
+                return server;
+            }
+        }
+        return null;
+    }
+
+    /**
      * Takes a departed server back (ipvsadm -a of its address and port), as ip_vs_add_dest does with a destination
      * it found in the trash: __ip_vs_update_dest gives it the new weight, method and thresholds, as an edit would,
      * and lists it again at the head. The object itself comes back, so the connections and templates still bound to
