@@ -562,6 +562,12 @@ final class Conductor implements Agent
         fileServices.remove(key);
     }
 
+    /** @return the builder of the snapshots, for what its slots still hold (conductor thread only). */
+    DataPlaneBuilder builder()
+    {
+        return builder;
+    }
+
     ConnectionTimeouts timeouts()
     {
         return timeouts;

@@ -3,12 +3,14 @@ package io.jvs.forwarder.daemon;
 import io.jvs.core.io.IoMessages;
 import io.jvs.core.net.IpAddress;
 import io.jvs.core.conn.ConnectionTimeouts;
+import io.jvs.core.pipeline.DataPlaneBuilder;
 import io.jvs.core.pipeline.DataPlaneSettings;
 import io.jvs.core.pipeline.MarkRule;
 import io.jvs.core.pipeline.Topology;
 import io.jvs.core.rules.RuleException;
 import io.jvs.core.sched.SchedulerFlags;
 import io.jvs.core.sched.SchedulerSettings;
+import io.jvs.core.service.RealServer;
 import io.jvs.core.service.ServiceKey;
 import io.jvs.core.service.ServiceTable;
 import io.jvs.core.service.VirtualService;
@@ -17,6 +19,8 @@ import io.jvs.forwarder.config.JvsConfig;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -98,6 +102,11 @@ final class Reload
         {
             throw new IllegalArgumentException(ex.getMessage(), ex);
         }
+        final String full = capacityRefusal(conductor.builder(), live, desired, conductor.fileServices());
+        if (full != null)
+        {
+            throw new IllegalArgumentException(file + ": " + full + " (nothing was changed)");
+        }
         final Set<IpAddress> added = Conductor.serverAddressesOf(desired);
         added.removeAll(Conductor.serverAddressesOf(live));
         final List<ServiceDiff.Pending> quiesced = new ArrayList<>();
@@ -140,6 +149,93 @@ final class Reload
             conductor.publish(System.nanoTime());
         }
         return summary(changes) + leftToControl;
+    }
+
+    /**
+     * Counts what the table would hold after {@link ServiceDiff#apply} (the file's services and those left to
+     * control, and their servers) against the data plane's slots, before anything is changed: a snapshot that does
+     * not fit fails only once the table has been changed, so that is checked here. The slots the builder still holds
+     * for services and servers the table no longer names (connections still count on them, or a worker may still
+     * use a snapshot that named them) are counted as taken, and so are those of what this reload removes.
+     *
+     * @param owned the services the file manages until now.
+     * @return why it does not fit (the count, what it is made of, and the limit), or null when it fits.
+     */
+    static String capacityRefusal(final DataPlaneBuilder builder, final ServiceTable live,
+        final ServiceTable desired, final Set<ServiceKey> owned)
+    {
+        final Set<VirtualService> keptServices = Collections.newSetFromMap(new IdentityHashMap<>());
+        final Set<RealServer> keptServers = Collections.newSetFromMap(new IdentityHashMap<>());
+        int leftServices = 0;
+        int leftServers = 0;
+        for (final VirtualService service : live.services())
+        {
+            if (desired.find(service.key()) != null)
+            {
+                keptServices.add(service);
+            }
+            else if (!owned.contains(service.key()))
+            {
+                keptServices.add(service);
+                leftServices++;
+                leftServers += service.servers().length;
+                Collections.addAll(keptServers, service.servers());
+            }
+        }
+        int fileServers = 0;
+        for (final VirtualService wanted : desired.services())
+        {
+            fileServers += wanted.servers().length;
+            final VirtualService running = live.find(wanted.key());
+            if (running == null)
+            {
+                // A service created again may take back its predecessor's servers: counted as new, which is more.
+                continue;
+            }
+            for (final RealServer server : wanted.servers())
+            {
+                RealServer same = running.find(server.address(), server.port());
+                if (same == null)
+                {
+                    same = running.departedToTakeBack(server.address(), server.port());
+                }
+                if (same != null)
+                {
+                    keptServers.add(same);
+                }
+            }
+        }
+        final int fileServices = desired.services().size();
+        final String services = limit(fileServices + leftServices, "virtual services", "", fileServices,
+            leftServices, builder.serviceSlotsHeldApartFrom(keptServices::contains), builder.maxServices());
+        if (services != null)
+        {
+            return services;
+        }
+        return limit(fileServers + leftServers, "real servers", "of services ", fileServers, leftServers,
+            builder.serverSlotsHeldApartFrom(keptServers::contains), builder.maxServers() - 1);
+    }
+
+    /**
+     * @return e.g. {@code 1030 virtual services after this reload (the file's 1000 and 30 left to control): jvs
+     *         holds 1024}, with {@code , and 3 slots still held for removed ones} when those make it too many; or
+     *         null when {@code after} and {@code held} fit in {@code max}.
+     */
+    private static String limit(final int after, final String what, final String of, final int file, final int left,
+        final int held, final int max)
+    {
+        if ((long)after + held <= max)
+        {
+            return null;
+        }
+        final String count = after + " " + what + " after this reload (the file's " + file + " and " + left + " " +
+            of + "left to control)";
+        if (after > max)
+        {
+            return count + ": jvs holds " + max;
+        }
+        return count + ", and " + held + (held == 1 ? " slot" : " slots") + " still held for removed ones (their " +
+            "connections, or workers on an older snapshot): jvs holds " + max;
     }
 
     /** @return "no change", or how many changes and each one, separated by semicolons. */

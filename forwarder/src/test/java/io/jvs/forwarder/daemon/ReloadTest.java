@@ -249,6 +249,99 @@ class ReloadTest
         assertThat(conductor.table().find(FILE)).isNotNull();
     }
 
+    @Test
+    void shouldRefuseAReloadWhoseServicesAndControlsExceedTheServiceSlotsAndChangeNothing() throws Exception
+    {
+        final Conductor conductor = conductor(BOX);
+        for (int i = 0; i < 7; i++)
+        {
+            ctl(conductor, "-A -u 198.51.100." + (20 + i) + ":53 -s rr");
+        }
+        final Before before = new Before(conductor);
+
+        assertThatThrownBy(() -> reload(conductor, BOX + "-A -t 198.51.100.11:9001 -s rr\n"))
+            .isInstanceOf(IllegalArgumentException.class)
+            .hasMessage(directory.resolve("jvs.conf") + ": 9 virtual services after this reload (the file's 2 and " +
+                "7 left to control): jvs holds 8 (nothing was changed)");
+
+        before.assertUnchanged(conductor);
+        assertThat(reload(conductor, BOX)).isEqualTo("no change; left to control: 7 services");
+    }
+
+    @Test
+    void shouldRefuseAReloadWhoseServersAndControlsExceedTheServerSlotsAndChangeNothing() throws Exception
+    {
+        final Conductor conductor = conductor(BOX);
+        ctl(conductor, "-A -u 198.51.100.20:53 -s rr");
+        for (int i = 0; i < 14; i++)
+        {
+            ctl(conductor, "-a -u 198.51.100.20:53 -r 10.1.0." + (100 + i) + ":53 -m -w 1");
+        }
+        final Before before = new Before(conductor);
+
+        assertThatThrownBy(() -> reload(conductor, BOX + "-a -t 198.51.100.10:9001 -r 10.1.0.12:9001 -m -w 1\n"))
+            .isInstanceOf(IllegalArgumentException.class)
+            .hasMessage(directory.resolve("jvs.conf") + ": 16 real servers after this reload (the file's 2 and 14 " +
+                "of services left to control): jvs holds 15 (nothing was changed)");
+
+        before.assertUnchanged(conductor);
+    }
+
+    @Test
+    void shouldCountTheSlotOfARemovedServerConnectionsStillCountOn() throws Exception
+    {
+        final Conductor conductor = conductor(BOX);
+        ctl(conductor, "-A -u 198.51.100.20:53 -s rr");
+        for (int i = 0; i < 13; i++)
+        {
+            ctl(conductor, "-a -u 198.51.100.20:53 -r 10.1.0." + (100 + i) + ":53 -m -w 1");
+        }
+        conductor.table().find(CONTROL).find(IpAddress.parse("10.1.0.100"), 53).bindConnection(false);
+        ctl(conductor, "-d -u 198.51.100.20:53 -r 10.1.0.100:53");
+        final Before before = new Before(conductor);
+        final String twoMore = BOX + "-a -t 198.51.100.10:9001 -r 10.1.0.12:9001 -m -w 1\n" +
+            "-a -t 198.51.100.10:9001 -r 10.1.0.13:9001 -m -w 1\n";
+
+        assertThatThrownBy(() -> reload(conductor, twoMore))
+            .isInstanceOf(IllegalArgumentException.class)
+            .hasMessage(directory.resolve("jvs.conf") + ": 15 real servers after this reload (the file's 3 and 12 " +
+                "of services left to control), and 1 slot still held for removed ones (their connections, or " +
+                "workers on an older snapshot): jvs holds 15 (nothing was changed)");
+        before.assertUnchanged(conductor);
+
+        assertThat(reload(conductor, BOX + "-a -t 198.51.100.10:9001 -r 10.1.0.12:9001 -m -w 1\n"))
+            .as("one more fits").isEqualTo("1 change: -a TCP 198.51.100.10:9001 -r 10.1.0.12:9001 -m -w 1; " +
+                "left to control: 1 service");
+    }
+
+    /** What a refused reload must leave as it was: the table's objects, the snapshot, the file's services. */
+    private static final class Before
+    {
+        private final java.util.List<VirtualService> services;
+        private final java.util.List<RealServer> servers;
+        private final io.jvs.core.pipeline.DataPlane snapshot;
+        private final Set<ServiceKey> fileServices;
+        private final JvsConfig configuration;
+
+        Before(final Conductor conductor)
+        {
+            services = java.util.List.copyOf(conductor.table().services());
+            servers = conductor.table().allServers();
+            snapshot = conductor.current();
+            fileServices = Set.copyOf(conductor.fileServices());
+            configuration = conductor.configuration();
+        }
+
+        void assertUnchanged(final Conductor conductor)
+        {
+            assertThat(conductor.table().services()).containsExactlyElementsOf(services);
+            assertThat(conductor.table().allServers()).containsExactlyElementsOf(servers);
+            assertThat(conductor.current()).isSameAs(snapshot);
+            assertThat(conductor.fileServices()).containsExactlyInAnyOrderElementsOf(fileServices);
+            assertThat(conductor.configuration()).isSameAs(configuration);
+        }
+    }
+
     /** Applies an ipvsadm command line as the control socket does, which must take it. */
     private static void ctl(final Conductor conductor, final String line)
     {
@@ -281,7 +374,7 @@ class ReloadTest
     }
 
     /** One port, and every real server a neighbour on it: a reload that adds servers waits for no next hop. */
-    private static final class EveryServerNextDoor implements TopologySource
+    static final class EveryServerNextDoor implements TopologySource
     {
         @Override
         public Topology topology(final Collection<IpAddress> servers)
