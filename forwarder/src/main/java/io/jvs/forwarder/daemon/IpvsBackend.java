@@ -9,6 +9,7 @@ import io.jvs.core.control.IpvsView;
 import io.jvs.core.control.KernelChecks;
 import io.jvs.core.control.KernelError;
 import io.jvs.core.control.TableViews;
+import io.jvs.core.pipeline.DataPlaneBuilder;
 import io.jvs.core.rules.RuleCommand;
 import io.jvs.core.service.RealServer;
 import io.jvs.core.service.ServiceTable;
@@ -16,7 +17,10 @@ import io.jvs.core.service.VirtualService;
 import io.jvs.core.stats.TrafficLedger;
 
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -76,6 +80,10 @@ final class IpvsBackend implements Ipvsadm.Backend
         if (refused != null)
         {
             return refused;
+        }
+        if (!fits(conductor.builder(), table, command))
+        {
+            return KernelError.NO_MEMORY;
         }
         final TrafficLedger ledger = conductor.ledger();
         switch (command)
@@ -137,6 +145,43 @@ final class IpvsBackend implements Ipvsadm.Backend
                     conductor.publish(System.nanoTime());
                 }
                 return error;
+            }
+        }
+    }
+
+    /**
+     * Whether the snapshot after {@code command} (one the kernel checks accepted) fits the data plane's slots: the
+     * checks count one service's servers and the services, but the servers of all the services share the slots,
+     * and a removed service or server keeps its slot while connections count on it or a worker may still use a
+     * snapshot that named it ({@link DataPlaneBuilder#serverSlotsHeldApartFrom}). The kernel answers a table it
+     * cannot grow with ENOMEM; without this check the command would change the table and then fail to publish.
+     */
+    static boolean fits(final DataPlaneBuilder builder, final ServiceTable table, final RuleCommand command)
+    {
+        switch (command)
+        {
+            case RuleCommand.AddService add ->
+            {
+                return (long)table.services().size() + 1 +
+                    builder.serviceSlotsHeldApartFrom(service -> table.find(service.key()) == service) <=
+                    builder.maxServices();
+            }
+            case RuleCommand.PutServer put when !put.edit() ->
+            {
+                final RealServer back = table.find(put.key()).departedToTakeBack(put.address(), put.port());
+                if (back != null && back.forwardingSlot() != 0)
+                {
+                    // Taken back, it keeps the slot it holds.
+                    return true;
+                }
+                final Set<RealServer> live = Collections.newSetFromMap(new IdentityHashMap<>());
+                live.addAll(table.allServers());
+                return (long)live.size() + 1 + builder.serverSlotsHeldApartFrom(live::contains) <=
+                    builder.maxServers() - 1;
+            }
+            default ->
+            {
+                return true;
             }
         }
     }
