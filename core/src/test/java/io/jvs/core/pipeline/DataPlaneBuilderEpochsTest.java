@@ -96,6 +96,59 @@ class DataPlaneBuilderEpochsTest
     }
 
     @Test
+    void shouldCountAsHeldEverySlotTheNextBuildCannotGiveANewServer()
+    {
+        final WorkerEpochs epochs = new WorkerEpochs(1);
+        final DataPlaneBuilder builder = new DataPlaneBuilder(4, 4, epochs);
+        rule("-A " + SERVICE + " -s rr");
+        rule("-a " + SERVICE + " -r 192.168.1.1:80 -m");
+        rule("-a " + SERVICE + " -r 192.168.1.2:80 -m");
+        final RealServer a = server("192.168.1.1");
+        final RealServer b = server("192.168.1.2");
+        build(builder);
+        final int slotOfA = a.forwardingSlot();
+        epochs.enter(0, 1);
+        assertThat(builder.serverSlotsHeldApartFrom(server -> server == a || server == b)).isZero();
+
+        // Removed, A keeps its slot in the next build whatever the epochs: the worker may bind it until then.
+        rule("-d " + SERVICE + " -r 192.168.1.1:80");
+        assertThat(builder.serverSlotsHeldApartFrom(server -> server == b)).isEqualTo(1);
+        rule("-a " + SERVICE + " -r 192.168.1.3:80 -m");
+        final RealServer c = server("192.168.1.3");
+        build(builder);
+        epochs.enter(0, 2);
+        assertThat(builder.serverSlotsHeldApartFrom(server -> server == b || server == c))
+            .as("released by the next build, but reserved there").isEqualTo(1);
+        build(builder);
+        assertThat(builder.reservedServerSlots()).isEqualTo(1);
+        assertThat(builder.serverSlotsHeldApartFrom(server -> server == b || server == c))
+            .as("the worker is still on the snapshot that named it last").isEqualTo(1);
+        epochs.enter(0, 3);
+        assertThat(builder.serverSlotsHeldApartFrom(server -> server == b || server == c)).isZero();
+        rule("-a " + SERVICE + " -r 192.168.1.4:80 -m");
+        assertThat(build(builder).slotOf(server("192.168.1.4"))).as("so the next build has it to give")
+            .isEqualTo(slotOfA);
+    }
+
+    @Test
+    void shouldCountAsHeldWithoutEpochsOnlyTheSlotsOfRemovedServersConnectionsCountOn()
+    {
+        final DataPlaneBuilder builder = new DataPlaneBuilder(4, 8);
+        rule("-A " + SERVICE + " -s rr");
+        rule("-a " + SERVICE + " -r 192.168.1.1:80 -m");
+        rule("-a " + SERVICE + " -r 192.168.1.2:80 -m");
+        final RealServer a = server("192.168.1.1");
+        build(builder);
+
+        assertThat(builder.serverSlotsHeldApartFrom(server -> server != a)).isZero();
+        a.bindConnection(false);
+        assertThat(builder.serverSlotsHeldApartFrom(server -> server != a)).isEqualTo(1);
+        assertThat(builder.serviceSlotsHeldApartFrom(service -> false)).as("its service's slot too").isEqualTo(1);
+        a.unbindConnection(false);
+        assertThat(builder.serviceSlotsHeldApartFrom(service -> false)).isZero();
+    }
+
+    @Test
     void shouldReuseASlotAtOnceWithoutEpochs()
     {
         final DataPlaneBuilder builder = new DataPlaneBuilder(4, 8);
