@@ -515,8 +515,9 @@ public final class Daemon implements AutoCloseable
         }
         installSignals();
         final String summary = "ready: " + workers + " worker" + (workers == 1 ? "" : "s") + ", " +
-            describeInterfaces() + ", " + table.services().size() + " services, " + table.allServers().size() +
-            " real servers, idle " + config.idle().word() + ", control " + config.control() + ", config " +
+            describeInterfaces() + ", " + table.services().size() + (table.services().size() == 1 ? " service, " :
+            " services, ") + table.allServers().size() + (table.allServers().size() == 1 ? " real server" :
+            " real servers") + ", idle " + config.idle().word() + ", control " + config.control() + ", config " +
             configFile;
         DaemonLog.info(summary);
         SystemdNotify.notify("READY=1\nSTATUS=" + summary);
