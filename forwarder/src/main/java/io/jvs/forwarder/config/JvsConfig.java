@@ -21,6 +21,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.ToIntFunction;
 
 /**
  * A jvs configuration: what {@code jvs run --config} and {@code jvs replay --config} read, one statement a line,
@@ -279,11 +280,13 @@ public record JvsConfig(
 
     /**
      * @param availableProcessors the CPUs the daemon may use.
+     * @param deviceQueues        the receive queues a device (by name) has, for an interface that leaves out
+     *                            {@code queues}.
      * @return the {@code workers} count, or when not given one worker per receive queue (the largest
-     *         {@code queues} of any interface: worker q serves queue q of every interface), at most one per
-     *         CPU, at least one.
+     *         {@code queues} of any interface, by default the device's with port afxdp: worker q serves queue q
+     *         of every interface), at most one per CPU, at least one.
      */
-    public int workerCount(final int availableProcessors)
+    public int workerCount(final int availableProcessors, final ToIntFunction<String> deviceQueues)
     {
         if (workers > 0)
         {
@@ -292,7 +295,7 @@ public record JvsConfig(
         int queues = 1;
         for (final InterfaceConfig face : interfaces)
         {
-            queues = Math.max(queues, face.queues());
+            queues = Math.max(queues, face.queues(face.queuesGiven() ? 0 : deviceQueues.applyAsInt(face.name())));
         }
         return Math.max(1, Math.min(queues, availableProcessors));
     }

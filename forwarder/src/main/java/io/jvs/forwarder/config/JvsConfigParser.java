@@ -369,7 +369,7 @@ final class JvsConfigParser
             }
         }
         PortKind kind = PortKind.AFXDP;
-        int queues = 1;
+        int queues = InterfaceConfig.DEVICE_QUEUES;
         XdpMode xdpMode = XdpMode.DRV;
         XdpBindMode bindMode = XdpBindMode.AUTO;
         final Set<String> given = new HashSet<>();

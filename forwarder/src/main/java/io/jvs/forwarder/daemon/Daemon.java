@@ -224,7 +224,7 @@ public final class Daemon implements AutoCloseable
      */
     static int workerCount(final JvsConfig config)
     {
-        return config.workerCount(Runtime.getRuntime().availableProcessors());
+        return config.workerCount(Runtime.getRuntime().availableProcessors(), Daemon::receiveQueues);
     }
 
     /** What the daemon needs of a configuration that the language allows, checked before anything is touched. */

@@ -80,13 +80,15 @@ class JvsConfigTest
         assertThat(config.interfaces()).containsExactly(
             new InterfaceConfig("eth0", PortKind.AFXDP, 4, XdpMode.SKB, XdpBindMode.ZEROCOPY, 3),
             new InterfaceConfig("Eth1", PortKind.AFPACKET, 2, XdpMode.DRV, XdpBindMode.AUTO, 4),
-            new InterfaceConfig("eth1", PortKind.AFXDP, 1, XdpMode.DRV, XdpBindMode.AUTO, 5),
-            new InterfaceConfig("veth-b", PortKind.AFXDP, 1, XdpMode.DRV, XdpBindMode.COPY, 6));
+            new InterfaceConfig("eth1", PortKind.AFXDP, InterfaceConfig.DEVICE_QUEUES, XdpMode.DRV,
+                XdpBindMode.AUTO, 5),
+            new InterfaceConfig("veth-b", PortKind.AFXDP, InterfaceConfig.DEVICE_QUEUES, XdpMode.DRV,
+                XdpBindMode.COPY, 6));
         assertThat(config.interfaceIndex("eth1")).isEqualTo(2);
         assertThat(config.interfaceIndex("ETH1")).isEqualTo(-1);
         assertThat(config.portCount()).isEqualTo(4);
         assertThat(config.workers()).isEqualTo(3);
-        assertThat(config.workerCount(64)).as("given, whatever the CPUs").isEqualTo(3);
+        assertThat(config.workerCount(64, device -> 1)).as("given, whatever the CPUs").isEqualTo(3);
         assertThat(config.cpus()).containsExactly(0, 2, 3);
         assertThat(config.idle()).isEqualTo(IdleMode.BACKOFF);
         assertThat(config.connections()).isEqualTo(65536);
@@ -111,7 +113,7 @@ class JvsConfigTest
         assertThat(config.source()).isEqualTo("defaults");
         assertThat(config.interfaces()).isEmpty();
         assertThat(config.workers()).isZero();
-        assertThat(config.workerCount(8)).isEqualTo(1);
+        assertThat(config.workerCount(8, device -> 1)).isEqualTo(1);
         assertThat(config.cpus()).isEmpty();
         assertThat(config.idle()).isEqualTo(IdleMode.ADAPTIVE);
         assertThat(config.connections()).isEqualTo(1 << 20);
@@ -129,16 +131,30 @@ class JvsConfigTest
 
         final JvsConfig oneInterface = parse("interface eth0");
         assertThat(oneInterface.interfaces().get(0))
-            .isEqualTo(new InterfaceConfig("eth0", PortKind.AFXDP, 1, XdpMode.DRV, XdpBindMode.AUTO, 1));
+            .isEqualTo(new InterfaceConfig("eth0", PortKind.AFXDP, InterfaceConfig.DEVICE_QUEUES, XdpMode.DRV,
+                XdpBindMode.AUTO, 1));
     }
 
     @Test
     void shouldDefaultToOneWorkerPerQueueUpToTheCpus() throws Exception
     {
         final JvsConfig config = parse("interface eth0 queues 4", "interface eth1 queues 2");
-        assertThat(config.workerCount(8)).as("the most queues of any interface").isEqualTo(4);
-        assertThat(config.workerCount(3)).as("at most one a CPU").isEqualTo(3);
-        assertThat(config.workerCount(0)).isEqualTo(1);
+        assertThat(config.workerCount(8, device -> 1)).as("the most queues of any interface").isEqualTo(4);
+        assertThat(config.workerCount(3, device -> 1)).as("at most one a CPU").isEqualTo(3);
+        assertThat(config.workerCount(0, device -> 1)).isEqualTo(1);
+    }
+
+    @Test
+    void shouldTakeEveryReceiveQueueOfAnAfXdpDeviceWhenQueuesIsLeftOut() throws Exception
+    {
+        final JvsConfig config = parse("interface eth0", "interface eth1 port afpacket");
+        assertThat(config.interfaces().get(0).queues(4)).as("afxdp: the device's").isEqualTo(4);
+        assertThat(config.interfaces().get(1).queues(4)).as("afpacket: one, its workers share it by fanout")
+            .isEqualTo(1);
+        assertThat(config.workerCount(8, device -> device.equals("eth0") ? 4 : 8))
+            .as("a worker for each of eth0's queues").isEqualTo(4);
+        assertThat(config.workerCount(2, device -> 4)).as("at most one a CPU").isEqualTo(2);
+        assertThat(parse("interface eth0 queues 2").workerCount(8, device -> 4)).as("as given").isEqualTo(2);
     }
 
     @Test
