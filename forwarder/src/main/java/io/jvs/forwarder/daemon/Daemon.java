@@ -63,6 +63,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
+import java.util.function.ToIntFunction;
 
 /**
  * The load balancer as a process ({@code tools/jvs run --config FILE}): reads the configuration, builds the data
@@ -174,7 +175,7 @@ public final class Daemon implements AutoCloseable
             return EXIT_REFUSED;
         }
         final int workers = workerCount(config);
-        final String queueRefusal = queueRefusal(config, workers);
+        final String queueRefusal = queueRefusal(config, workers, Daemon::receiveQueues);
         if (queueRefusal != null)
         {
             DaemonLog.error(queueRefusal);
@@ -298,8 +299,17 @@ public final class Daemon implements AutoCloseable
         return null;
     }
 
-    /** An AF_XDP socket is bound to one receive queue, so every worker needs a queue of every AF_XDP device. */
-    private static String queueRefusal(final JvsConfig config, final int workers)
+    /**
+     * An AF_XDP socket is bound to one receive queue and worker q binds queue q of every AF_XDP device, so such a
+     * device needs a queue for every worker and a worker for every queue: a frame the device steers to a queue
+     * without a socket is passed to the kernel, which answers a VIP on lo with a reset or not at all. AF_PACKET
+     * devices are shared by fanout and take any count.
+     *
+     * @param workers      how many workers the daemon would run ({@link #workerCount}).
+     * @param deviceQueues the receive queues a device (by name) has.
+     * @return why a device's queues and the workers do not match, naming the interface's file and line, or null.
+     */
+    static String queueRefusal(final JvsConfig config, final int workers, final ToIntFunction<String> deviceQueues)
     {
         for (final InterfaceConfig face : config.interfaces())
         {
@@ -307,16 +317,38 @@ public final class Daemon implements AutoCloseable
             {
                 continue;
             }
-            final int queues = receiveQueues(face.name());
+            final String at = config.source() + ":" + face.line() + ": interface " + face.name() + " has ";
+            final int queues = deviceQueues.applyAsInt(face.name());
+            final String has = queues + " receive queue" + (queues == 1 ? "" : "s");
             if (queues < workers)
             {
-                return config.source() + ":" + face.line() + ": interface " + face.name() + " has " + queues +
-                    " receive queue" + (queues == 1 ? "" : "s") + " but " + workers + " workers: with port afxdp " +
+                return at + has + " but " + workers + " workers: with port afxdp " +
                     "each worker owns a queue of every interface (give it more queues with 'ethtool -L " +
                     face.name() + " combined " + workers + "', set 'workers " + queues + "', or use port afpacket)";
             }
+            if (face.queuesGiven() && face.queues() != queues)
+            {
+                return at + has + " but queues " + face.queues() + ": " + (face.queues() < queues ?
+                    "frames it steers to " + range(face.queues(), queues) + " would reach no socket and go to " +
+                        "the kernel" : "it has no " + range(queues, face.queues())) + " (write 'queues " +
+                    queues + "' or leave queues out, or give it " + face.queues() + " with 'ethtool -L " +
+                    face.name() + " combined " + face.queues() + "' or 'rx " + face.queues() + "')";
+            }
+            if (workers < queues)
+            {
+                return at + has + " but " + workers + " worker" + (workers == 1 ? "" : "s") + ": with port afxdp " +
+                    "worker q serves queue q, so frames it steers to " + range(workers, queues) + " would reach " +
+                    "no socket and go to the kernel (set 'workers " + queues + "', or give it " + workers +
+                    " with 'ethtool -L " + face.name() + " combined " + workers + "' or 'rx " + workers + "')";
+            }
         }
         return null;
+    }
+
+    /** @return "queue 2" or "queues 2-3": the queues from {@code from} to before {@code to}. */
+    private static String range(final int from, final int to)
+    {
+        return to - from == 1 ? "queue " + from : "queues " + from + "-" + (to - 1);
     }
 
     /** The device's real receive queues, as sysfs lists them (veth: only the real ones, not numrxqueues). */
