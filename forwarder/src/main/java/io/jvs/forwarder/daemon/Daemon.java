@@ -599,7 +599,8 @@ public final class Daemon implements AutoCloseable
             text.append(text.isEmpty() ? "" : ", ").append(face.name()).append(" (").append(face.port().word());
             if (face.port() == PortKind.AFXDP)
             {
-                text.append(" xdp ").append(face.xdpMode().name().toLowerCase(java.util.Locale.ROOT));
+                text.append(" xdp ").append(face.xdpMode().name().toLowerCase(java.util.Locale.ROOT))
+                    .append(workers == 1 ? " queue 0" : " queues 0-" + (workers - 1));
             }
             text.append(")");
         }
