@@ -748,7 +748,8 @@ public final class Daemon implements AutoCloseable
             throw new StartFailure(ex.getMessage(), EXIT_REFUSED);
         }
         final long portMac = topology.ports().get(0).mac();
-        final WarmUp frames = new WarmUp(scratch, portMac);
+        final WarmUp frames = new WarmUp(scratch, config.markRules(), portMac);
+        frames.unwarmed().forEach(reason -> DaemonLog.warning("the warm-up sends nothing for " + reason));
         if (!frames.hasTraffic())
         {
             return;
@@ -760,9 +761,11 @@ public final class Daemon implements AutoCloseable
             warmTopology.port(port.index(), port.mac(), port.mtu(), port.ipv4(), port.ipv6());
         }
         warmTopology.gatewayV4(0, 0x02_00_00_00_77_01L);
-        // The warm-up's clients (100.64.0.0/20) reached half by a route and half by the gateway, as live next hops
-        // come from the kernel's routes, its neighbours and its default route.
+        warmTopology.gatewayV6(0, 0x02_00_00_00_77_01L);
+        // The warm-up's clients (100.64.0.0/20, fd00:6440::/116) reached half by a route and half by the gateway, as
+        // live next hops come from the kernel's routes, its neighbours and its default route.
         warmTopology.route(IpPrefix.parse("100.64.0.0/21"), 0, 0x02_00_00_00_77_01L);
+        warmTopology.route(IpPrefix.parse("fd00:6440::/117"), 0, 0x02_00_00_00_77_01L);
         scratch.allServers().forEach(server -> warmTopology.neighbour(server.address(), 0, 0x02_00_00_00_77_02L));
         final DataPlane plane = builder.build(scratch, warmTopology.build(), config.connectionTimeouts(),
             config.settings(), config.markRules());
@@ -786,16 +789,10 @@ public final class Daemon implements AutoCloseable
             final Pipeline[] pipelines = new Pipeline[scratchWorkers];
             final WorkerEpochs epochs = new WorkerEpochs(scratchWorkers);
             final TemplateTable templates = new TemplateTable(1024);
-            final List<IpAddress> vips = new ArrayList<>();
-            scratch.services().forEach(service ->
-            {
-                if (!service.key().isFirewallMark())
-                {
-                    vips.add(service.key().address());
-                }
-            });
-            final AtomicReference<FrameOwner> scratchOwner =
-                new AtomicReference<>(frameOwner(new ClientDispatch(scratchWorkers, vips)));
+            // Frames owned as the live workers' are: by client for a VIP and a mark statement's destination.
+            final AtomicReference<FrameOwner> scratchOwner = new AtomicReference<>(frameOwner(new ClientDispatch(
+                scratchWorkers, Conductor.virtualAddresses(scratch, config.markRules()),
+                Conductor.destinationPrefixes(config.markRules()))));
             final DaemonCounters scratchCounters = new DaemonCounters(scratchWorkers);
             for (int w = 0; w < scratchWorkers; w++)
             {
@@ -846,7 +843,9 @@ public final class Daemon implements AutoCloseable
                 // As a real worker's: its own prefetch (with another class there, the JIT would compile
                 // Pipeline.process for that one, and the first real burst would deoptimize it) and epochs (a pipeline
                 // without them takes another branch at its start).
-                pipelines[w] = new Pipeline(publisher, w, 1 << 16, 1 << 12, MAX_SERVICES, MAX_SERVERS,
+                // As many IPv6 connections as IPv4 ones: the IPv6 services' connections are warmed as the IPv4 ones, and
+                // a table they fill would warm its drop instead.
+                pipelines[w] = new Pipeline(publisher, w, 1 << 16, 1 << 16, MAX_SERVICES, MAX_SERVERS,
                     config.settings().icmpRepliesPerSecond(), OffHeapAllocator.DIRECT, templates, epochs,
                     NativeCachePrefetch.best());
                 final HostPassPolicy[] policies = new HostPassPolicy[ports.length];

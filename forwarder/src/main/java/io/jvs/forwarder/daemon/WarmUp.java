@@ -1,12 +1,14 @@
 package io.jvs.forwarder.daemon;
 
 import io.jvs.core.net.IpAddress;
+import io.jvs.core.net.IpPrefix;
 import io.jvs.core.packet.Checksums;
 import io.jvs.core.packet.EthernetHeader;
 import io.jvs.core.packet.Frames;
 import io.jvs.core.packet.Ipv4Header;
 import io.jvs.core.packet.L4Headers;
 import io.jvs.core.pipeline.FrameBurst;
+import io.jvs.core.pipeline.MarkRule;
 import io.jvs.core.service.RealServer;
 import io.jvs.core.service.ServiceTable;
 import io.jvs.core.service.VirtualService;
@@ -19,47 +21,132 @@ import java.util.List;
 
 /**
  * Frames that exercise the daemon's data path before the first real packet, so that the JIT has compiled it:
- * for each address service, TCP connections from a spread of clients (SYN, ACKs, FIN) and UDP datagrams, plus
- * the NAT replies of its servers, cycled, most of them on connections already established. It feeds a memory
- * port of a scratch worker whose pipeline and services are copies made from the same configuration, so nothing
- * of the real state is touched.
+ * for each service, IPv4 or IPv6, TCP connections from a spread of clients (SYN, ACKs, FIN) and UDP datagrams, plus
+ * the NAT replies of its servers, cycled, most of them on connections already established. A firewall-mark
+ * service's frames are those the first {@code mark} statement giving its mark matches on the first interface
+ * (where the scratch worker receives): to the statement's destination (its first address after the network's
+ * for a wider prefix), from clients in its source prefix, of its protocol and to its port, so the scratch
+ * pipeline's mark rules classify them as the live one's will (an earlier statement that matches them too gives
+ * them its mark instead, as it would live). A mark service no statement can mark so (none gives its mark, or
+ * only on another interface, for ICMP, or from a source prefix too narrow for the clients) is not warmed, and
+ * {@link #unwarmed()} says why. It feeds a memory port of a scratch worker whose pipeline and services are
+ * copies made from the same configuration, so nothing of the real state is touched.
  */
 final class WarmUp implements FrameSource
 {
-    private static final int CLIENTS = 4096;
+    /** How many bits the clients' numbers take. */
+    private static final int CLIENT_BITS = 12;
+    private static final int CLIENTS = 1 << CLIENT_BITS;
     /** Passes over the clients per connection: SYN, ACK, six ACKs each with a server's reply, FIN, a reply. */
     static final int PHASES = 16;
     private static final int FIN_PHASE = PHASES - 2;
     private static final long CLIENT_MAC = 0x02_00_00_00_77_01L;
 
     private final long portMac;
-    private final List<VirtualService> services = new ArrayList<>();
+    private final List<Target> targets = new ArrayList<>();
+    private final List<String> unwarmed = new ArrayList<>();
+    /** The IPv4 address the ARP requests, pings and malformed frames are for: the first IPv4 target's. */
+    private final int hostV4;
     private long step;
     private long given;
     private long delivered;
 
     WarmUp(final ServiceTable table, final long portMac)
     {
+        this(table, List.of(), portMac);
+    }
+
+    /**
+     * @param marks the configuration's {@code mark} statements, which give the firewall-mark services their frames.
+     */
+    WarmUp(final ServiceTable table, final List<MarkRule> marks, final long portMac)
+    {
         this.portMac = portMac;
         for (final VirtualService service : table.services())
         {
-            if (!service.key().isFirewallMark() && !service.key().address().isV6())
+            if (!service.key().isFirewallMark())
             {
-                services.add(service);
+                final IpAddress vip = service.key().address();
+                targets.add(new Target(vip, service.key().port() == 0 ? 80 : service.key().port(),
+                    service.key().protocol().number(), service.servers(), vip.isV6() ? CLIENTS_V6 : CLIENTS_V4));
+                continue;
+            }
+            final Target target = markTarget(service, marks);
+            if (target != null)
+            {
+                targets.add(target);
             }
         }
+        int v4 = TEST_NET_2;
+        for (final Target target : targets)
+        {
+            if (!target.destination.isV6())
+            {
+                v4 = target.destination.v4();
+                break;
+            }
+        }
+        hostV4 = v4;
     }
 
-    /** @return whether there is anything to warm with (an IPv4 address service). */
+    /**
+     * @return the frames of the first mark statement that gives the service its mark on the first interface, for
+     *         its family, TCP or UDP, and with room in its source prefix for the clients; null, with the reason
+     *         in {@link #unwarmed}, without one.
+     */
+    private Target markTarget(final VirtualService service, final List<MarkRule> marks)
+    {
+        final String name = service.key().toRuleString();
+        final boolean v6 = service.key().v6();
+        final int hostBits = v6 ? 128 : 32;
+        boolean given = false;
+        for (final MarkRule rule : marks)
+        {
+            if (rule.mark() != service.key().firewallMark())
+            {
+                continue;
+            }
+            given = true;
+            final IpPrefix source = rule.source();
+            final IpPrefix destination = rule.destination();
+            if (source != null && source.isV6() != v6 || destination != null && destination.isV6() != v6 ||
+                rule.inPort() != MarkRule.ANY_PORT && rule.inPort() != 0 ||
+                rule.protocol() != 0 && rule.protocol() != Ipv4Header.PROTOCOL_TCP &&
+                    rule.protocol() != Ipv4Header.PROTOCOL_UDP ||
+                source != null && hostBits - source.length() < CLIENT_BITS)
+            {
+                continue;
+            }
+            final IpAddress to = destination == null ? (v6 ? TEST_NET_V6 : IpAddress.ofV4(TEST_NET_2)) :
+                destination.length() == hostBits ? destination.network() : v6 ?
+                IpAddress.ofV6(destination.network().high(), destination.network().low() + 1) :
+                IpAddress.ofV4(destination.network().v4() + 1);
+            final IpAddress clients = source != null ? source.network() : v6 ? CLIENTS_V6 : CLIENTS_V4;
+            return new Target(to, rule.destinationPort() == 0 ? 80 : rule.destinationPort(),
+                rule.protocol() == 0 ? Ipv4Header.PROTOCOL_TCP : rule.protocol(), service.servers(), clients);
+        }
+        unwarmed.add(name + ": " + (given ? "no mark statement giving its mark matches TCP or UDP of its family " +
+            "on the first interface from a source prefix with room for " + (1 << CLIENT_BITS) + " clients" :
+            "no mark statement gives its mark") + ", so its path was not warmed");
+        return null;
+    }
+
+    /** @return whether there is anything to warm with (a service whose frames the warm-up can make). */
     boolean hasTraffic()
     {
-        return !services.isEmpty();
+        return !targets.isEmpty();
+    }
+
+    /** @return for each service the warm-up sends nothing for (a firewall-mark one), which and why. */
+    List<String> unwarmed()
+    {
+        return unwarmed;
     }
 
     @Override
     public int next(final long address, final int capacity)
     {
-        if (services.isEmpty() || capacity < 128)
+        if (targets.isEmpty() || capacity < 128)
         {
             return 0;
         }
@@ -76,10 +163,10 @@ final class WarmUp implements FrameSource
             return turn == 0 ? arpRequest(address) : turn == 1 ? echoRequest(address) : neighbourSolicitation(address);
         }
         final long n = step++;
-        final VirtualService service = services.get((int)(n % services.size()));
-        final long round = n / services.size();
+        final Target target = targets.get((int)(n % targets.size()));
+        final long round = n / targets.size();
         final int clientIndex = (int)(round % CLIENTS);
-        final int client = 0x6440_0000 | clientIndex;
+        final IpAddress client = target.client(clientIndex);
         // One pass over the clients per phase: a connection (client and port) gets its SYN and the ACK that
         // establishes it, then six of its own ACKs each followed by one of its server's, then its FIN and the
         // server's last ACK, in sixteen passes running; the next sixteen open new connections from the next port.
@@ -89,10 +176,11 @@ final class WarmUp implements FrameSource
         final int phase = (int)(pass % PHASES);
         final long connection = pass / PHASES * CLIENTS + clientIndex;
         final int clientPort = 1024 + (int)(pass / PHASES % 60000);
-        final int vip = service.key().address().v4();
-        final int vport = service.key().port() == 0 ? 80 : service.key().port();
-        final int protocol = service.key().protocol().number();
-        final RealServer[] servers = service.servers();
+        final int vport = target.port;
+        final int protocol = target.protocol;
+        final RealServer[] servers = target.servers;
+        // Over IPv6 a datagram always has its checksum (RFC 8200 8.1).
+        final boolean udpChecksum = (clientIndex & 1) == 0 || client.isV6();
         delivered++;
         if (isServerPhase(phase) && servers.length > 0)
         {
@@ -100,24 +188,22 @@ final class WarmUp implements FrameSource
             // replies that then find no connection are passed, which warms that path). A UDP server answers too.
             final RealServer server = servers[(int)(connection % servers.length)];
             final int serverPort = server.port() == 0 ? vport : server.port();
-            return frame(address, server.address(), serverPort, IpAddress.ofV4(client), clientPort, protocol,
-                L4Headers.TCP_ACK, (client & 1) == 0);
+            return frame(address, server.address(), serverPort, client, clientPort, protocol, L4Headers.TCP_ACK,
+                udpChecksum);
         }
         final int flags = phase == 0 ? L4Headers.TCP_SYN : phase == FIN_PHASE ? L4Headers.TCP_FIN | L4Headers.TCP_ACK :
             L4Headers.TCP_ACK;
-        return frame(address, IpAddress.ofV4(client), clientPort, IpAddress.ofV4(vip), vport, protocol, flags,
-            (client & 1) == 0);
+        return frame(address, client, clientPort, target.destination, vport, protocol, flags, udpChecksum);
     }
 
     /**
-     * A datagram to the first service with version 6 under the IPv4 type: dropped, its buffer given back instead of
+     * A datagram to the first IPv4 service (or a documentation address) with version 6 under the IPv4 type: dropped, its buffer given back instead of
      * sent, as some of live traffic is. Without any, the ports' and the pipeline's code for such frames would be
      * compiled as traps.
      */
     private int malformed(final long address)
     {
-        final VirtualService service = services.get(0);
-        final int length = frame(address, IpAddress.ofV4(0x6440_0000), 1024, service.key().address(), 80,
+        final int length = frame(address, IpAddress.ofV4(0x6440_0000), 1024, IpAddress.ofV4(hostV4), 80,
             Ipv4Header.PROTOCOL_UDP, 0, true);
         UnsafeApi.putByte(address + EthernetHeader.LENGTH, (byte)0x65);
         return length;
@@ -140,7 +226,7 @@ final class WarmUp implements FrameSource
         putMac(arp + 8, CLIENT_MAC);
         Frames.putI32(arp + 14, 0x6440_0001);
         putMac(arp + 18, 0);
-        Frames.putI32(arp + 24, services.get(0).key().address().v4());
+        Frames.putI32(arp + 24, hostV4);
         return HeaderWriter.pad(address, l3 + 28);
     }
 
@@ -155,8 +241,7 @@ final class WarmUp implements FrameSource
         Frames.putU8(icmp, 8);
         Frames.putU16(icmp + 4, (int)given & 0xFFFF);
         Frames.putU16(icmp + 2, Checksums.checksum(icmp, length));
-        HeaderWriter.ipv4(ip, 20 + length, 1, 0x4000, HeaderWriter.TTL, ICMP, 0x6440_0001,
-            services.get(0).key().address().v4());
+        HeaderWriter.ipv4(ip, 20 + length, 1, 0x4000, HeaderWriter.TTL, ICMP, 0x6440_0001, hostV4);
         return HeaderWriter.pad(address, l3 + 20 + length);
     }
 
@@ -221,26 +306,58 @@ final class WarmUp implements FrameSource
     private int frame(final long frame, final IpAddress source, final int sourcePort, final IpAddress destination,
         final int destinationPort, final int protocol, final int tcpFlags, final boolean udpChecksum)
     {
-        final int l3 = HeaderWriter.ethernet(frame, portMac, CLIENT_MAC, -1, EthernetHeader.TYPE_IPV4);
+        final boolean v6 = source.isV6();
+        final int header = v6 ? 40 : 20;
+        final int l3 = HeaderWriter.ethernet(frame, portMac, CLIENT_MAC, -1,
+            v6 ? EthernetHeader.TYPE_IPV6 : EthernetHeader.TYPE_IPV4);
         final long ip = frame + l3;
-        final long l4 = ip + 20;
+        final long l4 = ip + header;
         final int segment;
         if (protocol == Ipv4Header.PROTOCOL_TCP)
         {
-            segment = HeaderWriter.tcp(l4, sourcePort, destinationPort, 1, 1, tcpFlags, 1460);
+            segment = HeaderWriter.tcp(l4, sourcePort, destinationPort, 1, 1, tcpFlags, v6 ? 1440 : 1460);
         }
         else
         {
             segment = L4Headers.UDP_LENGTH + 16;
             HeaderWriter.udp(l4, sourcePort, destinationPort, segment);
         }
-        HeaderWriter.ipv4(ip, 20 + segment, 1, 0x4000, HeaderWriter.TTL, protocol, source.v4(), destination.v4());
+        if (v6)
+        {
+            HeaderWriter.ipv6(ip, segment, protocol, 0, source.high(), source.low(), destination.high(),
+                destination.low());
+        }
+        else
+        {
+            HeaderWriter.ipv4(ip, 20 + segment, 1, 0x4000, HeaderWriter.TTL, protocol, source.v4(), destination.v4());
+        }
         if (protocol == Ipv4Header.PROTOCOL_TCP || udpChecksum)
         {
-            HeaderWriter.transportChecksum(ip, false, protocol, l4, segment);
+            HeaderWriter.transportChecksum(ip, v6, protocol, l4, segment);
         }
-        return HeaderWriter.pad(frame, l3 + 20 + segment);
+        return HeaderWriter.pad(frame, l3 + header + segment);
     }
+
+    /**
+     * What the warm-up sends for one service: to {@code destination}'s {@code port}, from {@link #CLIENTS} clients
+     * numbered up from {@code clients}, and the replies of its servers.
+     */
+    private record Target(IpAddress destination, int port, int protocol, RealServer[] servers, IpAddress clients)
+    {
+        IpAddress client(final int index)
+        {
+            return clients.isV6() ? IpAddress.ofV6(clients.high(), clients.low() | index) :
+                IpAddress.ofV4(clients.v4() | index);
+        }
+    }
+
+    /** The IPv4 clients, 100.64.0.0/20 (shared address space, RFC 6598). */
+    static final IpAddress CLIENTS_V4 = IpAddress.ofV4(0x6440_0000);
+    /** The IPv6 clients, fd00:6440::/116 (unique local). */
+    static final IpAddress CLIENTS_V6 = IpAddress.parse("fd00:6440::");
+    /** 198.51.100.1 (TEST-NET-2): the destination of a mark statement without one, and the host frames' without IPv4. */
+    private static final int TEST_NET_2 = 0xC633_6401;
+    private static final IpAddress TEST_NET_V6 = IpAddress.parse("2001:db8:6440::1");
 
     long delivered()
     {

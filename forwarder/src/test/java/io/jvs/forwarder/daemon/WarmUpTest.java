@@ -2,6 +2,7 @@ package io.jvs.forwarder.daemon;
 
 import io.jvs.core.conn.ConnectionTimeouts;
 import io.jvs.core.net.IpAddress;
+import io.jvs.core.net.IpPrefix;
 import io.jvs.core.packet.Checksums;
 import io.jvs.core.packet.EthernetHeader;
 import io.jvs.core.packet.Frames;
@@ -12,6 +13,7 @@ import io.jvs.core.pipeline.DataPlaneBuilder;
 import io.jvs.core.pipeline.DataPlanePublisher;
 import io.jvs.core.pipeline.DataPlaneSettings;
 import io.jvs.core.pipeline.FrameBurst;
+import io.jvs.core.pipeline.MarkRule;
 import io.jvs.core.pipeline.Pipeline;
 import io.jvs.core.pipeline.Topology;
 import io.jvs.core.rules.RuleException;
@@ -28,8 +30,8 @@ import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The warm-up frames: valid frames to the port's MAC for each IPv4 address service (none for mark or IPv6
- * services), forming whole TCP connections (SYN, ACKs, FIN, and its server's ACKs) and UDP flows, so that the
+ * The warm-up frames: valid frames to the port's MAC for each address service, IPv4 or IPv6, and for each
+ * firewall-mark service a mark statement gives its mark (none for one without), forming whole TCP connections (SYN, ACKs, FIN, and its server's ACKs) and UDP flows, so that the
  * scratch pipeline runs its established-connection and reply paths, not only the first packet's, and mostly the
  * established ones: through a pipeline every one of them is forwarded.
  */
@@ -48,20 +50,130 @@ class WarmUpTest
         "-A -u 10.0.0.101:53 -s rr",
         "-a -u 10.0.0.101:53 -r 192.168.1.9:53 -m",
         "-A -f 7 -s rr",
-        "-a -f 7 -r 192.168.1.7:80 -m",
+        "-a -f 7 -r 192.168.1.7:80 -m"};
+
+    private static final String[] RULES_V6 = {
         "-A -t [2001:db8::1]:80 -s rr",
-        "-a -t [2001:db8::1]:80 -r [2001:db8::9]:80 -m"};
+        "-a -t [2001:db8::1]:80 -r [2001:db8::9]:8080 -m",
+        "-a -t [2001:db8::1]:80 -r [2001:db8::a]:8080 -m",
+        "-A -u [2001:db8::2]:53 -s rr",
+        "-a -u [2001:db8::2]:53 -r [2001:db8::b]:53 -m"};
+
+    private static final String[] RULES_MARK = {
+        "-A -f 7 -s rr",
+        "-a -f 7 -r 192.168.1.7:8080 -m",
+        "-a -f 7 -r 192.168.1.8:8080 -m",
+        "-A -f 8 -6 -s rr",
+        "-a -f 8 -6 -r [2001:db8::b]:53 -m"};
+
+    /** Mark 7 for TCP to 203.0.113.0/24, mark 8 for UDP to 2001:db8:7::/64 on port 53. */
+    private static final List<MarkRule> MARKS = List.of(
+        new MarkRule(7, MarkRule.ANY_PORT, null, IpPrefix.parse("203.0.113.0/24"), 6, 0),
+        new MarkRule(8, MarkRule.ANY_PORT, null, IpPrefix.parse("2001:db8:7::/64"), 17, 53));
 
     @Test
-    void shouldHaveNothingToWarmWithoutAnIpv4AddressService() throws Exception
+    void shouldHaveNothingToWarmForAMarkNoStatementGivesAndSayWhy() throws Exception
     {
-        final WarmUp none = new WarmUp(table("-A -f 7 -s rr", "-A -t [2001:db8::1]:80 -s rr"), PORT_MAC);
+        final WarmUp none = new WarmUp(table("-A -f 7 -s rr", "-A -f 8 -6 -s rr"),
+            List.of(new MarkRule(8, 1, null, IpPrefix.parse("2001:db8:7::/64"), 0, 0)), PORT_MAC);
         assertThat(none.hasTraffic()).isFalse();
+        assertThat(none.unwarmed()).satisfiesExactly(
+            reason -> assertThat(reason).startsWith("-f 7: no mark statement gives its mark"),
+            reason -> assertThat(reason).startsWith("-f 8 -6: no mark statement giving its mark matches"));
         try (Arena arena = Arena.ofConfined())
         {
             assertThat(none.next(arena.allocate(2048).address(), 2048)).isZero();
         }
         assertThat(new WarmUp(table(RULES), PORT_MAC).hasTraffic()).isTrue();
+        assertThat(new WarmUp(table("-A -t [2001:db8::1]:80 -s rr"), PORT_MAC).hasTraffic()).isTrue();
+        assertThat(new WarmUp(table("-A -f 7 -s rr"), MARKS, PORT_MAC).unwarmed()).isEmpty();
+    }
+
+    @Test
+    void shouldWarmIpv6ServicesWithWholeConnectionsThatAPipelineForwards() throws Exception
+    {
+        final Pipeline pipeline = warm(table(RULES_V6), List.of());
+        assertThat(pipeline.connectionsV4().size()).isZero();
+        assertThat(pipeline.connectionsV6().size()).isEqualTo(2 * CLIENTS);
+    }
+
+    @Test
+    void shouldWarmMarkServicesWithTheFramesTheirMarkStatementsMark() throws Exception
+    {
+        final Pipeline pipeline = warm(table(RULES_MARK), MARKS);
+        assertThat(pipeline.connectionsV4().size()).isEqualTo(CLIENTS);
+        assertThat(pipeline.connectionsV6().size()).isEqualTo(CLIENTS);
+    }
+
+    /**
+     * Runs the warm-up of two services (a TCP one and a UDP one) through a pipeline until both have made their first
+     * connections whole: every frame of theirs is forwarded, the malformed one dropped, the host's passed, and most
+     * follow an established connection, as for IPv4 address services.
+     */
+    private static Pipeline warm(final ServiceTable table, final List<MarkRule> marks) throws Exception
+    {
+        final Topology.Builder topology = new Topology.Builder()
+            .port(0, PORT_MAC, 1500, IpAddress.parse("10.0.0.1"), IpAddress.parse("2001:db8::2"))
+            .gatewayV4(0, 0x02_00_00_00_77_01L).gatewayV6(0, 0x02_00_00_00_77_01L);
+        for (final RealServer server : table.allServers())
+        {
+            topology.neighbour(server.address(), 0, 0x02_00_00_00_77_02L);
+        }
+        final DataPlanePublisher publisher = new DataPlanePublisher(new DataPlaneBuilder(8, 16).build(table,
+            topology.build(), new ConnectionTimeouts(), DataPlaneSettings.defaults(), marks));
+        final Pipeline pipeline = new Pipeline(publisher, 0, 1 << 16, 1 << 16, 8, 16, 0);
+        final WarmUp warmUp = new WarmUp(table, marks, PORT_MAC);
+        assertThat(warmUp.unwarmed()).isEmpty();
+        final int frames = WarmUp.PHASES * CLIENTS * 2;
+        final FrameBurst burst = new FrameBurst();
+        int given = 0;
+        int connections = 0;
+        int malformed = 0;
+        int arp = 0;
+        try (Arena arena = Arena.ofConfined())
+        {
+            final long memory = arena.allocate((long)32 * STRIDE, 64).address();
+            long now = 1_000_000_000L;
+            while (connections < frames)
+            {
+                burst.clear();
+                for (int i = 0; i < 32 && connections < frames; i++)
+                {
+                    final long frame = memory + (long)i * STRIDE + HEADROOM;
+                    final int length = warmUp.next(frame, STRIDE - HEADROOM);
+                    assertThat(length).isGreaterThanOrEqualTo(60);
+                    given++;
+                    if (given % WarmUp.MALFORMED_EVERY == 0)
+                    {
+                        malformed++;
+                    }
+                    else if (given % WarmUp.HOST_EVERY == 0)
+                    {
+                        arp += Frames.u16(frame + EthernetHeader.TYPE_OFFSET) == EthernetHeader.TYPE_ARP ? 1 : 0;
+                    }
+                    else
+                    {
+                        connections++;
+                    }
+                    burst.add(frame, length, STRIDE - HEADROOM, HEADROOM, now);
+                }
+                pipeline.process(burst, now);
+                for (int i = 0; i < burst.count; i++)
+                {
+                    final int n = given - burst.count + i + 1;
+                    assertThat(Verdict.toString(burst.verdict(i))).as("frame %d", n)
+                        .isEqualTo(n % WarmUp.MALFORMED_EVERY == 0 ? "drop:bad-ip-version" :
+                            n % WarmUp.HOST_EVERY == 0 ? "pass" : "transmit:0");
+                }
+                now += 10_000;
+            }
+        }
+        assertThat(warmUp.delivered()).isEqualTo(given);
+        assertThat(malformed).isPositive();
+        // The six data ACKs of each TCP connection, eight of the nine datagrams of a UDP client and every answer of
+        // the servers follow an established connection; so do the malformed frames and the ARP requests.
+        assertThat(pipeline.counters().fastPath()).isEqualTo((6L + 8 + 7 + 7) * CLIENTS + malformed + arp);
+        return pipeline;
     }
 
     @Test
