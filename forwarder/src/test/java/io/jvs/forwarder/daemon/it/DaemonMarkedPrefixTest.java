@@ -55,6 +55,11 @@ class DaemonMarkedPrefixTest
                 DaemonConfigs.fwmarkService(1, "rr", 'm', DaemonConfigs.serversV4(topology), DaemonConfigs.ones(2));
             try (DaemonProcess daemon = DaemonProcess.start(topology.directorNamespace(), directory, config))
             {
+                // Warmed, IPv6 and fwmark services too, by a scratch worker that leaves the live one nothing: no
+                // connection, no frame sent.
+                assertThat(daemon.log()).anySatisfy(line -> assertThat(line).contains("warmed the data path"))
+                    .noneSatisfy(line -> assertThat(line).contains("the warm-up sends nothing"));
+                assertThat(daemon.status()).containsEntry("connections", 0L).containsEntry("transmitted", 0L);
                 final Map<String, Integer> byServer = new TreeMap<>();
                 final long errorsBefore = addressErrors(topology);
                 // Each target from a client address of its own: a client port the kernel reuses for the second

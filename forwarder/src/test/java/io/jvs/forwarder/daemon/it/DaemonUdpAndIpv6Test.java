@@ -64,6 +64,11 @@ class DaemonUdpAndIpv6Test
                 'm', DaemonConfigs.serversV6(topology), DaemonConfigs.ones(3));
             try (DaemonProcess daemon = DaemonProcess.start(topology.directorNamespace(), directory, config))
             {
+                // Warmed, IPv6 and fwmark services too, by a scratch worker that leaves the live one nothing: no
+                // connection, no frame sent.
+                assertThat(daemon.log()).anySatisfy(line -> assertThat(line).contains("warmed the data path"))
+                    .noneSatisfy(line -> assertThat(line).contains("the warm-up sends nothing"));
+                assertThat(daemon.status()).containsEntry("connections", 0L).containsEntry("transmitted", 0L);
                 final List<TcpDigestClient.Connection> connections = TcpDigestClient.run(topology.clientNamespace(),
                     TcpDigestClient.Load.of(new InetSocketAddress(topology.vip6(), PORT), 30, MIB).parallel(3));
                 final Map<String, Long> status = daemon.status();
