@@ -72,7 +72,7 @@ class DaemonNetlinkClientTest
                     assertThat(listing).contains("TCP  10.9.0.3:80 rr\n").doesNotContain("10.9.0.1:80")
                         .doesNotContain("10.9.0.2:80");
                     assertThat(session.command("dump")).containsExactly("service 10.9.0.3:80", "done");
-                    assertThat(session.errors()).containsOnlyOnce("reconnected");
+                    assertThat(session.errorsOnceThey("reconnected")).containsOnlyOnce("reconnected");
                 }
             }
         }

@@ -139,6 +139,22 @@ public final class PreloadSession implements AutoCloseable
         return errors.toString();
     }
 
+    /**
+     * The client's standard error once it holds {@code expected}: the library writes it before it answers, but the
+     * two streams are read by two threads, so the answer may be read first.
+     *
+     * @return what it wrote so far, as soon as that holds {@code expected}, or after {@link #ANSWER_TIMEOUT_S}.
+     */
+    public String errorsOnceThey(final String expected) throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(ANSWER_TIMEOUT_S);
+        while (!errors.toString().contains(expected) && System.nanoTime() - deadline < 0)
+        {
+            Thread.sleep(10);
+        }
+        return errors.toString();
+    }
+
     @Override
     public void close()
     {
