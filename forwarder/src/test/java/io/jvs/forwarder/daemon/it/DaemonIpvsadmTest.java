@@ -20,6 +20,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -298,13 +299,21 @@ class DaemonIpvsadmTest
     }
 
     /** Which server answers each of {@code count} new clients (a socket each: a new connection each). */
+    /** Below the kernel's ephemeral range (net.ipv4.ip_local_port_range), so no socket of the kernel's choice has one. */
+    private static final AtomicInteger NEXT_CLIENT_PORT =
+        new AtomicInteger(20_000);
+
     private static List<String> identities(final LbTopology topology, final InetSocketAddress service,
         final int count) throws Exception
     {
         final List<String> names = new ArrayList<>();
         for (int i = 0; i < count; i++)
         {
-            try (DatagramSocket socket = LbTopology.callIn(topology.clientNamespace(), DatagramSocket::new))
+            // A port of its own for each client: an ephemeral port the kernel picks at random may be one an earlier
+            // client of this test had, whose UDP connection still names that client's server.
+            final int port = NEXT_CLIENT_PORT.getAndIncrement();
+            try (DatagramSocket socket = LbTopology.callIn(topology.clientNamespace(),
+                () -> new DatagramSocket(new InetSocketAddress(port))))
             {
                 socket.setSoTimeout(2000);
                 final String name = askOrNull(socket, service);
