@@ -1,5 +1,7 @@
 package io.jvs.core.rules;
 
+import io.jvs.core.sched.SchedulerFlags;
+import io.jvs.core.sched.SchedulerSettings;
 import io.jvs.core.service.ServiceTable;
 
 import java.io.IOException;
@@ -30,16 +32,39 @@ public final class RulesFile
     }
 
     /**
-     * Parses every line.
+     * Parses every line. A line that is not a rule is refused; but when a rule before it is one the table would
+     * refuse (a server of a service not defined, an unknown scheduler), that rule is the first refused and is
+     * reported instead, as applying the rules would report it.
      *
      * @param source a label for messages, usually the file name.
      * @param lines  the lines.
      * @return the commands, in order.
-     * @throws RuleException for the first line that is not a valid rule.
+     * @throws RuleException for the first line that is not a valid rule, or an earlier one a table refuses.
      */
     public static List<Rule> parse(final String source, final List<String> lines) throws RuleException
     {
         final List<Rule> rules = new ArrayList<>();
+        try
+        {
+            parseInto(source, lines, rules);
+        }
+        catch (final RuleException refused)
+        {
+            apply(source, rules, new ServiceTable(SchedulerSettings.of(SchedulerFlags.NONE)));
+            throw refused;
+        }
+        return rules;
+    }
+
+    /**
+     * Parses every line into {@code rules}, which on a refusal holds the rules of the lines before the refused one
+     * (for a caller that checks them against rules of its own that come first).
+     *
+     * @throws RuleException for the first line that is not a valid rule.
+     */
+    public static void parseInto(final String source, final List<String> lines, final List<Rule> rules)
+        throws RuleException
+    {
         for (int i = 0; i < lines.size(); i++)
         {
             final String text = lines.get(i);
@@ -56,7 +81,6 @@ public final class RulesFile
                 throw new RuleException(source, i + 1, ex.getMessage());
             }
         }
-        return rules;
     }
 
     /**

@@ -70,6 +70,21 @@ class RulesFileTest
     }
 
     @Test
+    void shouldNameARuleTheTableRefusesBeforeALineThatIsNoRule() throws Exception
+    {
+        final Path file = Files.write(directory.resolve("two.rules"), List.of(
+            "-A -t 10.0.0.100:80 -s wrr",
+            "-a -t 10.0.0.100:80 -r 192.168.1.1:80 -m",
+            "-a -t 10.0.0.100:80 -r 192.168.1.1:80 -m -w 2",
+            "-X nonsense"));
+        assertThatThrownBy(() -> RulesFile.load(file, table)).hasMessage(file + ":3: Destination already exists");
+        assertThat(table.services()).as("nothing is applied when a line does not parse").isEmpty();
+        assertThatThrownBy(() -> RulesFile.parse("ok.rules", List.of("-A -t 10.0.0.100:80 -s wrr",
+            "-a -t 10.0.0.100:80 -r 192.168.1.1:80 -m", "-X nonsense")))
+            .as("rules the table takes: the line that is no rule").hasMessageStartingWith("ok.rules:3: ");
+    }
+
+    @Test
     void shouldRefuseWhatTheTableRejectsWithIpvsadmsWords()
     {
         final ServiceKey web = ServiceKey.of(Protocol.TCP, IpAddress.parse("10.0.0.100"), 80);

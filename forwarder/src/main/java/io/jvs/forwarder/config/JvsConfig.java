@@ -226,11 +226,30 @@ public record JvsConfig(
         throws RuleException
     {
         final JvsConfigParser parser = new JvsConfigParser(source, baseDir);
+        // A rule's refusal shows only once the rules before it are applied, after the lines that follow it are
+        // read: the first refused line of either kind is the one reported.
         for (int i = 0; i < lines.size(); i++)
         {
-            parser.line(i + 1, lines.get(i));
+            try
+            {
+                parser.line(i + 1, lines.get(i));
+            }
+            catch (final RuleException refused)
+            {
+                parser.checkRulesSoFar();
+                throw refused;
+            }
         }
-        final JvsConfig config = parser.build();
+        final JvsConfig config;
+        try
+        {
+            config = parser.build();
+        }
+        catch (final RuleException refused)
+        {
+            parser.checkRulesBefore(refused.line());
+            throw refused;
+        }
         config.serviceTable(SchedulerSettings.of(SchedulerFlags.NONE));
         return config;
     }

@@ -12,6 +12,9 @@ import io.jvs.core.rules.RuleCommand;
 import io.jvs.core.rules.RuleException;
 import io.jvs.core.rules.RuleParser;
 import io.jvs.core.rules.RulesFile;
+import io.jvs.core.sched.SchedulerFlags;
+import io.jvs.core.sched.SchedulerSettings;
+import io.jvs.core.service.ServiceTable;
 import io.jvs.forwarder.port.xdp.XdpBindMode;
 import io.jvs.nativebindings.bpf.XdpMode;
 
@@ -89,6 +92,8 @@ final class JvsConfigParser
     private final int sweepSlotsPerBurst;
 
     private final List<ServiceRule> rules = new ArrayList<>();
+    /** For each rule, the line of this file that gave it (its own, or its {@code rules} statement's). */
+    private final List<Integer> ruleStatementLines = new ArrayList<>();
     private final List<Path> includes = new ArrayList<>();
     private String servicesAt;
     private String workersAt;
@@ -280,6 +285,41 @@ final class JvsConfigParser
             return;
         }
         rules.add(rule);
+        ruleStatementLines.add(line);
+    }
+
+    /**
+     * Applies, to a scratch table, every rule read so far: called when a line is refused, so that a rule before it
+     * that the table would refuse is reported first, as the first statement refused.
+     *
+     * @throws RuleException naming the file and line of the first such rule the table refuses.
+     */
+    void checkRulesSoFar() throws RuleException
+    {
+        checkRulesBefore(Integer.MAX_VALUE);
+    }
+
+    /**
+     * As {@link #checkRulesSoFar}, for the rules given by the lines of this file before {@code statementLine}
+     * (a line {@link #build} refuses).
+     *
+     * @throws RuleException naming the file and line of the first such rule the table refuses.
+     */
+    void checkRulesBefore(final int statementLine) throws RuleException
+    {
+        final ServiceTable scratch = new ServiceTable(SchedulerSettings.of(SchedulerFlags.NONE));
+        for (int i = 0; i < rules.size() && ruleStatementLines.get(i) < statementLine; i++)
+        {
+            final ServiceRule rule = rules.get(i);
+            try
+            {
+                rule.command().applyTo(scratch);
+            }
+            catch (final IllegalArgumentException ex)
+            {
+                throw new RuleException(rule.source(), rule.line(), ex.getMessage());
+            }
+        }
     }
 
     private void include(final String[] words) throws RuleException
@@ -328,9 +368,18 @@ final class JvsConfigParser
                     first + "\" statements (they go in " + source + ")");
             }
         }
-        for (final RulesFile.Rule rule : RulesFile.parse(label, lines))
+        final List<RulesFile.Rule> included = new ArrayList<>();
+        try
         {
-            add(new ServiceRule(label, rule.line(), rule.text(), rule.command()));
+            RulesFile.parseInto(label, lines, included);
+        }
+        finally
+        {
+            // Those before a refused line too: checkRulesSoFar reports one of them the table refuses first.
+            for (final RulesFile.Rule rule : included)
+            {
+                add(new ServiceRule(label, rule.line(), rule.text(), rule.command()));
+            }
         }
     }
 

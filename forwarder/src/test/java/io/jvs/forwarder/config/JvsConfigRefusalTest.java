@@ -164,4 +164,30 @@ class JvsConfigRefusalTest
         assertThatThrownBy(() -> JvsConfig.parse("box.conf", List.of("idle never", "workers 0"), Path.of("")))
             .hasMessage("box.conf:1: idle: the mode is adaptive, spin, yield, backoff or wait, not \"never\"");
     }
+
+    @Test
+    void shouldRefuseARuleTheTableRefusesBeforeALaterBadStatement(@TempDir final Path dir) throws Exception
+    {
+        // The table refuses a rule only once the rules before it are applied, after the lines after it are read.
+        assertThatThrownBy(() -> JvsConfig.parse("box.conf", List.of("-A -t 10.0.0.1:80 -s bogus", "foo bar"),
+            Path.of(""))).hasMessageStartingWith("box.conf:1: ");
+        assertThatThrownBy(() -> JvsConfig.parse("box.conf", List.of("-a -t 10.0.0.1:80 -r 10.1.1.1:80",
+            "workers zero"), Path.of(""))).hasMessage("box.conf:1: Service not defined");
+        assertThatThrownBy(() -> JvsConfig.parse("box.conf", List.of("-a -t 10.0.0.1:80 -r 10.1.1.1:80",
+            "interface eth0", "port 3 mac 02:00:00:00:00:01"), Path.of(""))).hasMessage("box.conf:1: Service not defined");
+        Files.write(dir.resolve("orphan.rules"), List.of("-a -t 10.0.0.100:80 -r 192.168.1.1:80"));
+        assertThatThrownBy(() -> JvsConfig.parse("box.conf", List.of("rules orphan.rules", "workers zero"), dir))
+            .hasMessage(dir.resolve("orphan.rules") + ":1: Service not defined");
+        // An included file's rules count after those of the lines before its statement, and before its bad line.
+        Files.write(dir.resolve("tail.rules"), List.of("-a -t 10.0.0.1:80 -r 10.1.1.1:80", "-X nonsense"));
+        assertThatThrownBy(() -> JvsConfig.parse("box.conf", List.of("-A -t 10.0.0.1:80", "rules tail.rules"), dir))
+            .hasMessageStartingWith(dir.resolve("tail.rules") + ":2: ");
+        assertThatThrownBy(() -> JvsConfig.parse("box.conf", List.of("rules tail.rules"), dir))
+            .hasMessage(dir.resolve("tail.rules") + ":1: Service not defined");
+        // A bad statement before the refused rule is still the one reported.
+        assertThatThrownBy(() -> JvsConfig.parse("box.conf", List.of("workers zero",
+            "-a -t 10.0.0.1:80 -r 10.1.1.1:80"), Path.of(""))).hasMessageStartingWith("box.conf:1: workers");
+        assertThatThrownBy(() -> JvsConfig.parse("box.conf", List.of("interface eth0", "port 3 mac 02:00:00:00:00:01",
+            "-a -t 10.0.0.1:80 -r 10.1.1.1:80"), Path.of(""))).hasMessageStartingWith("box.conf:2: port 3");
+    }
 }
