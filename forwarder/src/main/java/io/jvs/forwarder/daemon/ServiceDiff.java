@@ -51,7 +51,8 @@ final class ServiceDiff
     /**
      * @param live    the running table, changed in place.
      * @param desired the new configuration's table (not changed).
-     * @return one line per operation applied, ipvsadm-style, for the log (empty when nothing changed): a service
+     * @return one line per operation applied, as the ipvsadm command that would make it ({@code -e -t 10.0.0.1:80 -r
+     *         192.168.1.2:80 -m -w 7}), so that an operator can read the log as a script. ipvsadm-style, for the log (empty when nothing changed): a service
      *         added or edited with all its settings as {@code ipvsadm -S} writes them
      *         ({@link IpvsadmFormatter#serviceOptions}), so that an edit of only its persistence, netmask,
      *         one-packet scheduling or flags shows what it changed; a server added or edited with its method,
@@ -69,7 +70,8 @@ final class ServiceDiff
      *                {@code taken over from control: KEY}, before its edits).
      * @param pending where servers added to running services go, at weight 0, for {@link #release} after the next
      *                publication; null to add them at their weights at once (no workers run).
-     * @return one line per operation applied.
+     * @return one line per operation applied, as the ipvsadm command that would make it ({@code -e -t 10.0.0.1:80 -r
+     *         192.168.1.2:80 -m -w 7}), so that an operator can read the log as a script.
      */
     static List<String> apply(final ServiceTable live, final ServiceTable desired, final Set<ServiceKey> owned,
         final List<Pending> pending)
@@ -115,7 +117,7 @@ final class ServiceDiff
             if (desired.find(service.key()) == null && owned.contains(service.key()))
             {
                 live.deleteService(service.key());
-                changes.add("-D " + service.key());
+                changes.add("-D " + service.key().toRuleString());
             }
         }
         for (final VirtualService wanted : desired.services())
@@ -125,27 +127,27 @@ final class ServiceDiff
             if (running == null)
             {
                 live.addService(key, wanted.settings());
-                changes.add("-A " + key + " " + IpvsadmFormatter.serviceOptions(key, wanted.settings()));
+                changes.add("-A " + key.toRuleString() + " " + IpvsadmFormatter.serviceOptions(key, wanted.settings()));
                 // A new service is in no snapshot yet: workers meet it with its servers' slots.
                 addServers(live, key, wanted.servers(), false);
                 continue;
             }
             if (!owned.contains(key))
             {
-                changes.add("taken over from control: " + key);
+                changes.add("taken over from control: " + key.toRuleString());
             }
             for (final RealServer server : running.servers().clone())
             {
                 if (wanted.find(server.address(), server.port()) == null)
                 {
                     live.deleteServer(key, server.address(), server.port());
-                    changes.add("-d " + key + " -r " + server);
+                    changes.add("-d " + key.toRuleString() + " -r " + server);
                 }
             }
             if (!running.settings().equals(wanted.settings()))
             {
                 live.editService(key, wanted.settings());
-                changes.add("-E " + key + " " + IpvsadmFormatter.serviceOptions(key, wanted.settings()));
+                changes.add("-E " + key.toRuleString() + " " + IpvsadmFormatter.serviceOptions(key, wanted.settings()));
             }
             final List<RealServer> added = new ArrayList<>();
             for (final RealServer server : wanted.servers())
@@ -160,7 +162,7 @@ final class ServiceDiff
                     current.lowerThreshold() != server.lowerThreshold())
                 {
                     // Described before the edit: the running server's thresholds decide which are written.
-                    final String edit = "-e " + key + " " + describe(server, current);
+                    final String edit = "-e " + key.toRuleString() + " " + describe(server, current);
                     live.editServer(key, server.address(), server.port(), server.forwardMethod(), server.weight(),
                         server.upperThreshold(), server.lowerThreshold());
                     changes.add(edit);
@@ -186,7 +188,7 @@ final class ServiceDiff
             {
                 pending.add(new Pending(key, server));
             }
-            changes.add("-a " + key + " " + describe(server, null));
+            changes.add("-a " + key.toRuleString() + " " + describe(server, null));
         }
     }
 

@@ -98,7 +98,7 @@ class ReloadTest
         final Conductor conductor = conductor(BOX);
 
         assertThat(reload(conductor, BOX.replace("-m -w 1", "-g -w 1") + "timeout udp 100\n"))
-            .isEqualTo("2 changes: -e TCP 198.51.100.10:9001 -r 10.1.0.11:9001 -g -w 1; timeouts tcp 900 tcpfin 120 " +
+            .isEqualTo("2 changes: -e -t 198.51.100.10:9001 -r 10.1.0.11:9001 -g -w 1; timeouts tcp 900 tcpfin 120 " +
                 "udp 100");
     }
 
@@ -192,16 +192,16 @@ class ReloadTest
         ctl(conductor, "-a -t 198.51.100.10:9001 -r 10.1.0.12:9001 -m -w 1");
         ctl(conductor, "-A -u 198.51.100.20:53 -s wlc");
 
-        assertThat(reload(conductor, BOX)).isEqualTo("3 changes: -d TCP 198.51.100.10:9001 -r 10.1.0.12:9001; " +
-            "-E TCP 198.51.100.10:9001 -s rr; -e TCP 198.51.100.10:9001 -r 10.1.0.11:9001 -m -w 1; " +
+        assertThat(reload(conductor, BOX)).isEqualTo("3 changes: -d -t 198.51.100.10:9001 -r 10.1.0.12:9001; " +
+            "-E -t 198.51.100.10:9001 -s rr; -e -t 198.51.100.10:9001 -r 10.1.0.11:9001 -m -w 1; " +
             "left to control: 1 service");
         assertThat(conductor.table().find(FILE)).isSameAs(service);
         assertThat(conductor.table().find(CONTROL).settings().scheduler()).isEqualTo("wlc");
 
         ctl(conductor, "-D -t 198.51.100.10:9001");
         assertThat(reload(conductor, BOX)).as("deleted through ctl, it comes back")
-            .isEqualTo("2 changes: -A TCP 198.51.100.10:9001 -s rr; " +
-                "-a TCP 198.51.100.10:9001 -r 10.1.0.11:9001 -m -w 1; left to control: 1 service");
+            .isEqualTo("2 changes: -A -t 198.51.100.10:9001 -s rr; " +
+                "-a -t 198.51.100.10:9001 -r 10.1.0.11:9001 -m -w 1; left to control: 1 service");
     }
 
     @Test
@@ -211,7 +211,7 @@ class ReloadTest
         ctl(conductor, "-A -u 198.51.100.20:53 -s rr");
 
         assertThat(reload(conductor, "interface eth0\nworkers 1\n"))
-            .isEqualTo("1 change: -D TCP 198.51.100.10:9001; left to control: 1 service");
+            .isEqualTo("1 change: -D -t 198.51.100.10:9001; left to control: 1 service");
         assertThat(conductor.table().find(FILE)).isNull();
         assertThat(conductor.table().find(CONTROL)).isNotNull();
     }
@@ -227,15 +227,15 @@ class ReloadTest
         server.bindConnection(false);
         final String declared = BOX + "-A -u 198.51.100.20:53 -s rr\n-a -u 198.51.100.20:53 -r 10.1.0.21:53 -m -w 2\n";
 
-        assertThat(reload(conductor, declared)).isEqualTo("2 changes: taken over from control: UDP " +
-            "198.51.100.20:53; -e UDP 198.51.100.20:53 -r 10.1.0.21:53 -m -w 2");
+        assertThat(reload(conductor, declared)).isEqualTo("2 changes: taken over from control: -u " +
+            "198.51.100.20:53; -e -u 198.51.100.20:53 -r 10.1.0.21:53 -m -w 2");
 
         assertThat(conductor.table().find(CONTROL)).isSameAs(service);
         assertThat(service.servers()).containsExactly(server);
         assertThat(server.weight()).isEqualTo(2);
         assertThat(server.activeConnections()).isEqualTo(1);
         assertThat(reload(conductor, declared)).isEqualTo("no change");
-        assertThat(reload(conductor, BOX)).as("the file's now").isEqualTo("1 change: -D UDP 198.51.100.20:53");
+        assertThat(reload(conductor, BOX)).as("the file's now").isEqualTo("1 change: -D -u 198.51.100.20:53");
     }
 
     @Test
@@ -310,7 +310,7 @@ class ReloadTest
         before.assertUnchanged(conductor);
 
         assertThat(reload(conductor, BOX + "-a -t 198.51.100.10:9001 -r 10.1.0.12:9001 -m -w 1\n"))
-            .as("one more fits").isEqualTo("1 change: -a TCP 198.51.100.10:9001 -r 10.1.0.12:9001 -m -w 1; " +
+            .as("one more fits").isEqualTo("1 change: -a -t 198.51.100.10:9001 -r 10.1.0.12:9001 -m -w 1; " +
                 "left to control: 1 service");
     }
 

@@ -113,7 +113,7 @@ class ServiceDiffTest
             "-A -u 10.0.0.2:53 -s wlc",
             "-a -u 10.0.0.2:53 -r 192.168.2.1:53 -g -w 1"));
 
-        assertThat(changes).containsExactly("-e TCP 10.0.0.1:80 -r 192.168.1.2:80 -m -w 7");
+        assertThat(changes).containsExactly("-e -t 10.0.0.1:80 -r 192.168.1.2:80 -m -w 7");
         assertThat(live.find(WEB)).isSameAs(web);
         assertThat(web.scheduler()).isSameAs(scheduler);
         assertThat(web.servers()).containsExactly(third, second, first);
@@ -139,8 +139,8 @@ class ServiceDiffTest
             "-A -u 10.0.0.2:53 -s wlc",
             "-a -u 10.0.0.2:53 -r 192.168.2.1:53 -g -w 1"));
 
-        assertThat(changes).containsExactlyInAnyOrder("-e TCP 10.0.0.1:80 -r 192.168.1.1:80 -g -w 1",
-            "-e TCP 10.0.0.1:80 -r 192.168.1.3:80 -m -w 3 -x 100 -y 50");
+        assertThat(changes).containsExactlyInAnyOrder("-e -t 10.0.0.1:80 -r 192.168.1.1:80 -g -w 1",
+            "-e -t 10.0.0.1:80 -r 192.168.1.3:80 -m -w 3 -x 100 -y 50");
         assertThat(live.find(WEB).find(IpAddress.parse("192.168.1.1"), 80)).isSameAs(first);
         assertThat(first.forwardMethod()).isEqualTo(ForwardMethod.DR);
         assertThat(third.upperThreshold()).isEqualTo(100);
@@ -167,13 +167,13 @@ class ServiceDiffTest
 
         // Edits in the service's list order (newest first), then additions.
         assertThat(ServiceDiff.apply(live, table(next))).containsExactly(
-            "-e TCP 10.0.0.1:80 -r 192.168.1.2:80 -m -w 2 -x 100 -y 50",
-            "-e TCP 10.0.0.1:80 -r 192.168.1.1:80 -g -w 1",
-            "-a TCP 10.0.0.1:80 -r 192.168.1.4:80 -i -w 4 --tun-type ipip -y 5");
+            "-e -t 10.0.0.1:80 -r 192.168.1.2:80 -m -w 2 -x 100 -y 50",
+            "-e -t 10.0.0.1:80 -r 192.168.1.1:80 -g -w 1",
+            "-a -t 10.0.0.1:80 -r 192.168.1.4:80 -i -w 4 --tun-type ipip -y 5");
 
         next[2] = "-a -t 10.0.0.1:80 -r 192.168.1.2:80 -m -w 2 -y 50";
         assertThat(ServiceDiff.apply(live, table(next))).containsExactly(
-            "-e TCP 10.0.0.1:80 -r 192.168.1.2:80 -m -w 2 -x 0 -y 50");
+            "-e -t 10.0.0.1:80 -r 192.168.1.2:80 -m -w 2 -x 0 -y 50");
     }
 
     @Test
@@ -192,7 +192,7 @@ class ServiceDiffTest
             "-A -u 10.0.0.2:53 -s wlc -p 600",
             "-a -u 10.0.0.2:53 -r 192.168.2.1:53 -g -w 1"));
 
-        assertThat(changes).containsExactly("-E TCP 10.0.0.1:80 -s wrr", "-E UDP 10.0.0.2:53 -s wlc -p 600");
+        assertThat(changes).containsExactly("-E -t 10.0.0.1:80 -s wrr", "-E -u 10.0.0.2:53 -s wlc -p 600");
         assertThat(live.find(WEB)).isSameAs(web);
         assertThat(web.settings().scheduler()).isEqualTo("wrr");
         assertThat(web.scheduler()).isNotSameAs(rr);
@@ -214,7 +214,7 @@ class ServiceDiffTest
             "-a -t 10.0.0.1:80 -r 192.168.1.1:80 -m -w 1",
             "-a -t 10.0.0.1:80 -r 192.168.1.3:80 -m -w 3"));
 
-        assertThat(changes).containsExactly("-D UDP 10.0.0.2:53", "-d TCP 10.0.0.1:80 -r 192.168.1.2:80");
+        assertThat(changes).containsExactly("-D -u 10.0.0.2:53", "-d -t 10.0.0.1:80 -r 192.168.1.2:80");
         assertThat(live.find(DNS)).isNull();
         assertThat(live.services()).hasSize(1);
         assertThat(live.find(WEB).servers()).extracting(RealServer::toString)
@@ -266,11 +266,11 @@ class ServiceDiffTest
         final List<String> changes = ServiceDiff.apply(live, table(next));
 
         assertThat(changes).containsExactly(
-            "-a TCP 10.0.0.1:80 -r 192.168.1.2:80 -m -w 4",
-            "-a TCP 10.0.0.1:80 -r 192.168.1.3:80 -m -w 5",
-            "-A TCP 10.0.0.9:443 -s sh",
-            "-a TCP 10.0.0.9:443 -r 192.168.9.1:443 -m -w 1",
-            "-a TCP 10.0.0.9:443 -r 192.168.9.2:443 -m -w 1");
+            "-a -t 10.0.0.1:80 -r 192.168.1.2:80 -m -w 4",
+            "-a -t 10.0.0.1:80 -r 192.168.1.3:80 -m -w 5",
+            "-A -t 10.0.0.9:443 -s sh",
+            "-a -t 10.0.0.9:443 -r 192.168.9.1:443 -m -w 1",
+            "-a -t 10.0.0.9:443 -r 192.168.9.2:443 -m -w 1");
         assertThat(describe(live)).isEqualTo(describe(table(next)));
         assertThat(live.find(WEB).servers()[0].weight()).isEqualTo(5);
     }
@@ -308,10 +308,10 @@ class ServiceDiffTest
         final ServiceTable live = table("-A -t 10.0.0.1:80 -s wlc -p 300");
 
         assertThat(ServiceDiff.apply(live, table("-A -t 10.0.0.1:80 -s wlc -p 600")))
-            .containsExactly("-E TCP 10.0.0.1:80 -s wlc -p 600");
+            .containsExactly("-E -t 10.0.0.1:80 -s wlc -p 600");
         assertThat(ServiceDiff.apply(live, table("-A -t 10.0.0.1:80 -s wlc")))
             .as("persistence turned off is the line without -p, as ipvsadm -E is given it")
-            .containsExactly("-E TCP 10.0.0.1:80 -s wlc");
+            .containsExactly("-E -t 10.0.0.1:80 -s wlc");
     }
 
     @Test
@@ -325,8 +325,8 @@ class ServiceDiffTest
             "-A -t 10.0.0.1:80 -s wlc -p 300 -M 255.255.255.0",
             "-A -t [2001:db8::1]:80 -s wlc -p 300 -M 64")))
             .containsExactly(
-                "-E TCP 10.0.0.1:80 -s wlc -p 300 -M 255.255.255.0",
-                "-E TCP [2001:db8::1]:80 -s wlc -p 300 -M 64");
+                "-E -t 10.0.0.1:80 -s wlc -p 300 -M 255.255.255.0",
+                "-E -t [2001:db8::1]:80 -s wlc -p 300 -M 64");
     }
 
     @Test
@@ -335,7 +335,7 @@ class ServiceDiffTest
         final ServiceTable live = table("-A -t 10.0.0.1:80 -s sh");
 
         assertThat(ServiceDiff.apply(live, table("-A -t 10.0.0.1:80 -s sh -b sh-fallback,sh-port")))
-            .containsExactly("-E TCP 10.0.0.1:80 -s sh -b sh-fallback,sh-port");
+            .containsExactly("-E -t 10.0.0.1:80 -s sh -b sh-fallback,sh-port");
         assertThat(live.find(WEB).settings().flags().any()).isTrue();
     }
 
@@ -345,7 +345,7 @@ class ServiceDiffTest
         final ServiceTable live = table("-A -u 10.0.0.2:53 -s rr");
 
         assertThat(ServiceDiff.apply(live, table("-A -u 10.0.0.2:53 -s rr -o")))
-            .containsExactly("-E UDP 10.0.0.2:53 -s rr -o");
+            .containsExactly("-E -u 10.0.0.2:53 -s rr -o");
         assertThat(live.find(DNS).settings().onePacket()).isTrue();
     }
 
@@ -357,7 +357,7 @@ class ServiceDiffTest
         next[FARM.length] = "-A -u 10.0.0.3:53 -s sh -b sh-port -o -M 255.255.0.0 -p 120";
 
         assertThat(ServiceDiff.apply(live, table(next)))
-            .containsExactly("-A UDP 10.0.0.3:53 -s sh -p 120 -M 255.255.0.0 -o -b sh-port");
+            .containsExactly("-A -u 10.0.0.3:53 -s sh -p 120 -M 255.255.0.0 -o -b sh-port");
     }
 
     @Test
@@ -374,11 +374,11 @@ class ServiceDiffTest
 
         // Deletions in the running list's order (newest first).
         assertThat(changes).containsExactly(
-            "-d TCP 10.0.0.1:80 -r 192.168.1.3:80",
-            "-d TCP 10.0.0.1:80 -r 192.168.1.1:80",
-            "-E TCP 10.0.0.1:80 -s wlc",
-            "-e TCP 10.0.0.1:80 -r 192.168.1.2:80 -m -w 9",
-            "-a TCP 10.0.0.1:80 -r 192.168.1.4:80 -m -w 4");
+            "-d -t 10.0.0.1:80 -r 192.168.1.3:80",
+            "-d -t 10.0.0.1:80 -r 192.168.1.1:80",
+            "-E -t 10.0.0.1:80 -s wlc",
+            "-e -t 10.0.0.1:80 -r 192.168.1.2:80 -m -w 9",
+            "-a -t 10.0.0.1:80 -r 192.168.1.4:80 -m -w 4");
     }
 
     static LongStream seeds()
@@ -440,7 +440,7 @@ class ServiceDiffTest
 
         final List<String> changes = ServiceDiff.apply(live, table(), java.util.Set.of(WEB), null);
 
-        assertThat(changes).containsExactly("-D " + WEB);
+        assertThat(changes).containsExactly("-D " + WEB.toRuleString());
         assertThat(live.find(WEB)).isNull();
         assertThat(live.find(DNS)).isSameAs(dns);
         assertThat(dns.servers()).isSameAs(dnsServers);
@@ -463,10 +463,10 @@ class ServiceDiffTest
             "-a -u 10.0.0.2:53 -r 192.168.2.2:53 -g -w 1"), java.util.Set.of(), null);
 
         assertThat(changes).containsExactly(
-            "taken over from control: " + DNS,
-            "-E " + DNS + " -s rr",
-            "-e " + DNS + " -r 192.168.2.1:53 -g -w 3",
-            "-a " + DNS + " -r 192.168.2.2:53 -g -w 1");
+            "taken over from control: " + DNS.toRuleString(),
+            "-E " + DNS.toRuleString() + " -s rr",
+            "-e " + DNS.toRuleString() + " -r 192.168.2.1:53 -g -w 3",
+            "-a " + DNS.toRuleString() + " -r 192.168.2.2:53 -g -w 1");
         assertThat(live.find(DNS)).as("edited, not deleted and added again").isSameAs(dns);
         assertThat(dns.find(IpAddress.parse("192.168.2.1"), 53)).isSameAs(kept);
         assertThat(kept.activeConnections()).isEqualTo(1);

@@ -128,7 +128,7 @@ class DaemonReloadTest
                 assertThat(first).as("%s", daemon.log()).isIn("rs1", "rs2");
                 assertThat(connections(daemon, controlVip)).isEqualTo(1);
 
-                assertThat(reload(daemon, marked)).endsWith(" info reload (SIGHUP): 2 changes: -d UDP " + fileVip +
+                assertThat(reload(daemon, marked)).endsWith(" info reload (SIGHUP): 2 changes: -d -u " + fileVip +
                     " -r " + fileRs2 + "; mark rules: 1 added; left to control: 1 service, timeouts udp 77");
                 assertThat(ok(daemon, "-L", "-n")).contains("UDP  " + controlVip + " rr\n").contains("  -> " + rs1)
                     .contains("  -> " + rs2).doesNotContain(fileRs2);
@@ -144,14 +144,14 @@ class DaemonReloadTest
 
                 final String declared = marked + "timeout tcp 600 udp 100\n-A -u " + controlVip + " -s rr\n-a -u " +
                     controlVip + " -r " + rs1 + " -m -w 1\n-a -u " + controlVip + " -r " + rs2 + " -m -w 2\n";
-                assertThat(reload(daemon, declared)).endsWith(": 2 changes: taken over from control: UDP " +
-                    controlVip + "; -e UDP " + controlVip + " -r " + rs2 + " -m -w 2");
+                assertThat(reload(daemon, declared)).endsWith(": 2 changes: taken over from control: -u " +
+                    controlVip + "; -e -u " + controlVip + " -r " + rs2 + " -m -w 2");
                 assertThat(UdpDigestClient.identityOrNull(kept, controlService)).as("its connection still lives")
                     .isEqualTo(first);
                 assertThat(connections(daemon, controlVip)).as("its count goes on").isEqualTo(1);
 
-                assertThat(reload(daemon, DaemonConfigs.twoArm())).endsWith(": 4 changes: -D UDP " + fileVip +
-                    "; -D UDP " + controlVip + "; mark rules: 1 removed; timeouts tcp 900 tcpfin 120 udp 300");
+                assertThat(reload(daemon, DaemonConfigs.twoArm())).endsWith(": 4 changes: -D -u " + fileVip +
+                    "; -D -u " + controlVip + "; mark rules: 1 removed; timeouts tcp 900 tcpfin 120 udp 300");
                 assertThat(ok(daemon, "-L", "-n")).doesNotContain("UDP  ");
             }
         }
