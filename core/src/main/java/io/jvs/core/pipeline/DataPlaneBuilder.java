@@ -111,6 +111,31 @@ public final class DataPlaneBuilder
     }
 
     /**
+     * @return whether some slots are held only until the workers move past the snapshots that named them (builds
+     *         with the workers on later snapshots free them), as opposed to those that connections or templates
+     *         count on. Read-only; the builder's thread only.
+     */
+    public boolean holdsSlotsForTheWorkers()
+    {
+        if (epochs == null)
+        {
+            return false;
+        }
+        if (!reservedServerSlots.isEmpty() || !reservedServiceSlots.isEmpty())
+        {
+            return true;
+        }
+        for (final RealServer server : departedSince.keySet())
+        {
+            if (idle(server))
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
      * How many service slots the next build could not give a service that holds none, besides those of the services
      * {@code kept} names (the services the table it builds keeps, which hold their slots): those of the other
      * services that will still hold theirs then (named by departed servers that connections count on, or, with

@@ -480,6 +480,23 @@ final class Conductor implements Agent
         return true;
     }
 
+    /**
+     * Frees the slots of removed services and servers that only wait for the workers to move past the snapshots that
+     * named them: a build frees such a slot once every worker uses a snapshot built after the one that first left it
+     * out, so a daemon that publishes nothing after a removal would keep them until its next change. Up to two
+     * publications of the unchanged table, each once the workers use the current one (at most {@code timeoutNs}
+     * each); for a change that would not fit otherwise. Slots that connections or templates still count on stay
+     * held.
+     */
+    void releaseSlotsTheWorkersHavePassed(final long timeoutNs)
+    {
+        for (int build = 0; build < 2 && builder.holdsSlotsForTheWorkers(); build++)
+        {
+            awaitWorkersOnCurrent(timeoutNs);
+            publish(System.nanoTime());
+        }
+    }
+
     /** Runs after every publication (the daemon refreshes the workers' owner function). */
     void afterPublish(final Runnable action)
     {

@@ -83,7 +83,11 @@ final class IpvsBackend implements Ipvsadm.Backend
         }
         if (!fits(conductor.builder(), table, command))
         {
-            return KernelError.NO_MEMORY;
+            conductor.releaseSlotsTheWorkersHavePassed(WORKERS_WAIT_NS);
+            if (!fits(conductor.builder(), table, command))
+            {
+                return KernelError.NO_MEMORY;
+            }
         }
         final TrafficLedger ledger = conductor.ledger();
         switch (command)

@@ -102,7 +102,12 @@ final class Reload
         {
             throw new IllegalArgumentException(ex.getMessage(), ex);
         }
-        final String full = capacityRefusal(conductor.builder(), live, desired, conductor.fileServices());
+        String full = capacityRefusal(conductor.builder(), live, desired, conductor.fileServices());
+        if (full != null)
+        {
+            conductor.releaseSlotsTheWorkersHavePassed(WORKERS_WAIT_NS);
+            full = capacityRefusal(conductor.builder(), live, desired, conductor.fileServices());
+        }
         if (full != null)
         {
             throw new IllegalArgumentException(file + ": " + full + " (nothing was changed)");

@@ -7,6 +7,7 @@ import io.jvs.core.net.Protocol;
 import io.jvs.core.pipeline.DataPlane;
 import io.jvs.core.pipeline.DataPlaneBuilder;
 import io.jvs.core.pipeline.DataPlanePublisher;
+import io.jvs.core.pipeline.WorkerEpochs;
 import io.jvs.core.rules.RuleParser;
 import io.jvs.core.sched.SchedulerFlags;
 import io.jvs.core.sched.SchedulerSettings;
@@ -20,6 +21,8 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -108,6 +111,61 @@ class IpvsBackendSlotsTest
         assertThat(conductor.table().allServers()).contains(server).hasSize(15);
     }
 
+    @Test
+    void shouldFreeTheSlotsOfRemovedServersThatOnlyWaitForTheWorkersWhenAnAdditionNeedsThem() throws Exception
+    {
+        final WorkerEpochs epochs = new WorkerEpochs(1);
+        final Conductor conductor = conductor(epochs);
+        // A worker with no traffic records the current snapshot as an idle one does; nothing publishes meanwhile.
+        final AtomicBoolean running = new AtomicBoolean(true);
+        final AtomicBoolean following = new AtomicBoolean(true);
+        final Thread worker = Thread.ofPlatform().daemon().start(() ->
+        {
+            while (running.get())
+            {
+                if (following.get())
+                {
+                    epochs.enter(0, conductor.current().generation());
+                }
+                LockSupport.parkNanos(100_000L);
+            }
+        });
+        try
+        {
+            ctl(conductor, "-A -u 198.51.100.20:53 -s rr");
+            for (int i = 0; i < 14; i++)
+            {
+                ctl(conductor, "-a -u 198.51.100.20:53 -r 10.1.0." + (100 + i) + ":53 -m -w 1");
+            }
+            // Removed while the worker is busy on an older snapshot; it catches up once they are, and then the
+            // conductor builds nothing until the next change.
+            following.set(false);
+            for (int i = 0; i < 3; i++)
+            {
+                ctl(conductor, "-d -u 198.51.100.20:53 -r 10.1.0." + (100 + i) + ":53");
+            }
+            following.set(true);
+            while (epochs.oldest() < conductor.current().generation())
+            {
+                Thread.onSpinWait();
+            }
+
+            for (int i = 0; i < 3; i++)
+            {
+                assertThat(change(conductor, "-a -u 198.51.100.20:53 -r 10.1.0." + (120 + i) + ":53 -m -w 1"))
+                    .as("a slot a removed server held until the workers moved on").isNull();
+            }
+            assertThat(conductor.table().allServers()).hasSize(15);
+            assertThat(change(conductor, "-a -u 198.51.100.20:53 -r 10.1.0.130:53 -m -w 1"))
+                .as("full with servers that are there").isEqualTo(KernelError.NO_MEMORY);
+        }
+        finally
+        {
+            running.set(false);
+            worker.join();
+        }
+    }
+
     private static KernelError change(final Conductor conductor, final String line)
     {
         return new IpvsBackend(null, DAEMONS, 1024).change(conductor, RuleParser.parse(line));
@@ -121,6 +179,12 @@ class IpvsBackendSlotsTest
     /** A daemon whose file declares one service with one server, and room for 8 services and 15 servers. */
     private Conductor conductor() throws Exception
     {
+        return conductor(null);
+    }
+
+    /** The same, its slots held for the workers as {@code epochs} says (null: one worker that is never behind). */
+    private Conductor conductor(final WorkerEpochs epochs) throws Exception
+    {
         final Path file = directory.resolve("start.conf");
         Files.writeString(file, """
             interface eth0
@@ -133,10 +197,12 @@ class IpvsBackendSlotsTest
             Daemon.workerCount(config), SchedulerSettings.DEFAULT_EXPIRATION_NS,
             SchedulerSettings.DEFAULT_EXPIRATION_NS));
         final TopologySource topology = new ReloadTest.EveryServerNextDoor();
-        final DataPlaneBuilder builder = new DataPlaneBuilder(8, 16);
+        final DataPlaneBuilder builder = new DataPlaneBuilder(8, 16, epochs);
         final DataPlanePublisher publisher = new DataPlanePublisher(Conductor.firstSnapshot(table, builder, topology,
             config.connectionTimeouts(), config.settings(), config.markRules()));
-        return new Conductor(table, builder, publisher, topology, new DataPlaneMaps(null), config.connectionTimeouts(),
-            config.settings(), config.markRules(), config);
+        final Conductor conductor = new Conductor(table, builder, publisher, topology, new DataPlaneMaps(null),
+            config.connectionTimeouts(), config.settings(), config.markRules(), config);
+        conductor.epochs(epochs);
+        return conductor;
     }
 }
