@@ -34,6 +34,11 @@ public final class DataPlane
     final VirtualService[] services;
     /** Each service's settings as they were when the snapshot was built, by service slot (null when empty). */
     final ServiceSettings[] serviceSettings;
+    /**
+     * Each service slot's persistence templates' number in the template table's keys: one per
+     * {@link io.jvs.core.service.ServiceKey#persistenceKey}, the same for a service deleted and created again.
+     */
+    final int[] templateGroup;
     final RealServer[] servers;
     final int[] serverService;
     final ServerAddresses serverAddresses;
@@ -63,6 +68,7 @@ public final class DataPlane
         final long generation,
         final ServiceClassifier classifier,
         final VirtualService[] services,
+        final int[] templateGroup,
         final RealServer[] servers,
         final int[] serverService,
         final ServerAddresses serverAddresses,
@@ -84,6 +90,7 @@ public final class DataPlane
         {
             serviceSettings[slot] = services[slot] == null ? null : services[slot].settings();
         }
+        this.templateGroup = templateGroup;
         this.servers = servers;
         this.serverService = serverService;
         this.serverAddresses = serverAddresses;

@@ -11,10 +11,13 @@ import io.jvs.core.service.VirtualService;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Predicate;
 
 /**
@@ -41,6 +44,9 @@ public final class DataPlaneBuilder
     {
     }
 
+    /** How many persistence keys per service slot the builder remembers before it forgets those of no service. */
+    private static final int PRUNE_TEMPLATE_GROUPS_FACTOR = 4;
+
     private final int maxServices;
     private final int maxServers;
     private final WorkerEpochs epochs;
@@ -53,6 +59,12 @@ public final class DataPlaneBuilder
     private final Map<RealServer, Long> departedSince = new IdentityHashMap<>();
     private final List<Reserved> reservedServerSlots = new ArrayList<>();
     private final List<Reserved> reservedServiceSlots = new ArrayList<>();
+    /**
+     * The template group of each persistence key a service has had: kept after its service is deleted, so that one
+     * created again finds its templates; pruned of keys no service has once there are many.
+     */
+    private final Map<ServiceKey, Integer> templateGroups = new HashMap<>();
+    private int nextTemplateGroup = 1;
     private int nextServerSlot = 1;
     private int nextServiceSlot;
     private long generation;
@@ -319,9 +331,34 @@ public final class DataPlaneBuilder
                 mac[slot] = hop.mac();
             }
         }
-        return new DataPlane(thisGeneration, classifier.build(), services, servers, serverService,
+        final int[] templateGroup = templateGroups();
+        return new DataPlane(thisGeneration, classifier.build(), services, templateGroup, servers, serverService,
             new ServerAddresses(high, low, port), method, egress, mac, topology, timeouts, settings, marks,
             table.schedulerSettings().workers());
+    }
+
+    /**
+     * @return each service slot's template group (0 for a free slot). A group number is never given to another key:
+     *         a key pruned from the map gets a new one, its old templates then expire unused.
+     */
+    private int[] templateGroups()
+    {
+        if (templateGroups.size() > PRUNE_TEMPLATE_GROUPS_FACTOR * maxServices)
+        {
+            final Set<ServiceKey> held = new HashSet<>();
+            for (final VirtualService service : serviceSlots.keySet())
+            {
+                held.add(service.key().persistenceKey());
+            }
+            templateGroups.keySet().retainAll(held);
+        }
+        final int[] groups = new int[maxServices];
+        for (final Map.Entry<VirtualService, Integer> entry : serviceSlots.entrySet())
+        {
+            groups[entry.getValue()] = templateGroups.computeIfAbsent(entry.getKey().key().persistenceKey(),
+                unused -> nextTemplateGroup++);
+        }
+        return groups;
     }
 
     private int serviceSlot(final VirtualService service)

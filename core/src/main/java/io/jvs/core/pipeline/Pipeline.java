@@ -898,7 +898,8 @@ public final class Pipeline
             final int prefix = serviceSettings.netmaskPrefix();
             networkHigh = isV6 ? maskHigh(p.sourceHigh(i), prefix) : 0;
             networkLow = isV6 ? maskLow(p.sourceLow(i), prefix) : maskV4(p.sourceLow(i), prefix);
-            final long found = templates.find(service, networkHigh, networkLow, current, nowNs);
+            final long found = templates.find(current.templateGroup[service], networkHigh, networkLow, current,
+                nowNs);
             if (found != TemplateTable.NOT_FOUND)
             {
                 template = TemplateTable.way(found);
@@ -921,7 +922,8 @@ public final class Pipeline
         }
         if (serviceSettings.persistent() && !fromTemplate)
         {
-            template = templates.place(service, networkHigh, networkLow, serverSlot, current.servers, nowNs,
+            template = templates.place(current.templateGroup[service], networkHigh, networkLow, serverSlot,
+                current.servers, nowNs,
                 serviceSettings.persistenceSeconds() * 1_000_000_000L);
         }
         if (serviceSettings.onePacket())

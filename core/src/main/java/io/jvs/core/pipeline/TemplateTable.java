@@ -8,10 +8,12 @@ import io.jvs.core.service.RealServer;
  * Persistence templates (ip_vs_sched_persist's) shared by every worker: the server a client network was given
  * by a persistent service, found again for that network's next connections without asking the scheduler.
  * <p>
- * The key is (service slot, client address masked by the service's netmask): a service slot stands for
- * protocol, virtual address and port, or the firewall mark, and a port-0 or FTP service shares one
- * template across ports as the kernel's does. The payload packs the server slot (low 32 bits) and the
- * number of open connections the template placed (bits 32..61), both changed by compare-and-set. The
+ * The key is (template group, client address masked by the service's netmask): the snapshot's number for the
+ * service's {@link io.jvs.core.service.ServiceKey#persistenceKey} (protocol, virtual address and port, or the
+ * firewall mark; an FTP service shares a port-0 service's), so that a service deleted and created again, as a
+ * keepalived restart does, finds the templates it left, as the kernel's key of addresses and ports does. The
+ * payload packs the server slot (low 32 bits) and the number of open connections the template placed
+ * (bits 32..61), both changed by compare-and-set. The
  * entry's time is its deadline: re-armed to the persistence timeout whenever it places a connection.
  * A template is valid while its deadline is ahead or it still controls connections (the kernel re-arms
  * such a template 60 s at a time; here it simply lives until they end and its deadline passes). A
@@ -119,7 +121,7 @@ public final class TemplateTable
     /**
      * Finds a client network's template, whatever its server.
      *
-     * @param service     what the template is for (a service slot, or any number its user keys templates by).
+     * @param service     what the template is for (a template group, or any number its user keys templates by).
      * @param networkHigh the client network's first 64 bits (0 for IPv4).
      * @param networkLow  its last 64 bits.
      * @param nowNs       the time.
@@ -313,7 +315,8 @@ public final class TemplateTable
     public interface Listing
     {
         /**
-         * @param service     the service slot the template is keyed by.
+         * @param service     the slot of the service the template's server belongs to, whose template group the
+         *                    template is keyed by.
          * @param networkHigh the client network's first 64 bits (0 for IPv4).
          * @param networkLow  its last 64 bits (an IPv4 network in the low 32).
          * @param serverSlot  the server it gives the network to.
@@ -333,9 +336,9 @@ public final class TemplateTable
      * {@code /proc/net/ip_vs_conn} is read may be. A template is listed while {@link #find} would follow it: not
      * being retired, and its deadline ahead or connections still placed by it.
      * <p>
-     * The key is a fingerprint of the service slot and the client network, so the service is taken as the one its
-     * server belongs to in {@code plane} and checked against the fingerprint: a template whose service is gone,
-     * or whose server a service created again has taken back, is left out.
+     * The key is a fingerprint of the service's template group and the client network, so the service is taken as
+     * the one its server belongs to in {@code plane} and checked against the fingerprint: a template whose service
+     * is gone and whose server no service of its group has taken back is left out.
      *
      * @param plane   the snapshot that names services and servers.
      * @param nowNs   the time, on the workers' clock ({@link System#nanoTime}).
@@ -365,7 +368,8 @@ public final class TemplateTable
                 continue;
             }
             final int service = plane.serviceOfServer(server);
-            if (plane.service(service) != null && fingerprint(service, networkHigh, networkLow) == key)
+            if (plane.service(service) != null &&
+                fingerprint(plane.templateGroup[service], networkHigh, networkLow) == key)
             {
                 listing.template(service, networkHigh, networkLow, server, deadline, controlled);
             }

@@ -2,7 +2,6 @@ package io.jvs.core.service;
 
 import io.jvs.core.net.FlowTuple;
 import io.jvs.core.net.IpAddress;
-import io.jvs.core.net.Protocol;
 import io.jvs.core.pipeline.TemplateTable;
 
 import java.util.ArrayList;
@@ -21,10 +20,9 @@ import java.util.function.Supplier;
  * and server numbers, and grows the table when it fills (the workers' table has a fixed size; a
  * simulation must not lose templates to it).
  * <p>
- * The key is the client's address masked by the service's netmask, with the service (port 0 for FTP's
- * port 21, whose data connections use other ports, so a port-21 service and a port-0 service of one
- * address share templates as the kernel's do). A template is re-armed to the full persistence timeout
- * on every use and cannot expire while connections it placed are open; it expires once they have ended
+ * The key is the client's address masked by the service's netmask, with the service's
+ * {@link ServiceKey#persistenceKey}, as the workers' templates are keyed. A template is re-armed to the full
+ * persistence timeout on every use and cannot expire while connections it placed are open; it expires once they have ended
  * and its deadline has passed (the kernel's timer instead re-arms such a template 60 s at a time, so it
  * may outlive its last connection by up to a minute). A template whose server has left the service, or is quiesced while
  * expire_quiescent_template is on, is given the server the scheduler chooses, keeping the count of the
@@ -72,12 +70,9 @@ public final class PersistenceTemplates
     {
     }
 
-    private record Group(ServiceKey service, Protocol protocol)
-    {
-    }
-
     private final boolean expireQuiescent;
-    private final Map<Group, Integer> groups = new HashMap<>();
+    /** Each {@link ServiceKey#persistenceKey}'s number in the table's keys. */
+    private final Map<ServiceKey, Integer> groups = new HashMap<>();
     private final Map<RealServer, Integer> serverSlots = new IdentityHashMap<>();
     private final List<RealServer> serverList = new ArrayList<>();
     /** The last template object handed out for each network, so a network's callers share one. */
@@ -108,7 +103,7 @@ public final class PersistenceTemplates
         final VirtualService service, final FlowTuple flow, final long nowNs, final Supplier<RealServer> scheduler)
     {
         final IpAddress masked = flow.sourceAddress().mask(service.settings().netmaskPrefix());
-        final Network network = new Network(groupOf(service, flow), masked.high(), masked.low());
+        final Network network = new Network(groupOf(service), masked.high(), masked.low());
         final long timeoutNs = TimeUnit.SECONDS.toNanos(service.settings().persistenceSeconds());
         final long found = table.find(network.group(), network.high(), network.low(), nowNs);
         if (found != TemplateTable.NOT_FOUND)
@@ -184,13 +179,9 @@ public final class PersistenceTemplates
         return table.wayOf(network.group(), network.high(), network.low());
     }
 
-    private int groupOf(final VirtualService service, final FlowTuple flow)
+    private int groupOf(final VirtualService service)
     {
-        final ServiceKey key = service.key();
-        final ServiceKey templateService = !key.isFirewallMark() && key.port() == 21 ?
-            ServiceKey.of(key.protocol(), key.address(), 0) : key;
-        final Protocol protocol = key.isFirewallMark() ? null : flow.protocol();
-        return groups.computeIfAbsent(new Group(templateService, protocol), unused -> groups.size());
+        return groups.computeIfAbsent(service.key().persistenceKey(), unused -> groups.size());
     }
 
     private int slotOf(final RealServer server)

@@ -39,6 +39,23 @@ public record ServiceKey(Protocol protocol, IpAddress address, int port, int fir
         return new ServiceKey(null, null, 0, firewallMark, v6);
     }
 
+    /** The FTP control port, whose persistence templates a port-0 service of the same address shares. */
+    private static final int FTP_PORT = 21;
+
+    /**
+     * What a persistent service's templates are keyed by, besides the client network, as ip_vs_sched_persist keys
+     * them: the protocol, virtual address and port, with port 0 for an FTP service (port 21), so that its data
+     * connections to other ports find the control connection's server through a port-0 service's templates; for a
+     * firewall-mark service the mark, whatever the protocol. Not the service object: a service deleted and created
+     * again (a keepalived restart) finds the templates it left, as the kernel's do.
+     *
+     * @return the key templates of this service are made under.
+     */
+    public ServiceKey persistenceKey()
+    {
+        return !isFirewallMark() && port == FTP_PORT ? of(protocol, address, 0) : this;
+    }
+
     /**
      * @return true for a firewall-mark service.
      */

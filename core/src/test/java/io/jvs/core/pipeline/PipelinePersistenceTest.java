@@ -106,4 +106,53 @@ class PipelinePersistenceTest
         assertThat(mac(next.frame(), 0)).isEqualTo(MAC_B);
         assertThat(mac(fixture.sendOne(syn("10.0.0.4", 1000)).frame(), 0)).isEqualTo(MAC_B);
     }
+
+    @Test
+    void shouldFollowATemplateThroughItsServiceDeletedAndCreatedAgain()
+    {
+        final PipelineFixture fixture = persistent();
+        assertThat(mac(fixture.sendOne(syn("10.0.0.2", 1000)).frame(), 0)).isEqualTo(MAC_A);
+        assertThat(mac(fixture.sendOne(syn("10.0.1.2", 1000)).frame(), 0)).isEqualTo(MAC_B);
+
+        // A keepalived restart: the service deleted, then made again with the same servers, which take back their
+        // slots (their connections and templates count on them).
+        fixture.rules("-D -t 10.0.0.100:443");
+        fixture.republish();
+        fixture.rules("-A -t 10.0.0.100:443 -s rr -p 360 -M 255.255.255.0",
+            "-a -t 10.0.0.100:443 -r 192.168.1.2:443 -m", "-a -t 10.0.0.100:443 -r 192.168.1.1:443 -m");
+        fixture.republish();
+
+        // The new service's rr starts at A; the network's template, keyed by address and port as the kernel's is,
+        // still gives B.
+        assertThat(mac(fixture.sendOne(syn("10.0.1.3", 1000)).frame(), 0)).as("10.0.1.0/24's template")
+            .isEqualTo(MAC_B);
+        assertThat(mac(fixture.sendOne(syn("10.0.2.2", 1000)).frame(), 0)).as("a new network: the new rr")
+            .isEqualTo(MAC_A);
+    }
+
+    @Test
+    void shouldSendAnFtpClientsOtherConnectionsToItsControlConnectionsServerThroughAPortZeroService()
+    {
+        // ip_vs_sched_persist keys an FTP service's templates with port 0, as a port-0 service's: the data
+        // connections (other ports, the port-0 service) find the server of the control connection (port 21).
+        final PipelineFixture fixture = new PipelineFixture()
+            .rules("-A -t 10.0.0.100:21 -s rr -p 360", "-a -t 10.0.0.100:21 -r 192.168.1.2 -g",
+                "-a -t 10.0.0.100:21 -r 192.168.1.1 -g",
+                "-A -t 10.0.0.100:0 -s rr -p 360", "-a -t 10.0.0.100:0 -r 192.168.1.1 -g",
+                "-a -t 10.0.0.100:0 -r 192.168.1.2 -g",
+                "-A -t 10.0.0.100:443 -s rr -p 360", "-a -t 10.0.0.100:443 -r 192.168.1.1 -g",
+                "-a -t 10.0.0.100:443 -r 192.168.1.2 -g")
+            .neighbour("192.168.1.1", MAC_A)
+            .neighbour("192.168.1.2", MAC_B)
+            .start();
+        final IpAddress client = IpAddress.parse("10.0.0.2");
+        assertThat(mac(fixture.sendOne(frame(JVS_MAC, ROUTER_MAC, client, VIP, 64,
+            Segment.tcp(1000, 21, SYN, 0))).frame(), 0)).as("the control connection").isEqualTo(MAC_A);
+        assertThat(mac(fixture.sendOne(frame(JVS_MAC, ROUTER_MAC, client, VIP, 64,
+            Segment.tcp(1001, 30000, SYN, 0))).frame(), 0))
+            .as("a data connection: the port-0 service's rr would give B").isEqualTo(MAC_A);
+        assertThat(mac(fixture.sendOne(frame(JVS_MAC, ROUTER_MAC, client, VIP, 64,
+            Segment.tcp(1002, 443, SYN, 0))).frame(), 0)).as("another port's service keeps templates of its own")
+            .isEqualTo(MAC_B);
+    }
 }

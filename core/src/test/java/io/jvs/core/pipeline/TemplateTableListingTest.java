@@ -206,7 +206,8 @@ class TemplateTableListingTest
                     final boolean inFirst = (network & 1) == 0;
                     // The writer's rule, which the lister checks: the server follows from the network.
                     final int server = inFirst ? firstServers[(int)(network >> 1) & 1] : secondServer;
-                    shared.place(inFirst ? first : second, network << 32, network, server, servers, now, 500_000L);
+                    final int group = plane.templateGroup[inFirst ? first : second];
+                    shared.place(group, network << 32, network, server, servers, now, 500_000L);
                     if ((round & 7) == 0)
                     {
                         shared.sweepAll(now, servers);

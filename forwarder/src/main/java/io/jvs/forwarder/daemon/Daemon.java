@@ -1193,7 +1193,8 @@ public final class Daemon implements AutoCloseable
         final long now = System.nanoTime();
         templates.list(plane, now, (service, networkHigh, networkLow, serverSlot, deadlineNs, controlled) ->
         {
-            final io.jvs.core.service.ServiceKey key = plane.service(service).key();
+            // The template's own key, as ip_vs_sched_persist made it: an FTP service's has port 0.
+            final io.jvs.core.service.ServiceKey key = plane.service(service).key().persistenceKey();
             final io.jvs.core.service.RealServer server = plane.server(serverSlot);
             entries.add(io.jvs.core.control.ConnectionView.template(key, address(key.v6(), networkHigh, networkLow),
                 server.address(), server.port(), TemplateTable.remainingNs(deadlineNs, now) / 1_000_000L));
