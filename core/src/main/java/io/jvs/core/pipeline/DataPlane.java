@@ -215,6 +215,17 @@ public final class DataPlane
     }
 
     /**
+     * @param serverSlot  a server's slot.
+     * @param virtualPort the port a connection's packets came to.
+     * @return the port the connection's packets go to on that server, as the kernel fixes a connection's
+     *         {@code cp->dport} when it makes it.
+     */
+    public int serverPort(final int serverSlot, final int virtualPort)
+    {
+        return serverAddresses.port(serverSlot, virtualPort);
+    }
+
+    /**
      * @param serverSlot a server slot of this snapshot.
      * @return the slot of the service the server belongs to.
      */

@@ -322,7 +322,7 @@ public final class DataPlaneBuilder
             final IpAddress address = server.address();
             high[slot] = address.high();
             low[slot] = address.low();
-            port[slot] = server.port();
+            port[slot] = keepsThePacketsPort(serverOwner.get(server)) ? 0 : server.port();
             method[slot] = server.forwardMethod().ordinal();
             final Topology.Neighbour hop = topology.resolve(address);
             if (hop != null)
@@ -335,6 +335,18 @@ public final class DataPlaneBuilder
         return new DataPlane(thisGeneration, classifier.build(), services, templateGroup, servers, serverService,
             new ServerAddresses(high, low, port), method, egress, mac, topology, timeouts, settings, marks,
             table.schedulerSettings().workers());
+    }
+
+    /**
+     * Whether a connection of {@code service} goes to the packet's own port whatever its server's port: a persistent
+     * service of port 0 or of a firewall mark, where ip_vs_sched_persist gives the connection the server's port only
+     * when the packet's port is the service's ({@code dport == svc->port && dest->port}), which it never is. Other
+     * services take the server's port, or the packet's when the server has none (ip_vs_schedule's
+     * {@code dest->port ? dest->port : vport}).
+     */
+    private static boolean keepsThePacketsPort(final VirtualService service)
+    {
+        return service != null && service.settings().persistent() && service.key().port() == 0;
     }
 
     /**

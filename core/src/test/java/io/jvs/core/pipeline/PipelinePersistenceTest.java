@@ -20,6 +20,8 @@ class PipelinePersistenceTest
     private static final long MAC_A = 0x02_00_00_00_01_01L;
     private static final long MAC_B = 0x02_00_00_00_01_02L;
     private static final long SECOND_NS = 1_000_000_000L;
+    /** Where an untagged IPv4 frame's TCP destination port is. */
+    private static final int DESTINATION_PORT = 14 + 20 + 2;
 
     private static PipelineFixture persistent()
     {
@@ -154,5 +156,35 @@ class PipelinePersistenceTest
         assertThat(mac(fixture.sendOne(frame(JVS_MAC, ROUTER_MAC, client, VIP, 64,
             Segment.tcp(1002, 443, SYN, 0))).frame(), 0)).as("another port's service keeps templates of its own")
             .isEqualTo(MAC_B);
+    }
+
+    @Test
+    void shouldKeepThePacketsPortForAPersistentServiceOfPortZeroOrOfAMarkWhateverItsServersPort()
+    {
+        // ip_vs_sched_persist gives a connection its server's port only when the packet came to the service's port
+        // (dport == svc->port && dest->port): never for a port-0 or firewall-mark service, whose port is 0.
+        final PipelineFixture fixture = new PipelineFixture()
+            .rules("-A -t 10.0.0.100:0 -s rr -p 60", "-a -t 10.0.0.100:0 -r 192.168.1.1:8080 -m",
+                "-A -f 7 -s rr -p 60", "-a -f 7 -r 192.168.1.2:8080 -m",
+                "-A -f 8 -s rr", "-a -f 8 -r 192.168.1.3:8080 -m")
+            .neighbour("192.168.1.1", MAC_A)
+            .neighbour("192.168.1.2", MAC_B)
+            .neighbour("192.168.1.3", 0x02_00_00_00_01_03L)
+            .start();
+        final IpAddress client = IpAddress.parse("198.51.100.7");
+        final byte[] portZero = fixture.sendOne(frame(JVS_MAC, ROUTER_MAC, client, VIP, 64,
+            Segment.tcp(1000, 5000, SYN, 0))).frame();
+        assertThat(mac(portZero, 0)).isEqualTo(MAC_A);
+        assertThat(u16(portZero, DESTINATION_PORT)).as("port 0, persistent").isEqualTo(5000);
+        fixture.firewallMark = 7;
+        final byte[] marked = fixture.sendOne(frame(JVS_MAC, ROUTER_MAC, client, IpAddress.parse("10.0.0.200"), 64,
+            Segment.tcp(1001, 5001, SYN, 0))).frame();
+        assertThat(mac(marked, 0)).isEqualTo(MAC_B);
+        assertThat(u16(marked, DESTINATION_PORT)).as("a mark, persistent").isEqualTo(5001);
+        fixture.firewallMark = 8;
+        final byte[] scheduled = fixture.sendOne(frame(JVS_MAC, ROUTER_MAC, client, IpAddress.parse("10.0.0.200"),
+            64, Segment.tcp(1002, 5002, SYN, 0))).frame();
+        assertThat(u16(scheduled, DESTINATION_PORT)).as("a mark without persistence: ip_vs_schedule's dest->port")
+            .isEqualTo(8080);
     }
 }
