@@ -994,7 +994,7 @@ public final class Pipeline
         // Only NAT replies come back through jvs; DR and TUN servers answer clients directly.
         if (slot < 0 || table.isExpired(slot, nowTick) || table.method(slot) != 0)
         {
-            return unmatched(current);
+            return orphanedOrUnmatched(p, i, current, table);
         }
         final int serverSlot = table.server(slot);
         final RealServer server = current.servers[serverSlot];
@@ -1024,6 +1024,30 @@ public final class Pipeline
             traffic.out(current.serverService[serverSlot], serverSlot, datagram);
         }
         return verdict;
+    }
+
+    /**
+     * A packet no service takes and no NAT reply matches may still be a client's on a connection whose service was
+     * deleted (ipvsadm -D, or -C before a -R). ip_vs_in_hook looks the connection up (conn_in_get) before it looks
+     * for a service, and one whose destination is no longer available is dropped without re-arming its timer, or
+     * with expire_nodest_conn expired and the packet scheduled afresh (ip_vs_try_to_schedule: with no service, the
+     * host's). Passed to the host, the box's kernel answered it with a reset, so the connection was lost even when
+     * the service and its server came back in time to take it back.
+     */
+    private int orphanedOrUnmatched(final ParsedBurst p, final int i, final DataPlane current,
+        final ConnectionTable table)
+    {
+        final int slot = table.lookupForward(p.protocol(i), p.sourceHigh(i), p.sourceLow(i), p.sourcePort(i),
+            p.destinationHigh(i), p.destinationLow(i), p.destinationPort(i));
+        if (slot >= 0 && !table.isExpired(slot, nowTick) && !current.serverAvailable[table.server(slot)])
+        {
+            if (!current.settings.expireNodestConn())
+            {
+                return Verdict.drop(DropReason.SERVER_REMOVED);
+            }
+            table.remove(slot, false);
+        }
+        return unmatched(current);
     }
 
     /**

@@ -170,6 +170,52 @@ class PipelineTrackingTest
     }
 
     @Test
+    void shouldDropNotPassAPacketOfAConnectionWhoseServiceWasDeletedAndForwardItOnceTheServiceIsBack()
+    {
+        final PipelineFixture nat = fixture("-m");
+        final RealServer server = server(nat);
+        nat.sendOne(in(SYN));
+        nat.sendOne(out(SYN | ACK));
+        nat.sendOne(in(ACK));
+
+        RuleParser.parse("-D -t 10.0.0.100:80").applyTo(nat.table);
+        nat.republish();
+        // IPVS finds the connection before any service (ip_vs_in_hook) and drops the packet; passed to the host, the
+        // box's kernel would reset the connection.
+        assertThat(Verdict.toString(nat.sendOne(in(ACK)).verdict())).isEqualTo("drop:server-removed");
+        assertThat(nat.pipeline.connectionsV4().size()).as("the entry stays until it expires").isEqualTo(1);
+
+        RuleParser.parse("-A -t 10.0.0.100:80 -s wlc").applyTo(nat.table);
+        RuleParser.parse("-a -t 10.0.0.100:80 -r 192.168.1.2:80 -m").applyTo(nat.table);
+        nat.republish();
+        assertThat(server(nat)).as("the server is taken back").isSameAs(server);
+        final PipelineFixture.Result forwarded = nat.sendOne(in(ACK));
+        assertThat(Verdict.kind(forwarded.verdict())).isEqualTo(Verdict.TRANSMIT);
+        assertThat(i32(forwarded.frame(), 30)).as("NAT to the server").isEqualTo(SERVER.v4());
+        assertThat(nat.pipeline.counters().connections()).as("no new connection").isEqualTo(1);
+    }
+
+    @Test
+    void shouldExpireAndPassAPacketOfAConnectionWhoseServiceWasDeletedWithExpireNodestConn()
+    {
+        final PipelineFixture nat = new PipelineFixture()
+            .rules("-A -t 10.0.0.100:80 -s wlc", "-a -t 10.0.0.100:80 -r 192.168.1.2:80 -m")
+            .neighbour("192.168.1.2", SERVER_MAC);
+        final DataPlaneSettings d = DataPlaneSettings.defaults();
+        nat.settings = new DataPlaneSettings(d.passUnmatched(), d.allowIpOptions(), d.allowFragments(), true,
+            d.expireQuiescentTemplate(), d.sloppyTcp(), d.connReuse(), d.activeEstablishedOnly(),
+            d.icmpRepliesPerSecond(), d.clampMss(), d.sweepSlotsPerBurst(), d.answerVipEcho());
+        nat.start();
+        nat.sendOne(in(SYN));
+        nat.sendOne(in(ACK));
+
+        RuleParser.parse("-D -t 10.0.0.100:80").applyTo(nat.table);
+        nat.republish();
+        assertThat(nat.sendOne(in(ACK)).verdict()).as("expired, then no service takes it").isEqualTo(Verdict.pass());
+        assertThat(nat.pipeline.connectionsV4().size()).isZero();
+    }
+
+    @Test
     void shouldKeepNothingForOnePacketScheduling()
     {
         final PipelineFixture ops = new PipelineFixture()
