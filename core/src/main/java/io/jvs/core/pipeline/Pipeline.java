@@ -926,7 +926,9 @@ public final class Pipeline
                 current.servers, nowNs,
                 serviceSettings.persistenceSeconds() * 1_000_000_000L);
         }
-        if (serviceSettings.onePacket())
+        // One-packet scheduling is for UDP only, also on a -f service whose mark takes TCP too: ip_vs_schedule and
+        // ip_vs_sched_persist set IP_VS_CONN_F_ONE_PACKET only for a UDP packet, and a TCP one gets an entry.
+        if (serviceSettings.onePacket() && protocol == Ipv4Header.PROTOCOL_UDP)
         {
             opened[i] = serverSlot;
             counters.connectionOpened();

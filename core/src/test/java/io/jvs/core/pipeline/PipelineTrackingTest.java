@@ -229,6 +229,29 @@ class PipelineTrackingTest
     }
 
     @Test
+    void shouldKeepTcpConnectionsOfAOnePacketFirewallMarkService()
+    {
+        final PipelineFixture ops = new PipelineFixture()
+            .rules("-A -f 7 -s rr -o", "-a -f 7 -r 192.168.1.2 -m")
+            .neighbour("192.168.1.2", SERVER_MAC)
+            .start();
+        ops.firewallMark = 7;
+        assertThat(Verdict.kind(ops.sendOne(frame(JVS_MAC, ROUTER_MAC, CLIENT, VIP, 64, Segment.udp(4000, 53, 20)))
+            .verdict())).isEqualTo(Verdict.TRANSMIT);
+        assertThat(ops.pipeline.connectionsV4().size()).as("a datagram: one packet, no entry").isZero();
+        ops.sendOne(in(SYN));
+        assertThat(ops.pipeline.connectionsV4().size()).as("a SYN: an entry, as the kernel's, only UDP is one packet")
+            .isEqualTo(1);
+        ops.firewallMark = 0;
+        assertThat(Verdict.kind(ops.sendOne(out(SYN | ACK)).verdict())).as("its reply is NAT'd")
+            .isEqualTo(Verdict.TRANSMIT);
+        ops.firewallMark = 7;
+        assertThat(Verdict.kind(ops.sendOne(in(ACK)).verdict())).isEqualTo(Verdict.TRANSMIT);
+        assertThat(ops.pipeline.counters().connections()).isEqualTo(2);
+        assertThat(counts(server(ops))).isEqualTo("1/0");
+    }
+
+    @Test
     void shouldCountUdpConnectionsAsInactiveForTheirWholeLife()
     {
         final PipelineFixture nat = new PipelineFixture()
