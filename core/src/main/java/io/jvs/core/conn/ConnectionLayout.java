@@ -50,6 +50,8 @@ final class ConnectionLayout
      */
     static final int METHOD_SHIFT = 3;
     static final int METHOD_MASK = 0x18;
+    /** The connection has marked its persistence template assured (ip_vs_control_assure_ct), so it need not again. */
+    static final int FLAG_ASSURED = 0x20;
 
     private ConnectionLayout()
     {

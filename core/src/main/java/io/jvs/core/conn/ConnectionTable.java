@@ -40,6 +40,8 @@ public final class ConnectionTable
     public static final int FLAG_INACTIVE = ConnectionLayout.FLAG_INACTIVE;
     /** Entry flag: replies bypass jvs (DR, TUN), so TCP moves by the INPUT_ONLY table. */
     public static final int FLAG_NO_OUTPUT = ConnectionLayout.FLAG_NO_OUTPUT;
+    /** See {@link ConnectionLayout#FLAG_ASSURED}. */
+    public static final int FLAG_ASSURED = ConnectionLayout.FLAG_ASSURED;
 
     /**
      * @param method a forwarding method's ordinal (0 NAT, 1 DR, 2 TUN).

@@ -37,8 +37,8 @@ public record ConnectionView(
      * client network, 0, virtual address, virtual port, server, server port>} for a service of one port; the ports
      * 0 for a port-0 service and for FTP's (port 21); and {@code <IP, client network, 0, mark, 0, server, 0>} for
      * a firewall-mark service, the mark taking the virtual address's first 32 bits (nf_inet_addr's {@code .ip},
-     * so 0.0.0.7 for mark 7, 0:7:: for an IPv6 service). Its state is "NONE" (ip_vs_ctpl_state_name_table's first:
-     * jvs does not mark templates ASSURED).
+     * so 0.0.0.7 for mark 7, 0:7:: for an IPv6 service). Its state is "NONE" (ip_vs_ctpl_state_name_table's first).
+     * @see #template(ServiceKey, IpAddress, IpAddress, int, long, boolean)
      *
      * @param key         the template's service.
      * @param network     the client's address masked by the service's netmask (-M), of the service's family.
@@ -51,14 +51,26 @@ public record ConnectionView(
         final ServiceKey key, final IpAddress network, final IpAddress destination, final int port,
         final long expiresMs)
     {
+        return template(key, network, destination, port, expiresMs, false);
+    }
+
+    /**
+     * As {@link #template(ServiceKey, IpAddress, IpAddress, int, long)}, with the state "ASSURED" once a connection
+     * it placed was established or answered (IP_VS_CTPL_S_ASSURED, set by ip_vs_control_assure_ct), else "NONE".
+     */
+    public static ConnectionView template(
+        final ServiceKey key, final IpAddress network, final IpAddress destination, final int port,
+        final long expiresMs, final boolean assured)
+    {
+        final String state = assured ? "ASSURED" : "NONE";
         if (key.isFirewallMark())
         {
             final IpAddress mark = key.v6() ? IpAddress.ofV6((key.firewallMark() & 0xFFFF_FFFFL) << 32, 0) :
                 IpAddress.ofV4(key.firewallMark());
-            return new ConnectionView("IP", network, 0, mark, 0, destination, 0, "NONE", expiresMs);
+            return new ConnectionView("IP", network, 0, mark, 0, destination, 0, state, expiresMs);
         }
         final boolean ports = key.port() != 0 && key.port() != FTP_PORT;
         return new ConnectionView(key.protocol().name(), network, 0, key.address(), ports ? key.port() : 0,
-            destination, ports ? port : 0, "NONE", expiresMs);
+            destination, ports ? port : 0, state, expiresMs);
     }
 }

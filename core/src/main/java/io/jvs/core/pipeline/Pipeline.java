@@ -538,6 +538,11 @@ public final class Pipeline
                 }
                 else
                 {
+                    // A first reply marks the connection's template assured: track does it.
+                    if (table.template(slot) >= 0 && (table.flags(slot) & ConnectionTable.FLAG_ASSURED) == 0)
+                    {
+                        break;
+                    }
                     timeout = timeoutTicks[TcpStates.COUNT];
                 }
                 final long hop = current.clientNeighbours.find(p.kind(i) == KIND_IPV6, p.destinationHigh(i),
@@ -963,6 +968,11 @@ public final class Pipeline
         final int entryFlags = (active ? 0 : ConnectionTable.FLAG_INACTIVE) |
             (inboundOnly ? ConnectionTable.FLAG_NO_OUTPUT : 0) | ConnectionTable.methodFlags(method);
         table.open(slot, serverSlot, entryFlags, state, nowTick + timeoutTicks[tcp ? state : TcpStates.COUNT]);
+        if (tcp && state == TcpStates.ESTABLISHED)
+        {
+            // Sloppy TCP's first packet may establish the connection at once.
+            assureTemplate(table, slot);
+        }
         server.bindConnection(workerIndex, !active);
         counters.connectionOpened();
         traffic.connection(service, serverSlot);
@@ -1081,14 +1091,38 @@ public final class Pipeline
             {
                 table.state(slot, next);
                 changeActivity(table, slot, server, TcpStates.isActive(next, settings.activeEstablishedOnly()));
+                if (next == TcpStates.ESTABLISHED)
+                {
+                    assureTemplate(table, slot);
+                }
             }
             timeout = timeoutTicks[next];
         }
         else
         {
             timeout = timeoutTicks[TcpStates.COUNT];
+            if (direction == TcpStates.OUTPUT)
+            {
+                assureTemplate(table, slot);
+            }
         }
         table.expiresTick(slot, nowTick + timeout);
+    }
+
+    /**
+     * Marks the connection's persistence template assured, once: set_tcp_state does it when a connection reaches
+     * ESTABLISHED, udp_state_transition on a reply (ip_vs_control_assure_ct), and ipvsadm -L -c then shows the
+     * template's state as ASSURED.
+     */
+    private void assureTemplate(final ConnectionTable table, final int slot)
+    {
+        final int template = table.template(slot);
+        final int flags = table.flags(slot);
+        if (template >= 0 && (flags & ConnectionTable.FLAG_ASSURED) == 0)
+        {
+            table.flags(slot, flags | ConnectionTable.FLAG_ASSURED);
+            templates.assure(template);
+        }
     }
 
     /** Moves a connection between its server's active and inactive counts when its state says so. */

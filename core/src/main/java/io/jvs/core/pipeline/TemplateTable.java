@@ -35,7 +35,12 @@ public final class TemplateTable
     /** How long the kernel re-arms a template that expires while it still controls connections. */
     public static final long REARM_NS = 60_000_000_000L;
 
-    private static final long SERVER_MASK = 0xFFFF_FFFFL;
+    private static final long SERVER_MASK = 0x7FFF_FFFFL;
+    /**
+     * A connection the template placed has been established (TCP, SCTP) or answered (UDP): the kernel's
+     * IP_VS_CTPL_S_ASSURED, which ip_vs_control_assure_ct sets and ipvsadm -L -c shows as the template's state.
+     */
+    private static final long ASSURED = 1L << 31;
     private static final long CONTROLLED_ONE = 1L << 32;
     private static final long CONTROLLED_MASK = 0x3FFF_FFFFL << 32;
     /** Marks a template just created, until its creator has counted it on its server. */
@@ -242,6 +247,25 @@ public final class TemplateTable
     }
 
     /**
+     * Marks a template assured (ip_vs_control_assure_ct): one of its connections reached ESTABLISHED or had a reply.
+     * The mark stays until the template is given another server ({@link #place}), as the kernel's template with an
+     * unusable server is replaced by a new one.
+     */
+    public void assure(final int way)
+    {
+        long payload;
+        do
+        {
+            payload = table.payload(way);
+            if ((payload & (ASSURED | SharedKeyTable.DYING)) != 0)
+            {
+                return;
+            }
+        }
+        while (!table.compareAndSetPayload(way, payload, payload | ASSURED));
+    }
+
+    /**
      * A connection the template placed has ended.
      */
     public void detach(final int way)
@@ -323,8 +347,10 @@ public final class TemplateTable
          * @param deadlineNs  when it expires unless a connection re-arms it: past while it still controls
          *                    connections ({@link #remainingNs} gives what the kernel would show then).
          * @param controlled  how many open connections it placed.
+         * @param assured     whether one of them was established or answered ({@link #assure}).
          */
-        void template(int service, long networkHigh, long networkLow, int serverSlot, long deadlineNs, int controlled);
+        void template(int service, long networkHigh, long networkLow, int serverSlot, long deadlineNs, int controlled,
+            boolean assured);
     }
 
     /**
@@ -371,7 +397,8 @@ public final class TemplateTable
             if (plane.service(service) != null &&
                 fingerprint(plane.templateGroup[service], networkHigh, networkLow) == key)
             {
-                listing.template(service, networkHigh, networkLow, server, deadline, controlled);
+                listing.template(service, networkHigh, networkLow, server, deadline, controlled,
+                    (payload & ASSURED) != 0);
             }
         }
     }

@@ -35,7 +35,7 @@ class TemplateTableListingTest
     private static List<Listed> list(final TemplateTable templates, final DataPlane plane, final long nowNs)
     {
         final List<Listed> listed = new ArrayList<>();
-        templates.list(plane, nowNs, (service, high, low, server, deadline, controlled) ->
+        templates.list(plane, nowNs, (service, high, low, server, deadline, controlled, assured) ->
             listed.add(new Listed(service, high, low, server, deadline, controlled)));
         return listed;
     }
@@ -243,5 +243,40 @@ class TemplateTableListingTest
         assertThat(failure.get()).isNull();
         assertThat(listings).isPositive();
         assertThat(seen).isPositive();
+    }
+
+    @Test
+    void shouldShowATemplateAssuredOnceAConnectionItPlacedIsEstablishedOrAnswered()
+    {
+        final TemplateTable shared = new TemplateTable(64);
+        final long serverMac = 0x02_00_00_00_01_01L;
+        final PipelineFixture fixture = new PipelineFixture()
+            .rules("-A -t 10.0.0.100:443 -s rr -p 360", "-a -t 10.0.0.100:443 -r 192.168.1.1:443 -m",
+                "-A -u 10.0.0.100:53 -s rr -p 360", "-a -u 10.0.0.100:53 -r 192.168.1.1:53 -m")
+            .neighbour("192.168.1.1", serverMac)
+            .start();
+        fixture.pipeline = new Pipeline(fixture.publisher, 0, 1024, 1024, 64, 256, 100, OffHeapAllocator.DIRECT,
+            shared);
+        final IpAddress client = IpAddress.parse("198.51.100.7");
+        final IpAddress server = IpAddress.parse("192.168.1.1");
+        fixture.sendOne(frame(JVS_MAC, ROUTER_MAC, client, VIP, 64, Segment.tcp(1000, 443, SYN, 0)));
+        fixture.sendOne(frame(JVS_MAC, ROUTER_MAC, client, VIP, 64, Segment.udp(1000, 53, 20)));
+        assertThat(assured(shared, fixture)).as("NONE, as ip_vs_sched_persist makes them").containsExactly(0, 2);
+        fixture.sendOne(frame(JVS_MAC, serverMac, server, client, 64, Segment.tcp(443, 1000, SYN | ACK, 0)));
+        assertThat(assured(shared, fixture)).as("SYN_RECV is not ESTABLISHED").containsExactly(0, 2);
+        fixture.sendOne(frame(JVS_MAC, ROUTER_MAC, client, VIP, 64, Segment.tcp(1000, 443, ACK, 0)));
+        assertThat(assured(shared, fixture)).as("set_tcp_state: ESTABLISHED assures the TCP one").containsExactly(1, 1);
+        fixture.sendOne(frame(JVS_MAC, serverMac, server, client, 64, Segment.udp(53, 1000, 20)));
+        assertThat(assured(shared, fixture)).as("udp_state_transition: a reply assures the UDP one")
+            .containsExactly(2, 0);
+    }
+
+    /** @return how many templates are listed assured, and how many not. */
+    private static List<Integer> assured(final TemplateTable templates, final PipelineFixture fixture)
+    {
+        final int[] counts = new int[2];
+        templates.list(fixture.publisher.current(), fixture.nowNs,
+            (service, high, low, server, deadline, controlled, assured) -> counts[assured ? 0 : 1]++);
+        return List.of(counts[0], counts[1]);
     }
 }

@@ -1195,13 +1195,13 @@ public final class Daemon implements AutoCloseable
         final java.util.List<io.jvs.core.control.ConnectionView> entries = new java.util.ArrayList<>();
         final io.jvs.core.pipeline.DataPlane plane = conductor.current();
         final long now = System.nanoTime();
-        templates.list(plane, now, (service, networkHigh, networkLow, serverSlot, deadlineNs, controlled) ->
+        templates.list(plane, now, (service, networkHigh, networkLow, serverSlot, deadlineNs, controlled, assured) ->
         {
             // The template's own key, as ip_vs_sched_persist made it: an FTP service's has port 0.
             final io.jvs.core.service.ServiceKey key = plane.service(service).key().persistenceKey();
             final io.jvs.core.service.RealServer server = plane.server(serverSlot);
             entries.add(io.jvs.core.control.ConnectionView.template(key, address(key.v6(), networkHigh, networkLow),
-                server.address(), server.port(), TemplateTable.remainingNs(deadlineNs, now) / 1_000_000L));
+                server.address(), server.port(), TemplateTable.remainingNs(deadlineNs, now) / 1_000_000L, assured));
         });
         return entries;
     }

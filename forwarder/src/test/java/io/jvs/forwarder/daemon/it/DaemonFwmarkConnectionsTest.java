@@ -18,7 +18,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * ipvsadm -L -c of a firewall-mark service, whose servers have port 0: a connection entry names the port it
- * forwards to, the datagram's own (the kernel's cp->dport), and a persistence template port 0, as IPVS lists them.
+ * forwards to, the datagram's own (the kernel's cp->dport), and a persistence template port 0, assured once a reply
+ * passed, as IPVS lists them.
  */
 class DaemonFwmarkConnectionsTest
 {
@@ -56,8 +57,9 @@ class DaemonFwmarkConnectionsTest
                 assertThat(entries).as("the connection, forwarded to the datagram's port").anySatisfy(fields ->
                     assertThat(fields.subList(2, 6)).containsExactly("UDP", "10.0.0.2:" + CLIENT_PORT,
                         vip + ":" + PORT, server + ":" + PORT));
-                assertThat(entries).as("the template, ports 0").anySatisfy(fields -> assertThat(fields.subList(2, 6))
-                    .containsExactly("NONE", "10.0.0.2:0", "0.0.0.7:0", server + ":0"));
+                assertThat(entries).as("the template, ports 0, assured by the reply").anySatisfy(fields ->
+                    assertThat(fields.subList(2, 6))
+                        .containsExactly("ASSURED", "10.0.0.2:0", "0.0.0.7:0", server + ":0"));
             }
         }
     }

@@ -158,8 +158,9 @@ class DaemonIpvsadmTest
     @Test
     void shouldListAPersistentServicesTemplateAmongItsConnectionsAsIpvsDoes() throws Exception
     {
-        // IPVS keeps a persistence template as a connection entry <UDP, client network, 0, VIP, port, server, port>
-        // in state NONE, and ip_vs_conn_seq_show lists it in /proc/net/ip_vs_conn, which ipvsadm -L -c prints.
+        // IPVS keeps a persistence template as a connection entry <UDP, client network, 0, VIP, port, server, port>,
+        // in state ASSURED once a reply passed (udp_state_transition, ip_vs_control_assure_ct), and
+        // ip_vs_conn_seq_show lists it in /proc/net/ip_vs_conn, which ipvsadm -L -c prints.
         try (LbTopology topology = LbTopology.builder("ipvstpl").mode(Mode.NAT).realServers(1).ipv6(false).build())
         {
             PreloadLibrary.build();
@@ -181,7 +182,7 @@ class DaemonIpvsadmTest
                 final String template = templateLine(byCtl);
                 // print_conn: "%-3s %-6s %-11s %-18s %-18s %s", the client network's port 0 (the clients' /24).
                 assertThat(template).isEqualTo(String.format(java.util.Locale.ROOT, "%-3s %-6s %-11s %-18s %-18s %s",
-                    "UDP", template.substring(4, 9), "NONE", "10.0.0.0:0", vip, server));
+                    "UDP", template.substring(4, 9), "ASSURED", "10.0.0.0:0", vip, server));
                 final int seconds = Integer.parseInt(template.substring(4, 6)) * 60 +
                     Integer.parseInt(template.substring(7, 9));
                 assertThat(seconds).as("persistence 60 s, just re-armed").isBetween(40, 60);
@@ -190,19 +191,20 @@ class DaemonIpvsadmTest
                 final String byDebian = withIpvs(daemon, "/usr/sbin/ipvsadm", "-L", "-n", "-c");
                 assertThat(templateLine(byDebian).substring(10)).isEqualTo(template.substring(10));
                 final String proc = withIpvs(daemon, "/bin/cat", "/proc/net/ip_vs_conn");
-                final String hex = String.format(java.util.Locale.ROOT, "UDP 0A000000 0000 %08X %04X %08X %04X NONE",
+                final String hex = String.format(java.util.Locale.ROOT,
+                    "UDP 0A000000 0000 %08X %04X %08X %04X ASSURED",
                     java.nio.ByteBuffer.wrap(topology.vip4().getAddress()).getInt(), PORT,
                     java.nio.ByteBuffer.wrap(rs1.ipv4().getAddress()).getInt(), PORT);
                 assertThat(proc.lines().filter(line -> line.startsWith(hex)).toList()).as(proc).singleElement()
                     .satisfies(line -> assertThat(line).matches(java.util.regex.Pattern.quote(hex) +
-                        " {8} {1,6}\\d{1,2}"));
+                        " {5} {1,6}\\d{1,2}"));
             }
         }
     }
 
     private static String templateLine(final String listing)
     {
-        final List<String> templates = listing.lines().filter(line -> line.contains(" NONE ")).toList();
+        final List<String> templates = listing.lines().filter(line -> line.contains(" ASSURED ")).toList();
         assertThat(templates).as(listing).hasSize(1);
         return templates.getFirst();
     }
