@@ -114,6 +114,35 @@ public final class DataPlaneBuilder
     }
 
     /**
+     * @return the addresses of the departed servers that still hold their slot (connections or templates count on
+     *         them), as of the last build: their NAT replies still belong to jvs.
+     */
+    public java.util.Set<IpAddress> departedServerAddresses()
+    {
+        final java.util.Set<IpAddress> addresses = new java.util.LinkedHashSet<>();
+        departedSince.keySet().forEach(server -> addresses.add(server.address()));
+        return addresses;
+    }
+
+    /**
+     * @param table the configuration the last build was made of.
+     * @return the virtual addresses of the address services no longer in {@code table} whose slots are still held
+     *         for their servers' connections: those connections' packets still belong to jvs.
+     */
+    public java.util.Set<IpAddress> departedServiceAddresses(final ServiceTable table)
+    {
+        final java.util.Set<IpAddress> addresses = new java.util.LinkedHashSet<>();
+        for (final VirtualService held : serviceSlots.keySet())
+        {
+            if (!held.key().isFirewallMark() && table.find(held.key()) != held)
+            {
+                addresses.add(held.key().address());
+            }
+        }
+        return addresses;
+    }
+
+    /**
      * @return how many departed servers still hold their slot (connections or templates count on them, or
      *         a worker may still be about to bind one).
      */

@@ -405,16 +405,22 @@ final class Conductor implements Agent
     {
         final DataPlane next = build(table, builder, topologySource, timeouts, settings, marks);
         final Set<IpAddress> vips = virtualAddresses(table, marks);
+        // A deleted service's connections, and a removed server's, keep the packets they had (ip_vs_in_hook and
+        // ip_vs_out_hook find a connection before any service), so the programs keep steering the addresses of the
+        // services and servers whose slots are held for them: left to the kernel, a VIP's packets were reset.
+        final Set<IpAddress> steered = new LinkedHashSet<>(vips);
+        steered.addAll(builder.departedServiceAddresses(table));
         final Set<IpAddress> sources = sourceAddresses(table, marks);
+        sources.addAll(builder.departedServerAddresses());
         final Set<IpPrefix> destinationPrefixes = destinationPrefixes(marks);
         final Set<IpPrefix> sourcePrefixes = sourcePrefixes(marks);
-        maps.update(vips, sources, topologySource.localAddresses(), destinationPrefixes, sourcePrefixes, true);
+        maps.update(steered, sources, topologySource.localAddresses(), destinationPrefixes, sourcePrefixes, true);
         publisher.publish(next);
         if (ledger != null)
         {
             ledger.observe(next);
         }
-        maps.update(vips, sources, topologySource.localAddresses(), destinationPrefixes, sourcePrefixes, false);
+        maps.update(steered, sources, topologySource.localAddresses(), destinationPrefixes, sourcePrefixes, false);
         publishedVips = Set.copyOf(vips);
         if (announcer != null)
         {
