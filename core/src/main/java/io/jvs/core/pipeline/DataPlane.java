@@ -5,6 +5,7 @@ import io.jvs.core.conn.ServerAddresses;
 import io.jvs.core.net.IpAddress;
 import io.jvs.core.service.ForwardMethod;
 import io.jvs.core.service.RealServer;
+import io.jvs.core.service.ServiceKey;
 import io.jvs.core.service.ServiceSettings;
 import io.jvs.core.service.VirtualService;
 
@@ -39,6 +40,11 @@ public final class DataPlane
      * {@link io.jvs.core.service.ServiceKey#persistenceKey}, the same for a service deleted and created again.
      */
     final int[] templateGroup;
+    /**
+     * Each service slot's key, for the services of the table and for those deleted whose slot their servers'
+     * connections or templates still hold (null for a free slot).
+     */
+    final ServiceKey[] slotKeys;
     final RealServer[] servers;
     final int[] serverService;
     final ServerAddresses serverAddresses;
@@ -69,6 +75,7 @@ public final class DataPlane
         final ServiceClassifier classifier,
         final VirtualService[] services,
         final int[] templateGroup,
+        final ServiceKey[] slotKeys,
         final RealServer[] servers,
         final int[] serverService,
         final ServerAddresses serverAddresses,
@@ -91,6 +98,7 @@ public final class DataPlane
             serviceSettings[slot] = services[slot] == null ? null : services[slot].settings();
         }
         this.templateGroup = templateGroup;
+        this.slotKeys = slotKeys;
         this.servers = servers;
         this.serverService = serverService;
         this.serverAddresses = serverAddresses;
@@ -199,6 +207,15 @@ public final class DataPlane
     public VirtualService service(final int slot)
     {
         return services[slot];
+    }
+
+    /**
+     * @return the key of the service in a slot: one of the table's, or a deleted one whose slot is still held for
+     *         its servers' connections and templates; null for a free slot.
+     */
+    public ServiceKey serviceKey(final int slot)
+    {
+        return slotKeys[slot];
     }
 
     public int serviceCount()

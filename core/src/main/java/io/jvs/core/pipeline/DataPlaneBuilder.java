@@ -361,7 +361,13 @@ public final class DataPlaneBuilder
             }
         }
         final int[] templateGroup = templateGroups();
-        return new DataPlane(thisGeneration, classifier.build(), services, templateGroup, servers, serverService,
+        final ServiceKey[] slotKeys = new ServiceKey[maxServices];
+        for (final Map.Entry<VirtualService, Integer> entry : serviceSlots.entrySet())
+        {
+            slotKeys[entry.getValue()] = entry.getKey().key();
+        }
+        return new DataPlane(thisGeneration, classifier.build(), services, templateGroup, slotKeys, servers,
+            serverService,
             new ServerAddresses(high, low, port), method, egress, mac, topology, timeouts, settings, marks,
             table.schedulerSettings().workers());
     }

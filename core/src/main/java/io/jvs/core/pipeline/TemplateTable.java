@@ -363,8 +363,9 @@ public final class TemplateTable
      * being retired, and its deadline ahead or connections still placed by it.
      * <p>
      * The key is a fingerprint of the service's template group and the client network, so the service is taken as
-     * the one its server belongs to in {@code plane} and checked against the fingerprint: a template whose service
-     * is gone and whose server no service of its group has taken back is left out.
+     * the one its server belongs to in {@code plane} and checked against the fingerprint. A deleted service's
+     * templates are listed while they live, as the kernel lists them until they expire: the slot of their server,
+     * and so of its deleted service, is held for as long as they count on it.
      *
      * @param plane   the snapshot that names services and servers.
      * @param nowNs   the time, on the workers' clock ({@link System#nanoTime}).
@@ -394,7 +395,7 @@ public final class TemplateTable
                 continue;
             }
             final int service = plane.serviceOfServer(server);
-            if (plane.service(service) != null &&
+            if (plane.serviceKey(service) != null &&
                 fingerprint(plane.templateGroup[service], networkHigh, networkLow) == key)
             {
                 listing.template(service, networkHigh, networkLow, server, deadline, controlled,

@@ -2,8 +2,10 @@ package io.jvs.core.pipeline;
 
 import io.jvs.core.memory.OffHeapAllocator;
 import io.jvs.core.net.IpAddress;
+import io.jvs.core.net.Protocol;
 import io.jvs.core.pipeline.TestFrames.Segment;
 import io.jvs.core.service.RealServer;
+import io.jvs.core.service.ServiceKey;
 import io.jvs.core.service.VirtualService;
 import org.junit.jupiter.api.Test;
 
@@ -134,19 +136,31 @@ class TemplateTableListingTest
     }
 
     @Test
-    void shouldLeaveOutTheTemplatesOfADeletedService()
+    void shouldListTheTemplatesOfADeletedServiceUntilTheyExpire()
     {
         final TemplateTable shared = new TemplateTable(64);
         final PipelineFixture fixture = farm(shared);
+        final long start = fixture.nowNs;
         syn(fixture, "198.51.100.7", VIP, 443, 1000);
+        fixture.sendOne(frame(JVS_MAC, ROUTER_MAC, IpAddress.parse("198.51.100.7"), VIP, 64,
+            Segment.tcp(1000, 443, RST | ACK, 0)));
         syn(fixture, "2001:db8:aaaa:bbbb:1:2:3:4", VIP6, 443, 1000);
+        final int web = slotOf(fixture.publisher.current(), VIP, 443);
         final int web6 = slotOf(fixture.publisher.current(), VIP6, 443);
 
-        // Its server keeps its slot while the connection and the template count on it; the service is gone.
+        // Its server keeps its slot, and the service its own, while the template counts on it, as the kernel lists
+        // a deleted service's templates until they expire.
         fixture.rules("-D -t 10.0.0.100:443");
         fixture.republish();
-        assertThat(list(shared, fixture.publisher.current(), fixture.nowNs)).extracting(Listed::service)
-            .containsExactly(web6);
+        final DataPlane plane = fixture.publisher.current();
+        assertThat(plane.service(web)).isNull();
+        assertThat(plane.serviceKey(web)).isEqualTo(ServiceKey.of(Protocol.TCP, VIP, 443));
+        assertThat(list(shared, plane, fixture.nowNs)).extracting(Listed::service)
+            .containsExactlyInAnyOrder(web, web6);
+        final long later = start + 361 * SECOND_NS;
+        fixture.pipeline.sweep(later, fixture.pipeline.connectionsV4().slots());
+        assertThat(list(shared, plane, later)).as("expired: their connections ended and their timeouts passed")
+            .isEmpty();
     }
 
     @Test

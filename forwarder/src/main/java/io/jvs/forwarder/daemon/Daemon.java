@@ -1198,7 +1198,7 @@ public final class Daemon implements AutoCloseable
         templates.list(plane, now, (service, networkHigh, networkLow, serverSlot, deadlineNs, controlled, assured) ->
         {
             // The template's own key, as ip_vs_sched_persist made it: an FTP service's has port 0.
-            final io.jvs.core.service.ServiceKey key = plane.service(service).key().persistenceKey();
+            final io.jvs.core.service.ServiceKey key = plane.serviceKey(service).persistenceKey();
             final io.jvs.core.service.RealServer server = plane.server(serverSlot);
             entries.add(io.jvs.core.control.ConnectionView.template(key, address(key.v6(), networkHigh, networkLow),
                 server.address(), server.port(), TemplateTable.remainingNs(deadlineNs, now) / 1_000_000L, assured));
