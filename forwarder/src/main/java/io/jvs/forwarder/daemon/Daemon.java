@@ -501,7 +501,7 @@ public final class Daemon implements AutoCloseable
             {
                 worker.pinTo(config.cpus().get(w));
             }
-            final PollSet pollSet = own(new PollSet(workerSyscalls[w], pollFds(ports[w], wakeups[w])));
+            final PollSet pollSet = own(new PollSet(workerSyscalls[w], pollFds(ports[w], wakeups[w]), true));
             idles[w] = new WorkerIdleStrategy(config.idle(), pollSet, wakeups[w], worker::hasInbound)
                 .countInto(counters, w);
         }

@@ -33,14 +33,19 @@ final class DaemonCounters
     static final int HELD = 9;
     /** Held frames whose next hop stayed unresolved for {@link Worker#HOLD_NS}: dropped for good. */
     static final int HELD_EXPIRED = 10;
-    static final int COUNT = 11;
+    /**
+     * Errors a receive socket reported while the worker slept, read and cleared (ENETDOWN on a packet socket whose
+     * device went down or away; see {@link PollSet}).
+     */
+    static final int SOCKET_ERRORS = 11;
+    static final int COUNT = 12;
 
     /** Bytes per worker: 16 longs, two cache lines, so workers never share a line. */
     static final int BLOCK = 128;
 
     private static final String[] LABELS = {
         "handed-off", "handoff-dropped", "handoff-received", "host-passed", "host-refused", "no-such-port",
-        "bursts", "sleeps", "neighbour-misses", "held", "held-expired"};
+        "bursts", "sleeps", "neighbour-misses", "held", "held-expired", "socket-errors"};
 
     private final AtomicBuffer buffer;
 

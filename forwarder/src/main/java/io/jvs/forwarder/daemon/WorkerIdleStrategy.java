@@ -100,6 +100,11 @@ final class WorkerIdleStrategy implements IdleStrategy
             if (counters != null)
             {
                 counters.add(worker, DaemonCounters.SLEEPS, 1);
+                final int errors = pollSet.errorsCleared();
+                if (errors != 0)
+                {
+                    counters.add(worker, DaemonCounters.SOCKET_ERRORS, errors);
+                }
             }
         }
         wakeup.awake();

@@ -1,0 +1,71 @@
+package io.jvs.forwarder.daemon.it;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The daemon while the box around it misbehaves, as an operator of IPVS would try it: a device of its own goes down
+ * and up under it. Root only (namespaces, XDP), as CI runs.
+ */
+class DaemonFaultsTest
+{
+    private static final int PORT = 8080;
+    /** An idle worker sleeps in poll(2) for at most 100 ms: about ten sleeps a second, a spinning one millions. */
+    private static final long MOST_SLEEPS_IN_A_SECOND = 100;
+
+    @TempDir
+    Path directory;
+
+    @Test
+    void shouldSleepAgainAndForwardAfterItsPacketSocketsDeviceWentDownAndUp() throws Exception
+    {
+        try (LbTopology topology = LbTopology.builder("dfflap").realServers(1).ipv6(false).build())
+        {
+            DaemonConfigs.sendersComputeChecksums(topology);
+            topology.startTcpServers(PORT, false);
+            try (DaemonProcess daemon = DaemonProcess.start(topology.directorNamespace(), directory,
+                DaemonConfigs.twoArm("afpacket") + natService(topology)))
+            {
+                assertForwards(topology, daemon, 2);
+
+                Netns.ip(topology.directorNamespace(), "link", "set", "dev", LbTopology.DIRECTOR_SERVER_DEVICE,
+                    "down");
+                Thread.sleep(200);
+                Netns.ip(topology.directorNamespace(), "link", "set", "dev", LbTopology.DIRECTOR_SERVER_DEVICE, "up");
+                Thread.sleep(500);
+
+                final long before = daemon.status().get("worker.0.sleeps");
+                Thread.sleep(1000);
+                final Map<String, Long> after = daemon.status();
+                assertThat(after.get("worker.0.sleeps") - before).as("the worker's sleeps in a second: it spins on " +
+                    "the socket's error otherwise").isLessThan(MOST_SLEEPS_IN_A_SECOND);
+                assertThat(after.get("worker.0.socket-errors")).as("ENETDOWN read from the packet socket")
+                    .isPositive();
+                assertForwards(topology, daemon, 2);
+            }
+        }
+    }
+
+    private static String natService(final LbTopology topology)
+    {
+        return DaemonConfigs.service('t', topology.vip4(), PORT, "rr", 'm', DaemonConfigs.serversV4(topology),
+            DaemonConfigs.ones(topology.realServers().size()));
+    }
+
+    /** Carries {@code count} connections of 64 KiB byte-exact through the daemon. */
+    private static void assertForwards(final LbTopology topology, final DaemonProcess daemon, final int count)
+    {
+        final List<TcpDigestClient.Connection> connections = TcpDigestClient.run(topology.clientNamespace(),
+            TcpDigestClient.Load.of(new InetSocketAddress(topology.vip4(), PORT), count, 64 << 10).parallel(2));
+        assertThat(TcpDigestClient.failures(connections))
+            .as(() -> String.join("\n", daemon.log()) + "\n" + daemon.status()).isEmpty();
+    }
+}
