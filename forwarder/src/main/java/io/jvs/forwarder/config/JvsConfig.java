@@ -15,6 +15,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Collections;
@@ -176,6 +177,10 @@ public record JvsConfig(
     public static JvsConfig load(final Path file) throws IOException, RuleException
     {
         final Path parent = file.getParent();
+        if (isSpecialFile(file))
+        {
+            throw new FileSystemException(file.toString(), null, NOT_A_REGULAR_FILE);
+        }
         final List<String> lines;
         try
         {
@@ -186,6 +191,19 @@ public record JvsConfig(
             throw new RuleException(file.toString(), firstLineNotUtf8(Files.readAllBytes(file)), "not UTF-8 text");
         }
         return parse(file.toString(), lines, parent == null ? Path.of("") : parent);
+    }
+
+    /**
+     * Why a FIFO, a device or a socket is refused as a configuration or rules file: the daemon reads it again on
+     * every reload, on its conductor's thread, where a FIFO without a writer blocks the open for ever (and with it
+     * the control socket and the stop) and a device such as /dev/zero never ends.
+     */
+    static final String NOT_A_REGULAR_FILE = "not a regular file (a FIFO or a device): name the file itself";
+
+    /** @return true when the path exists and is neither a regular file nor a directory (symbolic links followed). */
+    static boolean isSpecialFile(final Path path)
+    {
+        return Files.exists(path) && !Files.isRegularFile(path) && !Files.isDirectory(path);
     }
 
     /** The number of the first line that does not decode as UTF-8 (1 when none is found on its own). */

@@ -331,6 +331,10 @@ final class JvsConfigParser
         final Path path = baseDir.resolve(words[1]);
         includes.add(path);
         final String label = path.toString();
+        if (JvsConfig.isSpecialFile(path))
+        {
+            throw new IllegalArgumentException("rules " + words[1] + ": " + label + ": " + JvsConfig.NOT_A_REGULAR_FILE);
+        }
         final List<String> lines;
         try
         {

@@ -1,20 +1,24 @@
 package io.jvs.forwarder.config;
 
+import io.jvs.core.io.IoMessages;
 import io.jvs.core.rules.RuleException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 /**
  * Bad lines: each refused with {@code file:line: reason}, the line the statement that is wrong is on, and the
@@ -156,6 +160,26 @@ class JvsConfigRefusalTest
             .hasMessage(latin + ":2: not UTF-8 text");
         assertThatThrownBy(() -> JvsConfig.load(file)).isInstanceOf(RuleException.class)
             .hasMessageStartingWith(file + ":3: workers");
+    }
+
+    @Test
+    void shouldRefuseAFifoAsTheFileOrItsRulesAtOnceInsteadOfWaitingForAWriter(@TempDir final Path dir)
+        throws Exception
+    {
+        final Path fifo = dir.resolve("box.conf");
+        assertThat(new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor()).isZero();
+        assertTimeoutPreemptively(Duration.ofSeconds(5), () ->
+            assertThatThrownBy(() -> JvsConfig.load(fifo)).isInstanceOf(IOException.class)
+                .satisfies(ex -> assertThat(IoMessages.describe(fifo, (IOException)ex)).isEqualTo(fifo +
+                    ": not a regular file (a FIFO or a device): name the file itself")));
+
+        final Path rules = dir.resolve("farm.rules");
+        assertThat(new ProcessBuilder("mkfifo", rules.toString()).start().waitFor()).isZero();
+        final Path file = Files.writeString(dir.resolve("jvs.conf"), "rules farm.rules\n");
+        assertTimeoutPreemptively(Duration.ofSeconds(5), () ->
+            assertThatThrownBy(() -> JvsConfig.load(file)).isInstanceOf(RuleException.class)
+                .hasMessage(file + ":1: rules farm.rules: " + rules +
+                    ": not a regular file (a FIFO or a device): name the file itself"));
     }
 
     @Test

@@ -188,6 +188,14 @@ class DaemonLifecycleTest
                     .endsWith("reload (SIGHUP) refused, nothing changed: " + directory.resolve("jvs.conf") +
                         ": no such file or directory");
                 assertForwards(topology, daemon, 2);
+
+                // A FIFO in its place is refused at once: opening it would block the conductor (control, stop).
+                assertThat(new ProcessBuilder("mkfifo", directory.resolve("jvs.conf").toString()).start().waitFor())
+                    .isZero();
+                daemon.signal("HUP");
+                assertThat(daemon.awaitLog("not a regular file", Duration.ofSeconds(10)))
+                    .contains("reload (SIGHUP) refused, nothing changed: " + directory.resolve("jvs.conf"));
+                assertThat(daemon.status()).containsEntry("workers", 1L);
             }
         }
     }
