@@ -68,6 +68,8 @@ final class ControlServer implements AutoCloseable
     /** The file type bits of st_mode, and a socket's (inode(7)). */
     private static final int S_IFMT = 0170000;
     private static final int S_IFSOCK = 0140000;
+    /** Why a daemon does not take over a socket that answers. */
+    static final String ANOTHER_DAEMON_ANSWERS = "another jvs daemon answers on this control socket";
     private static final String NOT_A_SOCKET =
         "exists and is not a socket: jvs replaces only a stale socket, never another file";
 
@@ -146,7 +148,7 @@ final class ControlServer implements AutoCloseable
         {
             if (answers(path))
             {
-                throw new IOException("another jvs daemon answers on this control socket");
+                throw new IOException(ANOTHER_DAEMON_ANSWERS);
             }
             if (!isSocket(path))
             {
@@ -261,7 +263,8 @@ final class ControlServer implements AutoCloseable
         return Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).fileKey();
     }
 
-    private static boolean answers(final Path path)
+    /** @return true when a process accepts connections on the socket at the path. */
+    static boolean answers(final Path path)
     {
         try (SocketChannel probe = SocketChannel.open(UnixDomainSocketAddress.of(path)))
         {

@@ -244,7 +244,13 @@ public final class Daemon implements AutoCloseable
                     ": no such interface in this network namespace";
             }
         }
-        final String control = ControlServer.refusal(config.control(), config.controlGroup());
+        String control = ControlServer.refusal(config.control(), config.controlGroup());
+        if (control == null && ControlServer.answers(config.control()))
+        {
+            // Before the ports: a second daemon would otherwise warm up, take what the first left free (an AF_PACKET
+            // device's frames, a TAP's name) and only then find the first at its AF_XDP queue or its socket.
+            control = ControlServer.ANOTHER_DAEMON_ANSWERS + " (is it already running with this file?)";
+        }
         if (control != null)
         {
             return (config.controlAt() != null ? config.controlAt() : config.source()) + ": control " +

@@ -4,7 +4,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.net.InetSocketAddress;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -13,7 +15,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The daemon while the box around it misbehaves, as an operator of IPVS would try it: a device of its own goes down
- * and up under it. Root only (namespaces, XDP), as CI runs.
+ * and up under it; someone starts it a second time. Root only (namespaces, XDP), as CI runs.
  */
 class DaemonFaultsTest
 {
@@ -50,6 +52,37 @@ class DaemonFaultsTest
                 assertThat(after.get("worker.0.socket-errors")).as("ENETDOWN read from the packet socket")
                     .isPositive();
                 assertForwards(topology, daemon, 2);
+            }
+        }
+    }
+
+    @Test
+    void shouldRefuseASecondDaemonWithTheSameFileInOneLineBeforeTouchingTheFirstsInterfaces() throws Exception
+    {
+        try (LbTopology topology = LbTopology.builder("dftwice").realServers(1).ipv6(false).build())
+        {
+            DaemonConfigs.sendersComputeChecksums(topology);
+            topology.startTcpServers(PORT, false);
+            final String config = DaemonConfigs.twoArm() + natService(topology);
+            try (DaemonProcess first = DaemonProcess.start(topology.directorNamespace(), directory, config))
+            {
+                final String links = Netns.ip(topology.directorNamespace(), "-d", "link");
+                final Object socket = Files.readAttributes(first.control(), BasicFileAttributes.class).fileKey();
+
+                try (DaemonProcess second = DaemonProcess.launch(topology.directorNamespace(), directory, config))
+                {
+                    assertThat(second.awaitExit(Duration.ofSeconds(20))).as(() -> String.join("\n", second.log()))
+                        .isEqualTo(2);
+                    assertThat(second.log()).singleElement().asString().contains(" error ")
+                        .endsWith(directory.resolve("jvs.conf") + ":1: control " + first.control() +
+                            ": another jvs daemon answers on this control socket (is it already running with this " +
+                            "file?)");
+                }
+
+                assertThat(Netns.ip(topology.directorNamespace(), "-d", "link")).as("the first's XDP programs and TAPs")
+                    .isEqualTo(links);
+                assertThat(Files.readAttributes(first.control(), BasicFileAttributes.class).fileKey()).isEqualTo(socket);
+                assertForwards(topology, first, 2);
             }
         }
     }
