@@ -2,6 +2,7 @@ package io.jvs.forwarder.daemon;
 
 import io.jvs.core.net.IpAddress;
 import io.jvs.core.net.IpPrefix;
+import io.jvs.core.packet.EthernetHeader;
 import io.jvs.core.pipeline.Topology;
 import io.jvs.forwarder.config.InterfaceConfig;
 import io.jvs.forwarder.config.JvsConfig;
@@ -325,8 +326,20 @@ final class KernelTopology implements TopologySource
                 {
                     resync = true;
                 }
+                logPortChange(before, changed.link());
             }
-            case NetlinkEvent.LinkRemoved removed -> links.remove(removed.link().index());
+            case NetlinkEvent.LinkRemoved removed ->
+            {
+                links.remove(removed.link().index());
+                final int port = config.interfaceIndex(removed.link().name());
+                if (port >= 0)
+                {
+                    // The port's sockets and programs were bound to this ifindex (xsk_unbind_dev, packet_notifier's
+                    // NETDEV_UNREGISTER): nothing of the daemon's follows a device made again under the name.
+                    DaemonLog.error("interface " + removed.link().name() + " (port " + port + ") was removed: " +
+                        "nothing is received or sent on it until the daemon is restarted");
+                }
+            }
             case NetlinkEvent.AddressAdded added ->
             {
                 addresses.removeIf(a -> sameAddress(a, added.address()));
@@ -360,6 +373,56 @@ final class KernelTopology implements TopologySource
             }
         }
         return true;
+    }
+
+    /**
+     * Logs what an operator of the box needs to hear of one of the daemon's interfaces: down, up, carrier lost, a
+     * new MTU or MAC (followed: the ports take them from here), or a device come back under a removed one's name.
+     */
+    private void logPortChange(final Link before, final Link after)
+    {
+        final int port = config.interfaceIndex(after.name());
+        if (port < 0)
+        {
+            return;
+        }
+        final String what = "interface " + after.name() + " (port " + port + ")";
+        if (before == null)
+        {
+            DaemonLog.warning(what + " appeared as ifindex " + after.index() + ": the daemon's port was bound to " +
+                "the removed device; restart the daemon to use this one");
+            return;
+        }
+        final String state = linkState(after);
+        if (!state.equals(linkState(before)))
+        {
+            if (state.equals("up"))
+            {
+                DaemonLog.info(what + ": up");
+            }
+            else
+            {
+                DaemonLog.warning(what + ": " + state);
+            }
+        }
+        if (before.mtu() != after.mtu())
+        {
+            DaemonLog.info(what + ": mtu " + before.mtu() + " -> " + after.mtu());
+        }
+        if (before.mac() != after.mac())
+        {
+            DaemonLog.info(what + ": mac " + EthernetHeader.macToString(before.mac()) + " -> " +
+                EthernetHeader.macToString(after.mac()));
+        }
+    }
+
+    private static String linkState(final Link link)
+    {
+        if (!link.up())
+        {
+            return "down";
+        }
+        return link.lowerUp() ? "up" : "no carrier";
     }
 
     private static boolean sameAddress(final Address a, final Address b)

@@ -15,7 +15,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The daemon while the box around it misbehaves, as an operator of IPVS would try it: a device of its own goes down
- * and up under it; someone starts it a second time. Root only (namespaces, XDP), as CI runs.
+ * and up under it, or is deleted; someone starts it a second time. Root only (namespaces, XDP), as CI runs.
  */
 class DaemonFaultsTest
 {
@@ -40,8 +40,9 @@ class DaemonFaultsTest
 
                 Netns.ip(topology.directorNamespace(), "link", "set", "dev", LbTopology.DIRECTOR_SERVER_DEVICE,
                     "down");
-                Thread.sleep(200);
+                daemon.awaitLog(" warning interface ls (port 1): down", Duration.ofSeconds(5));
                 Netns.ip(topology.directorNamespace(), "link", "set", "dev", LbTopology.DIRECTOR_SERVER_DEVICE, "up");
+                daemon.awaitLog(" info interface ls (port 1): up", Duration.ofSeconds(5));
                 Thread.sleep(500);
 
                 final long before = daemon.status().get("worker.0.sleeps");
@@ -52,6 +53,32 @@ class DaemonFaultsTest
                 assertThat(after.get("worker.0.socket-errors")).as("ENETDOWN read from the packet socket")
                     .isPositive();
                 assertForwards(topology, daemon, 2);
+            }
+        }
+    }
+
+    @Test
+    void shouldSayADeviceOfItsOwnWasDeletedKeepAnsweringAndStopCleanly() throws Exception
+    {
+        try (LbTopology topology = LbTopology.builder("dfdel").realServers(1).ipv6(false).build())
+        {
+            try (DaemonProcess daemon = DaemonProcess.start(topology.directorNamespace(), directory,
+                DaemonConfigs.twoArm() + natService(topology)))
+            {
+                Netns.ip(topology.directorNamespace(), "link", "del", "dev", LbTopology.DIRECTOR_CLIENT_DEVICE);
+
+                assertThat(daemon.awaitLog("interface lc (port 0) was removed", Duration.ofSeconds(5)))
+                    .contains(" error ").endsWith("nothing is received or sent on it until the daemon is restarted");
+                final long before = daemon.status().get("worker.0.sleeps");
+                Thread.sleep(1000);
+                assertThat(daemon.status().get("worker.0.sleeps") - before).isLessThan(MOST_SLEEPS_IN_A_SECOND);
+
+                daemon.signal("TERM");
+                assertThat(daemon.awaitExit(Duration.ofSeconds(20))).as(() -> String.join("\n", daemon.log()))
+                    .isZero();
+                assertThat(Netns.ip(topology.directorNamespace(), "-d", "link")).doesNotContain("xdp")
+                    .doesNotContain("jvs0").doesNotContain("jvs1");
+                assertThat(daemon.control()).doesNotExist();
             }
         }
     }
