@@ -74,9 +74,11 @@ final class ControlServer implements AutoCloseable
         "exists and is not a socket: jvs replaces only a stale socket, never another file";
 
     private final Path path;
+    /** The group named in the configuration (null: the daemon's), for a socket made again. */
+    private final String groupName;
     /** The socket file's identity when it was made: only that file is removed at the end. */
-    private final Object socketFile;
-    private final ServerSocketChannel server;
+    private volatile Object socketFile;
+    private volatile ServerSocketChannel server;
     private final Function<ControlRequest, ControlResponse> handler;
     private final IpvsNetlinkBackend ipvs;
     private final Set<SocketChannel> sessions = ConcurrentHashMap.newKeySet();
@@ -86,16 +88,22 @@ final class ControlServer implements AutoCloseable
     private final Syscalls credentials = Syscalls.create();
     private volatile boolean closed;
 
-    private ControlServer(final Path path, final Object socketFile, final ServerSocketChannel server,
-        final Function<ControlRequest, ControlResponse> handler, final IpvsNetlinkBackend ipvs, final int group)
+    /** A listening socket bound to the path, with the file's identity and group. */
+    private record BoundSocket(ServerSocketChannel channel, Object fileKey, int gid)
+    {
+    }
+
+    private ControlServer(final Path path, final String groupName, final BoundSocket bound,
+        final Function<ControlRequest, ControlResponse> handler, final IpvsNetlinkBackend ipvs)
     {
         this.path = path;
-        this.socketFile = socketFile;
-        this.server = server;
+        this.groupName = groupName;
+        this.socketFile = bound.fileKey();
+        this.server = bound.channel();
         this.handler = handler;
         this.ipvs = ipvs;
-        this.group = group;
-        this.acceptor = Thread.ofPlatform().daemon().name("jvs-control").unstarted(this::accept);
+        this.group = bound.gid();
+        this.acceptor = Thread.ofPlatform().daemon().name("jvs-control").unstarted(() -> accept(bound.channel()));
     }
 
     /**
@@ -156,13 +164,24 @@ final class ControlServer implements AutoCloseable
             }
             Files.delete(path);
         }
+        final BoundSocket bound = bind(path, group);
+        if (!ChannelDescriptors.available())
+        {
+            DaemonLog.warning("control socket: the JVM does not export sun.nio.ch to jvs, so a peer's supplementary " +
+                "groups cannot be read; only root and members by primary group are served (run jvs by its launcher)");
+        }
+        final ControlServer control = new ControlServer(path, group, bound, handler, ipvs);
+        control.acceptor.start();
+        return control;
+    }
+
+    private static BoundSocket bind(final Path path, final String group) throws IOException
+    {
         final ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
-        final int gid;
-        final Object socketFile;
         try
         {
             server.bind(UnixDomainSocketAddress.of(path));
-            socketFile = fileKey(path);
+            final Object socketFile = fileKey(path);
             Files.setPosixFilePermissions(path, PosixFilePermissions.fromString("rw-rw----"));
             if (group != null)
             {
@@ -170,7 +189,7 @@ final class ControlServer implements AutoCloseable
                     .lookupPrincipalByGroupName(group);
                 Files.getFileAttributeView(path, PosixFileAttributeView.class).setGroup(principal);
             }
-            gid = (int)Files.getAttribute(path, "unix:gid");
+            return new BoundSocket(server, socketFile, (int)Files.getAttribute(path, "unix:gid"));
         }
         catch (final IOException | RuntimeException ex)
         {
@@ -178,14 +197,38 @@ final class ControlServer implements AutoCloseable
             Files.deleteIfExists(path);
             throw ex;
         }
-        if (!ChannelDescriptors.available())
+    }
+
+    /**
+     * Makes the socket again when its file has gone (someone removed it): a client finds a socket by its path
+     * (unix_find_bsd), so the listening socket whose name was unlinked can no longer be reached, by ctl, keepalived
+     * or status. A reload calls it, as the operator's way to get the socket back without a restart. A file someone
+     * else put at the path is left alone.
+     *
+     * @return what was done, for the log, or null when the path still names a file.
+     * @throws IOException naming the path when it cannot be made.
+     */
+    synchronized String rebindIfRemoved() throws IOException
+    {
+        if (closed || Files.exists(path, LinkOption.NOFOLLOW_LINKS))
         {
-            DaemonLog.warning("control socket: the JVM does not export sun.nio.ch to jvs, so a peer's supplementary " +
-                "groups cannot be read; only root and members by primary group are served (run jvs by its launcher)");
+            return null;
         }
-        final ControlServer control = new ControlServer(path, socketFile, server, handler, ipvs, gid);
-        control.acceptor.start();
-        return control;
+        final BoundSocket bound;
+        try
+        {
+            bound = bind(path, groupName);
+        }
+        catch (final IOException ex)
+        {
+            throw new IOException(path + ": " + reason(ex), ex);
+        }
+        final ServerSocketChannel unreachable = server;
+        server = bound.channel();
+        socketFile = bound.fileKey();
+        Thread.ofPlatform().daemon().name("jvs-control").start(() -> accept(bound.channel()));
+        unreachable.close();
+        return "control socket " + path + " had been removed: made again";
     }
 
     /** An exception's reason without the path the JDK puts in front of it. */
@@ -287,13 +330,13 @@ final class ControlServer implements AutoCloseable
         return counters.get(id);
     }
 
-    private void accept()
+    private void accept(final ServerSocketChannel listening)
     {
         while (!closed)
         {
             try
             {
-                final SocketChannel client = server.accept();
+                final SocketChannel client = listening.accept();
                 Thread.ofVirtual().name("jvs-control-client").start(() -> serve(client));
             }
             catch (final ClosedChannelException ex)
@@ -562,7 +605,7 @@ final class ControlServer implements AutoCloseable
 
     /** Stops accepting and removes the socket file. */
     @Override
-    public void close()
+    public synchronized void close()
     {
         closed = true;
         try

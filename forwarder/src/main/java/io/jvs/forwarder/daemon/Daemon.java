@@ -965,6 +965,18 @@ public final class Daemon implements AutoCloseable
     {
         try
         {
+            final String control = controlServer == null ? null : controlServer.rebindIfRemoved();
+            if (control != null)
+            {
+                DaemonLog.warning("reload (" + why + "): " + control);
+            }
+        }
+        catch (final IOException ex)
+        {
+            DaemonLog.error("reload (" + why + "): control socket " + ex.getMessage());
+        }
+        try
+        {
             final String result = conductor.call(c -> Reload.apply(c, configFile)).get(30, TimeUnit.SECONDS);
             DaemonLog.info("reload (" + why + "): " + result);
             return "ok " + result;

@@ -15,7 +15,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The daemon while the box around it misbehaves, as an operator of IPVS would try it: a device of its own goes down
- * and up under it, or is deleted; someone starts it a second time. Root only (namespaces, XDP), as CI runs.
+ * and up under it, or is deleted; someone removes its control socket, or starts it a second time. Root only (namespaces, XDP), as CI runs.
  */
 class DaemonFaultsTest
 {
@@ -78,6 +78,29 @@ class DaemonFaultsTest
                     .isZero();
                 assertThat(Netns.ip(topology.directorNamespace(), "-d", "link")).doesNotContain("xdp")
                     .doesNotContain("jvs0").doesNotContain("jvs1");
+                assertThat(daemon.control()).doesNotExist();
+            }
+        }
+    }
+
+    @Test
+    void shouldMakeTheControlSocketAgainAtAReloadWhenSomeoneRemovedIt() throws Exception
+    {
+        try (LbTopology topology = LbTopology.builder("dfsock").realServers(1).ipv6(false).build())
+        {
+            try (DaemonProcess daemon = DaemonProcess.start(topology.directorNamespace(), directory,
+                DaemonConfigs.twoArm("afpacket") + natService(topology)))
+            {
+                Files.delete(daemon.control());
+
+                daemon.signal("HUP");
+
+                assertThat(daemon.awaitLog("had been removed", Duration.ofSeconds(10))).contains(" warning ")
+                    .endsWith("reload (SIGHUP): control socket " + daemon.control() + " had been removed: made again");
+                daemon.awaitLog("info reload (SIGHUP): no change", Duration.ofSeconds(10));
+                assertThat(daemon.status()).containsEntry("workers", 1L);
+                daemon.signal("TERM");
+                assertThat(daemon.awaitExit(Duration.ofSeconds(20))).isZero();
                 assertThat(daemon.control()).doesNotExist();
             }
         }
