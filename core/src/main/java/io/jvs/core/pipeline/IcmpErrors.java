@@ -171,16 +171,15 @@ final class IcmpErrors
                 final int verdict = rewriter.natInbound(burst, i, p, plane, serverSlot, 0);
                 p.hasPorts(i, hadPorts);
                 refreshIcmpChecksum(burst.address(i), p, i, v6);
-                return verdict;
+                return dropIfTooBig(verdict);
             }
             case 1 ->
             {
-                return rewriter.directRoute(burst, i, p, plane, serverSlot);
+                return dropIfTooBig(rewriter.directRoute(burst, i, p, plane, serverSlot));
             }
             default ->
             {
-                final int verdict = rewriter.tunnel(burst, i, p, plane, serverSlot);
-                return verdict == Rewriter.TOO_BIG ? Verdict.drop(DropReason.MTU_EXCEEDED) : verdict;
+                return dropIfTooBig(rewriter.tunnel(burst, i, p, plane, serverSlot));
             }
         }
     }
@@ -209,7 +208,13 @@ final class IcmpErrors
         final int verdict = rewriter.natOutbound(burst, i, p, plane, virtualHigh, virtualLow, 0);
         p.hasPorts(i, hadPorts);
         refreshIcmpChecksum(frame, p, i, v6);
-        return verdict;
+        return dropIfTooBig(verdict);
+    }
+
+    /** An ICMP error too big for its egress port is dropped: no ICMP error answers one (icmp_send's rule). */
+    private static int dropIfTooBig(final int verdict)
+    {
+        return verdict == Rewriter.TOO_BIG ? Verdict.drop(DropReason.MTU_EXCEEDED) : verdict;
     }
 
     private void rewriteQuotedEndpoint(final long quote, final boolean v6, final int v4Offset, final int v6Offset,

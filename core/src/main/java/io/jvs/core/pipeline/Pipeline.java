@@ -547,7 +547,9 @@ public final class Pipeline
                 }
                 final long hop = current.clientNeighbours.find(p.kind(i) == KIND_IPV6, p.destinationHigh(i),
                     p.destinationLow(i));
-                if (hop == NeighbourIndex.NONE || !table.rearm(slot, nowTick + timeout))
+                if (hop == NeighbourIndex.NONE ||
+                    p.ipEnd(i) - p.l3Offset(i) > current.portMtu[NeighbourIndex.port(hop)] ||
+                    !table.rearm(slot, nowTick + timeout))
                 {
                     break;
                 }
@@ -573,7 +575,8 @@ public final class Pipeline
             final int serverSlot = table.server(slot);
             final int method = table.method(slot);
             if (table.isExpired(slot, nowTick) || !current.serverAvailable[serverSlot] || method > 1 ||
-                p.ttl(i) <= 1 || current.serverEgressPort[serverSlot] == DataPlane.NO_PORT)
+                p.ttl(i) <= 1 || current.serverEgressPort[serverSlot] == DataPlane.NO_PORT ||
+                p.ipEnd(i) - p.l3Offset(i) > current.portMtu[current.serverEgressPort[serverSlot]])
             {
                 break;
             }
@@ -1021,7 +1024,9 @@ public final class Pipeline
         final long virtualLow = table.virtualLow(slot);
         final int datagram = p.ipEnd(i) - p.l3Offset(i);
         final int length = burst.length(i);
-        final int verdict = rewriter.natOutbound(burst, i, p, current, virtualHigh, virtualLow, table.virtualPort(slot));
+        final int rewritten = rewriter.natOutbound(burst, i, p, current, virtualHigh, virtualLow,
+            table.virtualPort(slot));
+        final int verdict = rewritten == Rewriter.TOO_BIG ? answerTooBig(burst, i, p, current) : rewritten;
         if (p.fragment(i) == FRAGMENT_FIRST)
         {
             fragments.put(p.sourceHigh(i), p.sourceLow(i), p.destinationHigh(i), p.destinationLow(i), p.protocol(i),
@@ -1167,8 +1172,12 @@ public final class Pipeline
         {
             case 0 -> rewriter.natInbound(burst, i, p, current, serverSlot, virtualPort);
             case 1 -> rewriter.directRoute(burst, i, p, current, serverSlot);
-            default -> tunnel(burst, i, p, current, serverSlot);
+            default -> rewriter.tunnel(burst, i, p, current, serverSlot);
         };
+        if (verdict == Rewriter.TOO_BIG)
+        {
+            return answerTooBig(burst, i, p, current);
+        }
         if (Verdict.kind(verdict) == Verdict.TRANSMIT)
         {
             traffic.framesForwarded(service, serverSlot, length);
@@ -1176,18 +1185,17 @@ public final class Pipeline
         return verdict;
     }
 
-    private int tunnel(final FrameBurst burst, final int i, final ParsedBurst p, final DataPlane current,
-        final int serverSlot)
+    /**
+     * Drops a packet the rewriter found {@link Rewriter#TOO_BIG} for its egress port and answers its sender with
+     * frag-needed or packet-too-big naming the MTU, as the kernel's icmp_send / icmpv6_send from IPVS's
+     * ensure_mtu_is_adequate (towards a server) or ip_forward (a NAT reply towards a client) would.
+     */
+    private int answerTooBig(final FrameBurst burst, final int i, final ParsedBurst p, final DataPlane current)
     {
-        final int verdict = rewriter.tunnel(burst, i, p, current, serverSlot);
-        if (verdict != Rewriter.TOO_BIG)
-        {
-            return verdict;
-        }
         final boolean isV6 = p.kind(i) == KIND_IPV6;
         return dropAndAnswer(DropReason.MTU_EXCEEDED, burst, i, p, current,
             isV6 ? L4Headers.ICMPV6_PACKET_TOO_BIG : L4Headers.ICMP_DESTINATION_UNREACHABLE,
-            isV6 ? 0 : L4Headers.ICMP_CODE_FRAGMENTATION_NEEDED, Rewriter.tunnelMtu(current, serverSlot), false);
+            isV6 ? 0 : L4Headers.ICMP_CODE_FRAGMENTATION_NEEDED, rewriter.tooBigMtu(), false);
     }
 
     private int followFragment(final FrameBurst burst, final int i, final ParsedBurst p, final DataPlane current)
@@ -1237,8 +1245,12 @@ public final class Pipeline
             {
                 case 0 -> rewriter.natInboundFragment(burst, i, p, current, serverSlot);
                 case 1 -> rewriter.directRoute(burst, i, p, current, serverSlot);
-                default -> tunnel(burst, i, p, current, serverSlot);
+                default -> rewriter.tunnel(burst, i, p, current, serverSlot);
             };
+        }
+        if (verdict == Rewriter.TOO_BIG)
+        {
+            return answerTooBig(burst, i, p, current);
         }
         if (Verdict.kind(verdict) == Verdict.TRANSMIT)
         {

@@ -30,6 +30,8 @@ final class Rewriter
 
     private final NeighbourMisses misses;
     private int tunnelIdentification;
+    /** The MTU the last {@link #TOO_BIG} verdict is about: what the frag-needed or packet-too-big reports. */
+    private int tooBigMtu;
     /** The time of the burst being processed, for {@link #misses}. */
     long nowNs;
 
@@ -63,6 +65,10 @@ final class Rewriter
         if (egress == DataPlane.NO_PORT)
         {
             return noServerNeighbour(plane, serverSlot);
+        }
+        if (exceedsMtu(p, i, plane.portMtu[egress]))
+        {
+            return oversize(burst, i, p, plane.portMtu[egress]);
         }
         final ServerAddresses servers = plane.serverAddresses;
         final long frame = burst.address(i);
@@ -118,13 +124,17 @@ final class Rewriter
      * found.
      *
      * @param hop the client's next hop, as {@link NeighbourIndex#find} gave it (not {@link NeighbourIndex#NONE}).
-     * @return the verdict: transmit.
+     * @return the verdict: transmit, or {@link #TOO_BIG} or a drop when the packet exceeds the egress MTU.
      */
     int natOutbound(final FrameBurst burst, final int i, final ParsedBurst p, final DataPlane plane, final long hop,
         final long virtualHigh, final long virtualLow, final int virtualPort)
     {
         final boolean v6 = p.kind(i) == ParsedBurst.KIND_IPV6;
         final int egress = NeighbourIndex.port(hop);
+        if (exceedsMtu(p, i, plane.portMtu[egress]))
+        {
+            return oversize(burst, i, p, plane.portMtu[egress]);
+        }
         final long frame = burst.address(i);
         final long ip = frame + p.l3Offset(i);
         if (!v6)
@@ -161,6 +171,10 @@ final class Rewriter
         {
             return noServerNeighbour(plane, serverSlot);
         }
+        if (exceedsMtu(p, i, plane.portMtu[egress]))
+        {
+            return oversize(burst, i, p, plane.portMtu[egress]);
+        }
         final long frame = burst.address(i);
         decrementTtl(frame + p.l3Offset(i), p, i);
         setMacs(frame, plane.serverNextHopMac[serverSlot], plane.portMac[egress]);
@@ -189,9 +203,7 @@ final class Rewriter
         final boolean innerV6 = p.kind(i) == ParsedBurst.KIND_IPV6;
         if (innerLength + overhead > plane.portMtu[egress])
         {
-            final boolean dontFragment = innerV6 ||
-                (Ipv4Header.flagsAndFragment(burst.address(i) + l3) & Ipv4Header.FLAG_DONT_FRAGMENT) != 0;
-            return dontFragment ? TOO_BIG : Verdict.drop(DropReason.MTU_EXCEEDED);
+            return oversize(burst, i, p, plane.portMtu[egress] - overhead);
         }
         long inner = burst.address(i) + l3;
         if (plane.settings.clampMss() && p.protocol(i) == Ipv4Header.PROTOCOL_TCP &&
@@ -285,8 +297,45 @@ final class Rewriter
         }
     }
 
-    /** Returned by {@link #tunnel} when the caller must answer with frag-needed / packet-too-big. */
+    /**
+     * Returned when the caller must answer with frag-needed / packet-too-big reporting {@link #tooBigMtu()}: the
+     * packet exceeds the MTU of the port it would leave by and may not be fragmented.
+     */
     static final int TOO_BIG = -1;
+
+    /** @return the MTU the last {@link #TOO_BIG} verdict is about. */
+    int tooBigMtu()
+    {
+        return tooBigMtu;
+    }
+
+    /**
+     * Whether the IP packet is longer than what its egress port carries: the kernel checks every packet IPVS sends
+     * (ensure_mtu_is_adequate, __mtu_check_toobig_v6, from __ip_vs_get_out_rt) and every one it forwards
+     * (ip_forward's ip_exceeds_mtu), and a frame over the device's MTU may be dropped by the NIC or the next switch.
+     */
+    private static boolean exceedsMtu(final ParsedBurst p, final int i, final int mtu)
+    {
+        return p.ipEnd(i) - p.l3Offset(i) > mtu;
+    }
+
+    /**
+     * @param mtu the largest packet the path takes.
+     * @return {@link #TOO_BIG} for an IPv6 packet or an IPv4 one with DF (the sender must hear of it, as from the
+     *         kernel's icmp_send(ICMP_FRAG_NEEDED) / icmpv6_send(ICMPV6_PKT_TOOBIG)); else a drop, as jvs does not
+     *         fragment.
+     */
+    private int oversize(final FrameBurst burst, final int i, final ParsedBurst p, final int mtu)
+    {
+        final boolean dontFragment = p.kind(i) == ParsedBurst.KIND_IPV6 ||
+            (Ipv4Header.flagsAndFragment(burst.address(i) + p.l3Offset(i)) & Ipv4Header.FLAG_DONT_FRAGMENT) != 0;
+        if (!dontFragment)
+        {
+            return Verdict.drop(DropReason.MTU_EXCEEDED);
+        }
+        tooBigMtu = mtu;
+        return TOO_BIG;
+    }
 
     /**
      * @return the largest inner packet the tunnel from the server's egress port carries.

@@ -162,7 +162,8 @@ final class KernelTopology implements TopologySource
         {
             final Link link = link(faces.get(p).name());
             final long mac = link == null || !link.hasMac() ? 0 : link.mac();
-            final int mtu = link == null ? 1500 : link.mtu();
+            // Every packet is held to its egress port's MTU: one a message left out must not stop them all.
+            final int mtu = link == null || link.mtu() <= 0 ? 1500 : link.mtu();
             builder.port(p, mac, mtu, firstAddress(link, false), firstAddress(link, true));
         }
         inUse.clear();

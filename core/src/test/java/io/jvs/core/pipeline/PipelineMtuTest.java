@@ -1,0 +1,125 @@
+package io.jvs.core.pipeline;
+
+import io.jvs.core.net.IpAddress;
+import io.jvs.core.packet.DropReason;
+import io.jvs.core.packet.Verdict;
+import io.jvs.core.pipeline.TestFrames.Segment;
+import org.junit.jupiter.api.Test;
+
+import static io.jvs.core.pipeline.TestFrames.*;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * NAT and DR packets against the MTU of the port they leave by, as the kernel holds IPVS's to the route's
+ * (ensure_mtu_is_adequate) and the replies it forwards to the device's (ip_forward): a packet that fits goes, one
+ * byte more is dropped, and with DF its sender gets frag-needed naming the MTU, on the first packet of a
+ * connection and on an established one alike.
+ */
+class PipelineMtuTest
+{
+    private static final IpAddress CLIENT = IpAddress.parse("198.51.100.7");
+    private static final IpAddress VIP = IpAddress.parse("10.0.0.100");
+    private static final IpAddress NAT_SERVER = IpAddress.parse("192.168.1.2");
+    private static final IpAddress DR_SERVER = IpAddress.parse("192.168.1.3");
+    private static final long SERVER_SIDE_MAC = 0x02_00_00_00_00_11L;
+    private static final long NAT_SERVER_MAC = 0x02_00_00_00_01_02L;
+    private static final long DR_SERVER_MAC = 0x02_00_00_00_01_03L;
+    private static final int DONT_FRAGMENT = 0x4000;
+    private static final int IP_AND_TCP = 40;
+
+    /** Clients on port 0 (the fixture's, MTU {@code clientMtu}), servers on port 1 (MTU {@code serverMtu}). */
+    private static PipelineFixture twoArm(final int clientMtu, final int serverMtu)
+    {
+        final PipelineFixture fixture = new PipelineFixture()
+            .rules("-A -t 10.0.0.100:80 -s rr", "-a -t 10.0.0.100:80 -r 192.168.1.2:80 -m",
+                "-A -t 10.0.0.100:81 -s rr", "-a -t 10.0.0.100:81 -r 192.168.1.3:81 -g");
+        fixture.topology.port(0, JVS_MAC, clientMtu, IpAddress.parse("10.0.0.1"), null)
+            .port(1, SERVER_SIDE_MAC, serverMtu, IpAddress.parse("192.168.1.1"), null)
+            .neighbour(NAT_SERVER, 1, NAT_SERVER_MAC)
+            .neighbour(DR_SERVER, 1, DR_SERVER_MAC);
+        return fixture.start();
+    }
+
+    private static byte[] fromClient(final int port, final int clientPort, final int flags, final int ipLength,
+        final int fragmentField)
+    {
+        return ipv4(JVS_MAC, ROUTER_MAC, CLIENT, VIP, 64,
+            Segment.tcp(clientPort, port, flags, ipLength - IP_AND_TCP), fragmentField, clientPort);
+    }
+
+    private static void assertFragNeeded(final PipelineFixture.Result answer, final int port, final int mtu)
+    {
+        assertThat(Verdict.toString(answer.verdict())).as("answered on the port it came in on")
+            .isEqualTo("transmit:" + port);
+        assertThat(answer.frame()[34]).as("destination unreachable").isEqualTo((byte)3);
+        assertThat(answer.frame()[35]).as("fragmentation needed").isEqualTo((byte)4);
+        assertThat(u16(answer.frame(), 40)).as("the next hop's MTU").isEqualTo(mtu);
+    }
+
+    @Test
+    void shouldSendToANatServerWhatFitsItsPortAndAnswerOneByteMoreWithFragNeeded()
+    {
+        final PipelineFixture nat = twoArm(1500, 1000);
+
+        assertThat(Verdict.toString(nat.sendOne(fromClient(80, 40001, SYN, 1000, DONT_FRAGMENT)).verdict()))
+            .isEqualTo("transmit:1");
+        assertThat(nat.sendOne(fromClient(80, 40002, SYN, 1001, 0)).verdict())
+            .as("without DF: dropped, unanswered").isEqualTo(Verdict.drop(DropReason.MTU_EXCEEDED));
+        assertThat(nat.pipeline.counters().icmpSent()).isZero();
+        assertFragNeeded(nat.sendOne(fromClient(80, 40003, SYN, 1001, DONT_FRAGMENT)), 0, 1000);
+    }
+
+    @Test
+    void shouldHoldADirectRoutedPacketToTheServersPortMtuToo()
+    {
+        final PipelineFixture dr = twoArm(1500, 1000);
+
+        assertThat(Verdict.toString(dr.sendOne(fromClient(81, 40001, SYN, 1000, DONT_FRAGMENT)).verdict()))
+            .isEqualTo("transmit:1");
+        assertFragNeeded(dr.sendOne(fromClient(81, 40002, SYN, 1400, DONT_FRAGMENT)), 0, 1000);
+    }
+
+    @Test
+    void shouldAnswerAnEstablishedConnectionsPacketThatOutgrowsTheServersPort()
+    {
+        final PipelineFixture nat = twoArm(1500, 1000);
+        nat.sendOne(fromClient(80, 40001, SYN, IP_AND_TCP, DONT_FRAGMENT));
+        nat.ingressPort = 1;
+        nat.sendOne(ipv4(SERVER_SIDE_MAC, NAT_SERVER_MAC, NAT_SERVER, CLIENT, 64,
+            Segment.tcp(80, 40001, SYN | ACK, 0), DONT_FRAGMENT, 1));
+        nat.ingressPort = 0;
+        for (int i = 0; i < 3; i++)
+        {
+            assertThat(Verdict.toString(nat.sendOne(fromClient(80, 40001, ACK, 1000, DONT_FRAGMENT)).verdict()))
+                .isEqualTo("transmit:1");
+        }
+
+        assertFragNeeded(nat.sendOne(fromClient(80, 40001, ACK, 1500, DONT_FRAGMENT)), 0, 1000);
+    }
+
+    @Test
+    void shouldAnswerANatServerWhoseReplyOutgrowsTheClientsPort()
+    {
+        final PipelineFixture nat = twoArm(1000, 1500);
+        nat.sendOne(fromClient(80, 40001, SYN, IP_AND_TCP, DONT_FRAGMENT));
+        nat.ingressPort = 1;
+        nat.sendOne(ipv4(SERVER_SIDE_MAC, NAT_SERVER_MAC, NAT_SERVER, CLIENT, 64,
+            Segment.tcp(80, 40001, SYN | ACK, 0), DONT_FRAGMENT, 1));
+        nat.ingressPort = 0;
+        nat.sendOne(fromClient(80, 40001, ACK, IP_AND_TCP, DONT_FRAGMENT));
+        nat.ingressPort = 1;
+        for (int i = 0; i < 3; i++)
+        {
+            assertThat(Verdict.toString(nat.sendOne(ipv4(SERVER_SIDE_MAC, NAT_SERVER_MAC, NAT_SERVER, CLIENT, 64,
+                Segment.tcp(80, 40001, ACK, 1000 - IP_AND_TCP), DONT_FRAGMENT, 2 + i)).verdict()))
+                .isEqualTo("transmit:0");
+        }
+
+        final PipelineFixture.Result answer = nat.sendOne(ipv4(SERVER_SIDE_MAC, NAT_SERVER_MAC, NAT_SERVER, CLIENT,
+            64, Segment.tcp(80, 40001, ACK, 1500 - IP_AND_TCP), DONT_FRAGMENT, 9));
+        assertFragNeeded(answer, 1, 1000);
+        assertThat(answer.frame()).as("to the server, quoting its own packet")
+            .satisfies(frame -> assertThat(new byte[] {frame[30], frame[31], frame[32], frame[33]})
+                .containsExactly(192, 168, 1, 2));
+    }
+}
