@@ -394,7 +394,7 @@ public final class Daemon implements AutoCloseable
         {
             workerSyscalls[w] = Syscalls.create();
         }
-        final TopologySource topology = own(KernelTopology.open(control, config));
+        final KernelTopology topology = own(KernelTopology.open(control, config));
         final WorkerEpochs epochs = new WorkerEpochs(workers);
         final DataPlaneBuilder builder = new DataPlaneBuilder(MAX_SERVICES, MAX_SERVERS, epochs);
         final ConnectionTimeouts timeouts = config.connectionTimeouts();
@@ -427,6 +427,9 @@ public final class Daemon implements AutoCloseable
         warnOfUnsteerableMarks();
         final Port[][] ports = openPorts(workerSyscalls, filter);
         taps = openTaps(workerSyscalls, first.topology());
+        final HostTap[] hostTaps = taps;
+        final Syscalls tapControl = Syscalls.create();
+        topology.onPortMac((port, mac) -> hostTaps[port].mac(tapControl, mac));
 
         conductor = new Conductor(table, builder, publisher, topology, maps, timeouts, config.settings(),
             config.markRules(), config);
@@ -720,13 +723,8 @@ public final class Daemon implements AutoCloseable
         final HostTap[] opened = new HostTap[config.interfaces().size()];
         for (int p = 0; p < opened.length; p++)
         {
-            final long mac = topology.ports().get(p).mac();
-            final byte[] bytes = new byte[6];
-            for (int i = 0; i < 6; i++)
-            {
-                bytes[i] = (byte)(mac >>> (40 - 8 * i));
-            }
-            opened[p] = own(HostTap.open(control, workerSyscalls, "jvs" + p, bytes));
+            opened[p] = own(HostTap.open(control, workerSyscalls, "jvs" + p,
+                HostTap.macBytes(topology.ports().get(p).mac())));
         }
         return opened;
     }

@@ -85,12 +85,7 @@ final class HostTap implements AutoCloseable
                 Sockets.SOCK_DGRAM | Sockets.SOCK_CLOEXEC, 0), "setting up TAP " + name);
             try
             {
-                request.fill((byte)0);
-                name(request, name);
-                request.set(JAVA_SHORT, Ifreq.FLAGS_OFFSET, ARPHRD_ETHER);
-                MemorySegment.copy(mac, 0, request, JAVA_BYTE, HWADDR_DATA_OFFSET, 6);
-                Syscalls.check("ioctl(SIOCSIFHWADDR)", control.ioctl(socket, SIOCSIFHWADDR, request.address()),
-                    "giving TAP " + name + " its interface's MAC");
+                setMac(control, socket, request, name, mac);
                 // SIOCSIFFLAGS sets every flag a user may change (dev_change_flags): read them and add IFF_UP, or
                 // IFF_MULTICAST would be cleared with the rest.
                 request.fill((byte)0);
@@ -115,6 +110,55 @@ final class HostTap implements AutoCloseable
             tap.close(control);
             throw ex;
         }
+    }
+
+    private static void setMac(final Syscalls control, final int socket, final MemorySegment request,
+        final String name, final byte[] mac)
+    {
+        request.fill((byte)0);
+        name(request, name);
+        request.set(JAVA_SHORT, Ifreq.FLAGS_OFFSET, ARPHRD_ETHER);
+        MemorySegment.copy(mac, 0, request, JAVA_BYTE, HWADDR_DATA_OFFSET, 6);
+        Syscalls.check("ioctl(SIOCSIFHWADDR)", control.ioctl(socket, SIOCSIFHWADDR, request.address()),
+            "giving TAP " + name + " its interface's MAC");
+    }
+
+    /**
+     * Gives the TAP its interface's new MAC. The frames the worker writes into it keep their destination, the
+     * interface's MAC; with another one on the TAP, eth_type_trans marks them PACKET_OTHERHOST and ip_rcv drops
+     * them, so the host would no longer answer what jvs passes it (a reset for a VIP port without a service).
+     * A TAP takes a new address while up (tun sets IFF_LIVE_ADDR_CHANGE on it).
+     *
+     * @param control the calling thread's bindings.
+     * @param mac     the MAC in the low 48 bits.
+     */
+    void mac(final Syscalls control, final long mac)
+    {
+        final byte[] bytes = macBytes(mac);
+        try (Arena arena = Arena.ofConfined())
+        {
+            final int socket = (int)Syscalls.check("socket", control.socket(Sockets.AF_INET,
+                Sockets.SOCK_DGRAM | Sockets.SOCK_CLOEXEC, 0), "setting up TAP " + name);
+            try
+            {
+                setMac(control, socket, arena.allocate(Ifreq.LAYOUT), name, bytes);
+            }
+            finally
+            {
+                control.close(socket);
+            }
+        }
+    }
+
+    /** @return the MAC in the low 48 bits as six bytes, first on the wire first. */
+    static byte[] macBytes(final long mac)
+    {
+        final byte[] bytes = new byte[6];
+        for (int i = 0; i < 6; i++)
+        {
+            bytes[i] = (byte)(mac >>> (40 - 8 * i));
+        }
+        return bytes;
     }
 
     private static void name(final MemorySegment request, final String name)

@@ -62,6 +62,21 @@ final class KernelTopology implements TopologySource
     private final Set<NeighbourKey> inUse = new LinkedHashSet<>();
     private long lastRefreshNs;
     private boolean resync;
+    private PortMacListener portMacListener = (port, mac) ->
+    {
+    };
+
+    /** Told of the new MAC of one of the daemon's interfaces, on the conductor's thread. */
+    interface PortMacListener
+    {
+        void macChanged(int port, long mac);
+    }
+
+    /** @param listener told when one of the daemon's interfaces takes a new MAC (its TAP must follow). */
+    void onPortMac(final PortMacListener listener)
+    {
+        portMacListener = listener;
+    }
 
     private record NeighbourKey(int index, InetAddress address)
     {
@@ -414,6 +429,17 @@ final class KernelTopology implements TopologySource
         {
             DaemonLog.info(what + ": mac " + EthernetHeader.macToString(before.mac()) + " -> " +
                 EthernetHeader.macToString(after.mac()));
+            if (after.hasMac())
+            {
+                try
+                {
+                    portMacListener.macChanged(port, after.mac());
+                }
+                catch (final RuntimeException ex)
+                {
+                    DaemonLog.warning(what + ": " + ex.getMessage());
+                }
+            }
         }
     }
 

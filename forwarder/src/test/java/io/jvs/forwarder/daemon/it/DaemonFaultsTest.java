@@ -3,7 +3,9 @@ package io.jvs.forwarder.daemon.it;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.net.ConnectException;
 import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
@@ -12,10 +14,11 @@ import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The daemon while the box around it misbehaves, as an operator of IPVS would try it: a device of its own goes down
- * and up under it, or is deleted; someone removes its control socket, or starts it a second time. Root only (namespaces, XDP), as CI runs.
+ * and up under it, is deleted or takes another MAC; someone removes its control socket, or starts it a second time. Root only (namespaces, XDP), as CI runs.
  */
 class DaemonFaultsTest
 {
@@ -104,6 +107,47 @@ class DaemonFaultsTest
                 assertThat(daemon.control()).doesNotExist();
             }
         }
+    }
+
+    @Test
+    void shouldLetTheHostRefuseAConnectionAsBeforeAfterTheInterfacesMacChanged() throws Exception
+    {
+        try (LbTopology topology = LbTopology.builder("dfmac").realServers(1).ipv6(false).build())
+        {
+            topology.inNamespace(topology.clientNamespace(), "ethtool", "-K", LbTopology.CLIENT_DEVICE, "tx", "off");
+            topology.inNamespace(topology.directorNamespace(), "ip", "addr", "add",
+                topology.vip4().getHostAddress() + "/32", "dev", "lo");
+            try (DaemonProcess daemon = DaemonProcess.start(topology.directorNamespace(), directory,
+                DaemonConfigs.twoArm() + natService(topology)))
+            {
+                assertRefusedAtOnce(topology, 9999);
+
+                Netns.ip(topology.directorNamespace(), "link", "set", "dev", LbTopology.DIRECTOR_CLIENT_DEVICE,
+                    "address", "02:00:00:00:aa:01");
+                daemon.awaitLog("interface lc (port 0): mac ", Duration.ofSeconds(5));
+                Netns.ip(topology.clientNamespace(), "neigh", "flush", "dev", LbTopology.CLIENT_DEVICE);
+
+                assertRefusedAtOnce(topology, 9998);
+                assertThat(Netns.mac(topology.directorNamespace(), "jvs0")).as("the TAP's MAC").isEqualTo(
+                    "02:00:00:00:aa:01");
+                assertThat(daemon.status().get("host-passed")).as("through the TAP").isPositive();
+            }
+        }
+    }
+
+    /** A SYN to a VIP port without a service, passed to the host (the VIP is on its lo), is refused with a reset. */
+    private static void assertRefusedAtOnce(final LbTopology topology, final int port)
+    {
+        final long started = System.nanoTime();
+        assertThatThrownBy(() -> LbTopology.callIn(topology.clientNamespace(), () ->
+        {
+            try (Socket socket = new Socket())
+            {
+                socket.connect(new InetSocketAddress(topology.vip4(), port), 3000);
+            }
+            return null;
+        })).hasRootCauseInstanceOf(ConnectException.class);
+        assertThat((System.nanoTime() - started) / 1_000_000).as("refused, not timed out").isLessThan(2500);
     }
 
     @Test
