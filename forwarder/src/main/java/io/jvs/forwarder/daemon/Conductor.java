@@ -446,6 +446,15 @@ final class Conductor implements Agent
         announcer.announceAppeared(publishedVips);
     }
 
+    /** An interface's MAC changed: the VIPs' answers and announcements come from the new one. */
+    void portMacChanged(final int port, final long mac)
+    {
+        if (announcer != null)
+        {
+            announcer.mac(port, mac);
+        }
+    }
+
     void epochs(final io.jvs.core.pipeline.WorkerEpochs epochs)
     {
         this.epochs = epochs;

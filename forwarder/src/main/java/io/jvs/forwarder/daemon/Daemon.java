@@ -429,7 +429,11 @@ public final class Daemon implements AutoCloseable
         taps = openTaps(workerSyscalls, first.topology());
         final HostTap[] hostTaps = taps;
         final Syscalls tapControl = Syscalls.create();
-        topology.onPortMac((port, mac) -> hostTaps[port].mac(tapControl, mac));
+        topology.onPortMac((port, mac) ->
+        {
+            conductor.portMacChanged(port, mac);
+            hostTaps[port].mac(tapControl, mac);
+        });
 
         conductor = new Conductor(table, builder, publisher, topology, maps, timeouts, config.settings(),
             config.markRules(), config);

@@ -3,6 +3,7 @@ package io.jvs.forwarder.daemon;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteOrder;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
@@ -171,7 +172,7 @@ public final class VipAnnouncer implements AutoCloseable
     private VipAnnouncer(final Syscalls syscalls, final List<Interface> interfaces)
     {
         this.syscalls = syscalls;
-        this.interfaces = List.copyOf(interfaces);
+        this.interfaces = new ArrayList<>(interfaces);
         this.arpSockets = new int[interfaces.size()];
         this.solicitationSockets = new int[interfaces.size()];
         Arrays.fill(arpSockets, -1);
@@ -296,6 +297,22 @@ public final class VipAnnouncer implements AutoCloseable
             }
         }
         return answers;
+    }
+
+    /**
+     * Answers from an interface's new MAC from now on, and announces the VIPs known so far again, so that the
+     * neighbours' entries for them, which hold the old MAC, take the new one (an existing entry is updated by a
+     * gratuitous ARP or an override advertisement whatever arp_accept says): for the conductor, when the kernel
+     * announces the interface's new address.
+     *
+     * @param index the interface's position in the list the announcer was opened with.
+     * @param mac   its MAC in the low 48 bits.
+     */
+    public void mac(final int index, final long mac)
+    {
+        final Interface link = interfaces.get(index);
+        interfaces.set(index, new Interface(link.name(), link.ifindex(), mac, link.ipv4(), link.ipv6()));
+        announce(known);
     }
 
     /**

@@ -135,6 +135,41 @@ class DaemonFaultsTest
         }
     }
 
+    @Test
+    void shouldAnnounceAndAnswerForItsVipsFromTheInterfacesNewMacWithVipArp() throws Exception
+    {
+        try (LbTopology topology = LbTopology.builder("dfvmac").realServers(1).ipv6(false).build())
+        {
+            final String vip = topology.vip4().getHostAddress();
+            topology.inNamespace(topology.clientNamespace(), "ip", "route", "replace", vip + "/32", "dev",
+                LbTopology.CLIENT_DEVICE);
+            try (DaemonProcess daemon = DaemonProcess.start(topology.directorNamespace(), directory,
+                DaemonConfigs.twoArm() + "vip-arp on\n" + natService(topology)))
+            {
+                assertThat(LbTopology.callIn(topology.clientNamespace(), () -> topology.vip4().isReachable(2000)))
+                    .isTrue();
+
+                Netns.ip(topology.directorNamespace(), "link", "set", "dev", LbTopology.DIRECTOR_CLIENT_DEVICE,
+                    "address", "02:00:00:00:aa:02");
+                daemon.awaitLog("interface lc (port 0): mac ", Duration.ofSeconds(5));
+
+                final long deadline = System.nanoTime() + Duration.ofSeconds(3).toNanos();
+                String entry = Netns.ip(topology.clientNamespace(), "neigh", "show", vip);
+                while (!entry.contains("02:00:00:00:aa:02") && System.nanoTime() < deadline)
+                {
+                    Thread.sleep(50);
+                    entry = Netns.ip(topology.clientNamespace(), "neigh", "show", vip);
+                }
+                assertThat(entry).as("the client's entry, updated by the announcement").contains("02:00:00:00:aa:02");
+                Netns.ip(topology.clientNamespace(), "neigh", "flush", "dev", LbTopology.CLIENT_DEVICE);
+                assertThat(LbTopology.callIn(topology.clientNamespace(), () -> topology.vip4().isReachable(2000)))
+                    .isTrue();
+                assertThat(Netns.ip(topology.clientNamespace(), "neigh", "show", vip)).as("answered from the new MAC")
+                    .contains("02:00:00:00:aa:02");
+            }
+        }
+    }
+
     /** A SYN to a VIP port without a service, passed to the host (the VIP is on its lo), is refused with a reset. */
     private static void assertRefusedAtOnce(final LbTopology topology, final int port)
     {
