@@ -957,9 +957,33 @@ public final class Daemon implements AutoCloseable
             DaemonLog.info("SIG" + signal.getName() + ": stopping");
             stopped.countDown();
         };
-        Signal.handle(new Signal("TERM"), stop);
+        handleEvenIfIgnored(new Signal("TERM"), io.jvs.nativebindings.SignalDisposition.SIGTERM, stop);
+        // SIGINT stays as inherited: a shell starts a background job with it ignored, so that Ctrl-C spares it.
         Signal.handle(new Signal("INT"), stop);
-        Signal.handle(new Signal("HUP"), signal -> reload("SIGHUP"));
+        handleEvenIfIgnored(new Signal("HUP"), io.jvs.nativebindings.SignalDisposition.SIGHUP,
+            signal -> reload("SIGHUP"));
+    }
+
+    /**
+     * Catches a signal the daemon must act on even when it was started with the signal ignored (SIGHUP under
+     * {@code nohup}), where the JVM would catch nothing and a reload or stop by signal would silently do nothing.
+     */
+    private static void handleEvenIfIgnored(final Signal signal, final int number, final sun.misc.SignalHandler handler)
+    {
+        if (Signal.handle(signal, handler) == sun.misc.SignalHandler.SIG_IGN)
+        {
+            if (io.jvs.nativebindings.SignalDisposition.restoreDefault(number) &&
+                Signal.handle(signal, handler) != sun.misc.SignalHandler.SIG_IGN)
+            {
+                DaemonLog.info("SIG" + signal.getName() + " was ignored when the daemon started (nohup?): it is " +
+                    "caught all the same");
+            }
+            else
+            {
+                DaemonLog.warning("SIG" + signal.getName() + " is ignored and cannot be caught: the daemon will not " +
+                    "act on it");
+            }
+        }
     }
 
     /** Re-reads the file and applies it (the conductor's thread does the work); logs the outcome. */

@@ -153,6 +153,28 @@ class DaemonLifecycleTest
     }
 
     @Test
+    void shouldReloadOnSighupWhenStartedUnderNohup() throws Exception
+    {
+        // nohup starts the daemon with SIGHUP ignored, and the JVM then catches nothing: a reload by signal would
+        // silently do nothing, as this suite's own run under nohup once showed.
+        try (LbTopology topology = LbTopology.builder("dlhup").realServers(1).build())
+        {
+            final String config = DaemonConfigs.twoArm() + natService(topology);
+            try (DaemonProcess daemon = DaemonProcess.startUnderNohup(topology.directorNamespace(), directory,
+                config))
+            {
+                assertThat(daemon.log()).anyMatch(line -> line.contains(" info SIGHUP was ignored when the daemon " +
+                    "started (nohup?): it is caught all the same"));
+                daemon.rewrite(directory, config.replace(" -w 1\n", " -w 5\n"));
+
+                daemon.signal("HUP");
+
+                assertThat(daemon.awaitLog("info reload (SIGHUP)", Duration.ofSeconds(10))).contains(" -w 5");
+            }
+        }
+    }
+
+    @Test
     void shouldRefuseAReloadWithABadLineAndKeepForwarding() throws Exception
     {
         try (LbTopology topology = LbTopology.builder("dlrel").realServers(2).build())

@@ -52,16 +52,31 @@ public final class DaemonProcess implements AutoCloseable
         return daemon;
     }
 
+    /** As {@link #start}, the daemon started under {@code nohup}: with SIGHUP ignored, as it inherits it then. */
+    public static DaemonProcess startUnderNohup(final String namespace, final Path directory, final String config)
+    {
+        final DaemonProcess daemon = launch(namespace, directory, config, List.of("nohup"));
+        daemon.awaitReady();
+        return daemon;
+    }
+
     /** Starts it without waiting (for tests of refusals). */
     public static DaemonProcess launch(final String namespace, final Path directory, final String config)
+    {
+        return launch(namespace, directory, config, List.of());
+    }
+
+    private static DaemonProcess launch(final String namespace, final Path directory, final String config,
+        final List<String> wrapper)
     {
         try
         {
             final Path control = directory.resolve("jvs.sock");
             final Path file = directory.resolve("jvs.conf");
             Files.writeString(file, "control " + control + "\n" + config);
-            final List<String> command = new ArrayList<>(List.of("ip", "netns", "exec", namespace,
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            final List<String> command = new ArrayList<>(List.of("ip", "netns", "exec", namespace));
+            command.addAll(wrapper);
+            command.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "--enable-native-access=ALL-UNNAMED", "--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED",
                 "--add-exports", "java.base/sun.nio.ch=ALL-UNNAMED",
                 "-XX:+UseParallelGC", "-Xmx1g", "-cp", System.getProperty("java.class.path"),
