@@ -58,6 +58,11 @@ public final class DataPlane
     final long[] serverNextHopMac;
     final long[] portMac;
     final int[] portMtu;
+    /**
+     * The longest frame that fits every port: the least MTU and an untagged Ethernet header (0 without ports), which
+     * the established fast loop compares each frame's length with.
+     */
+    final int fastPathFrameLimit;
     final int[] portIpv4;
     final long[] portIpv6High;
     final long[] portIpv6Low;
@@ -131,6 +136,12 @@ public final class DataPlane
             portIpv6High[port.index()] = port.ipv6() == null ? 0 : port.ipv6().high();
             portIpv6Low[port.index()] = port.ipv6() == null ? 0 : port.ipv6().low();
         }
+        int leastMtu = ports == 0 ? 0 : Integer.MAX_VALUE;
+        for (final int mtu : portMtu)
+        {
+            leastMtu = Math.min(leastMtu, mtu);
+        }
+        fastPathFrameLimit = ports == 0 ? 0 : leastMtu + io.jvs.core.packet.EthernetHeader.LENGTH;
         clientNeighbours = new NeighbourIndex(topology);
         this.markRules = markRules == null ? List.of() : List.copyOf(markRules);
         this.marks = this.markRules.isEmpty() ? MarkTable.EMPTY : new MarkTable(this.markRules);

@@ -483,6 +483,9 @@ public final class Pipeline
         final int[] homes = this.homes;
         final int[] timeoutTicks = this.timeoutTicks;
         final boolean connReuse = current.settings.connReuse();
+        // A frame no longer than this fits every port's MTU; a longer one leaves the loop, and the general path holds
+        // it to its own egress port's (one compare a frame instead of that port's MTU looked up).
+        final int frameLimit = current.fastPathFrameLimit;
         lookedUpFrame = -1;
         // The run's counts, added to the counters once it ends: every frame the loop takes is transmitted, and
         // consecutive frames mostly go to one service, whose counts then take four additions a run instead of four
@@ -547,16 +550,14 @@ public final class Pipeline
                 }
                 final long hop = current.clientNeighbours.find(p.kind(i) == KIND_IPV6, p.destinationHigh(i),
                     p.destinationLow(i));
-                if (hop == NeighbourIndex.NONE ||
-                    p.ipEnd(i) - p.l3Offset(i) > current.portMtu[NeighbourIndex.port(hop)] ||
-                    !table.rearm(slot, nowTick + timeout))
+                final int length = burst.length(i);
+                if (hop == NeighbourIndex.NONE || length > frameLimit || !table.rearm(slot, nowTick + timeout))
                 {
                     break;
                 }
-                final int length = burst.length(i);
                 final int datagram = p.ipEnd(i) - p.l3Offset(i);
                 burst.verdict(i, rewriter.natOutbound(burst, i, p, current, hop, table.virtualHigh(slot),
-                    table.virtualLow(slot), table.virtualPort(slot)));
+                    table.virtualLow(slot), table.virtualPort(slot), true));
                 traffic.serverFrame(serverSlot, length);
                 traffic.out(current.serverService[serverSlot], serverSlot, datagram);
                 transmitted++;
@@ -574,9 +575,9 @@ public final class Pipeline
             }
             final int serverSlot = table.server(slot);
             final int method = table.method(slot);
+            final int length = burst.length(i);
             if (table.isExpired(slot, nowTick) || !current.serverAvailable[serverSlot] || method > 1 ||
-                p.ttl(i) <= 1 || current.serverEgressPort[serverSlot] == DataPlane.NO_PORT ||
-                p.ipEnd(i) - p.l3Offset(i) > current.portMtu[current.serverEgressPort[serverSlot]])
+                p.ttl(i) <= 1 || current.serverEgressPort[serverSlot] == DataPlane.NO_PORT || length > frameLimit)
             {
                 break;
             }
@@ -604,11 +605,10 @@ public final class Pipeline
                 break;
             }
             // From here on the frame is this loop's: what track and forward do once the state stays.
-            final int length = burst.length(i);
             final int datagram = p.ipEnd(i) - p.l3Offset(i);
             final int verdict = method == 0 ?
-                rewriter.natInbound(burst, i, p, current, serverSlot, table.virtualPort(slot)) :
-                rewriter.directRoute(burst, i, p, current, serverSlot);
+                rewriter.natInbound(burst, i, p, current, serverSlot, table.virtualPort(slot), true) :
+                rewriter.directRoute(burst, i, p, current, serverSlot, true);
             traffic.serverForwarded(serverSlot, datagram, length);
             if (service != runService)
             {

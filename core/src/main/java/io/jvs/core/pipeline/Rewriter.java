@@ -61,12 +61,25 @@ final class Rewriter
     int natInbound(final FrameBurst burst, final int i, final ParsedBurst p, final DataPlane plane,
         final int serverSlot, final int virtualPort)
     {
+        return natInbound(burst, i, p, plane, serverSlot, virtualPort, false);
+    }
+
+    /**
+     * {@link #natInbound(FrameBurst, int, ParsedBurst, DataPlane, int, int)} for a caller that may know the frame
+     * fits every port.
+     *
+     * @param fitsEveryPort the frame is no longer than {@link DataPlane#fastPathFrameLimit}, so no egress MTU need be
+     *                      checked (the established fast loop, which passes a constant the compiler folds).
+     */
+    int natInbound(final FrameBurst burst, final int i, final ParsedBurst p, final DataPlane plane,
+        final int serverSlot, final int virtualPort, final boolean fitsEveryPort)
+    {
         final int egress = plane.serverEgressPort[serverSlot];
         if (egress == DataPlane.NO_PORT)
         {
             return noServerNeighbour(plane, serverSlot);
         }
-        if (exceedsMtu(p, i, plane.portMtu[egress]))
+        if (!fitsEveryPort && exceedsMtu(p, i, plane.portMtu[egress]))
         {
             return oversize(burst, i, p, plane.portMtu[egress]);
         }
@@ -129,9 +142,21 @@ final class Rewriter
     int natOutbound(final FrameBurst burst, final int i, final ParsedBurst p, final DataPlane plane, final long hop,
         final long virtualHigh, final long virtualLow, final int virtualPort)
     {
+        return natOutbound(burst, i, p, plane, hop, virtualHigh, virtualLow, virtualPort, false);
+    }
+
+    /**
+     * {@link #natOutbound(FrameBurst, int, ParsedBurst, DataPlane, long, long, long, int)} for a caller that may
+     * know the frame fits every port.
+     *
+     * @param fitsEveryPort as {@link #natInbound(FrameBurst, int, ParsedBurst, DataPlane, int, int, boolean)}'s.
+     */
+    int natOutbound(final FrameBurst burst, final int i, final ParsedBurst p, final DataPlane plane, final long hop,
+        final long virtualHigh, final long virtualLow, final int virtualPort, final boolean fitsEveryPort)
+    {
         final boolean v6 = p.kind(i) == ParsedBurst.KIND_IPV6;
         final int egress = NeighbourIndex.port(hop);
-        if (exceedsMtu(p, i, plane.portMtu[egress]))
+        if (!fitsEveryPort && exceedsMtu(p, i, plane.portMtu[egress]))
         {
             return oversize(burst, i, p, plane.portMtu[egress]);
         }
@@ -166,12 +191,24 @@ final class Rewriter
      */
     int directRoute(final FrameBurst burst, final int i, final ParsedBurst p, final DataPlane plane, final int serverSlot)
     {
+        return directRoute(burst, i, p, plane, serverSlot, false);
+    }
+
+    /**
+     * {@link #directRoute(FrameBurst, int, ParsedBurst, DataPlane, int)} for a caller that may know the frame fits
+     * every port.
+     *
+     * @param fitsEveryPort as {@link #natInbound(FrameBurst, int, ParsedBurst, DataPlane, int, int, boolean)}'s.
+     */
+    int directRoute(final FrameBurst burst, final int i, final ParsedBurst p, final DataPlane plane, final int serverSlot,
+        final boolean fitsEveryPort)
+    {
         final int egress = plane.serverEgressPort[serverSlot];
         if (egress == DataPlane.NO_PORT)
         {
             return noServerNeighbour(plane, serverSlot);
         }
-        if (exceedsMtu(p, i, plane.portMtu[egress]))
+        if (!fitsEveryPort && exceedsMtu(p, i, plane.portMtu[egress]))
         {
             return oversize(burst, i, p, plane.portMtu[egress]);
         }
