@@ -114,6 +114,9 @@ public final class Daemon implements AutoCloseable
     private IpvsBackend ipvsBackend;
     /** Set once by the first control client that lists without -n; a race makes two equal ones. */
     private volatile io.jvs.core.control.Names names;
+    /** How long the stop waits for the conductor to finish what it is doing (a reload, a ctl change) and stop. */
+    static final long CONDUCTOR_STOP_WAIT_MS = 10_000;
+
     private AgentRunner conductorRunner;
     private AgentRunner[] workerRunners;
     private ControlServer controlServer;
@@ -1314,9 +1317,13 @@ public final class Daemon implements AutoCloseable
                 }
             }
         }
-        if (conductorRunner != null)
+        if (conductorRunner != null && !closeWithin(conductorRunner, CONDUCTOR_STOP_WAIT_MS))
         {
-            conductorRunner.close();
+            // Blocked in a call that does not return (a hung file system under a reload, say): the packet path is
+            // stopped already, so the stop goes on without it rather than retrying for ever, which would leave the
+            // XDP programs attached and systemd to kill the daemon.
+            DaemonLog.error("the conductor did not stop within " + CONDUCTOR_STOP_WAIT_MS / 1000 + " s: stopping " +
+                "without it");
         }
         if (controlServer != null)
         {
@@ -1334,6 +1341,35 @@ public final class Daemon implements AutoCloseable
             }
         }
         DaemonLog.info("stopped");
+    }
+
+    /**
+     * Closes {@code resource} on a thread of its own and waits for it at most {@code waitMs}.
+     *
+     * @return whether it closed in time (if not, it goes on closing on that daemon thread).
+     */
+    static boolean closeWithin(final AutoCloseable resource, final long waitMs)
+    {
+        final Thread closing = Thread.ofPlatform().daemon().name("jvs-close").start(() ->
+        {
+            try
+            {
+                resource.close();
+            }
+            catch (final Exception ex)
+            {
+                DaemonLog.warning("closing " + resource + ": " + ex.getMessage());
+            }
+        });
+        try
+        {
+            closing.join(waitMs);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
+        return !closing.isAlive();
     }
 
     /** A start-up step failed; the status says whether it was the configuration or the system. */
