@@ -48,6 +48,7 @@ public final class L4Headers
     public static final int ICMP_ECHO_REQUEST = 8;
     public static final int ICMP_TIME_EXCEEDED = 11;
     public static final int ICMP_PARAMETER_PROBLEM = 12;
+    public static final int ICMP_CODE_HOST_UNREACHABLE = 1;
     public static final int ICMP_CODE_PORT_UNREACHABLE = 3;
     public static final int ICMP_CODE_FRAGMENTATION_NEEDED = 4;
 
@@ -55,6 +56,7 @@ public final class L4Headers
     public static final int ICMPV6_PACKET_TOO_BIG = 2;
     public static final int ICMPV6_TIME_EXCEEDED = 3;
     public static final int ICMPV6_PARAMETER_PROBLEM = 4;
+    public static final int ICMPV6_CODE_ADDRESS_UNREACHABLE = 3;
     public static final int ICMPV6_CODE_PORT_UNREACHABLE = 4;
     public static final int ICMPV6_ECHO_REQUEST = 128;
     public static final int ICMPV6_ECHO_REPLY = 129;

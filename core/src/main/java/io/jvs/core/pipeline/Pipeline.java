@@ -983,6 +983,33 @@ public final class Pipeline
         return forward(burst, i, p, current, serverSlot, method, service, p.destinationPort(i));
     }
 
+    /**
+     * Answers a frame of the last burst processed that was dropped for want of a next hop and that its caller gave
+     * up holding: the sender hears that the host is unreachable (ICMP host unreachable, ICMPv6 address unreachable),
+     * as the kernel tells it when a neighbour's resolution fails with packets queued on it (arp_error_report,
+     * ipv4_link_failure or ip6_link_failure, then icmp_send): a client of a server gone from the network fails
+     * at once instead of waiting out its SYN retries. Rate-limited as every ICMP answer of the pipeline.
+     *
+     * @param burst the burst {@link #process} or {@link #processAgain} last processed, unchanged since.
+     * @param i     the frame, whose verdict was a {@link DropReason#NO_NEIGHBOUR} drop.
+     * @return the frame's verdict now: transmit the answer by the port the frame came in on, or the same drop.
+     */
+    public int answerNoNeighbour(final FrameBurst burst, final int i)
+    {
+        final boolean isV6 = parsed.kind(i) == KIND_IPV6;
+        final int dropped = burst.verdict(i);
+        final int verdict = dropAndAnswer(DropReason.NO_NEIGHBOUR, burst, i, parsed, plane,
+            isV6 ? L4Headers.ICMPV6_DESTINATION_UNREACHABLE : L4Headers.ICMP_DESTINATION_UNREACHABLE,
+            isV6 ? L4Headers.ICMPV6_CODE_ADDRESS_UNREACHABLE : L4Headers.ICMP_CODE_HOST_UNREACHABLE, 0, false);
+        if (verdict != dropped)
+        {
+            // Counted as a drop when it was processed; now as the frames answered are (icmpSent counts its reason).
+            // A drop that stands was counted once already.
+            counters.reverdict(dropped, verdict);
+        }
+        return verdict;
+    }
+
     private static int refused(final DropReason reason)
     {
         return -1 - reason.id();

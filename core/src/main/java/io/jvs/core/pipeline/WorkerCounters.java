@@ -150,6 +150,13 @@ public final class WorkerCounters
         countVerdict(verdict, -1);
     }
 
+    /** The writer: a frame's verdict counted already changed to another (a drop answered after all). */
+    void reverdict(final int from, final int to)
+    {
+        countVerdict(from, -1);
+        countVerdict(to, 1);
+    }
+
     /** The writer: a verdict given to a frame. */
     void verdict(final int verdict)
     {

@@ -42,6 +42,10 @@ final class Worker implements Agent
     static final long HOLD_NS = 1_000_000_000L;
     /** Held frames are tried again this often, and at every new snapshot. */
     static final long HOLD_RETRY_NS = 20_000_000L;
+    /** {@link #hold} results. */
+    private static final int HELD = 0;
+    private static final int GIVEN_UP = 1;
+    private static final int NO_ROOM = 2;
     private static final int HELD_SLOTS = 256;
 
     private final int index;
@@ -414,11 +418,24 @@ final class Worker implements Agent
             {
                 toHost(frames, i);
             }
-            else if (Verdict.reason(verdict) == NO_NEIGHBOUR && hold(frames, i))
+            else if (Verdict.reason(verdict) == NO_NEIGHBOUR)
             {
-                // Counted once, with the verdict it gets when it is processed again.
-                pipeline.counters().retract(verdict);
-                counters.add(index, DaemonCounters.HELD, 1);
+                final int held = hold(frames, i);
+                if (held == HELD)
+                {
+                    // Counted once, with the verdict it gets when it is processed again.
+                    pipeline.counters().retract(verdict);
+                    counters.add(index, DaemonCounters.HELD, 1);
+                }
+                else if (held == GIVEN_UP)
+                {
+                    final int answer = pipeline.answerNoNeighbour(frames, i);
+                    if (Verdict.kind(answer) == Verdict.TRANSMIT && frames.ingressPort < toSendCount.length)
+                    {
+                        frames.verdict(i, answer);
+                        toSend[frames.ingressPort][toSendCount[frames.ingressPort]++] = i;
+                    }
+                }
             }
         }
         // The frames' time in jvs: from their receive time to the transmit kick. Not after it: in copy mode the kick
@@ -433,21 +450,26 @@ final class Worker implements Agent
         }
     }
 
-    private boolean hold(final FrameBurst frames, final int i)
+    /**
+     * @return {@link #HELD}; {@link #GIVEN_UP} when the frame has waited {@link #HOLD_NS} for its next hop; or
+     *         {@link #NO_ROOM} when the hold is full (dropped without a word, as the kernel drops what overflows a
+     *         neighbour's queue).
+     */
+    private int hold(final FrameBurst frames, final int i)
     {
         if (System.nanoTime() - frames.receiveTimeNs(i) > HOLD_NS)
         {
             counters.add(index, DaemonCounters.HELD_EXPIRED, 1);
-            return false;
+            return GIVEN_UP;
         }
         if (!held.offer(frames.address(i), frames.length(i), frames.ingressPort, frames.firewallMark(i),
             frames.receiveTimeNs(i)))
         {
-            return false;
+            return NO_ROOM;
         }
         held.publish();
         holding = true;
-        return true;
+        return HELD;
     }
 
     /**

@@ -55,6 +55,8 @@ final class WorkerFarm implements AutoCloseable
 
     final int workers;
     final DataPlanePublisher publisher;
+    /** The ICMP answers per second of the workers made from now on (none by default). */
+    int icmpPerSecond;
     private final ServiceTable table;
     private final DataPlaneSettings settings;
     private final DataPlaneBuilder builder = new DataPlaneBuilder(4, 8);
@@ -154,7 +156,7 @@ final class WorkerFarm implements AutoCloseable
         {
             inbound[from] = rings[from][index];
         }
-        final Pipeline pipeline = new Pipeline(publisher, index, 1 << 14, 1024, 4, 8, 0);
+        final Pipeline pipeline = new Pipeline(publisher, index, 1 << 14, 1024, 4, 8, icmpPerSecond);
         return new Worker(index, ports, handsOff, pipeline, taps, policies, rings[index], inbound, wakeups,
             Syscalls.create(), () -> owner, counters, BATCH, null);
     }

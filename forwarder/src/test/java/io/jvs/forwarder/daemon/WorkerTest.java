@@ -290,16 +290,19 @@ class WorkerTest
     }
 
     @Test
-    void shouldCountAFrameWhoseNextHopNeverResolvesOnceInInPktsAndOnceAsANoNeighbourDrop() throws Exception
+    void shouldCountAFrameWhoseNextHopNeverResolvesOnceAsANoNeighbourDropAndTellItsSenderTheHostIsUnreachable() throws Exception
     {
         try (WorkerFarm farm = new WorkerFarm(1, 0))
         {
             farm.serverNeighbours(false);
             final Sent toServers = new Sent();
+            final Sent toClients = new Sent();
             final Queued fromClients = new Queued();
-            final MemoryPort[] ports = farm.ports(fromClients, null, TransmitObserver.NONE, toServers);
+            farm.icmpPerSecond = 100;
+            final MemoryPort[] ports = farm.ports(fromClients, null, toClients, toServers);
             final Worker worker = farm.worker(0, ports, new boolean[2], WorkerFarm::ownerByParity);
-            fromClients.add(farm.toVip(7, SYN));
+            final byte[] syn = farm.toVip(7, SYN);
+            fromClients.add(syn);
             worker.doWork();
             assertThat(farm.counters.get(0, DaemonCounters.HELD)).isPositive();
             final long held = farm.counters.get(0, DaemonCounters.HELD);
@@ -316,10 +319,22 @@ class WorkerTest
             assertThat(farm.counters.get(0, DaemonCounters.HELD_EXPIRED)).isEqualTo(1);
             assertThat(farm.counters.get(0, DaemonCounters.HELD)).as("held again at each try").isGreaterThan(held);
             assertThat(toServers.frames).isEmpty();
+            // The client hears the host is unreachable, as from the kernel's arp_error_report, quoting its SYN.
+            assertThat(toClients.frames).hasSize(1);
+            final byte[] answer = toClients.frames.getFirst();
+            final int ip = EthernetHeader.LENGTH;
+            assertThat(answer[ip + 9]).as("ICMP").isEqualTo((byte)1);
+            assertThat(answer[ip + 20]).as("destination unreachable").isEqualTo((byte)3);
+            assertThat(answer[ip + 21]).as("host unreachable").isEqualTo((byte)1);
+            assertThat(java.util.Arrays.copyOfRange(answer, ip + 16, ip + 20)).as("to the client")
+                .isEqualTo(java.util.Arrays.copyOfRange(syn, ip + 12, ip + 16));
+            assertThat(java.util.Arrays.copyOfRange(answer, ip + 28, ip + 48)).as("quoting the SYN's IP header")
+                .isEqualTo(java.util.Arrays.copyOfRange(syn, ip, ip + 20));
+            assertThat(worker.pipeline().counters().icmpSent()).isEqualTo(1);
             assertThat(counts(worker, IN_PACKETS)).as("inpkts of the service and its servers").containsExactly(1L, 1L);
             assertThat(counts(worker, FRAMES)).as("frames of the service and its servers").containsExactly(0L, 0L);
             assertThat(worker.pipeline().counters().dropped(DropReason.NO_NEIGHBOUR)).isEqualTo(1);
-            assertThat(worker.pipeline().counters().dropped()).isEqualTo(1);
+            assertThat(worker.pipeline().counters().dropped()).as("its frame left as the answer").isZero();
             assertThat(worker.pipeline().counters().frames()).isEqualTo(1);
             assertThat(worker.pipeline().counters().connections()).isEqualTo(1);
         }
