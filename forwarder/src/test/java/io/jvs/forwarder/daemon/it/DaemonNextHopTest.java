@@ -23,6 +23,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  *   <li>the route to the server is replaced by one through a router ({@code ip route replace}): frames go to
  *       the router, which forwards them, as the router's counters show.</li>
  * </ul>
+ * And a server that leaves the network: its client hears that the host is unreachable once its SYN has been held
+ * for a second, as from the kernel's failed neighbour resolution.
  */
 class DaemonNextHopTest
 {
@@ -94,5 +96,49 @@ class DaemonNextHopTest
         assertThat(TcpDigestClient.failures(connections)).as("%s\n%s", daemon.log(), status).isEmpty();
         assertThat(connections).hasSize(12).allSatisfy(connection ->
             assertThat(connection.bytesConfirmed()).isEqualTo(4 * MIB));
+    }
+
+    @Test
+    void shouldTellAClientItsServerIsUnreachableWhenTheServersNeighbourCannotBeResolved() throws Exception
+    {
+        // The kernel answers what it queued on a neighbour whose resolution failed with ICMP host unreachable
+        // (arp_error_report), so a client of IPVS whose server left the network fails at once: jvs likewise, once
+        // it has held the SYN for its second.
+        try (LbTopology topology = LbTopology.builder("gone").mode(Mode.NAT).realServers(1).ipv6(false).build())
+        {
+            DaemonConfigs.sendersComputeChecksums(topology);
+            topology.startTcpServers(PORT, false);
+            final String director = topology.directorNamespace();
+            final Host only = topology.realServers().get(0);
+            final String rip = only.ipv4().getHostAddress();
+            final String config = DaemonConfigs.twoArm() + DaemonConfigs.service('t', topology.vip4(), PORT, "rr",
+                'm', List.of(only.ipv4()), 1);
+            try (DaemonProcess daemon = DaemonProcess.start(director, directory, config))
+            {
+                // The server leaves the network: its address gone, so nobody answers ARP for it.
+                topology.inNamespace(only.namespace(), "ip", "addr", "flush", "dev", LbTopology.REAL_SERVER_DEVICE);
+                topology.inNamespace(director, "ip", "neigh", "del", rip, "dev", LbTopology.DIRECTOR_SERVER_DEVICE);
+
+                final long started = System.nanoTime();
+                final Throwable refused = LbTopology.callIn(topology.clientNamespace(), () ->
+                {
+                    try (java.net.Socket socket = new java.net.Socket())
+                    {
+                        socket.connect(new InetSocketAddress(topology.vip4(), PORT), 20_000);
+                        return null;
+                    }
+                    catch (final java.io.IOException ex)
+                    {
+                        return ex;
+                    }
+                });
+                final long waitedMs = java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+
+                assertThat(refused).isInstanceOf(java.net.NoRouteToHostException.class);
+                assertThat(waitedMs).as("the SYN's second in the hold, not the client's SYN retries").isLessThan(
+                    10_000);
+                assertThat(daemon.status().get("worker.0.held-expired")).isPositive();
+            }
+        }
     }
 }
