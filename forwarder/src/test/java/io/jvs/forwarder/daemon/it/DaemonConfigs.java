@@ -163,4 +163,20 @@ final class DaemonConfigs
         });
         return drops;
     }
+
+    /** A NAT service of TCP on the topology's IPv4 VIP and {@code port}, rr over every real server at weight 1. */
+    static String natService(final LbTopology topology, final int port)
+    {
+        return service('t', topology.vip4(), port, "rr", 'm', serversV4(topology), ones(topology.realServers().size()));
+    }
+
+    /** Carries {@code count} connections of 64 KiB byte-exact through the daemon to the VIP's {@code port}. */
+    static void assertForwards(final LbTopology topology, final DaemonProcess daemon, final int port, final int count)
+    {
+        final java.util.List<TcpDigestClient.Connection> connections = TcpDigestClient.run(topology.clientNamespace(),
+            TcpDigestClient.Load.of(new java.net.InetSocketAddress(topology.vip4(), port), count, 64 << 10)
+                .parallel(2));
+        org.assertj.core.api.Assertions.assertThat(TcpDigestClient.failures(connections))
+            .as(() -> String.join("\n", daemon.log()) + "\n" + daemon.status()).isEmpty();
+    }
 }

@@ -3,11 +3,9 @@ package io.jvs.forwarder.daemon.it;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -224,17 +222,12 @@ class DaemonLifecycleTest
 
     private static String natService(final LbTopology topology)
     {
-        return DaemonConfigs.service('t', topology.vip4(), PORT, "rr", 'm', DaemonConfigs.serversV4(topology),
-            DaemonConfigs.ones(topology.realServers().size()));
+        return DaemonConfigs.natService(topology, PORT);
     }
 
-    /** Carries {@code count} connections of 64 KiB byte-exact through the daemon. */
     private static void assertForwards(final LbTopology topology, final DaemonProcess daemon, final int count)
     {
-        final List<TcpDigestClient.Connection> connections = TcpDigestClient.run(topology.clientNamespace(),
-            TcpDigestClient.Load.of(new InetSocketAddress(topology.vip4(), PORT), count, 64 << 10).parallel(2));
-        assertThat(TcpDigestClient.failures(connections))
-            .as(() -> String.join("\n", daemon.log()) + "\n" + daemon.status()).isEmpty();
+        DaemonConfigs.assertForwards(topology, daemon, PORT, count);
     }
 
     /** No XDP program, no TAP of the daemon's in the director's namespace, and no control socket. */
