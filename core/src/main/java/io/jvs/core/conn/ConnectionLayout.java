@@ -11,7 +11,8 @@ package io.jvs.core.conn;
  *   10       virtual port (2)                    34       virtual port (2)
  *   12       protocol (1)                        36       protocol (1)
  *   13       state (1)                           37       state (1)
- *   14       flags (1)                           38       flags (1): used, inactive, no output, method
+ *   14       flags (1)                           38       flags (1): used, inactive, no output, method,
+ *                                                        assured, packet's port
  *   16       server slot (4)                     40       server slot (4)
  *   20       expiry tick (4)                     44       expiry tick (4)
  *   24       template way, -1 for none (4)       48       template way (4)
@@ -52,6 +53,13 @@ final class ConnectionLayout
     static final int METHOD_MASK = 0x18;
     /** The connection has marked its persistence template assured (ip_vs_control_assure_ct), so it need not again. */
     static final int FLAG_ASSURED = 0x20;
+    /**
+     * The connection goes to the port its packets came to, whatever its server's port: it was made by a persistent
+     * service of port 0 or of a firewall mark (ip_vs_sched_persist keeps the packet's port unless it is the
+     * service's), and keeps that for its life as the kernel keeps {@code cp->dport}, also when its server belongs to
+     * another service (an FTP control connection's template) or an edit of the service changes its persistence.
+     */
+    static final int FLAG_PACKETS_PORT = 0x40;
 
     private ConnectionLayout()
     {

@@ -42,6 +42,10 @@ public final class ConnectionTable
     public static final int FLAG_NO_OUTPUT = ConnectionLayout.FLAG_NO_OUTPUT;
     /** See {@link ConnectionLayout#FLAG_ASSURED}. */
     public static final int FLAG_ASSURED = ConnectionLayout.FLAG_ASSURED;
+    /** See {@link ConnectionLayout#FLAG_PACKETS_PORT}: set when the entry is opened, never changed. */
+    public static final int FLAG_PACKETS_PORT = ConnectionLayout.FLAG_PACKETS_PORT;
+    /** The flag's bit moved to {@link ServerAddresses#PACKETS_PORT}'s by one multiplication (a shift). */
+    private static final int PACKETS_PORT_SCALE = ServerAddresses.PACKETS_PORT / ConnectionLayout.FLAG_PACKETS_PORT;
 
     /**
      * @param method a forwarding method's ordinal (0 NAT, 1 DR, 2 TUN).
@@ -387,8 +391,9 @@ public final class ConnectionTable
                 clientMatches(entry, clientHigh, clientLow))
             {
                 final int server = Frames.i32(entry + meta + SERVER);
-                final int virtualPort = Frames.u16(entry + meta + VIRTUAL_PORT);
-                if (servers.matches(server, serverHigh, serverLow, serverPort, virtualPort))
+                final int portKey =
+                    Frames.u16(entry + meta + VIRTUAL_PORT) | (flags & FLAG_PACKETS_PORT) * PACKETS_PORT_SCALE;
+                if (servers.matches(server, serverHigh, serverLow, serverPort, portKey))
                 {
                     return slot;
                 }
@@ -811,7 +816,16 @@ public final class ConnectionTable
      */
     public int method(final int slot)
     {
-        return (flags(slot) & ConnectionLayout.METHOD_MASK) >>> ConnectionLayout.METHOD_SHIFT;
+        return methodOf(flags(slot));
+    }
+
+    /**
+     * @param flags an entry's {@link #flags(int)}.
+     * @return its {@link #method(int)}: for a caller that reads the flags once for several of their fields.
+     */
+    public static int methodOf(final int flags)
+    {
+        return (flags & ConnectionLayout.METHOD_MASK) >>> ConnectionLayout.METHOD_SHIFT;
     }
 
     public int server(final int slot)
@@ -895,6 +909,25 @@ public final class ConnectionTable
     public int virtualPort(final int slot)
     {
         return Frames.u16(slotAddress(slot) + meta + VIRTUAL_PORT);
+    }
+
+    /**
+     * @return the entry's virtual port with {@link ServerAddresses#PACKETS_PORT} when it goes to that port whatever
+     *         its server's ({@link #FLAG_PACKETS_PORT}): what {@link ServerAddresses#port} takes.
+     */
+    public int portKey(final int slot)
+    {
+        return portKey(virtualPort(slot), flags(slot));
+    }
+
+    /**
+     * @param virtualPort an entry's {@link #virtualPort(int)}.
+     * @param flags       its {@link #flags(int)}.
+     * @return its {@link #portKey(int)}.
+     */
+    public static int portKey(final int virtualPort, final int flags)
+    {
+        return virtualPort | (flags & FLAG_PACKETS_PORT) * PACKETS_PORT_SCALE;
     }
 
     public long clientHigh(final int slot)

@@ -1,5 +1,6 @@
 package io.jvs.core.pipeline;
 
+import io.jvs.core.conn.ConnectionTable;
 import io.jvs.core.conn.ConnectionTimeouts;
 import io.jvs.core.conn.ServerAddresses;
 import io.jvs.core.net.IpAddress;
@@ -36,6 +37,15 @@ public final class DataPlane
     /** Each service's settings as they were when the snapshot was built, by service slot (null when empty). */
     final ServiceSettings[] serviceSettings;
     /**
+     * Each service slot's {@link io.jvs.core.conn.ServerAddresses#PACKETS_PORT} or 0: whether its new connections go
+     * to the packet's own port whatever their server's port, as a persistent service of port 0 or of a firewall mark
+     * sends them (ip_vs_sched_persist gives the server's port only when the packet came to the service's port,
+     * {@code dport == svc->port && dest->port}, which it never does there). Other services' connections take the
+     * server's port, or the packet's when the server has none (ip_vs_schedule's {@code dest->port ? dest->port :
+     * vport}).
+     */
+    final int[] servicePortKey;
+    /**
      * Each service slot's persistence templates' number in the template table's keys: one per
      * {@link io.jvs.core.service.ServiceKey#persistenceKey}, the same for a service deleted and created again.
      */
@@ -52,6 +62,17 @@ public final class DataPlane
     final boolean[] serverV6;
     /** Whether each slot's server is still in its service: a copy of AVAILABLE, read without a pointer chase. */
     final boolean[] serverAvailable;
+    /**
+     * What the {@link #FAST_PATH_FLAGS} of a connection must be for the established fast loop to forward it to each
+     * slot's server: the server is in its service, the connection is not tunnelled, and its {@link
+     * ConnectionTable#FLAG_PACKETS_PORT} is what the server's service gives new connections now, so that {@link
+     * ServerAddresses#portBySlotRule} is its port; {@link #NO_FAST_PATH} for a server no longer in its service.
+     */
+    final byte[] serverFastPathFlags;
+    /** The entry flags {@link #serverFastPathFlags} is compared with: tunnelling's method bit and the port's rule. */
+    static final int FAST_PATH_FLAGS = ConnectionTable.methodFlags(2) | ConnectionTable.FLAG_PACKETS_PORT;
+    /** A value no entry's {@link #FAST_PATH_FLAGS} can have. */
+    static final int NO_FAST_PATH = -1;
     /** Whether each slot's server had weight 0 when the snapshot was built. */
     final boolean[] serverQuiesced;
     final int[] serverEgressPort;
@@ -102,6 +123,11 @@ public final class DataPlane
         {
             serviceSettings[slot] = services[slot] == null ? null : services[slot].settings();
         }
+        this.servicePortKey = new int[services.length];
+        for (int slot = 0; slot < services.length; slot++)
+        {
+            servicePortKey[slot] = keepsPacketsPort(services[slot]) ? ServerAddresses.PACKETS_PORT : 0;
+        }
         this.templateGroup = templateGroup;
         this.slotKeys = slotKeys;
         this.servers = servers;
@@ -111,11 +137,14 @@ public final class DataPlane
         this.serverV6 = new boolean[servers.length];
         this.serverAvailable = new boolean[servers.length];
         this.serverQuiesced = new boolean[servers.length];
+        this.serverFastPathFlags = new byte[servers.length];
         for (int slot = 0; slot < servers.length; slot++)
         {
             serverV6[slot] = servers[slot] != null && servers[slot].address().isV6();
             serverAvailable[slot] = servers[slot] != null && servers[slot].isAvailable();
             serverQuiesced[slot] = servers[slot] != null && servers[slot].weight() == 0;
+            serverFastPathFlags[slot] = (byte)(!serverAvailable[slot] ? NO_FAST_PATH :
+                serverAddresses.keepsPacketsPort(slot) ? ConnectionTable.FLAG_PACKETS_PORT : 0);
         }
         this.serverEgressPort = serverEgressPort;
         this.serverNextHopMac = serverNextHopMac;
@@ -145,6 +174,18 @@ public final class DataPlane
         clientNeighbours = new NeighbourIndex(topology);
         this.markRules = markRules == null ? List.of() : List.copyOf(markRules);
         this.marks = this.markRules.isEmpty() ? MarkTable.EMPTY : new MarkTable(this.markRules);
+    }
+
+    /**
+     * Whether a connection of {@code service} goes to the packet's own port whatever its server's port: a persistent
+     * service of port 0 or of a firewall mark, where ip_vs_sched_persist gives the connection the server's port only
+     * when the packet's port is the service's ({@code dport == svc->port && dest->port}), which it never is. Other
+     * services take the server's port, or the packet's when the server has none (ip_vs_schedule's
+     * {@code dest->port ? dest->port : vport}).
+     */
+    static boolean keepsPacketsPort(final VirtualService service)
+    {
+        return service != null && service.settings().persistent() && service.key().port() == 0;
     }
 
     /**
@@ -243,14 +284,14 @@ public final class DataPlane
     }
 
     /**
-     * @param serverSlot  a server's slot.
-     * @param virtualPort the port a connection's packets came to.
+     * @param serverSlot a server's slot.
+     * @param portKey    the connection's {@link io.jvs.core.conn.ConnectionTable#portKey}.
      * @return the port the connection's packets go to on that server, as the kernel fixes a connection's
      *         {@code cp->dport} when it makes it.
      */
-    public int serverPort(final int serverSlot, final int virtualPort)
+    public int serverPort(final int serverSlot, final int portKey)
     {
-        return serverAddresses.port(serverSlot, virtualPort);
+        return serverAddresses.port(serverSlot, portKey);
     }
 
     /**

@@ -338,6 +338,7 @@ public final class DataPlaneBuilder
         final long[] high = new long[maxServers];
         final long[] low = new long[maxServers];
         final int[] port = new int[maxServers];
+        final boolean[] keepsPacketsPort = new boolean[maxServers];
         final int[] method = new int[maxServers];
         final int[] egress = new int[maxServers];
         final long[] mac = new long[maxServers];
@@ -351,7 +352,8 @@ public final class DataPlaneBuilder
             final IpAddress address = server.address();
             high[slot] = address.high();
             low[slot] = address.low();
-            port[slot] = keepsThePacketsPort(serverOwner.get(server)) ? 0 : server.port();
+            port[slot] = server.port();
+            keepsPacketsPort[slot] = DataPlane.keepsPacketsPort(serverOwner.get(server));
             method[slot] = server.forwardMethod().ordinal();
             final Topology.Neighbour hop = topology.resolve(address);
             if (hop != null)
@@ -368,20 +370,8 @@ public final class DataPlaneBuilder
         }
         return new DataPlane(thisGeneration, classifier.build(), services, templateGroup, slotKeys, servers,
             serverService,
-            new ServerAddresses(high, low, port), method, egress, mac, topology, timeouts, settings, marks,
+            new ServerAddresses(high, low, port, keepsPacketsPort), method, egress, mac, topology, timeouts, settings, marks,
             table.schedulerSettings().workers());
-    }
-
-    /**
-     * Whether a connection of {@code service} goes to the packet's own port whatever its server's port: a persistent
-     * service of port 0 or of a firewall mark, where ip_vs_sched_persist gives the connection the server's port only
-     * when the packet's port is the service's ({@code dport == svc->port && dest->port}), which it never is. Other
-     * services take the server's port, or the packet's when the server has none (ip_vs_schedule's
-     * {@code dest->port ? dest->port : vport}).
-     */
-    private static boolean keepsThePacketsPort(final VirtualService service)
-    {
-        return service != null && service.settings().persistent() && service.key().port() == 0;
     }
 
     /**

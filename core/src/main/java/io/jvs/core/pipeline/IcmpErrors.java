@@ -161,7 +161,7 @@ final class IcmpErrors
                 final long icmp = frame + p.l4Offset(i);
                 final long quote = icmp + L4Headers.ICMP_HEADER_LENGTH;
                 final ServerAddresses servers = plane.serverAddresses;
-                final int realPort = servers.port(serverSlot, table.virtualPort(slot));
+                final int realPort = servers.port(serverSlot, table.portKey(slot));
                 // The quoted packet went from VIP:vport: it now goes from RIP:rport.
                 rewriteQuotedEndpoint(quote, v6, Ipv4Header.SOURCE_OFFSET, Ipv6Header.SOURCE_OFFSET,
                     L4Headers.SOURCE_PORT_OFFSET, servers.high(serverSlot), servers.low(serverSlot), realPort);

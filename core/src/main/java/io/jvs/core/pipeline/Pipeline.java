@@ -574,9 +574,12 @@ public final class Pipeline
                 break;
             }
             final int serverSlot = table.server(slot);
-            final int method = table.method(slot);
+            final int entryFlags = table.flags(slot);
             final int length = burst.length(i);
-            if (table.isExpired(slot, nowTick) || !current.serverAvailable[serverSlot] || method > 1 ||
+            // One compare for three conditions: the server is still in its service, the connection is NAT or DR,
+            // and its port follows the server's service's rule (see DataPlane.serverFastPathFlags).
+            if (table.isExpired(slot, nowTick) ||
+                (entryFlags & DataPlane.FAST_PATH_FLAGS) != current.serverFastPathFlags[serverSlot] ||
                 p.ttl(i) <= 1 || current.serverEgressPort[serverSlot] == DataPlane.NO_PORT || length > frameLimit)
             {
                 break;
@@ -606,8 +609,9 @@ public final class Pipeline
             }
             // From here on the frame is this loop's: what track and forward do once the state stays.
             final int datagram = p.ipEnd(i) - p.l3Offset(i);
-            final int verdict = method == 0 ?
-                rewriter.natInbound(burst, i, p, current, serverSlot, table.virtualPort(slot), true) :
+            final int verdict = ConnectionTable.methodOf(entryFlags) == 0 ?
+                rewriter.natInbound(burst, i, p, current, serverSlot,
+                    current.serverAddresses.portBySlotRule(serverSlot, table.virtualPort(slot)), true) :
                 rewriter.directRoute(burst, i, p, current, serverSlot, true);
             traffic.serverForwarded(serverSlot, datagram, length);
             if (service != runService)
@@ -814,7 +818,7 @@ public final class Pipeline
                 {
                     rememberFirstFragment(p, i, serverSlot, method);
                 }
-                return forward(burst, i, p, current, serverSlot, method, service, table.virtualPort(slot));
+                return forward(burst, i, p, current, serverSlot, method, service, table.portKey(slot));
             }
         }
         return openConnection(burst, i, p, current, service, slot);
@@ -863,7 +867,7 @@ public final class Pipeline
                 track(table, slot, direction, flags, server, current.timeouts, settings);
                 final int method = table.method(slot);
                 rememberFirstFragment(p, i, serverSlot, method);
-                return forward(burst, i, p, current, serverSlot, method, service, table.virtualPort(slot));
+                return forward(burst, i, p, current, serverSlot, method, service, table.portKey(slot));
             }
             table.remove(slot, false);
             // The removal may have shifted the probe run: find where the new entry goes.
@@ -943,7 +947,8 @@ public final class Pipeline
             traffic.connection(service, serverSlot);
             final int method = current.forwardMethod[serverSlot];
             rememberFirstFragment(p, i, serverSlot, method);
-            return forward(burst, i, p, current, serverSlot, method, service, p.destinationPort(i));
+            return forward(burst, i, p, current, serverSlot, method, service,
+                p.destinationPort(i) | current.servicePortKey[service]);
         }
         // The last lookup of this table, towardsServer's or the one after the removal, found where the entry goes.
         slot = table.insert(protocol, p.sourceHigh(i), p.sourceLow(i), p.sourcePort(i),
@@ -968,8 +973,10 @@ public final class Pipeline
         final int state = tcp ? TcpStates.next(inboundOnly ? TcpStates.INPUT_ONLY : TcpStates.INPUT,
             TcpStates.flagIndex(flags), TcpStates.NONE) : TcpStates.NONE;
         final boolean active = tcp && TcpStates.isActive(state, settings.activeEstablishedOnly());
+        final int portKey = p.destinationPort(i) | current.servicePortKey[service];
         final int entryFlags = (active ? 0 : ConnectionTable.FLAG_INACTIVE) |
-            (inboundOnly ? ConnectionTable.FLAG_NO_OUTPUT : 0) | ConnectionTable.methodFlags(method);
+            (inboundOnly ? ConnectionTable.FLAG_NO_OUTPUT : 0) | ConnectionTable.methodFlags(method) |
+            (portKey != p.destinationPort(i) ? ConnectionTable.FLAG_PACKETS_PORT : 0);
         table.open(slot, serverSlot, entryFlags, state, nowTick + timeoutTicks[tcp ? state : TcpStates.COUNT]);
         if (tcp && state == TcpStates.ESTABLISHED)
         {
@@ -980,7 +987,7 @@ public final class Pipeline
         counters.connectionOpened();
         traffic.connection(service, serverSlot);
         rememberFirstFragment(p, i, serverSlot, method);
-        return forward(burst, i, p, current, serverSlot, method, service, p.destinationPort(i));
+        return forward(burst, i, p, current, serverSlot, method, service, portKey);
     }
 
     /**
@@ -1181,9 +1188,12 @@ public final class Pipeline
      * (__ip_vs_get_out_rt) may then drop it for its TTL or the MTU, and whose output may find no neighbour: a packet
      * that found or made its connection is in the service's and server's InPkts whatever becomes of it. jvs's frame
      * counts take only the frames that leave.
+     *
+     * @param portKey the connection's {@link ConnectionTable#portKey}, for NAT's port
+     *                ({@link io.jvs.core.conn.ServerAddresses#port}).
      */
     private int forward(final FrameBurst burst, final int i, final ParsedBurst p, final DataPlane current,
-        final int serverSlot, final int method, final int service, final int virtualPort)
+        final int serverSlot, final int method, final int service, final int portKey)
     {
         if (!again)
         {
@@ -1197,7 +1207,8 @@ public final class Pipeline
         final int length = burst.length(i);
         final int verdict = switch (method)
         {
-            case 0 -> rewriter.natInbound(burst, i, p, current, serverSlot, virtualPort);
+            case 0 -> rewriter.natInbound(burst, i, p, current, serverSlot,
+                current.serverAddresses.port(serverSlot, portKey));
             case 1 -> rewriter.directRoute(burst, i, p, current, serverSlot);
             default -> rewriter.tunnel(burst, i, p, current, serverSlot);
         };

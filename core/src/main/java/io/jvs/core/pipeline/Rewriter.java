@@ -56,12 +56,14 @@ final class Rewriter
     /**
      * NAT towards the real server: destination address and port become the server's.
      *
+     * @param realPort the port the connection goes to on its server ({@link ServerAddresses#port}), unused for a
+     *                 packet without ports.
      * @return the verdict.
      */
     int natInbound(final FrameBurst burst, final int i, final ParsedBurst p, final DataPlane plane,
-        final int serverSlot, final int virtualPort)
+        final int serverSlot, final int realPort)
     {
-        return natInbound(burst, i, p, plane, serverSlot, virtualPort, false);
+        return natInbound(burst, i, p, plane, serverSlot, realPort, false);
     }
 
     /**
@@ -72,7 +74,7 @@ final class Rewriter
      *                      checked (the established fast loop, which passes a constant the compiler folds).
      */
     int natInbound(final FrameBurst burst, final int i, final ParsedBurst p, final DataPlane plane,
-        final int serverSlot, final int virtualPort, final boolean fitsEveryPort)
+        final int serverSlot, final int realPort, final boolean fitsEveryPort)
     {
         final int egress = plane.serverEgressPort[serverSlot];
         if (egress == DataPlane.NO_PORT)
@@ -86,7 +88,6 @@ final class Rewriter
         final ServerAddresses servers = plane.serverAddresses;
         final long frame = burst.address(i);
         final long ip = frame + p.l3Offset(i);
-        final int realPort = servers.port(serverSlot, virtualPort);
         if (p.kind(i) == ParsedBurst.KIND_IPV4)
         {
             final int addressChange =

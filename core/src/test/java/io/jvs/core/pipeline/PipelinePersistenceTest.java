@@ -2,6 +2,7 @@ package io.jvs.core.pipeline;
 
 import io.jvs.core.net.IpAddress;
 import io.jvs.core.packet.Verdict;
+import io.jvs.core.pipeline.PipelineFixture.Result;
 import io.jvs.core.pipeline.TestFrames.Segment;
 import io.jvs.core.service.RealServer;
 import org.junit.jupiter.api.Test;
@@ -186,5 +187,86 @@ class PipelinePersistenceTest
             64, Segment.tcp(1002, 5002, SYN, 0))).frame();
         assertThat(u16(scheduled, DESTINATION_PORT)).as("a mark without persistence: ip_vs_schedule's dest->port")
             .isEqualTo(8080);
+    }
+
+    @Test
+    void shouldSendAnFtpDataConnectionUnderNatToItsOwnPortOnTheControlConnectionsServer()
+    {
+        // The port-0 service's data connection follows the FTP service's template to that service's server, whose
+        // port is 21; ip_vs_sched_persist still gives the connection the packet's port, since the packet did not
+        // come to the port-0 service's port: the data goes to 192.168.1.1:30000, not to port 21.
+        final PipelineFixture fixture = new PipelineFixture()
+            .rules("-A -t 10.0.0.100:21 -s rr -p 360", "-a -t 10.0.0.100:21 -r 192.168.1.2:21 -m",
+                "-a -t 10.0.0.100:21 -r 192.168.1.1:21 -m",
+                "-A -t 10.0.0.100:0 -s rr -p 360", "-a -t 10.0.0.100:0 -r 192.168.1.1 -m",
+                "-a -t 10.0.0.100:0 -r 192.168.1.2 -m")
+            .neighbour("192.168.1.1", MAC_A)
+            .neighbour("192.168.1.2", MAC_B)
+            .start();
+        final IpAddress client = IpAddress.parse("10.0.0.2");
+        final byte[] control = fixture.sendOne(frame(JVS_MAC, ROUTER_MAC, client, VIP, 64,
+            Segment.tcp(1000, 21, SYN, 0))).frame();
+        assertThat(mac(control, 0)).isEqualTo(MAC_A);
+        assertThat(u16(control, DESTINATION_PORT)).as("the control connection: its server's port").isEqualTo(21);
+        final byte[] data = fixture.sendOne(frame(JVS_MAC, ROUTER_MAC, client, VIP, 64,
+            Segment.tcp(1001, 30000, SYN, 0))).frame();
+        assertThat(mac(data, 0)).as("the control connection's server").isEqualTo(MAC_A);
+        assertThat(u16(data, DESTINATION_PORT)).as("the data connection: the packet's port").isEqualTo(30000);
+        // The first ACK establishes the connection (the general path), the second one stays in its state (the
+        // established fast loop, which must not take the port of the server's own service's rule).
+        for (int ack = 0; ack < 2; ack++)
+        {
+            final byte[] more = fixture.sendOne(frame(JVS_MAC, ROUTER_MAC, client, VIP, 64,
+                Segment.tcp(1001, 30000, ACK, 0))).frame();
+            assertThat(u16(more, DESTINATION_PORT)).as("the connection's later packets").isEqualTo(30000);
+        }
+        // The server answers from the port the connection went to, and the answer is NAT's reply.
+        final Result reply = fixture.sendOne(frame(JVS_MAC, ROUTER_MAC, IpAddress.parse("192.168.1.1"), client, 64,
+            Segment.tcp(30000, 1001, SYN | ACK, 0)));
+        assertThat(Verdict.kind(reply.verdict())).isEqualTo(Verdict.TRANSMIT);
+        assertThat(u16(reply.frame(), DESTINATION_PORT - 2)).as("from the virtual port").isEqualTo(30000);
+        assertThat(i32(reply.frame(), 14 + 12)).as("from the VIP").isEqualTo(VIP.v4());
+    }
+
+    @Test
+    void shouldKeepAnOpenConnectionsPortWhenAnEditChangesItsServicesPersistence()
+    {
+        // The kernel fixes cp->dport when it makes the connection: ipvsadm -E taking -p off a firewall-mark service
+        // (whose new connections then go to the server's port) does not move the ones already open, nor putting it
+        // back.
+        final PipelineFixture fixture = new PipelineFixture()
+            .rules("-A -f 7 -s rr -p 60", "-a -f 7 -r 192.168.1.1:8080 -m")
+            .neighbour("192.168.1.1", MAC_A)
+            .start();
+        fixture.firewallMark = 7;
+        final IpAddress client = IpAddress.parse("198.51.100.7");
+        assertThat(u16(fixture.sendOne(frame(JVS_MAC, ROUTER_MAC, client, VIP, 64,
+            Segment.tcp(1000, 5000, SYN, 0))).frame(), DESTINATION_PORT)).isEqualTo(5000);
+        fixture.rules("-E -f 7 -s rr");
+        fixture.republish();
+        for (int ack = 0; ack < 2; ack++)
+        {
+            // The first ACK by the general path, the second by the established fast loop.
+            assertThat(u16(fixture.sendOne(frame(JVS_MAC, ROUTER_MAC, client, VIP, 64,
+                Segment.tcp(1000, 5000, ACK, 0))).frame(), DESTINATION_PORT)).as("opened while persistent")
+                .isEqualTo(5000);
+        }
+        assertThat(u16(fixture.sendOne(frame(JVS_MAC, ROUTER_MAC, client, VIP, 64,
+            Segment.tcp(1001, 5001, SYN, 0))).frame(), DESTINATION_PORT)).as("a new one: the server's port")
+            .isEqualTo(8080);
+        fixture.firewallMark = 0;
+        final Result reply = fixture.sendOne(frame(JVS_MAC, ROUTER_MAC, IpAddress.parse("192.168.1.1"), client, 64,
+            Segment.tcp(5000, 1000, ACK, 0)));
+        assertThat(Verdict.kind(reply.verdict())).as("the open connection's server answers from 5000")
+            .isEqualTo(Verdict.TRANSMIT);
+        fixture.firewallMark = 7;
+        fixture.rules("-E -f 7 -s rr -p 60");
+        fixture.republish();
+        for (int ack = 0; ack < 2; ack++)
+        {
+            assertThat(u16(fixture.sendOne(frame(JVS_MAC, ROUTER_MAC, client, VIP, 64,
+                Segment.tcp(1001, 5001, ACK, 0))).frame(), DESTINATION_PORT)).as("opened while not persistent")
+                .isEqualTo(8080);
+        }
     }
 }

@@ -38,6 +38,8 @@ final class ConnectionPage
     final long[] virtualHigh = new long[CAPACITY];
     final long[] virtualLow = new long[CAPACITY];
     final int[] virtualPort = new int[CAPACITY];
+    /** {@link ConnectionTable#portKey}: the virtual port, and whether the server's port replaces it. */
+    final int[] portKey = new int[CAPACITY];
     /** The real server's slot in the snapshot the worker used. */
     final int[] server = new int[CAPACITY];
 
@@ -67,6 +69,7 @@ final class ConnectionPage
             virtualHigh[n] = table.virtualHigh(slot);
             virtualLow[n] = table.virtualLow(slot);
             virtualPort[n] = table.virtualPort(slot);
+            portKey[n] = table.portKey(slot);
             server[n] = table.server(slot);
             n++;
         }

@@ -1212,9 +1212,9 @@ public final class Daemon implements AutoCloseable
                                 continue;
                             }
                             // The port the entry forwards to, as the kernel's cp->dport holds it: a server of
-                            // port 0 (a -f or port-0 service's), or any of a persistent -f or port-0 service, takes
-                            // the packet's own (ip_vs_schedule, ip_vs_sched_persist), the entry's virtual port.
-                            final int serverPort = plane.serverPort(page.server[i], page.virtualPort[i]);
+                            // port 0 (a -f or port-0 service's), or any connection a persistent -f or port-0 service
+                            // made, takes the packet's own (ip_vs_schedule, ip_vs_sched_persist).
+                            final int serverPort = plane.serverPort(page.server[i], page.portKey[i]);
                             entries.add(new ListedConnection(page.protocol[i], page.state[i],
                                 page.expiresInTicks[i] * io.jvs.core.conn.ConnectionTable.TICK_NS / 1_000_000L,
                                 address(v6, page.clientHigh[i], page.clientLow[i]), page.clientPort[i],
