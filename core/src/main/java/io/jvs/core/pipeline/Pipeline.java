@@ -129,6 +129,19 @@ public final class Pipeline
     private long touched;
 
     /**
+     * Slots of each table a step of the expire_nodest_conn flush looks at: a step per burst or idle sweep, short
+     * enough not to hold a burst up long, so that a table of a million slots is flushed within about a thousand.
+     */
+    static final int FLUSH_SLOTS_PER_STEP = 1024;
+    /** The snapshot whose removed servers were last looked for ({@link #noticeServersGone}). */
+    private DataPlane serversGoneCheckedFor;
+    /** Whether a flush of connections to removed servers is under way. */
+    private boolean flushing;
+    /** Where it goes on in each table, or -1 once it has looked at every slot of that table. */
+    private int flushCursorV4 = -1;
+    private int flushCursorV6 = -1;
+
+    /**
      * @param publisher       where the current snapshot comes from.
      * @param workerIndex     this worker's index among the workers (rr and wrr keep a cursor each).
      * @param connectionsV4   the capacity of the IPv4 connection table.
@@ -376,6 +389,10 @@ public final class Pipeline
         {
             epochs.enter(workerIndex, current.generation);
         }
+        if (current != serversGoneCheckedFor)
+        {
+            noticeServersGone(current);
+        }
         this.plane = current;
         this.nowNs = now;
         this.nowTick = ConnectionTable.tick(now);
@@ -457,6 +474,10 @@ public final class Pipeline
         counters.framesReceived(count);
 
         sweepDue(now, settings.sweepSlotsPerBurst());
+        if (flushing)
+        {
+            flushStep(current);
+        }
         traffic.publish();
     }
 
@@ -691,11 +712,19 @@ public final class Pipeline
         {
             epochs.enter(workerIndex, current.generation);
         }
+        if (current != serversGoneCheckedFor)
+        {
+            noticeServersGone(current);
+        }
         this.plane = current;
         this.nowNs = now;
         rewriter.nowNs = now;
         v4.sweep(ConnectionTable.tick(now), budget);
         v6.sweep(ConnectionTable.tick(now), budget);
+        if (flushing)
+        {
+            flushStep(current);
+        }
         // This worker's share of the templates is its own to retire, traffic or not.
         templateCredit += Math.min(SWEEP_PERIOD_NS, Math.max(0, now - lastTemplateSweepNs));
         lastTemplateSweepNs = now;
@@ -706,6 +735,83 @@ public final class Pipeline
             templateSweeper.sweep(now, (int)due, current.servers);
             templateCredit = 0;
         }
+    }
+
+    /**
+     * With expire_nodest_conn on, a snapshot in which a server has left its service starts a flush of the
+     * connections to servers no longer in their service, as the kernel queues ip_vs_expire_nodest_conn_flush when
+     * it deletes a destination (__ip_vs_del_dest, for ipvsadm -d and for each server of a deleted service): the
+     * connections go at once instead of at their next packet or their timeout, and so do the persistence templates
+     * that placed them once they place nothing else.
+     */
+    private void noticeServersGone(final DataPlane current)
+    {
+        final DataPlane before = serversGoneCheckedFor;
+        serversGoneCheckedFor = current;
+        if (!current.settings.expireNodestConn())
+        {
+            return;
+        }
+        for (int slot = 1; slot < current.servers.length; slot++)
+        {
+            final RealServer server = current.servers[slot];
+            if (server != null && !current.serverAvailable[slot] && (before == null || slot >= before.servers.length ||
+                before.servers[slot] != server || before.serverAvailable[slot]))
+            {
+                flushing = true;
+                flushCursorV4 = 0;
+                flushCursorV6 = 0;
+                return;
+            }
+        }
+    }
+
+    /**
+     * The flush's next {@link #FLUSH_SLOTS_PER_STEP} slots of each table (ip_vs_expire_nodest_conn_flush): an entry
+     * whose server is no longer in its service is removed, and a template it leaves placing nothing is expired
+     * (ip_vs_conn_del of the controlling template once its n_control is 0).
+     */
+    private void flushStep(final DataPlane current)
+    {
+        if (flushCursorV4 >= 0)
+        {
+            flushCursorV4 = flushServersGone(v4, flushCursorV4, current);
+        }
+        if (flushCursorV6 >= 0)
+        {
+            flushCursorV6 = flushServersGone(v6, flushCursorV6, current);
+        }
+        flushing = flushCursorV4 >= 0 || flushCursorV6 >= 0;
+    }
+
+    /**
+     * @return where the table's flush goes on, or -1 when it has looked at every slot.
+     */
+    private int flushServersGone(final ConnectionTable table, final int from, final DataPlane current)
+    {
+        final int slots = table.slots();
+        int cursor = from;
+        for (int examined = 0; examined < FLUSH_SLOTS_PER_STEP && cursor < slots; examined++)
+        {
+            if (table.isUsed(cursor))
+            {
+                final int server = table.server(cursor);
+                if (server > 0 && server < current.serverAvailable.length && !current.serverAvailable[server])
+                {
+                    final int template = table.template(cursor);
+                    table.remove(cursor, false);
+                    if (template >= 0)
+                    {
+                        templates.expireIfPlacingNothing(template, nowNs);
+                    }
+                    // The removal's shift may have moved a later entry into this slot: look at it again. Entries
+                    // only move back towards their home, so none moves into a slot the flush has passed.
+                    continue;
+                }
+            }
+            cursor++;
+        }
+        return cursor < slots ? cursor : -1;
     }
 
     private PacketParser strictParser(final DataPlaneSettings settings)

@@ -279,6 +279,23 @@ public final class TemplateTable
     }
 
     /**
+     * Expires a template that places no open connection, as the kernel deletes a connection's controlling template
+     * along with the connection when it flushes connections to removed servers (ip_vs_expire_nodest_conn_flush).
+     * A connection another worker attaches meanwhile keeps the template valid for as long as it lives.
+     *
+     * @param way   the template's way.
+     * @param nowNs the time: its deadline becomes this.
+     */
+    public void expireIfPlacingNothing(final int way, final long nowNs)
+    {
+        final long payload = table.payload(way);
+        if ((payload & (CONTROLLED_MASK | SharedKeyTable.DYING)) == 0 && table.lastUse(way) - nowNs > 0)
+        {
+            table.lastUse(way, nowNs);
+        }
+    }
+
+    /**
      * @return how many open connections the template in a way placed.
      */
     public int controlled(final int way)

@@ -1,0 +1,114 @@
+package io.jvs.core.pipeline;
+
+import io.jvs.core.memory.OffHeapAllocator;
+import io.jvs.core.net.IpAddress;
+import io.jvs.core.packet.DropReason;
+import io.jvs.core.packet.Verdict;
+import io.jvs.core.pipeline.TestFrames.Segment;
+import io.jvs.core.service.RealServer;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import static io.jvs.core.pipeline.TestFrames.*;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * With expire_nodest_conn on, the kernel flushes the connections of a deleted server at once
+ * (ip_vs_expire_nodest_conn_flush, queued by __ip_vs_del_dest for ipvsadm -d and for each server of a deleted
+ * service) and deletes the persistence templates that placed them once they place nothing else; with it off the
+ * connections stay until their timeout, their packets dropped.
+ */
+class PipelineExpireNodestFlushTest
+{
+    private static final IpAddress VIP = IpAddress.parse("10.0.0.100");
+    private static final long MAC_A = 0x02_00_00_00_01_01L;
+    private static final long MAC_B = 0x02_00_00_00_01_02L;
+    private static final int CLIENTS = 40;
+
+    @ParameterizedTest(name = "expire_nodest_conn {0}")
+    @ValueSource(booleans = {true, false})
+    void shouldFlushADeletedServersConnectionsAndTheirTemplatesOnlyWithExpireNodestConn(final boolean expireNodest)
+    {
+        final TemplateTable templates = new TemplateTable(64);
+        final PipelineFixture fixture = new PipelineFixture()
+            .rules("-A -t 10.0.0.100:443 -s rr -p 360 -M 255.255.255.255", "-a -t 10.0.0.100:443 -r 192.168.1.1:443 -m",
+                "-a -t 10.0.0.100:443 -r 192.168.1.2:443 -m")
+            .neighbour("192.168.1.1", MAC_A)
+            .neighbour("192.168.1.2", MAC_B);
+        final DataPlaneSettings d = DataPlaneSettings.defaults();
+        fixture.settings = new DataPlaneSettings(d.passUnmatched(), d.allowIpOptions(), d.allowFragments(),
+            expireNodest, d.expireQuiescentTemplate(), d.sloppyTcp(), d.connReuse(), d.activeEstablishedOnly(),
+            d.icmpRepliesPerSecond(), d.clampMss(), d.sweepSlotsPerBurst(), d.answerVipEcho());
+        fixture.start();
+        // Small tables, so a flush step covers many of their slots, and a table large enough that the flush takes
+        // several steps: both tables are gone through whole.
+        fixture.pipeline = new Pipeline(fixture.publisher, 0, Pipeline.FLUSH_SLOTS_PER_STEP * 4, 1024, 64, 256, 100,
+            OffHeapAllocator.DIRECT, templates);
+        final RealServer a = server(fixture, "192.168.1.1");
+        final RealServer b = server(fixture, "192.168.1.2");
+        final List<Integer> onA = new ArrayList<>();
+        for (int client = 0; client < CLIENTS; client++)
+        {
+            final byte[] out = fixture.sendOne(syn(client)).frame();
+            if (mac(out, 0) == MAC_A)
+            {
+                onA.add(client);
+            }
+        }
+        assertThat(onA).hasSize(CLIENTS / 2);
+        assertThat(a.totalConnections()).isEqualTo(CLIENTS / 2);
+        assertThat(listed(templates, fixture)).isEqualTo(CLIENTS);
+
+        fixture.rules("-d -t 10.0.0.100:443 -r 192.168.1.1:443");
+        fixture.republish();
+        // Bursts of other traffic and idle sweeps carry the flush on, a step at a time.
+        for (int step = 0; step < 8; step++)
+        {
+            fixture.nowNs += 1_000_000;
+            fixture.sendOne(frame(JVS_MAC, ROUTER_MAC, IpAddress.parse("203.0.113.9"), IpAddress.parse("10.9.9.9"), 64,
+                Segment.tcp(1, 1, ACK, 0)));
+            fixture.pipeline.sweep(fixture.nowNs, 0);
+        }
+
+        assertThat(a.totalConnections()).as("the deleted server's connections")
+            .isEqualTo(expireNodest ? 0 : CLIENTS / 2);
+        assertThat(b.totalConnections()).as("the other server's").isEqualTo(CLIENTS / 2);
+        assertThat(listed(templates, fixture)).as("templates: the deleted server's go with their connections")
+            .isEqualTo(expireNodest ? CLIENTS / 2 : CLIENTS);
+        // A client of the deleted server starts afresh on the other one (a template or connection left behind
+        // would have kept it on A, or dropped its packet).
+        final PipelineFixture.Result again = fixture.sendOne(syn(onA.get(0)));
+        if (expireNodest)
+        {
+            assertThat(mac(again.frame(), 0)).isEqualTo(MAC_B);
+        }
+        else
+        {
+            assertThat(Verdict.toString(again.verdict())).as("dropped while its connection lives")
+                .isEqualTo(Verdict.toString(Verdict.drop(DropReason.SERVER_REMOVED)));
+        }
+    }
+
+    private static byte[] syn(final int client)
+    {
+        return frame(JVS_MAC, ROUTER_MAC, IpAddress.parse("198.51.100." + (client + 1)), VIP, 64,
+            Segment.tcp(1000, 443, SYN, 0));
+    }
+
+    private static RealServer server(final PipelineFixture fixture, final String address)
+    {
+        return fixture.table.allServers().stream().filter(server -> server.address().equals(IpAddress.parse(address)))
+            .findFirst().orElseThrow();
+    }
+
+    private static int listed(final TemplateTable templates, final PipelineFixture fixture)
+    {
+        final int[] count = new int[1];
+        templates.list(fixture.publisher.current(), fixture.nowNs,
+            (service, high, low, serverSlot, deadline, controlled, assured) -> count[0]++);
+        return count[0];
+    }
+}
