@@ -2,7 +2,7 @@ package io.jvs.core.packet;
 
 /**
  * A packet's fate, packed in one int, one field of a frame's record in the burst:
- * {@code kind | egress port << 8 | drop reason << 16}.
+ * {@code kind | egress port << 8 | drop reason << 16}, a transmit's bit 16 saying it leaves in fragments.
  */
 public final class Verdict
 {
@@ -14,6 +14,8 @@ public final class Verdict
     public static final int DROP = 3;
 
     private static final int KIND_MASK = 0xFF;
+    /** A transmit verdict's bit (where a drop keeps its reason): the frame leaves in fragments. */
+    private static final int IN_FRAGMENTS = 1 << 16;
 
     private Verdict()
     {
@@ -26,6 +28,27 @@ public final class Verdict
     public static int transmit(final int port)
     {
         return TRANSMIT | (port << 8);
+    }
+
+    /**
+     * A transmit verdict for an IPv4 packet longer than the egress port's MTU that may be fragmented (DF clear): the
+     * worker sends it in fragments ({@link Ipv4Fragmenter}), as the kernel's IP output fragments a packet IPVS
+     * forwards (ip_vs_nat_xmit and its kin check only DF packets against the MTU, then ip_finish_output fragments).
+     *
+     * @param port the egress port index, 0..255.
+     * @return the verdict.
+     */
+    public static int transmitInFragments(final int port)
+    {
+        return transmit(port) | IN_FRAGMENTS;
+    }
+
+    /**
+     * @return whether a transmit verdict asks for fragments ({@link #transmitInFragments}).
+     */
+    public static boolean inFragments(final int verdict)
+    {
+        return (verdict & IN_FRAGMENTS) != 0 && kind(verdict) == TRANSMIT;
     }
 
     public static int pass()
@@ -63,7 +86,7 @@ public final class Verdict
     {
         return switch (kind(verdict))
         {
-            case TRANSMIT -> "transmit:" + port(verdict);
+            case TRANSMIT -> "transmit:" + port(verdict) + (inFragments(verdict) ? ":fragments" : "");
             case PASS -> "pass";
             case DROP -> "drop:" + DropReason.of(reason(verdict)).label();
             default -> "unknown:" + verdict;

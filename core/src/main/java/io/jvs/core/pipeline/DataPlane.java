@@ -198,6 +198,16 @@ public final class DataPlane
     }
 
     /**
+     * @param port a port's index.
+     * @return its MTU: the largest IP packet it sends (frames in {@link io.jvs.core.packet.Verdict#inFragments}
+     *         verdicts are split to fit it).
+     */
+    public int portMtu(final int port)
+    {
+        return portMtu[port];
+    }
+
+    /**
      * @return the settings of the service in a slot as this snapshot has them, or null for an empty slot.
      */
     public ServiceSettings serviceSettings(final int slot)

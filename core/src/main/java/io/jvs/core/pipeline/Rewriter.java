@@ -81,9 +81,10 @@ final class Rewriter
         {
             return noServerNeighbour(plane, serverSlot);
         }
-        if (!fitsEveryPort && exceedsMtu(p, i, plane.portMtu[egress]))
+        final boolean fragments = !fitsEveryPort && exceedsMtu(p, i, plane.portMtu[egress]);
+        if (fragments && !mayFragment(burst, i, p))
         {
-            return oversize(burst, i, p, plane.portMtu[egress]);
+            return tooBig(plane.portMtu[egress]);
         }
         final ServerAddresses servers = plane.serverAddresses;
         final long frame = burst.address(i);
@@ -112,7 +113,7 @@ final class Rewriter
             }
         }
         setMacs(frame, plane.serverNextHopMac[serverSlot], plane.portMac[egress]);
-        return Verdict.transmit(egress);
+        return fragments ? Verdict.transmitInFragments(egress) : Verdict.transmit(egress);
     }
 
     /**
@@ -157,9 +158,10 @@ final class Rewriter
     {
         final boolean v6 = p.kind(i) == ParsedBurst.KIND_IPV6;
         final int egress = NeighbourIndex.port(hop);
-        if (!fitsEveryPort && exceedsMtu(p, i, plane.portMtu[egress]))
+        final boolean fragments = !fitsEveryPort && exceedsMtu(p, i, plane.portMtu[egress]);
+        if (fragments && !mayFragment(burst, i, p))
         {
-            return oversize(burst, i, p, plane.portMtu[egress]);
+            return tooBig(plane.portMtu[egress]);
         }
         final long frame = burst.address(i);
         final long ip = frame + p.l3Offset(i);
@@ -182,7 +184,7 @@ final class Rewriter
             }
         }
         setMacs(frame, NeighbourIndex.mac(hop), plane.portMac[egress]);
-        return Verdict.transmit(egress);
+        return fragments ? Verdict.transmitInFragments(egress) : Verdict.transmit(egress);
     }
 
     /**
@@ -209,14 +211,15 @@ final class Rewriter
         {
             return noServerNeighbour(plane, serverSlot);
         }
-        if (!fitsEveryPort && exceedsMtu(p, i, plane.portMtu[egress]))
+        final boolean fragments = !fitsEveryPort && exceedsMtu(p, i, plane.portMtu[egress]);
+        if (fragments && !mayFragment(burst, i, p))
         {
-            return oversize(burst, i, p, plane.portMtu[egress]);
+            return tooBig(plane.portMtu[egress]);
         }
         final long frame = burst.address(i);
         decrementTtl(frame + p.l3Offset(i), p, i);
         setMacs(frame, plane.serverNextHopMac[serverSlot], plane.portMac[egress]);
-        return Verdict.transmit(egress);
+        return fragments ? Verdict.transmitInFragments(egress) : Verdict.transmit(egress);
     }
 
     /**
@@ -239,9 +242,13 @@ final class Rewriter
         final int l3 = p.l3Offset(i);
         final int innerLength = p.ipEnd(i) - l3;
         final boolean innerV6 = p.kind(i) == ParsedBurst.KIND_IPV6;
-        if (innerLength + overhead > plane.portMtu[egress])
+        // The outer IPv4 header copies the inner one's DF (writeOuterV4): without it the outer packet is fragmented, as
+        // ip_vs_tunnel_xmit's output does. jvs does not fragment an IPv6 outer packet: it is dropped as mtu-exceeded.
+        final boolean fragments = innerLength + overhead > plane.portMtu[egress];
+        if (fragments && (outerV6 || !mayFragment(burst, i, p)))
         {
-            return oversize(burst, i, p, plane.portMtu[egress] - overhead);
+            return outerV6 && mayFragment(burst, i, p) ? Verdict.drop(DropReason.MTU_EXCEEDED) :
+                tooBig(plane.portMtu[egress] - overhead);
         }
         long inner = burst.address(i) + l3;
         if (plane.settings.clampMss() && p.protocol(i) == Ipv4Header.PROTOCOL_TCP &&
@@ -284,7 +291,7 @@ final class Rewriter
         burst.address(i, start);
         burst.length(i, header + innerLength);
         setMacs(start, plane.serverNextHopMac[serverSlot], plane.portMac[egress]);
-        return Verdict.transmit(egress);
+        return fragments ? Verdict.transmitInFragments(egress) : Verdict.transmit(egress);
     }
 
     /**
@@ -358,19 +365,22 @@ final class Rewriter
     }
 
     /**
-     * @param mtu the largest packet the path takes.
-     * @return {@link #TOO_BIG} for an IPv6 packet or an IPv4 one with DF (the sender must hear of it, as from the
-     *         kernel's icmp_send(ICMP_FRAG_NEEDED) / icmpv6_send(ICMPV6_PKT_TOOBIG)); else a drop, as jvs does not
-     *         fragment.
+     * @return whether a packet too big for its egress port may leave in fragments: IPv4 without DF. An IPv6 packet,
+     *         or an IPv4 one with DF, is answered instead (the kernel's icmp_send(ICMP_FRAG_NEEDED) /
+     *         icmpv6_send(ICMPV6_PKT_TOOBIG)), as routers do not fragment IPv6.
      */
-    private int oversize(final FrameBurst burst, final int i, final ParsedBurst p, final int mtu)
+    private static boolean mayFragment(final FrameBurst burst, final int i, final ParsedBurst p)
     {
-        final boolean dontFragment = p.kind(i) == ParsedBurst.KIND_IPV6 ||
-            (Ipv4Header.flagsAndFragment(burst.address(i) + p.l3Offset(i)) & Ipv4Header.FLAG_DONT_FRAGMENT) != 0;
-        if (!dontFragment)
-        {
-            return Verdict.drop(DropReason.MTU_EXCEEDED);
-        }
+        return p.kind(i) == ParsedBurst.KIND_IPV4 &&
+            (Ipv4Header.flagsAndFragment(burst.address(i) + p.l3Offset(i)) & Ipv4Header.FLAG_DONT_FRAGMENT) == 0;
+    }
+
+    /**
+     * @param mtu the largest packet the path takes.
+     * @return {@link #TOO_BIG}, reporting {@code mtu}.
+     */
+    private int tooBig(final int mtu)
+    {
         tooBigMtu = mtu;
         return TOO_BIG;
     }

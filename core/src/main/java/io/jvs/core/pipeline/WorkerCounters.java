@@ -150,8 +150,11 @@ public final class WorkerCounters
         countVerdict(verdict, -1);
     }
 
-    /** The writer: a frame's verdict counted already changed to another (a drop answered after all). */
-    void reverdict(final int from, final int to)
+    /**
+     * The writer: a frame's verdict counted already changed to another (a drop answered after all, a transmit in
+     * fragments the worker could not split). Called by this counter's worker only.
+     */
+    public void reverdict(final int from, final int to)
     {
         countVerdict(from, -1);
         countVerdict(to, 1);

@@ -1,7 +1,6 @@
 package io.jvs.core.pipeline;
 
 import io.jvs.core.net.IpAddress;
-import io.jvs.core.packet.DropReason;
 import io.jvs.core.packet.Verdict;
 import io.jvs.core.pipeline.TestFrames.Segment;
 import org.junit.jupiter.api.Test;
@@ -63,8 +62,10 @@ class PipelineMtuTest
 
         assertThat(Verdict.toString(nat.sendOne(fromClient(80, 40001, SYN, 1000, DONT_FRAGMENT)).verdict()))
             .isEqualTo("transmit:1");
-        assertThat(nat.sendOne(fromClient(80, 40002, SYN, 1001, 0)).verdict())
-            .as("without DF: dropped, unanswered").isEqualTo(Verdict.drop(DropReason.MTU_EXCEEDED));
+        final PipelineFixture.Result fragmented = nat.sendOne(fromClient(80, 40002, SYN, 1001, 0));
+        assertThat(Verdict.toString(fragmented.verdict())).as("without DF: rewritten, to leave in fragments")
+            .isEqualTo("transmit:1:fragments");
+        assertThat(u16(fragmented.frame(), 14 + 16)).as("NAT's destination, first half").isEqualTo(192 << 8 | 168);
         assertThat(nat.pipeline.counters().icmpSent()).isZero();
         assertFragNeeded(nat.sendOne(fromClient(80, 40003, SYN, 1001, DONT_FRAGMENT)), 0, 1000);
     }

@@ -288,15 +288,20 @@ class PipelineTrafficStatsTest
         final byte[] tooBig = ipv4(JVS_MAC, CLIENT_MAC, CLIENT, VIP, 64, Segment.tcp(40000, 80, ACK, 1441), 0, 2);
         tun.sendOne(syn);
 
-        assertThat(tun.sendOne(tooBig).verdict()).isEqualTo(Verdict.drop(DropReason.MTU_EXCEEDED));
+        assertThat(Verdict.inFragments(tun.sendOne(tooBig).verdict())).as("sent in fragments").isTrue();
+        final byte[] tooBigDf =
+            ipv4(JVS_MAC, CLIENT_MAC, CLIENT, VIP, 64, Segment.tcp(40000, 80, ACK, 1441), 0x4000, 3);
+        assertThat(Verdict.kind(tun.sendOne(tooBigDf).verdict())).as("answered: frag-needed")
+            .isEqualTo(Verdict.TRANSMIT);
 
         final TrafficStats stats = tun.pipeline.traffic();
         final int server = tun.publisher.current().slotOf(server(tun));
         final int service = tun.publisher.current().serverService[server];
-        assertThat(stats.service(service, IN_PACKETS)).isEqualTo(2);
-        assertThat(stats.server(server, IN_BYTES)).isEqualTo(syn.length - ETHERNET + tooBig.length - ETHERNET);
-        assertThat(stats.service(service, FRAMES)).isEqualTo(1);
-        assertThat(stats.server(server, FRAMES)).isEqualTo(1);
+        assertThat(stats.service(service, IN_PACKETS)).as("all three, the one answered too").isEqualTo(3);
+        assertThat(stats.server(server, IN_BYTES))
+            .isEqualTo(syn.length - ETHERNET + tooBig.length - ETHERNET + tooBigDf.length - ETHERNET);
+        assertThat(stats.service(service, FRAMES)).as("the two that left").isEqualTo(2);
+        assertThat(stats.server(server, FRAMES)).isEqualTo(2);
     }
 
     @Test

@@ -1,7 +1,6 @@
 package io.jvs.core.pipeline;
 
 import io.jvs.core.net.IpAddress;
-import io.jvs.core.packet.DropReason;
 import io.jvs.core.packet.Verdict;
 import io.jvs.core.pipeline.TestFrames.Segment;
 import org.junit.jupiter.api.Test;
@@ -89,9 +88,12 @@ class PipelineTunnelEdgesTest
         assertThat(Verdict.toString(sent.verdict())).isEqualTo("transmit:0");
         assertThat(sent.frame()).hasSize(14 + 1500);
         assertThat(u16(sent.frame(), 20) & 0x4000).as("DF copied: not set").isZero();
-        // Without DF, one byte more is dropped, and no ICMP answer is sent.
+        // Without DF, one byte more is tunnelled to leave in fragments (the outer header without DF), unanswered.
         final byte[] tooBig = ipv4(JVS_MAC, ROUTER_MAC, CLIENT, VIP, 64, Segment.tcp(40002, 80, SYN, 1441), 0, 2);
-        assertThat(tun.sendOne(tooBig).verdict()).isEqualTo(Verdict.drop(DropReason.MTU_EXCEEDED));
+        final PipelineFixture.Result fragmented = tun.sendOne(tooBig);
+        assertThat(Verdict.toString(fragmented.verdict())).isEqualTo("transmit:0:fragments");
+        assertThat(fragmented.frame()).hasSize(14 + 1501);
+        assertThat(u16(fragmented.frame(), 20) & 0x4000).as("the outer header without DF").isZero();
         assertThat(tun.pipeline.counters().icmpSent()).isZero();
         // With DF it is answered with the tunnel's MTU.
         final byte[] tooBigDf =

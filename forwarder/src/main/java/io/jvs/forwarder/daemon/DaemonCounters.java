@@ -38,14 +38,24 @@ final class DaemonCounters
      * device went down or away; see {@link PollSet}).
      */
     static final int SOCKET_ERRORS = 11;
-    static final int COUNT = 12;
+    /** Packets the pipeline sent in fragments ({@link io.jvs.core.packet.Verdict#inFragments}): IPv4 without DF. */
+    static final int FRAGMENTED = 12;
+    /** The fragments they were split into. */
+    static final int FRAGMENTS = 13;
+    /**
+     * Packets that could not be split (more fragments than a burst holds, malformed IPv4 options): dropped, and
+     * counted among the pipeline's mtu-exceeded drops.
+     */
+    static final int FRAGMENTATION_FAILED = 14;
+    static final int COUNT = 15;
 
     /** Bytes per worker: 16 longs, two cache lines, so workers never share a line. */
     static final int BLOCK = 128;
 
     private static final String[] LABELS = {
         "handed-off", "handoff-dropped", "handoff-received", "host-passed", "host-refused", "no-such-port",
-        "bursts", "sleeps", "neighbour-misses", "held", "held-expired", "socket-errors"};
+        "bursts", "sleeps", "neighbour-misses", "held", "held-expired", "socket-errors", "fragmented", "fragments",
+        "fragmentation-failed"};
 
     private final AtomicBuffer buffer;
 

@@ -1,6 +1,8 @@
 package io.jvs.forwarder.daemon;
 
 import io.jvs.core.packet.DropReason;
+import io.jvs.core.packet.Frames;
+import io.jvs.core.packet.Ipv4Fragmenter;
 import io.jvs.core.packet.Verdict;
 import io.jvs.core.pipeline.FrameBurst;
 import io.jvs.core.pipeline.NeighbourMisses;
@@ -12,6 +14,7 @@ import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.ringbuffer.RingBuffer;
 
+import java.nio.ByteBuffer;
 import java.util.function.Supplier;
 
 /**
@@ -47,6 +50,11 @@ final class Worker implements Agent
     private static final int GIVEN_UP = 1;
     private static final int NO_ROOM = 2;
     private static final int HELD_SLOTS = 256;
+    /**
+     * Bytes for one packet's fragments: the largest frame a port receives split at the smallest MTU that makes no more
+     * fragments than a burst holds, each starting on a 64-byte line.
+     */
+    private static final int FRAGMENT_MEMORY = 1 << 18;
 
     private final int index;
     private final Port[] ports;
@@ -63,6 +71,12 @@ final class Worker implements Agent
     private final FrameBurst burst = new FrameBurst();
     private final FrameBurst owned = new FrameBurst();
     private final FrameBurst handed = new FrameBurst();
+    /** Where a packet that leaves in fragments is split, and the fragments as a burst for its egress port. */
+    private final ByteBuffer fragmentMemory = ByteBuffer.allocateDirect(FRAGMENT_MEMORY);
+    private final long fragmentBase = Frames.addressOf(fragmentMemory);
+    private final Ipv4Fragmenter fragmenter = new Ipv4Fragmenter(FrameBurst.MAX_FRAMES);
+    private final FrameBurst fragments = new FrameBurst();
+    private final int[] fragmentIndices = new int[FrameBurst.MAX_FRAMES];
     /** Frames dropped as no-neighbour, kept (a copy, untouched by the rewrite) until their next hop resolves. */
     private final HandoffRing held = new HandoffRing(HELD_SLOTS);
     private boolean holding;
@@ -407,7 +421,14 @@ final class Worker implements Agent
                 final int port = Verdict.port(verdict);
                 if (port < toSendCount.length)
                 {
-                    toSend[port][toSendCount[port]++] = i;
+                    if (Verdict.inFragments(verdict))
+                    {
+                        sendInFragments(frames, i, port, verdict);
+                    }
+                    else
+                    {
+                        toSend[port][toSendCount[port]++] = i;
+                    }
                 }
                 else
                 {
@@ -448,6 +469,38 @@ final class Worker implements Agent
                 ports[port].transmit(frames, toSend[port], toSendCount[port]);
             }
         }
+    }
+
+    /**
+     * Sends a packet too long for its egress port's MTU (IPv4 without DF) as fragments, copied out of the frame, after
+     * the frames of the burst queued for that port before it, so that the port sends the burst's packets in order.
+     * One that cannot be split is dropped: the pipeline's transmit becomes an mtu-exceeded drop.
+     */
+    private void sendInFragments(final FrameBurst frames, final int i, final int port, final int verdict)
+    {
+        if (toSendCount[port] > 0)
+        {
+            ports[port].transmit(frames, toSend[port], toSendCount[port]);
+            toSendCount[port] = 0;
+        }
+        final int count = fragmenter.fragmentFrame(frames.address(i), frames.length(i),
+            pipeline.currentPlane().portMtu(port), fragmentBase, FRAGMENT_MEMORY);
+        if (count <= 0)
+        {
+            pipeline.counters().reverdict(verdict, Verdict.drop(DropReason.MTU_EXCEEDED));
+            counters.add(index, DaemonCounters.FRAGMENTATION_FAILED, 1);
+            return;
+        }
+        fragments.clear();
+        for (int f = 0; f < count; f++)
+        {
+            fragments.add(fragmenter.address(f), fragmenter.length(f), fragmenter.length(f), 0,
+                frames.receiveTimeNs(i));
+            fragmentIndices[f] = f;
+        }
+        ports[port].transmit(fragments, fragmentIndices, count);
+        counters.add(index, DaemonCounters.FRAGMENTED, 1);
+        counters.add(index, DaemonCounters.FRAGMENTS, count);
     }
 
     /**

@@ -2,6 +2,8 @@ package io.jvs.forwarder.replay;
 
 import io.jvs.core.net.IpAddress;
 import io.jvs.core.packet.DropReason;
+import io.jvs.core.packet.Frames;
+import io.jvs.core.packet.Ipv4Fragmenter;
 import io.jvs.core.packet.Ipv4Header;
 import io.jvs.core.packet.ParsedBurst;
 import io.jvs.core.packet.Verdict;
@@ -11,11 +13,13 @@ import io.jvs.core.pcap.PcapWriter;
 import io.jvs.core.pcap.PcapngWriter;
 import io.jvs.core.pcap.TimestampPrecision;
 import io.jvs.core.pipeline.DataPlane;
+import io.jvs.core.pipeline.FrameBurst;
 import io.jvs.core.pipeline.Pipeline;
 import io.jvs.core.service.RealServer;
 
 import java.io.BufferedWriter;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
@@ -32,6 +36,8 @@ import java.util.function.UnaryOperator;
  */
 final class ReplayOutput implements AutoCloseable
 {
+    /** Bytes for one packet's fragments, as the daemon's worker keeps. */
+    private static final int FRAGMENT_MEMORY = 1 << 18;
     /** The decisions file's first line. */
     static final String DECISIONS_HEADER = "time,protocol,client,virtual,server,reason";
 
@@ -44,7 +50,12 @@ final class ReplayOutput implements AutoCloseable
     private Path outputPath;
     private Path decisionsPath;
     private long written;
+    private long fragmented;
+    private long fragmentRecords;
     private long decisionLines;
+    /** Where a packet forwarded in fragments is split before they are written, as the daemon's worker sends them. */
+    private final Ipv4Fragmenter fragmenter = new Ipv4Fragmenter(FrameBurst.MAX_FRAMES);
+    private ByteBuffer fragmentMemory;
 
     ReplayOutput(final ReplayOptions options, final DataPlane plane)
     {
@@ -113,9 +124,37 @@ final class ReplayOutput implements AutoCloseable
     }
 
     /**
-     * One frame after the pipeline, in record order: written if forwarded (or always with --all).
+     * One frame after the pipeline, in record order: written if forwarded (or always with --all); a packet forwarded
+     * in fragments ({@link Verdict#inFragments}) is written as its fragments, when the capture holds it whole.
      */
     void frame(final long timestampNs, final long address, final int length, final long originalLength,
+        final int verdict) throws IOException
+    {
+        if (Verdict.inFragments(verdict) && length == originalLength)
+        {
+            if (fragmentMemory == null)
+            {
+                fragmentMemory = ByteBuffer.allocateDirect(FRAGMENT_MEMORY);
+            }
+            final long base = Frames.addressOf(fragmentMemory);
+            final int count = fragmenter.fragmentFrame(address, length, plane.portMtu(Verdict.port(verdict)), base,
+                FRAGMENT_MEMORY);
+            if (count > 0)
+            {
+                for (int f = 0; f < count; f++)
+                {
+                    writeFrame(timestampNs, fragmenter.address(f), fragmenter.length(f), fragmenter.length(f),
+                        verdict);
+                }
+                fragmented++;
+                fragmentRecords += count;
+                return;
+            }
+        }
+        writeFrame(timestampNs, address, length, originalLength, verdict);
+    }
+
+    private void writeFrame(final long timestampNs, final long address, final int length, final long originalLength,
         final int verdict) throws IOException
     {
         final boolean transmitted = Verdict.kind(verdict) == Verdict.TRANSMIT;
@@ -217,6 +256,18 @@ final class ReplayOutput implements AutoCloseable
     long written()
     {
         return written;
+    }
+
+    /** @return how many forwarded packets were written as fragments. */
+    long fragmented()
+    {
+        return fragmented;
+    }
+
+    /** @return how many fragments they were written as. */
+    long fragmentRecords()
+    {
+        return fragmentRecords;
     }
 
     long decisionLines()

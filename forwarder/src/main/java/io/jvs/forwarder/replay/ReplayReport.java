@@ -64,6 +64,10 @@ public final class ReplayReport
     long wallNs;
     long pipelineTotalNs;
     long written;
+    /** Forwarded packets too long for their egress port, without DF, written as fragments. */
+    long fragmented;
+    /** The fragments they were written as. */
+    long fragmentRecords;
     long decisionLines;
 
     ReplayReport(final ReplayOptions options, final ReplayConfig config, final DataPlane plane,
@@ -138,6 +142,8 @@ public final class ReplayReport
     {
         this.wallNs = wallNs;
         this.written = output.written();
+        this.fragmented = output.fragmented();
+        this.fragmentRecords = output.fragmentRecords();
         this.decisionLines = output.decisionLines();
     }
 
@@ -260,6 +266,18 @@ public final class ReplayReport
     public long written()
     {
         return written;
+    }
+
+    /** @return how many forwarded packets were written as fragments (IPv4 without DF, longer than the MTU). */
+    public long fragmented()
+    {
+        return fragmented;
+    }
+
+    /** @return how many fragments they were written as. */
+    public long fragmentRecords()
+    {
+        return fragmentRecords;
     }
 
     public double wallSeconds()

@@ -54,6 +54,11 @@ public final class ReplayReportFormat
             drops.forEach((reason, count) -> out.append(' ').append(reason).append(' ').append(count));
             out.append('\n');
         }
+        if (r.fragmented > 0)
+        {
+            out.append(String.format(Locale.ROOT, "  sent in fragments: %d packets longer than their port's MTU " +
+                "without DF, as %d fragments%n", r.fragmented, r.fragmentRecords));
+        }
         out.append(String.format(Locale.ROOT, "  pipeline paths: fast loop %d (established connections, parser " +
             "verdicts), general path %d%n", r.fastPathFrames(), r.generalPathFrames()));
         out.append(String.format(Locale.ROOT, "records not replayed: filtered out %d, sent by the capturing host %d;" +
@@ -139,6 +144,8 @@ public final class ReplayReportFormat
             .append(", \"connections\": ").append(r.connections())
             .append(", \"fast_path\": ").append(r.fastPathFrames())
             .append(", \"general_path\": ").append(r.generalPathFrames())
+            .append(", \"fragmented\": ").append(r.fragmented)
+            .append(", \"fragments\": ").append(r.fragmentRecords)
             .append(", \"drops\": {");
         appendCounts(out, r.dropsByReason());
         out.append("}},\n");

@@ -69,6 +69,8 @@ final class WorkerFarm implements AutoCloseable
     private final List<AutoCloseable> resources = new ArrayList<>();
     private final Arena arena = Arena.ofShared();
     private final MemorySegment scratch = arena.allocate(2048, 64);
+    /** Port 1's MTU in the snapshots made from now on ({@link #serverPortMtu}). */
+    private int serverPortMtu = 1500;
 
     WorkerFarm(final int workers, final int ringSlots) throws RuleException
     {
@@ -113,7 +115,7 @@ final class WorkerFarm implements AutoCloseable
     {
         final Topology.Builder topology = new Topology.Builder()
             .port(0, PORT0_MAC, 1500, IpAddress.parse("10.0.0.1"), null)
-            .port(1, PORT1_MAC, 1500, IpAddress.parse("192.168.1.254"), null)
+            .port(1, PORT1_MAC, serverPortMtu, IpAddress.parse("192.168.1.254"), null)
             .gatewayV4(0, ROUTER_MAC)
             .route(IpPrefix.parse("192.168.1.0/24"), 1, Topology.Route.ON_LINK);
         for (int server = 1; serverNeighbours && server <= 2; server++)
@@ -130,6 +132,13 @@ final class WorkerFarm implements AutoCloseable
     void serverNeighbours(final boolean known)
     {
         publisher.publish(plane(known));
+    }
+
+    /** Publishes a snapshot in which the servers' port 1 has this MTU. */
+    void serverPortMtu(final int mtu)
+    {
+        serverPortMtu = mtu;
+        publisher.publish(plane(true));
     }
 
     /** A worker's two ports, on pools of their own, port 1 showing what it sends to an observer. */
@@ -204,6 +213,27 @@ final class WorkerFarm implements AutoCloseable
             destination);
         HeaderWriter.transportChecksum(ip, false, Ipv4Header.PROTOCOL_TCP, l4, segment);
         return Frames.read(frame, HeaderWriter.pad(frame, l3 + 20 + segment));
+    }
+
+    /**
+     * A SYN from client n to the VIP carrying {@code payload} bytes (a pattern), with the IPv4 header's DF bit as
+     * asked.
+     */
+    byte[] synWithData(final int n, final int payload, final boolean dontFragment)
+    {
+        final long frame = scratch.address();
+        final int l3 = HeaderWriter.ethernet(frame, PORT0_MAC, ROUTER_MAC, -1, EthernetHeader.TYPE_IPV4);
+        final long ip = frame + l3;
+        final long l4 = ip + 20;
+        final int header = HeaderWriter.tcp(l4, 10_000 + n, 80, 1000, 0, 0x02, 1460);
+        for (int b = 0; b < payload; b++)
+        {
+            Frames.putU8(l4 + header + b, (b * 7 + n) & 0xFF);
+        }
+        HeaderWriter.ipv4(ip, 20 + header + payload, 7, dontFragment ? 0x4000 : 0, HeaderWriter.TTL,
+            Ipv4Header.PROTOCOL_TCP, client(n), VIP);
+        HeaderWriter.transportChecksum(ip, false, Ipv4Header.PROTOCOL_TCP, l4, header + payload);
+        return Frames.read(frame, l3 + 20 + header + payload);
     }
 
     /** A UDP datagram from client n to an address and port of no service. */

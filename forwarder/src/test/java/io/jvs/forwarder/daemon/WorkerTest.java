@@ -17,8 +17,10 @@ import io.jvs.forwarder.port.memory.TransmitObserver;
 import io.jvs.nativebindings.Syscalls;
 import org.junit.jupiter.api.Test;
 
+import java.io.ByteArrayOutputStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -209,6 +211,54 @@ class WorkerTest
             assertThat(toServers.frames).as(() -> "frames sent to the servers; worker 1 counted " + counted(one) +
                 "; its servers' port " + second[1].counters()).hasSize(4);
             assertThat(farm.counters.get(1, DaemonCounters.HANDOFF_RECEIVED)).isEqualTo(4);
+        }
+    }
+
+    @Test
+    void shouldSendAPacketWithoutDfTooLongForTheServersPortInFragmentsInItsPlaceInTheBurst() throws Exception
+    {
+        try (WorkerFarm farm = new WorkerFarm(1, 0))
+        {
+            farm.serverPortMtu(576);
+            farm.icmpPerSecond = 100;
+            final byte[] small = farm.toVip(1, SYN);
+            final byte[] big = farm.synWithData(2, 1400, false);
+            final byte[] bigDf = farm.synWithData(3, 1400, true);
+            final Sent toServers = new Sent();
+            final Sent toClients = new Sent();
+            final MemoryPort[] ports = farm.ports(new FrameTemplates(4, small, big, bigDf, small), null, toClients,
+                toServers);
+            final Worker worker = farm.worker(0, ports, new boolean[2], WorkerFarm::ownerByParity);
+
+            assertThat(worker.doWork()).isEqualTo(4);
+
+            // The first SYN, the big one's three fragments (1400 + 24 of TCP in parts of 552, 552 and 320), the last
+            // SYN (its client's second, the same connection): in the burst's order.
+            assertThat(toServers.frames).hasSize(5);
+            final List<byte[]> fragments = toServers.frames.subList(1, 4);
+            final ByteArrayOutputStream joined = new ByteArrayOutputStream();
+            for (int f = 0; f < fragments.size(); f++)
+            {
+                final byte[] fragment = fragments.get(f);
+                final ByteBuffer ip = ByteBuffer.wrap(fragment, 14, fragment.length - 14);
+                final int headerLength = (ip.get(14) & 0x0F) * 4;
+                final int total = ip.getShort(14 + 2) & 0xFFFF;
+                final int flags = ip.getShort(14 + 6) & 0xFFFF;
+                assertThat(total).as("fits port 1's MTU").isLessThanOrEqualTo(576);
+                assertThat((flags & 0x1FFF) * 8).isEqualTo(joined.size());
+                assertThat((flags & 0x2000) != 0).as("more fragments").isEqualTo(f < 2);
+                assertThat(ip.getInt(14 + 16) >>> 8).as("NAT's destination: a server").isEqualTo(0xC0A801);
+                joined.write(fragment, 14 + headerLength, total - headerLength);
+            }
+            final byte[] segment = joined.toByteArray();
+            assertThat(segment).hasSize(24 + 1400);
+            assertThat(((segment[2] & 0xFF) << 8) | (segment[3] & 0xFF)).as("NAT's port").isEqualTo(8080);
+            assertThat(segment[24 + 100]).isEqualTo((byte)((100 * 7 + 2) & 0xFF));
+            assertThat(toClients.frames).as("the DF one answered with frag-needed").hasSize(1);
+            assertThat(farm.counters.get(0, DaemonCounters.FRAGMENTED)).isEqualTo(1);
+            assertThat(farm.counters.get(0, DaemonCounters.FRAGMENTS)).isEqualTo(3);
+            assertThat(worker.pipeline().counters().get(WorkerCountersDescriptor.TRANSMITTED))
+                .as("the fragmented one among them").isEqualTo(4);
         }
     }
 
