@@ -54,6 +54,37 @@ class DaemonUdpAndIpv6Test
     }
 
     @Test
+    void shouldSendDatagramsWithoutDfTooLongForTheServersLanInFragments() throws Exception
+    {
+        // The client's LAN carries 1500-byte packets, the servers' 1400: a 1472-byte datagram without DF (the
+        // client's namespace has ip_no_pmtu_disc) is 1500 bytes of IP, which jvs sends to its server in two
+        // fragments, as the kernel's IPVS has its IP output fragment it. The servers' kernels put them together,
+        // and their 1472-byte answers come back as fragments of their own, which NAT follows to the client.
+        try (LbTopology topology = LbTopology.builder("dfrag").realServers(3).serverMtu(1400).build())
+        {
+            DaemonConfigs.sendersComputeChecksums(topology);
+            topology.inNamespace(topology.clientNamespace(), "sysctl", "-qw", "net.ipv4.ip_no_pmtu_disc=1");
+            topology.startUdpServers(PORT);
+            final String config = DaemonConfigs.twoArm() + DaemonConfigs.service('u', topology.vip4(), PORT, "rr",
+                'm', DaemonConfigs.serversV4(topology), DaemonConfigs.ones(3));
+            try (DaemonProcess daemon = DaemonProcess.start(topology.directorNamespace(), directory, config))
+            {
+                final List<UdpDigestClient.Exchange> exchanges = UdpDigestClient.run(topology.clientNamespace(),
+                    UdpDigestClient.Load.of(new InetSocketAddress(topology.vip4(), PORT), 30, 1472));
+                final Map<String, Long> status = daemon.status();
+                for (final UdpDigestClient.Exchange exchange : exchanges)
+                {
+                    assertThat(exchange.ok()).as(exchange + "\n" + String.join("\n", daemon.log()) + "\n" + status)
+                        .isTrue();
+                }
+                assertThat(status).as(status.toString()).containsEntry("worker.0.fragmented", 30L)
+                    .containsEntry("worker.0.fragments", 60L);
+                assertThat(DaemonConfigs.drops(status)).as(String.join("\n", daemon.log())).isEmpty();
+            }
+        }
+    }
+
+    @Test
     void shouldCarryThirtyMebibyteConnectionsOverIpv6Nat() throws Exception
     {
         try (LbTopology topology = LbTopology.builder("dnat6").realServers(3).build())
