@@ -6,6 +6,7 @@ import io.jvs.core.packet.DropReason;
 import io.jvs.core.packet.Verdict;
 import io.jvs.core.pipeline.TestFrames.Segment;
 import io.jvs.core.service.RealServer;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -90,6 +91,41 @@ class PipelineExpireNodestFlushTest
             assertThat(Verdict.toString(again.verdict())).as("dropped while its connection lives")
                 .isEqualTo(Verdict.toString(Verdict.drop(DropReason.SERVER_REMOVED)));
         }
+    }
+
+    @Test
+    void shouldFlushEveryConnectionOfADeletedServiceWithExpireNodestConn()
+    {
+        // ipvsadm -D deletes the service's destinations one by one (__ip_vs_del_service), each queueing the flush.
+        final PipelineFixture fixture = new PipelineFixture()
+            .rules("-A -t 10.0.0.100:443 -s rr", "-a -t 10.0.0.100:443 -r 192.168.1.1:443 -m",
+                "-a -t 10.0.0.100:443 -r 192.168.1.2:443 -m")
+            .neighbour("192.168.1.1", MAC_A)
+            .neighbour("192.168.1.2", MAC_B);
+        final DataPlaneSettings d = DataPlaneSettings.defaults();
+        fixture.settings = new DataPlaneSettings(d.passUnmatched(), d.allowIpOptions(), d.allowFragments(), true,
+            d.expireQuiescentTemplate(), d.sloppyTcp(), d.connReuse(), d.activeEstablishedOnly(),
+            d.icmpRepliesPerSecond(), d.clampMss(), d.sweepSlotsPerBurst(), d.answerVipEcho());
+        fixture.start();
+        final RealServer a = server(fixture, "192.168.1.1");
+        final RealServer b = server(fixture, "192.168.1.2");
+        for (int client = 0; client < 10; client++)
+        {
+            fixture.sendOne(syn(client));
+        }
+        assertThat(a.totalConnections() + b.totalConnections()).isEqualTo(10);
+
+        fixture.rules("-D -t 10.0.0.100:443");
+        fixture.republish();
+        for (int step = 0; step < 8; step++)
+        {
+            fixture.nowNs += 1_000_000;
+            fixture.pipeline.sweep(fixture.nowNs, 0);
+        }
+
+        assertThat(a.totalConnections()).isZero();
+        assertThat(b.totalConnections()).isZero();
+        assertThat(fixture.pipeline.connectionsV4().size()).isZero();
     }
 
     private static byte[] syn(final int client)
