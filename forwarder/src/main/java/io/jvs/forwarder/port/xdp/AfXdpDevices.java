@@ -92,6 +92,71 @@ public final class AfXdpDevices implements AutoCloseable
         }
     }
 
+    /**
+     * Opens device {@code device}'s sockets and program again on the device that now has its name (deleted and
+     * made again: the old sockets were unbound from it by xsk_notifier, and its XDP link went with it,
+     * bpf_xdp_link_release's dev_xdp_uninstall at unregister_netdevice). Each new socket registers its worker's UMEM
+     * again rather than share another socket's registration: the old owner of the registration may be this very
+     * device's unbound socket, which XDP_SHARED_UMEM refuses (xsk_bind wants it XSK_BOUND), and a second
+     * registration of the same memory only pins its pages twice. The new ports leave their fill rings empty: the
+     * UMEM's free list belongs to the worker, which stocks them at its first receive. The old ports stay open for
+     * the caller to close once no worker polls them; from now on {@link #close} closes the new ones.
+     *
+     * @param control        the bindings for opening and for the program (this thread's).
+     * @param portSyscalls   per worker, the bindings its new port uses on the data path (used by nothing else).
+     * @param settings       the device's, as {@link #open} had them.
+     * @param filter         the maps the program reads.
+     * @param portIndex      the index its ports carry.
+     * @return the old ports, by worker.
+     * @throws AfXdpPortException when the device is missing or down (nothing is changed then).
+     * @throws io.jvs.nativebindings.NativeCallException when the kernel refuses a step (nothing is changed then).
+     */
+    public AfXdpPort[] reopen(final Syscalls control, final int device, final Syscalls[] portSyscalls,
+        final AfXdpSettings settings, final XdpVipFilter filter, final int portIndex)
+    {
+        final AfXdpPort[] opened = new AfXdpPort[workers];
+        XdpAttachment attachment = null;
+        try
+        {
+            for (int w = 0; w < workers; w++)
+            {
+                final XdpSocket socket = XdpSocket.open(control, devices[device], w, umems[w], null, settings);
+                opened[w] = new AfXdpPort(portIndex, portSyscalls[w], umems[w], socket, true, settings.batchSize(),
+                    settings.busyPollBudget() > 0, false);
+            }
+            attachment = XdpAttachment.attach(control, devices[device], settings, workers, filter);
+            for (int w = 0; w < workers; w++)
+            {
+                attachment.register(w, opened[w].socketFd());
+            }
+        }
+        catch (final RuntimeException ex)
+        {
+            if (attachment != null)
+            {
+                attachment.close();
+            }
+            for (final AfXdpPort port : opened)
+            {
+                if (port != null)
+                {
+                    port.close();
+                }
+            }
+            throw ex;
+        }
+        final AfXdpPort[] old = new AfXdpPort[workers];
+        for (int w = 0; w < workers; w++)
+        {
+            old[w] = ports[w][device];
+            ports[w][device] = opened[w];
+        }
+        // Detached already with the device: this drops the program and its map of the old sockets.
+        attachments[device].close();
+        attachments[device] = attachment;
+        return old;
+    }
+
     /** @return worker {@code worker}'s port on device {@code device} (the {@code device}th of {@link #open}'s). */
     public AfXdpPort port(final int worker, final int device)
     {

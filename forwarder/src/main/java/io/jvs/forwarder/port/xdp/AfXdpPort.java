@@ -50,6 +50,17 @@ public final class AfXdpPort implements Port
     AfXdpPort(final int index, final Syscalls syscalls, final Umem umem, final XdpSocket socket,
         final boolean stocksFillRing, final int batchSize, final boolean busyPolls)
     {
+        this(index, syscalls, umem, socket, stocksFillRing, batchSize, busyPolls, true);
+    }
+
+    /**
+     * @param stockNow whether to stock the fill ring here; false for a port opened by another thread than the one
+     *                 that polls its UMEM (a device made again under a running worker): the UMEM's free list is
+     *                 that worker's alone, and its first {@link #receive} stocks the ring.
+     */
+    AfXdpPort(final int index, final Syscalls syscalls, final Umem umem, final XdpSocket socket,
+        final boolean stocksFillRing, final int batchSize, final boolean busyPolls, final boolean stockNow)
+    {
         this.busyPolls = busyPolls && stocksFillRing;
         this.index = index;
         this.syscalls = syscalls;
@@ -67,7 +78,10 @@ public final class AfXdpPort implements Port
         this.completion = socket.completion();
         this.counters = new AfXdpCounters(syscalls.name());
         counters.attach(fd);
-        stockFillRing();
+        if (stockNow)
+        {
+            stockFillRing();
+        }
     }
 
     @Override
@@ -304,6 +318,48 @@ public final class AfXdpPort implements Port
             }
             fill.submit(count);
         }
+    }
+
+    /**
+     * Takes back into the UMEM every chunk this port's rings still hold, once its device is gone and the kernel has
+     * let go of the socket (xsk_notifier's NETDEV_UNREGISTER unbinds it: xsk_unbind_dev): the fill ring's entries
+     * the kernel has not consumed, the TX ring's it has not sent, the completions and the received frames not yet
+     * read. Without this they would be lost to the UMEM, which the worker's other ports share, when the socket
+     * closes. The kernel publishes the fill ring's consumer index whenever it publishes a received frame (xsk_flush,
+     * xsk_generic_rcv), so a chunk past that index was never handed to this process. Chunks the kernel had taken
+     * but neither received into nor completed (its pool's free list, xp_free) are not listed anywhere this process
+     * can read: they stay lent. Called by the thread that polls the UMEM, after its last {@link #receive} here.
+     *
+     * @return how many chunks came back.
+     */
+    public int reclaimChunks()
+    {
+        if (closed)
+        {
+            return 0;
+        }
+        final Umem umem = this.umem;
+        int reclaimed = 0;
+        reapCompletions();
+        final int received = rx.peek(rx.size());
+        for (int i = 0, first = rx.consumerIndex(); i < received; i++)
+        {
+            reclaimed += umem.free(umem.chunkOf(rx.address(first + i))) ? 1 : 0;
+        }
+        rx.release(received);
+        return reclaimed + reclaimUnconsumed(fill) + reclaimUnconsumed(tx);
+    }
+
+    /** @return how many chunks of the entries this process produced on {@code ring} and the kernel never took. */
+    private int reclaimUnconsumed(final XdpRing ring)
+    {
+        int reclaimed = 0;
+        final int end = ring.producerIndex();
+        for (int i = end - ring.unconsumed(); i != end; i++)
+        {
+            reclaimed += umem.free(umem.chunkOf(ring.address(i))) ? 1 : 0;
+        }
+        return reclaimed;
     }
 
     /**
