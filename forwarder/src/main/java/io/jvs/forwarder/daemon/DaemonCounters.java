@@ -47,7 +47,12 @@ final class DaemonCounters
      * counted among the pipeline's mtu-exceeded drops.
      */
     static final int FRAGMENTATION_FAILED = 14;
-    static final int COUNT = 15;
+    /**
+     * UMEM chunks taken back from the rings of AF_XDP ports replaced after their device was made again
+     * ({@link io.jvs.forwarder.port.xdp.AfXdpPort#reclaimChunks}).
+     */
+    static final int CHUNKS_RECLAIMED = 15;
+    static final int COUNT = 16;
 
     /** Bytes per worker: 16 longs, two cache lines, so workers never share a line. */
     static final int BLOCK = 128;
@@ -55,7 +60,7 @@ final class DaemonCounters
     private static final String[] LABELS = {
         "handed-off", "handoff-dropped", "handoff-received", "host-passed", "host-refused", "no-such-port",
         "bursts", "sleeps", "neighbour-misses", "held", "held-expired", "socket-errors", "fragmented", "fragments",
-        "fragmentation-failed"};
+        "fragmentation-failed", "chunks-reclaimed"};
 
     private final AtomicBuffer buffer;
 

@@ -61,6 +61,16 @@ final class PollSet implements AutoCloseable
         }
     }
 
+    /** Waits on {@code fd} instead of the {@code index}th descriptor from now on (the port there was replaced). */
+    void descriptor(final int index, final int fd)
+    {
+        if (index < 0 || index >= count)
+        {
+            throw new IndexOutOfBoundsException("descriptor " + index + " of " + count);
+        }
+        fds.set(JAVA_INT, index * PollFd.LAYOUT.byteSize() + PollFd.FD_OFFSET, fd);
+    }
+
     /**
      * Sleeps until a descriptor is readable or the time is up.
      *

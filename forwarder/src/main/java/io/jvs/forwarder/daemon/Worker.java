@@ -14,6 +14,8 @@ import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.ringbuffer.RingBuffer;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.util.function.Supplier;
 
@@ -56,8 +58,40 @@ final class Worker implements Agent
      */
     private static final int FRAGMENT_MEMORY = 1 << 18;
 
+    private static final VarHandle OFFERED_PORTS;
+    private static final VarHandle ADOPTED_PORTS;
+
+    static
+    {
+        try
+        {
+            final MethodHandles.Lookup lookup = MethodHandles.lookup();
+            OFFERED_PORTS = lookup.findVarHandle(Worker.class, "offeredPorts", Port[].class);
+            ADOPTED_PORTS = lookup.findVarHandle(Worker.class, "adoptedPorts", Port[].class);
+        }
+        catch (final ReflectiveOperationException ex)
+        {
+            throw new ExceptionInInitializerError(ex);
+        }
+    }
+
     private final int index;
-    private final Port[] ports;
+    /** The ports this worker polls: its own thread's copy of {@link #adoptedPorts}, read without an ordering. */
+    private Port[] ports;
+    /**
+     * The ports the conductor wants this worker to poll: written with release by the conductor ({@link #offerPorts}),
+     * read with acquire once a round by the worker, so that a port opened by the conductor is seen whole.
+     */
+    @SuppressWarnings("unused")
+    private Port[] offeredPorts;
+    /**
+     * The ports this worker polls, written with release by the worker once it stopped touching the ones they
+     * replace, read with acquire by the conductor (which then closes the old ones) and by status.
+     */
+    @SuppressWarnings("unused")
+    private Port[] adoptedPorts;
+    /** Where the worker sleeps: its receive descriptors follow its ports; null for a worker that never sleeps. */
+    private PollSet pollSet;
     private final boolean[] handsOff;
     private final Pipeline pipeline;
     private final HostTap[] taps;
@@ -123,6 +157,8 @@ final class Worker implements Agent
     {
         this.index = index;
         this.ports = ports;
+        OFFERED_PORTS.setRelease(this, ports);
+        ADOPTED_PORTS.setRelease(this, ports);
         this.handsOff = handsOff;
         this.pipeline = pipeline;
         this.taps = taps;
@@ -188,10 +224,37 @@ final class Worker implements Agent
         return index;
     }
 
-    /** @return its ports, by port index (their counters are read by the conductor for status). */
+    /**
+     * @param pollSet where the worker sleeps, whose descriptor of a port it replaces when the port is replaced (set
+     *                before the worker runs; the worker's thread alone uses it).
+     */
+    void sleepsIn(final PollSet pollSet)
+    {
+        this.pollSet = pollSet;
+    }
+
+    /** @return the ports it polls, by port index (their counters are read by other threads for status). */
     Port[] ports()
     {
-        return ports;
+        return (Port[])ADOPTED_PORTS.getAcquire(this);
+    }
+
+    /**
+     * Has the worker poll {@code next} instead of its ports from its next round on (the conductor's thread, after a
+     * device was made again). The ports {@code next} replaces stay open until {@link #pollsOnly} says the worker has
+     * let go of them: a round under way may still receive on them and transmit their frames.
+     *
+     * @param next the same length as its ports; the entries that did not change are the same objects.
+     */
+    void offerPorts(final Port[] next)
+    {
+        OFFERED_PORTS.setRelease(this, next);
+    }
+
+    /** @return whether the worker polls {@code offered} and no longer touches the ports it replaced. */
+    boolean pollsOnly(final Port[] offered)
+    {
+        return ADOPTED_PORTS.getAcquire(this) == offered;
     }
 
     /** Stops polling: the next duty cycle does nothing (the runner is closed after). */
@@ -206,6 +269,11 @@ final class Worker implements Agent
         if (!running)
         {
             return 0;
+        }
+        final Port[] offered = (Port[])OFFERED_PORTS.getAcquire(this);
+        if (offered != ports)
+        {
+            adoptPorts(offered);
         }
         final long now = System.nanoTime();
         int work = 0;
@@ -246,6 +314,40 @@ final class Worker implements Agent
             idleSweep(now);
         }
         return work;
+    }
+
+    /**
+     * Switches to the ports the conductor offered, between two rounds: no burst of a replaced port is in flight, and
+     * none of its buffers is held anywhere (hand-offs to other workers and held frames are copies, an AF_PACKET frame
+     * sent out of another port is copied into that port's ring, and an AF_XDP chunk sent zero-copy out of another
+     * port of this worker's UMEM belongs to the UMEM, which outlives every port). A replaced AF_XDP port's chunks go
+     * back to the UMEM first. Then the worker says, with release, that it polls the new ones only.
+     */
+    private void adoptPorts(final Port[] offered)
+    {
+        for (int p = 0; p < offered.length; p++)
+        {
+            if (offered[p] != ports[p])
+            {
+                if (ports[p] instanceof io.jvs.forwarder.port.xdp.AfXdpPort replaced)
+                {
+                    counters.add(index, DaemonCounters.CHUNKS_RECLAIMED, replaced.reclaimChunks());
+                }
+                if (pollSet != null)
+                {
+                    pollSet.descriptor(p, receiveFd(offered[p]));
+                }
+            }
+        }
+        ports = offered;
+        ADOPTED_PORTS.setRelease(this, offered);
+    }
+
+    /** @return the descriptor that is readable when {@code port} has frames to receive. */
+    static int receiveFd(final Port port)
+    {
+        return port instanceof io.jvs.forwarder.port.xdp.AfXdpPort xdp ? xdp.receiveFd() :
+            ((io.jvs.forwarder.port.packet.AfPacketPort)port).receiveFd();
     }
 
     /**
