@@ -455,6 +455,26 @@ final class Conductor implements Agent
         }
     }
 
+    /**
+     * An interface's device was made again and its ports opened on it: the VIPs' answers and announcements follow
+     * it too (the conductor's thread).
+     */
+    void portReopened(final int port, final int ifindex, final long mac)
+    {
+        if (announcer != null)
+        {
+            try
+            {
+                announcer.reopen(port, ifindex, mac);
+            }
+            catch (final RuntimeException ex)
+            {
+                DaemonLog.warning("port " + port + ": the VIP announcer's sockets stay on the removed device " +
+                    "(no answers for the VIPs on it): " + ex.getMessage());
+            }
+        }
+    }
+
     void epochs(final io.jvs.core.pipeline.WorkerEpochs epochs)
     {
         this.epochs = epochs;

@@ -122,6 +122,16 @@ public final class Daemon implements AutoCloseable
     private ControlServer controlServer;
     private HostTap[] taps;
     private boolean closed;
+    /** The AF_XDP interfaces' sockets and programs, or null; the conductor's once the daemon runs. */
+    private AfXdpDevices xdpDevices;
+    /** By port, its place among {@link #xdpDevices}' devices, or -1 for an AF_PACKET interface. */
+    private int[] xdpDeviceOf;
+    /** By port, the fanout program of an AF_PACKET interface with several workers, or null. */
+    private BpfProgram[] fanoutPrograms;
+    /** By port, the steal program's link of an AF_PACKET interface, or null; replaced with the device. */
+    private TcxLink[] stealLinks;
+    /** Fanout groups made for devices made again: each one's group id differs from every earlier one's. */
+    private int fanoutGroupsMade;
 
     private Daemon(final Path configFile, final JvsConfig config, final int workers)
     {
@@ -429,6 +439,13 @@ public final class Daemon implements AutoCloseable
             Conductor.destinationPrefixes(config.markRules()), Conductor.sourcePrefixes(config.markRules()), false);
         warnOfUnsteerableMarks();
         final Port[][] ports = openPorts(workerSyscalls, filter);
+        final String[] portNames = new String[config.interfaces().size()];
+        final int[] boundIndexes = new int[portNames.length];
+        for (int p = 0; p < portNames.length; p++)
+        {
+            portNames[p] = config.interfaces().get(p).name();
+            boundIndexes[p] = control.ifNameToIndex(portNames[p]);
+        }
         taps = openTaps(workerSyscalls, first.topology());
         final HostTap[] hostTaps = taps;
         final Syscalls tapControl = Syscalls.create();
@@ -518,6 +535,7 @@ public final class Daemon implements AutoCloseable
                 worker.pinTo(config.cpus().get(w));
             }
             final PollSet pollSet = own(new PollSet(workerSyscalls[w], pollFds(ports[w], wakeups[w]), true));
+            worker.sleepsIn(pollSet);
             idles[w] = new WorkerIdleStrategy(config.idle(), pollSet, wakeups[w], worker::hasInbound)
                 .countInto(counters, w);
         }
@@ -533,6 +551,12 @@ public final class Daemon implements AutoCloseable
         {
             throw new StartFailure("control socket " + ex.getMessage(), EXIT_FAILED);
         }
+
+        // Workers are made: a device made again under an interface's name has its ports opened on it from now on.
+        final PortReopener reopener = own(new PortReopener(portNames, boundIndexes, workerAgents, wakeups, control,
+            port -> reopenPorts(port, filter), (port, link) -> conductor.portReopened(port, link.index(),
+            link.mac())));
+        topology.onPortLink(reopener::linkChanged);
 
         final ErrorHandler errors = error -> DaemonLog.error("uncaught in an agent: " + error);
         final io.jvs.core.stats.TrafficStats[] traffic = new io.jvs.core.stats.TrafficStats[workers];
@@ -628,8 +652,7 @@ public final class Daemon implements AutoCloseable
         final int[] fds = new int[ports.length + 1];
         for (int p = 0; p < ports.length; p++)
         {
-            fds[p] = ports[p] instanceof io.jvs.forwarder.port.xdp.AfXdpPort xdp ? xdp.receiveFd() :
-                ((AfPacketPort)ports[p]).receiveFd();
+            fds[p] = Worker.receiveFd(ports[p]);
         }
         fds[ports.length] = wakeup.fd();
         return fds;
@@ -640,6 +663,10 @@ public final class Daemon implements AutoCloseable
     {
         final List<InterfaceConfig> faces = config.interfaces();
         final Port[][] ports = new Port[workers][faces.size()];
+        xdpDeviceOf = new int[faces.size()];
+        java.util.Arrays.fill(xdpDeviceOf, -1);
+        fanoutPrograms = new BpfProgram[faces.size()];
+        stealLinks = new TcxLink[faces.size()];
         final List<String> xdpDevices = new ArrayList<>();
         final List<AfXdpSettings> xdpSettings = new ArrayList<>();
         final List<Integer> xdpIndexes = new ArrayList<>();
@@ -648,6 +675,7 @@ public final class Daemon implements AutoCloseable
             final InterfaceConfig face = faces.get(p);
             if (face.port() == PortKind.AFXDP)
             {
+                xdpDeviceOf[p] = xdpDevices.size();
                 xdpDevices.add(face.name());
                 xdpIndexes.add(p);
                 xdpSettings.add(xdpSettings(face));
@@ -658,6 +686,7 @@ public final class Daemon implements AutoCloseable
             final AfXdpDevices devices = own(AfXdpDevices.open(control, workerSyscalls,
                 xdpDevices.toArray(String[]::new), xdpSettings.toArray(AfXdpSettings[]::new), filter, portIndexes(
                 xdpIndexes)));
+            this.xdpDevices = devices;
             for (int w = 0; w < workers; w++)
             {
                 for (int d = 0; d < xdpDevices.size(); d++)
@@ -685,6 +714,7 @@ public final class Daemon implements AutoCloseable
             {
                 final int group = (int)((ProcessHandle.current().pid() * 31 + p) & 0xFFFF);
                 final BpfProgram fanout = own(FanoutPrograms.load(control, workers, filter));
+                fanoutPrograms[p] = fanout;
                 final AfPacketSettings settings = AfPacketSettings.DEFAULT.withFanout(group,
                     AfPacket.PACKET_FANOUT_EBPF);
                 for (int w = 0; w < workers; w++)
@@ -696,10 +726,102 @@ public final class Daemon implements AutoCloseable
             // Only now, with every worker in the group: the kernel stops processing what jvs forwards.
             try (BpfProgram steal = TcPrograms.loadStealJvsTraffic(control, filter))
             {
-                own(TcxLink.attach(control, steal, face.name(), TcxDirection.INGRESS));
+                stealLinks[p] = own(TcxLink.attach(control, steal, face.name(), TcxDirection.INGRESS));
             }
         }
         return ports;
+    }
+
+    /**
+     * Opens interface {@code p}'s ports and programs again, as {@link #openPorts} did, on the device that now has
+     * its name (the conductor's thread, {@link PortReopener}). Each new port gets bindings of its own, which its
+     * worker alone uses once it takes the port: the worker's are not thread-safe and in use.
+     */
+    private PortReopener.Reopened reopenPorts(final int p, final XdpVipFilter filter)
+    {
+        final InterfaceConfig face = config.interfaces().get(p);
+        final Syscalls[] portSyscalls = new Syscalls[workers];
+        for (int w = 0; w < workers; w++)
+        {
+            portSyscalls[w] = Syscalls.create();
+        }
+        if (face.port() == PortKind.AFXDP)
+        {
+            final int device = xdpDeviceOf[p];
+            final Port[] replaced = xdpDevices.reopen(control, device, portSyscalls, xdpSettings(face), filter, p);
+            final Port[] opened = new Port[workers];
+            for (int w = 0; w < workers; w++)
+            {
+                opened[w] = xdpDevices.port(w, device);
+            }
+            // The AF_XDP devices' close closes the new ports and program.
+            return new PortReopener.Reopened(opened, () -> { }, () -> closeAll(replaced));
+        }
+        final Port[] opened = new Port[workers];
+        TcxLink steal = null;
+        try
+        {
+            if (workers == 1)
+            {
+                opened[0] = AfPacketPort.open(portSyscalls[0], p, face.name(), AfPacketSettings.DEFAULT,
+                    AfPacketPort.Direction.BOTH);
+            }
+            else
+            {
+                // A group of its own: the old group's sockets stay until the workers let go of them, and a socket
+                // joins only a group of its device (fanout_add).
+                fanoutGroupsMade++;
+                final int group = (int)((ProcessHandle.current().pid() * 31 + p + 7919L * fanoutGroupsMade) & 0xFFFF);
+                final AfPacketSettings settings = AfPacketSettings.DEFAULT.withFanout(group,
+                    AfPacket.PACKET_FANOUT_EBPF);
+                for (int w = 0; w < workers; w++)
+                {
+                    opened[w] = AfPacketPort.open(portSyscalls[w], p, face.name(), settings,
+                        AfPacketPort.Direction.BOTH, AfPacketPrograms.NONE.withFanout(fanoutPrograms[p]));
+                }
+            }
+            try (BpfProgram program = TcPrograms.loadStealJvsTraffic(control, filter))
+            {
+                steal = TcxLink.attach(control, program, face.name(), TcxDirection.INGRESS);
+            }
+        }
+        catch (final RuntimeException ex)
+        {
+            closeAll(opened);
+            throw ex;
+        }
+        final Port[] replaced = new Port[workers];
+        for (int w = 0; w < workers; w++)
+        {
+            replaced[w] = workerAgents[w].ports()[p];
+        }
+        final TcxLink replacedSteal = stealLinks[p];
+        stealLinks[p] = steal;
+        final TcxLink openedSteal = steal;
+        // The steal link before the ports, as at the stop: the originals go back to the kernel first.
+        return new PortReopener.Reopened(opened, () ->
+        {
+            openedSteal.close();
+            closeAll(opened);
+        }, () ->
+        {
+            if (replacedSteal != null)
+            {
+                replacedSteal.close();
+            }
+            closeAll(replaced);
+        });
+    }
+
+    private static void closeAll(final Port[] ports)
+    {
+        for (final Port port : ports)
+        {
+            if (port != null)
+            {
+                port.close();
+            }
+        }
     }
 
     private AfXdpSettings xdpSettings(final InterfaceConfig face)
@@ -918,6 +1040,9 @@ public final class Daemon implements AutoCloseable
                     if (round % WarmUp.QUERY_EVERY == 0)
                     {
                         scratchAgents[w].requestLatencyCopy();
+                        // The same ports in another array: the worker takes the branch that adopts new ports (a
+                        // device made again), which the first live adoption would otherwise spring as a trap.
+                        scratchAgents[w].offerPorts(scratchAgents[w].ports().clone());
                     }
                     else if (round % WarmUp.QUERY_EVERY == WarmUp.QUERY_EVERY / 2)
                     {

@@ -65,11 +65,31 @@ final class KernelTopology implements TopologySource
     private PortMacListener portMacListener = (port, mac) ->
     {
     };
+    private PortLinkListener portLinkListener = (port, link) ->
+    {
+    };
+    /** Links with an interface's name that changed in this poll, told to {@link #portLinkListener} after it. */
+    private final List<Link> changedPortLinks = new ArrayList<>();
 
     /** Told of the new MAC of one of the daemon's interfaces, on the conductor's thread. */
     interface PortMacListener
     {
         void macChanged(int port, long mac);
+    }
+
+    /**
+     * Told of every link the kernel announces (or a dump lists) under one of the daemon's interfaces' names, on the
+     * conductor's thread, after the poll has taken in every change: a device made again has another ifindex.
+     */
+    interface PortLinkListener
+    {
+        void linkChanged(int port, Link link);
+    }
+
+    /** @param listener told of each change of a link with an interface's name (its ports may have to follow). */
+    void onPortLink(final PortLinkListener listener)
+    {
+        portLinkListener = listener;
     }
 
     /** @param listener told when one of the daemon's interfaces takes a new MAC (its TAP must follow). */
@@ -321,7 +341,25 @@ final class KernelTopology implements TopologySource
             resync = false;
             dump();
             changed[0] = true;
+            // The announcements lost may have been a device's removal and return.
+            for (final InterfaceConfig face : config.interfaces())
+            {
+                final Link link = link(face.name());
+                if (link != null)
+                {
+                    changedPortLinks.add(link);
+                }
+            }
         }
+        for (final Link link : changedPortLinks)
+        {
+            final int port = config.interfaceIndex(link.name());
+            if (port >= 0)
+            {
+                portLinkListener.linkChanged(port, link);
+            }
+        }
+        changedPortLinks.clear();
         if (nowNs - lastRefreshNs >= REFRESH_NS)
         {
             lastRefreshNs = nowNs;
@@ -343,6 +381,10 @@ final class KernelTopology implements TopologySource
                     resync = true;
                 }
                 logPortChange(before, changed.link());
+                if (config.interfaceIndex(changed.link().name()) >= 0)
+                {
+                    changedPortLinks.add(changed.link());
+                }
             }
             case NetlinkEvent.LinkRemoved removed ->
             {
@@ -351,9 +393,10 @@ final class KernelTopology implements TopologySource
                 if (port >= 0)
                 {
                     // The port's sockets and programs were bound to this ifindex (xsk_unbind_dev, packet_notifier's
-                    // NETDEV_UNREGISTER): nothing of the daemon's follows a device made again under the name.
+                    // NETDEV_UNREGISTER): they receive and send nothing more, until a device is made again under
+                    // the name and the ports are opened on it (PortReopener).
                     DaemonLog.error("interface " + removed.link().name() + " (port " + port + ") was removed: " +
-                        "nothing is received or sent on it until the daemon is restarted");
+                        "nothing is received or sent on it until a device of that name is made again");
                 }
             }
             case NetlinkEvent.AddressAdded added ->
@@ -405,8 +448,19 @@ final class KernelTopology implements TopologySource
         final String what = "interface " + after.name() + " (port " + port + ")";
         if (before == null)
         {
-            DaemonLog.warning(what + " appeared as ifindex " + after.index() + ": the daemon's port was bound to " +
-                "the removed device; restart the daemon to use this one");
+            // A device made again under the name: its ports follow it (the listener of onPortLink), and the TAP
+            // and the VIP announcements take its MAC, which is likely another.
+            if (after.hasMac())
+            {
+                try
+                {
+                    portMacListener.macChanged(port, after.mac());
+                }
+                catch (final RuntimeException ex)
+                {
+                    DaemonLog.warning(what + ": " + ex.getMessage());
+                }
+            }
             return;
         }
         final String state = linkState(after);

@@ -316,6 +316,44 @@ public final class VipAnnouncer implements AutoCloseable
     }
 
     /**
+     * Opens the interface's sockets again on the device made again under its name, whose ifindex is another (the
+     * old sockets were bound to the removed one, and packet_notifier unbound them at NETDEV_UNREGISTER), and
+     * announces the VIPs known so far on it: for the conductor, once the interface's ports are open again.
+     *
+     * @param index   the interface's position in the list the announcer was opened with.
+     * @param ifindex the new device's.
+     * @param mac     its MAC in the low 48 bits.
+     * @throws io.jvs.nativebindings.NativeCallException when a socket cannot be made: the old ones are kept then.
+     */
+    public void reopen(final int index, final int ifindex, final long mac)
+    {
+        final Interface old = interfaces.get(index);
+        final Interface link = new Interface(old.name(), ifindex, mac, old.ipv4(), old.ipv6());
+        try (BpfProgram filter = NeighbourSolicitationFilter.load(syscalls); Arena scratch = Arena.ofConfined())
+        {
+            final MemorySegment value = scratch.allocate(PACKET_MREQ_SIZE, 8);
+            final MemorySegment address = scratch.allocate(SockaddrLl.LAYOUT);
+            final int arp = socket(link, ETH_P_ARP, value, address, -1);
+            final int solicitation;
+            try
+            {
+                solicitation = socket(link, ETH_P_IPV6, value, address, filter.fd());
+            }
+            catch (final RuntimeException ex)
+            {
+                syscalls.close(arp);
+                throw ex;
+            }
+            syscalls.close(arpSockets[index]);
+            syscalls.close(solicitationSockets[index]);
+            arpSockets[index] = arp;
+            solicitationSockets[index] = solicitation;
+            interfaces.set(index, link);
+        }
+        announce(known);
+    }
+
+    /**
      * Announces the VIPs on every interface: for an IPv4 VIP a gratuitous ARP request and reply (sender and target
      * IP the VIP, to the broadcast MAC, as {@code arping -U} and {@code -A} send them), for an IPv6 VIP an
      * unsolicited advertisement (override flag, not solicited, to all-nodes; RFC 4861 7.2.6). Neighbours that

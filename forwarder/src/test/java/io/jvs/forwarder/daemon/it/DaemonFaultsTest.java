@@ -2,6 +2,8 @@ package io.jvs.forwarder.daemon.it;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
@@ -10,6 +12,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -70,7 +74,8 @@ class DaemonFaultsTest
                 Netns.ip(topology.directorNamespace(), "link", "del", "dev", LbTopology.DIRECTOR_CLIENT_DEVICE);
 
                 assertThat(daemon.awaitLog("interface lc (port 0) was removed", Duration.ofSeconds(5)))
-                    .contains(" error ").endsWith("nothing is received or sent on it until the daemon is restarted");
+                    .contains(" error ").endsWith("nothing is received or sent on it until a device of that name is " +
+                        "made again");
                 final long before = daemon.status().get("worker.0.sleeps");
                 Thread.sleep(1000);
                 assertThat(daemon.status().get("worker.0.sleeps") - before).isLessThan(MOST_SLEEPS_IN_A_SECOND);
@@ -83,6 +88,92 @@ class DaemonFaultsTest
                 assertThat(daemon.control()).doesNotExist();
             }
         }
+    }
+
+    /**
+     * What ifupdown does to a VLAN or a bond at ifdown and ifup, and a container runtime to a veth: the server-side
+     * device is deleted and made again under its name, wired, addressed and brought up as the topology did it. IPVS
+     * goes on forwarding over it; so must the daemon, without a restart, its connections and counts kept.
+     */
+    @ParameterizedTest
+    @CsvSource({"afxdp xdp-mode drv, 1", "afpacket, 2"})
+    void shouldOpenItsPortsAgainOnADeviceDeletedAndMadeAgainUnderItsName(final String port, final String workers)
+        throws Exception
+    {
+        try (LbTopology topology = LbTopology.builder("dfagain").realServers(1).ipv6(false).build())
+        {
+            DaemonConfigs.sendersComputeChecksums(topology);
+            topology.startTcpServers(PORT, false);
+            try (DaemonProcess daemon = DaemonProcess.start(topology.directorNamespace(), directory,
+                DaemonConfigs.twoArm(port, workers) + natService(topology)))
+            {
+                assertForwards(topology, daemon, 4);
+                final long framesBefore = frames(daemon.status());
+
+                final String device = LbTopology.DIRECTOR_SERVER_DEVICE;
+                Netns.ip(topology.directorNamespace(), "link", "del", "dev", device);
+                daemon.awaitLog("interface " + device + " (port 1) was removed", Duration.ofSeconds(5));
+                final List<String> wiring = new ArrayList<>(Wiring.port("pl", topology.directorNamespace(), device,
+                    1500));
+                Netns.ipBatch(topology.serverSwitchNamespace(), wiring);
+                Netns.ipBatch(topology.directorNamespace(), Wiring.addresses(device, "172.16.0.1/24", null));
+
+                assertThat(daemon.awaitLog(" info interface " + device + " was made again (ifindex ",
+                    Duration.ofSeconds(5))).endsWith(": its ports are open again");
+                assertForwards(topology, daemon, 4);
+                assertThat(frames(daemon.status())).as("the workers' counts go on").isGreaterThan(framesBefore);
+                if (port.startsWith("afxdp"))
+                {
+                    assertThat(daemon.status().get("chunks-reclaimed")).as("the old sockets' chunks back in the UMEM")
+                        .isPositive();
+                    assertThat(Netns.ip(topology.directorNamespace(), "-d", "link", "show", "dev", device))
+                        .as("the program attached to the new device").contains("xdp");
+                }
+            }
+        }
+    }
+
+    /**
+     * The client-side device made again with {@code vip-arp on}: the VIP announcer's sockets, bound to the removed
+     * device, follow the new one, so the clients' ARP for the VIP is answered again (from its new MAC).
+     */
+    @Test
+    void shouldAnswerForItsVipsOnAClientDeviceMadeAgainWithVipArp() throws Exception
+    {
+        try (LbTopology topology = LbTopology.builder("dfvagain").realServers(1).ipv6(false).build())
+        {
+            DaemonConfigs.sendersComputeChecksums(topology);
+            topology.startTcpServers(PORT, false);
+            final String vip = topology.vip4().getHostAddress();
+            topology.inNamespace(topology.clientNamespace(), "ip", "route", "replace", vip + "/32", "dev",
+                LbTopology.CLIENT_DEVICE);
+            try (DaemonProcess daemon = DaemonProcess.start(topology.directorNamespace(), directory,
+                DaemonConfigs.twoArm() + "vip-arp on\n" + natService(topology)))
+            {
+                assertForwards(topology, daemon, 2);
+
+                final String device = LbTopology.DIRECTOR_CLIENT_DEVICE;
+                Netns.ip(topology.directorNamespace(), "link", "del", "dev", device);
+                daemon.awaitLog("interface " + device + " (port 0) was removed", Duration.ofSeconds(5));
+                Netns.ipBatch(topology.clientSwitchNamespace(), Wiring.port("pl", topology.directorNamespace(),
+                    device, 1500));
+                Netns.ipBatch(topology.directorNamespace(), Wiring.addresses(device, "10.0.0.1/24", null));
+                daemon.awaitLog(" info interface " + device + " was made again (ifindex ", Duration.ofSeconds(5));
+                final String mac = Netns.ip(topology.directorNamespace(), "-br", "link", "show", "dev", device)
+                    .trim().split("\\s+")[2];
+
+                Netns.ip(topology.clientNamespace(), "neigh", "flush", "dev", LbTopology.CLIENT_DEVICE);
+                assertForwards(topology, daemon, 2);
+                assertThat(Netns.ip(topology.clientNamespace(), "neigh", "show", vip))
+                    .as("the VIP answered from the new device's MAC").contains(mac);
+            }
+        }
+    }
+
+    private static long frames(final Map<String, Long> status)
+    {
+        return status.entrySet().stream().filter(e -> e.getKey().matches("worker\\.\\d+\\.frames"))
+            .mapToLong(Map.Entry::getValue).sum();
     }
 
     @Test
