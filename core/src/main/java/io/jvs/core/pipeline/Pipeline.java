@@ -1,5 +1,6 @@
 package io.jvs.core.pipeline;
 
+import io.jvs.core.concurrent.SharedKeyTable;
 import io.jvs.core.conn.ConnectionTable;
 import io.jvs.core.conn.ConnectionTimeouts;
 import io.jvs.core.conn.TcpStates;
@@ -140,6 +141,8 @@ public final class Pipeline
     /** Where it goes on in each table, or -1 once it has looked at every slot of that table. */
     private int flushCursorV4 = -1;
     private int flushCursorV6 = -1;
+    /** Where it goes on in this worker's share of the templates' buckets, or -1 once it has looked at all of them. */
+    private int flushCursorTemplates = -1;
 
     /**
      * @param publisher       where the current snapshot comes from.
@@ -761,6 +764,7 @@ public final class Pipeline
                 flushing = true;
                 flushCursorV4 = 0;
                 flushCursorV6 = 0;
+                flushCursorTemplates = 0;
                 return;
             }
         }
@@ -781,7 +785,14 @@ public final class Pipeline
         {
             flushCursorV6 = flushServersGone(v6, flushCursorV6, current);
         }
-        flushing = flushCursorV4 >= 0 || flushCursorV6 >= 0;
+        if (flushCursorTemplates >= 0)
+        {
+            // Templates that already place nothing: the kernel's flush goes through them too (the connection
+            // table holds them), those left placing nothing by the connections flushed above are expired there.
+            flushCursorTemplates = templateSweeper.expireServersGone(flushCursorTemplates,
+                FLUSH_SLOTS_PER_STEP / SharedKeyTable.WAYS, current.serverAvailable, nowNs);
+        }
+        flushing = flushCursorV4 >= 0 || flushCursorV6 >= 0 || flushCursorTemplates >= 0;
     }
 
     /**

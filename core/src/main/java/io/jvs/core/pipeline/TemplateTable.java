@@ -525,6 +525,40 @@ public final class TemplateTable
             return retired;
         }
 
+        /**
+         * A step of the expire_nodest_conn flush through this share: expires each template of a server no longer in
+         * its service that places no connection ({@link #expireIfPlacingNothing}), as ip_vs_expire_nodest_conn_flush
+         * deletes every entry of the table whose destination is gone and whose n_control is 0, templates included;
+         * the sweep then retires them and uncounts them from their server.
+         *
+         * @param from      the share's bucket to start at, 0 for the first.
+         * @param budget    how many buckets to look at.
+         * @param available whether each server slot's server is in its service, as the caller's snapshot has it.
+         * @param nowNs     the time.
+         * @return the bucket to go on from, or -1 once the share has been looked at whole.
+         */
+        public int expireServersGone(final int from, final int budget, final boolean[] available, final long nowNs)
+        {
+            int bucket = from;
+            for (int step = 0; step < budget && bucket < count; step++, bucket++)
+            {
+                for (int way = (first + bucket) * SharedKeyTable.WAYS, end = way + SharedKeyTable.WAYS; way < end;
+                    way++)
+                {
+                    if (table.liveKey(way) == NOT_FOUND)
+                    {
+                        continue;
+                    }
+                    final int server = (int)(table.payload(way) & SERVER_MASK);
+                    if (server > 0 && server < available.length && !available[server])
+                    {
+                        expireIfPlacingNothing(way, nowNs);
+                    }
+                }
+            }
+            return bucket < count ? bucket : -1;
+        }
+
         private void unbindExpired(final long payload)
         {
             unbind(servers, (int)(payload & SERVER_MASK));

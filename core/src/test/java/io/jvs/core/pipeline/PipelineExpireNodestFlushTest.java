@@ -94,6 +94,57 @@ class PipelineExpireNodestFlushTest
     }
 
     @Test
+    void shouldExpireADeletedServersTemplatesThatAlreadyPlaceNothing()
+    {
+        // ip_vs_expire_nodest_conn_flush goes through every entry of the connection table, templates included: a
+        // template of the deleted server that controls no connection (n_control 0) is deleted too, not only those
+        // its flushed connections leave placing nothing. Here the connections have ended before the -d.
+        final TemplateTable templates = new TemplateTable(64);
+        final PipelineFixture fixture = new PipelineFixture()
+            .rules("-A -t 10.0.0.100:443 -s rr -p 3600 -M 255.255.255.255",
+                "-a -t 10.0.0.100:443 -r 192.168.1.1:443 -m", "-a -t 10.0.0.100:443 -r 192.168.1.2:443 -m")
+            .neighbour("192.168.1.1", MAC_A)
+            .neighbour("192.168.1.2", MAC_B);
+        final DataPlaneSettings d = DataPlaneSettings.defaults();
+        fixture.settings = new DataPlaneSettings(d.passUnmatched(), d.allowIpOptions(), d.allowFragments(), true,
+            d.expireQuiescentTemplate(), d.sloppyTcp(), d.connReuse(), d.activeEstablishedOnly(),
+            d.icmpRepliesPerSecond(), d.clampMss(), d.sweepSlotsPerBurst(), d.answerVipEcho());
+        fixture.start();
+        fixture.pipeline = new Pipeline(fixture.publisher, 0, 1024, 1024, 64, 256, 100, OffHeapAllocator.DIRECT,
+            templates);
+        final RealServer a = server(fixture, "192.168.1.1");
+        for (int client = 0; client < CLIENTS; client++)
+        {
+            fixture.sendOne(syn(client));
+        }
+        // The half-open connections time out (SYN_RECV, 60 s); their templates (3600 s) stay, placing nothing.
+        for (int step = 0; step < 200; step++)
+        {
+            fixture.nowNs += 1_000_000_000L;
+            fixture.pipeline.sweep(fixture.nowNs, 1024);
+        }
+        assertThat(fixture.pipeline.connectionsV4().size()).isZero();
+        assertThat(listed(templates, fixture)).isEqualTo(CLIENTS);
+
+        fixture.rules("-d -t 10.0.0.100:443 -r 192.168.1.1:443");
+        fixture.republish();
+        for (int step = 0; step < 8; step++)
+        {
+            fixture.nowNs += 1_000_000;
+            fixture.pipeline.sweep(fixture.nowNs, 0);
+        }
+        assertThat(listed(templates, fixture)).as("the deleted server's idle templates are flushed too")
+            .isEqualTo(CLIENTS / 2);
+        for (int step = 0; step < 200; step++)
+        {
+            fixture.nowNs += 10_000_000;
+            fixture.pipeline.sweep(fixture.nowNs, 0);
+        }
+        assertThat(a.totalConnections()).isZero();
+        assertThat(templates.size()).as("and retired, no longer counting on the server's slot").isEqualTo(CLIENTS / 2);
+    }
+
+    @Test
     void shouldFlushEveryConnectionOfADeletedServiceWithExpireNodestConn()
     {
         // ipvsadm -D deletes the service's destinations one by one (__ip_vs_del_service), each queueing the flush.
