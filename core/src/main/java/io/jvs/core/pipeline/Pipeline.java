@@ -130,8 +130,9 @@ public final class Pipeline
     private long touched;
 
     /**
-     * Slots of each table a step of the expire_nodest_conn flush looks at: a step per burst or idle sweep, short
-     * enough not to hold a burst up long, so that a table of a million slots is flushed within about a thousand.
+     * The fewest slots of each table a step of the expire_nodest_conn flush looks at (a step per burst or idle sweep);
+     * a step after a longer pause looks at that pause's share of {@link #SWEEP_PERIOD_NS}, as the sweep does, so a
+     * table is flushed within about that period.
      */
     static final int FLUSH_SLOTS_PER_STEP = 1024;
     /** The snapshot whose removed servers were last looked for ({@link #noticeServersGone}). */
@@ -143,6 +144,8 @@ public final class Pipeline
     private int flushCursorV6 = -1;
     /** Where it goes on in this worker's share of the templates' buckets, or -1 once it has looked at all of them. */
     private int flushCursorTemplates = -1;
+    /** When the flush's last step was taken, or {@link Long#MIN_VALUE} before its first. */
+    private long flushLastStepNs = Long.MIN_VALUE;
 
     /**
      * @param publisher       where the current snapshot comes from.
@@ -479,7 +482,7 @@ public final class Pipeline
         sweepDue(now, settings.sweepSlotsPerBurst());
         if (flushing)
         {
-            flushStep(current);
+            flushStep(current, now);
         }
         traffic.publish();
     }
@@ -726,7 +729,7 @@ public final class Pipeline
         v6.sweep(ConnectionTable.tick(now), budget);
         if (flushing)
         {
-            flushStep(current);
+            flushStep(current, now);
         }
         // This worker's share of the templates is its own to retire, traffic or not.
         templateCredit += Math.min(SWEEP_PERIOD_NS, Math.max(0, now - lastTemplateSweepNs));
@@ -765,6 +768,7 @@ public final class Pipeline
                 flushCursorV4 = 0;
                 flushCursorV6 = 0;
                 flushCursorTemplates = 0;
+                flushLastStepNs = Long.MIN_VALUE;
                 return;
             }
         }
@@ -775,34 +779,52 @@ public final class Pipeline
      * whose server is no longer in its service is removed, and a template it leaves placing nothing is expired
      * (ip_vs_conn_del of the controlling template once its n_control is 0).
      */
-    private void flushStep(final DataPlane current)
+    private void flushStep(final DataPlane current, final long now)
     {
+        // Each step looks at the share of the tables the time since the last one is of SWEEP_PERIOD_NS, and at least
+        // FLUSH_SLOTS_PER_STEP: the flush is over within about that period however seldom bursts and idle sweeps
+        // come (an idle worker sleeps 100 ms between them, which at 1024 slots a step took some 100 s to flush a
+        // table of a million slots).
+        final long elapsed = flushLastStepNs == Long.MIN_VALUE ? 0 :
+            Math.min(SWEEP_PERIOD_NS, Math.max(0, now - flushLastStepNs));
+        flushLastStepNs = now;
         if (flushCursorV4 >= 0)
         {
-            flushCursorV4 = flushServersGone(v4, flushCursorV4, current);
+            flushCursorV4 = flushServersGone(v4, flushCursorV4, current, flushBudget(v4.slots(), elapsed));
         }
         if (flushCursorV6 >= 0)
         {
-            flushCursorV6 = flushServersGone(v6, flushCursorV6, current);
+            flushCursorV6 = flushServersGone(v6, flushCursorV6, current, flushBudget(v6.slots(), elapsed));
         }
         if (flushCursorTemplates >= 0)
         {
             // Templates that already place nothing: the kernel's flush goes through them too (the connection
             // table holds them), those left placing nothing by the connections flushed above are expired there.
             flushCursorTemplates = templateSweeper.expireServersGone(flushCursorTemplates,
-                FLUSH_SLOTS_PER_STEP / SharedKeyTable.WAYS, current.serverAvailable, nowNs);
+                flushBudget(templateSweeper.buckets() * SharedKeyTable.WAYS, elapsed) / SharedKeyTable.WAYS,
+                current.serverAvailable, nowNs);
         }
         flushing = flushCursorV4 >= 0 || flushCursorV6 >= 0 || flushCursorTemplates >= 0;
     }
 
     /**
+     * @return how many of {@code slots} a flush step looks at after {@code elapsed} ns.
+     */
+    private static int flushBudget(final int slots, final long elapsed)
+    {
+        return (int)Math.max(FLUSH_SLOTS_PER_STEP, slots * elapsed / SWEEP_PERIOD_NS);
+    }
+
+    /**
+     * @param budget how many slots to look at.
      * @return where the table's flush goes on, or -1 when it has looked at every slot.
      */
-    private int flushServersGone(final ConnectionTable table, final int from, final DataPlane current)
+    private int flushServersGone(final ConnectionTable table, final int from, final DataPlane current,
+        final int budget)
     {
         final int slots = table.slots();
         int cursor = from;
-        for (int examined = 0; examined < FLUSH_SLOTS_PER_STEP && cursor < slots; examined++)
+        for (int examined = 0; examined < budget && cursor < slots; examined++)
         {
             if (table.isUsed(cursor))
             {

@@ -145,6 +145,46 @@ class PipelineExpireNodestFlushTest
     }
 
     @Test
+    void shouldFlushALargeTableWithinTheIdleSweepsOfASecond()
+    {
+        // An idle worker sweeps about every 100 ms (it sleeps between polls), each sweep's budget its share of a
+        // second of the table; the flush must keep up with that, not take 1024 slots a sweep: a table of a million
+        // slots (the daemon's default) took some 100 s to flush, the deleted server's entries listed all along.
+        final TemplateTable templates = new TemplateTable(1024);
+        final PipelineFixture fixture = new PipelineFixture()
+            .rules("-A -t 10.0.0.100:443 -s rr -p 360 -M 255.255.255.255",
+                "-a -t 10.0.0.100:443 -r 192.168.1.1:443 -m", "-a -t 10.0.0.100:443 -r 192.168.1.2:443 -m")
+            .neighbour("192.168.1.1", MAC_A)
+            .neighbour("192.168.1.2", MAC_B);
+        final DataPlaneSettings d = DataPlaneSettings.defaults();
+        fixture.settings = new DataPlaneSettings(d.passUnmatched(), d.allowIpOptions(), d.allowFragments(), true,
+            d.expireQuiescentTemplate(), d.sloppyTcp(), d.connReuse(), d.activeEstablishedOnly(),
+            d.icmpRepliesPerSecond(), d.clampMss(), d.sweepSlotsPerBurst(), d.answerVipEcho());
+        fixture.start();
+        final int slots = Pipeline.FLUSH_SLOTS_PER_STEP * 64;
+        fixture.pipeline = new Pipeline(fixture.publisher, 0, slots, 1024, 64, 256, 100, OffHeapAllocator.DIRECT,
+            templates);
+        final RealServer a = server(fixture, "192.168.1.1");
+        for (int client = 0; client < CLIENTS; client++)
+        {
+            fixture.sendOne(syn(client));
+        }
+        assertThat(a.totalConnections()).isEqualTo(CLIENTS / 2);
+
+        fixture.rules("-d -t 10.0.0.100:443 -r 192.168.1.1:443");
+        fixture.republish();
+        final int tableSlots = fixture.pipeline.connectionsV4().slots();
+        for (int sweep = 0; sweep < 10; sweep++)
+        {
+            fixture.nowNs += 100_000_000L;
+            fixture.pipeline.sweep(fixture.nowNs, tableSlots / 10);
+        }
+
+        assertThat(a.totalConnections()).as("flushed within a second of idle sweeps").isZero();
+        assertThat(listed(templates, fixture)).as("and the templates they leave").isEqualTo(CLIENTS / 2);
+    }
+
+    @Test
     void shouldFlushEveryConnectionOfADeletedServiceWithExpireNodestConn()
     {
         // ipvsadm -D deletes the service's destinations one by one (__ip_vs_del_service), each queueing the flush.
