@@ -6,6 +6,8 @@ import io.jvs.core.packet.EthernetHeader;
 import io.jvs.core.pipeline.Topology;
 import io.jvs.forwarder.config.InterfaceConfig;
 import io.jvs.forwarder.config.JvsConfig;
+import io.jvs.forwarder.config.PortKind;
+import io.jvs.forwarder.port.xdp.AfXdpSettings;
 import io.jvs.nativebindings.NativeCallException;
 import io.jvs.nativebindings.Syscalls;
 import io.jvs.nativebindings.netlink.Address;
@@ -102,6 +104,9 @@ final class KernelTopology implements TopologySource
     {
     }
 
+    /** The kernel's headroom before a frame in an AF_XDP chunk (XDP_PACKET_HEADROOM). */
+    private static final int XDP_PACKET_HEADROOM = 256;
+
     private KernelTopology(final JvsConfig config, final RouteNetlink netlink, final NetlinkSubscription subscription)
     {
         this.config = config;
@@ -131,10 +136,12 @@ final class KernelTopology implements TopologySource
             topology.dump();
             for (final InterfaceConfig face : config.interfaces())
             {
-                if (topology.link(face.name()) == null)
+                final Link link = topology.link(face.name());
+                if (link == null)
                 {
                     throw new IllegalStateException("interface " + face.name() + " is not in the kernel's links");
                 }
+                warnOfFramesLongerThanChunks(face, link.mtu());
             }
             return topology;
         }
@@ -478,6 +485,7 @@ final class KernelTopology implements TopologySource
         if (before.mtu() != after.mtu())
         {
             DaemonLog.info(what + ": mtu " + before.mtu() + " -> " + after.mtu());
+            warnOfFramesLongerThanChunks(config.interfaces().get(port), after.mtu());
         }
         if (before.mac() != after.mac())
         {
@@ -495,6 +503,39 @@ final class KernelTopology implements TopologySource
                 }
             }
         }
+    }
+
+    /**
+     * An AF_XDP socket in copy mode takes a frame only while it fits a chunk less the kernel's headroom
+     * (__xsk_rcv against xsk_pool_get_rx_frame_size: the chunk less XDP_PACKET_HEADROOM, jvs's UMEM headroom being
+     * 0); a longer one is dropped by the kernel, seen only in {@code kernel-rx-dropped}. Native XDP on a veth takes
+     * MTUs up to about 3 500, so an interface can be configured, and even forward its short frames, while its long
+     * ones vanish: say so in the log.
+     */
+    private static void warnOfFramesLongerThanChunks(final InterfaceConfig face, final int mtu)
+    {
+        final String warning = framesLongerThanChunks(face, mtu);
+        if (warning != null)
+        {
+            DaemonLog.warning(warning);
+        }
+    }
+
+    /**
+     * @return the warning for an AF_XDP interface whose MTU makes frames longer than a chunk takes, or null.
+     */
+    static String framesLongerThanChunks(final InterfaceConfig face, final int mtu)
+    {
+        final int longest = AfXdpSettings.DEFAULT_CHUNK_SIZE - XDP_PACKET_HEADROOM;
+        if (face.port() != PortKind.AFXDP || mtu + EthernetHeader.LENGTH <= longest)
+        {
+            return null;
+        }
+        return "interface " + face.name() + " (afxdp): mtu " + mtu + " makes frames of up to " +
+            (mtu + EthernetHeader.LENGTH) + " bytes, but an AF_XDP socket takes at most " + longest + " (a " +
+            AfXdpSettings.DEFAULT_CHUNK_SIZE + "-byte chunk less the kernel's " + XDP_PACKET_HEADROOM +
+            " of headroom): the kernel drops longer ones (kernel-rx-dropped); use port afpacket on it, or an mtu of " +
+            "at most " + (longest - EthernetHeader.LENGTH);
     }
 
     private static String linkState(final Link link)
