@@ -39,10 +39,7 @@ class PipelineExpireNodestFlushTest
                 "-a -t 10.0.0.100:443 -r 192.168.1.2:443 -m")
             .neighbour("192.168.1.1", MAC_A)
             .neighbour("192.168.1.2", MAC_B);
-        final DataPlaneSettings d = DataPlaneSettings.defaults();
-        fixture.settings = new DataPlaneSettings(d.passUnmatched(), d.allowIpOptions(), d.allowFragments(),
-            expireNodest, d.expireQuiescentTemplate(), d.sloppyTcp(), d.connReuse(), d.activeEstablishedOnly(),
-            d.icmpRepliesPerSecond(), d.clampMss(), d.sweepSlotsPerBurst(), d.answerVipEcho());
+        fixture.settings = expireNodestConn(expireNodest);
         fixture.start();
         // Small tables, so a flush step covers many of their slots, and a table large enough that the flush takes
         // several steps: both tables are gone through whole.
@@ -105,10 +102,7 @@ class PipelineExpireNodestFlushTest
                 "-a -t 10.0.0.100:443 -r 192.168.1.1:443 -m", "-a -t 10.0.0.100:443 -r 192.168.1.2:443 -m")
             .neighbour("192.168.1.1", MAC_A)
             .neighbour("192.168.1.2", MAC_B);
-        final DataPlaneSettings d = DataPlaneSettings.defaults();
-        fixture.settings = new DataPlaneSettings(d.passUnmatched(), d.allowIpOptions(), d.allowFragments(), true,
-            d.expireQuiescentTemplate(), d.sloppyTcp(), d.connReuse(), d.activeEstablishedOnly(),
-            d.icmpRepliesPerSecond(), d.clampMss(), d.sweepSlotsPerBurst(), d.answerVipEcho());
+        fixture.settings = expireNodestConn(true);
         fixture.start();
         fixture.pipeline = new Pipeline(fixture.publisher, 0, 1024, 1024, 64, 256, 100, OffHeapAllocator.DIRECT,
             templates);
@@ -156,10 +150,7 @@ class PipelineExpireNodestFlushTest
                 "-a -t 10.0.0.100:443 -r 192.168.1.1:443 -m", "-a -t 10.0.0.100:443 -r 192.168.1.2:443 -m")
             .neighbour("192.168.1.1", MAC_A)
             .neighbour("192.168.1.2", MAC_B);
-        final DataPlaneSettings d = DataPlaneSettings.defaults();
-        fixture.settings = new DataPlaneSettings(d.passUnmatched(), d.allowIpOptions(), d.allowFragments(), true,
-            d.expireQuiescentTemplate(), d.sloppyTcp(), d.connReuse(), d.activeEstablishedOnly(),
-            d.icmpRepliesPerSecond(), d.clampMss(), d.sweepSlotsPerBurst(), d.answerVipEcho());
+        fixture.settings = expireNodestConn(true);
         fixture.start();
         final int slots = Pipeline.FLUSH_SLOTS_PER_STEP * 64;
         fixture.pipeline = new Pipeline(fixture.publisher, 0, slots, 1024, 64, 256, 100, OffHeapAllocator.DIRECT,
@@ -193,10 +184,7 @@ class PipelineExpireNodestFlushTest
                 "-a -t 10.0.0.100:443 -r 192.168.1.2:443 -m")
             .neighbour("192.168.1.1", MAC_A)
             .neighbour("192.168.1.2", MAC_B);
-        final DataPlaneSettings d = DataPlaneSettings.defaults();
-        fixture.settings = new DataPlaneSettings(d.passUnmatched(), d.allowIpOptions(), d.allowFragments(), true,
-            d.expireQuiescentTemplate(), d.sloppyTcp(), d.connReuse(), d.activeEstablishedOnly(),
-            d.icmpRepliesPerSecond(), d.clampMss(), d.sweepSlotsPerBurst(), d.answerVipEcho());
+        fixture.settings = expireNodestConn(true);
         fixture.start();
         final RealServer a = server(fixture, "192.168.1.1");
         final RealServer b = server(fixture, "192.168.1.2");
@@ -217,6 +205,15 @@ class PipelineExpireNodestFlushTest
         assertThat(a.totalConnections()).isZero();
         assertThat(b.totalConnections()).isZero();
         assertThat(fixture.pipeline.connectionsV4().size()).isZero();
+    }
+
+    /** The kernel's defaults but expire_nodest_conn. */
+    private static DataPlaneSettings expireNodestConn(final boolean on)
+    {
+        final DataPlaneSettings d = DataPlaneSettings.defaults();
+        return new DataPlaneSettings(d.passUnmatched(), d.allowIpOptions(), d.allowFragments(), on,
+            d.expireQuiescentTemplate(), d.sloppyTcp(), d.connReuse(), d.activeEstablishedOnly(),
+            d.icmpRepliesPerSecond(), d.clampMss(), d.sweepSlotsPerBurst(), d.answerVipEcho());
     }
 
     private static byte[] syn(final int client)
