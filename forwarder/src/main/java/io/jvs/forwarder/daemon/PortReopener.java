@@ -70,6 +70,12 @@ final class PortReopener implements AutoCloseable
     private final Port[][] offered;
     /** Replaced ports a worker never let go of in time, and what {@link Opener} opened: closed with the daemon. */
     private final List<AutoCloseable> leftOpen = new ArrayList<>();
+    /**
+     * By port, what {@link Opener} last opened for it (in {@link #leftOpen}), or null while its ports are the start's:
+     * once those ports are replaced and closed, the entry goes, so a device made again many times does not grow the
+     * list.
+     */
+    private final AutoCloseable[] openedByPort;
 
     /**
      * @param names        the interfaces' names, by port.
@@ -84,6 +90,7 @@ final class PortReopener implements AutoCloseable
         this.names = names.clone();
         this.boundIndexes = boundIndexes.clone();
         this.downIndexes = new int[names.length];
+        this.openedByPort = new AutoCloseable[names.length];
         this.workers = workers;
         this.wakeups = wakeups;
         this.waker = waker;
@@ -142,6 +149,11 @@ final class PortReopener implements AutoCloseable
         if (awaitLetGo())
         {
             closeQuietly(reopened.replaced());
+            // The ports just closed are the ones opened at the last re-creation, if any: nothing left to close.
+            if (openedByPort[port] != null)
+            {
+                leftOpen.remove(openedByPort[port]);
+            }
         }
         else
         {
@@ -149,6 +161,7 @@ final class PortReopener implements AutoCloseable
                 " ms: the old ones stay open until the daemon stops");
             leftOpen.add(reopened.replaced());
         }
+        openedByPort[port] = reopened.opened();
         DaemonLog.info(what + ": its ports are open again");
         listener.reopened(port, link);
     }
