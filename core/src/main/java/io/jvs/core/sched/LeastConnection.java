@@ -1,6 +1,11 @@
 package io.jvs.core.sched;
 
 import io.jvs.core.service.RealServer;
+import org.agrona.UnsafeApi;
+
+import static io.jvs.core.service.ConnectionCountersDescriptor.FLAGS_OFFSET;
+import static io.jvs.core.service.ConnectionCountersDescriptor.FLAG_OVERLOAD;
+import static io.jvs.core.service.ConnectionCountersDescriptor.WEIGHT_OFFSET;
 
 /**
  * The weighted least-connection choice that wlc, lblc and lblcr share (ip_vs_wlc.c's ip_vs_wlc_schedule).
@@ -66,23 +71,24 @@ final class LeastConnection
     }
 
     /**
-     * The same choice as {@link #weighted(RealServer[])}, taken by a shorter pass when the caller's hint says
-     * every server of weight above 0 has the same weight, as a service's servers have unless the operator gave
-     * them weights (ipvsadm's and keepalived's default is 1). With one weight, {@code candidateOverhead * weight
-     * > overhead * candidateWeight} is {@code candidateOverhead > overhead}: the choice is the first usable
-     * server of least overhead, the minimum of the keys {@code overhead << 16 | index}, taken without a branch
-     * that depends on the counts. The pass checks the weights it reads, so a stale hint (the conductor edits a
-     * weight while a worker schedules) costs the full pass, never a different choice.
+     * The same choice as {@link #weighted(RealServer[])}, taken by a shorter pass when the list the scheduler last
+     * took says every server of weight above 0 has the same weight, as a service's servers have unless the operator
+     * gave them weights (ipvsadm's and keepalived's default is 1). With one weight, {@code candidateOverhead * weight
+     * > overhead * candidateWeight} is {@code candidateOverhead > overhead}: the choice is the first usable server of
+     * least overhead, the minimum of the keys {@code overhead << 16 | index}, taken without a branch that depends on
+     * the counts, and reading only the servers' counter slots (one line a server with one worker), not the server
+     * objects. The pass checks the weights it reads, so a stale list (the conductor edits a weight while a worker
+     * schedules) costs the full pass, never a different choice.
      *
-     * @param servers      the service's servers in list order.
-     * @param equalWeights the hint: true when the servers of weight above 0 were last seen to share one weight.
+     * @param servers the service's servers in list order.
+     * @param counted what the scheduler last took of the service's list: used only when its servers are these.
      * @return the server with the least overhead per weight, or null when none is usable.
      */
-    static RealServer weighted(final RealServer[] servers, final boolean equalWeights)
+    static RealServer weighted(final RealServer[] servers, final CountedServers counted)
     {
-        if (equalWeights && servers.length <= MAX_KEYED_SERVERS)
+        if (counted.servers == servers && counted.equalWeights)
         {
-            final long key = leastKeyOfOneWeight(servers);
+            final long key = leastKeyOfOneWeight(counted.slots, counted.workers);
             if (key != MIXED_WEIGHTS)
             {
                 return key == Long.MAX_VALUE ? null : servers[(int)(key & INDEX_MASK)];
@@ -132,32 +138,66 @@ final class LeastConnection
     }
 
     /**
+     * @param slots   the servers' counter slots in list order.
+     * @param workers how many workers count each of them.
      * @return the least {@code overhead << 16 | index} of the usable servers, {@link Long#MAX_VALUE} when none is
      *     usable, or {@link #MIXED_WEIGHTS} when their weights differ or an overhead is too large for the key.
      */
-    private static long leastKeyOfOneWeight(final RealServer[] servers)
+    private static long leastKeyOfOneWeight(final long[] slots, final int workers)
     {
         long least = Long.MAX_VALUE;
         int weight = 0;
         int mixed = 0;
         long overheads = 0;
-        for (int i = 0; i < servers.length; i++)
+        for (int i = 0; i < slots.length; i++)
         {
-            final RealServer server = servers[i];
-            final int own = server.weight();
-            if (own > 0 && !server.isOverloaded())
+            final long slot = slots[i];
+            // Opaque, as the kernel's atomic_read of a destination's weight and flags: the latest values, no order.
+            final int own = UnsafeApi.getIntOpaque(null, slot + WEIGHT_OFFSET);
+            if (own > 0 && (UnsafeApi.getIntOpaque(null, slot + FLAGS_OFFSET) & FLAG_OVERLOAD) == 0)
             {
                 if (weight == 0)
                 {
                     weight = own;
                 }
                 mixed |= own ^ weight;
-                final long overhead = server.overhead();
+                final long overhead = RealServer.overheadAt(slot, workers);
                 overheads |= overhead;
                 least = Math.min(least, overhead << INDEX_BITS | i);
             }
         }
         return mixed != 0 || overheads >= KEYED_OVERHEAD_LIMIT ? MIXED_WEIGHTS : least;
+    }
+
+    /**
+     * A service's servers as a least-connection scheduler last took them, with their counter slots' addresses and
+     * whether they shared one weight: taken on the control plane whenever the list or a weight changes, read by the
+     * workers' passes. Immutable, so one volatile read gives a consistent whole.
+     */
+    static final class CountedServers
+    {
+        static final CountedServers NONE = new CountedServers(new RealServer[0]);
+
+        final RealServer[] servers;
+        final long[] slots;
+        final int workers;
+        /** Every server of weight above 0 had the same weight, all share one worker count, and the keys fit. */
+        final boolean equalWeights;
+
+        CountedServers(final RealServer[] servers)
+        {
+            this.servers = servers;
+            this.slots = new long[servers.length];
+            final int workers = servers.length == 0 ? 1 : servers[0].workers();
+            boolean sameWorkers = true;
+            for (int i = 0; i < servers.length; i++)
+            {
+                slots[i] = servers[i].countersAddress();
+                sameWorkers &= servers[i].workers() == workers;
+            }
+            this.workers = workers;
+            this.equalWeights = sameWorkers && servers.length <= MAX_KEYED_SERVERS && haveEqualWeights(servers);
+        }
     }
 
     /**

@@ -12,34 +12,34 @@ import io.jvs.core.service.VirtualService;
 final class WeightedLeastConnectionScheduler extends ListScheduler
 {
     /**
-     * Whether the servers shared one weight when the list last changed: only a hint, which the pass checks against
-     * the weights it reads (so a worker may see it late). Written by the control plane's hooks.
+     * The servers with their counter slots, as the list last was: only a hint, which the pass checks against the
+     * list and the weights it reads (so a worker may see it late). Written by the control plane's hooks.
      */
-    private volatile boolean equalWeights;
+    private volatile LeastConnection.CountedServers counted = LeastConnection.CountedServers.NONE;
 
     @Override
     public void init(final VirtualService service)
     {
         super.init(service);
-        equalWeights = LeastConnection.haveEqualWeights(service.servers());
+        counted = new LeastConnection.CountedServers(service.servers());
     }
 
     @Override
     public void onServerAdded(final RealServer server)
     {
-        equalWeights = LeastConnection.haveEqualWeights(service.servers());
+        counted = new LeastConnection.CountedServers(service.servers());
     }
 
     @Override
     public void onServerRemoved(final RealServer server)
     {
-        equalWeights = LeastConnection.haveEqualWeights(service.servers());
+        counted = new LeastConnection.CountedServers(service.servers());
     }
 
     @Override
     public void onServerUpdated(final RealServer server)
     {
-        equalWeights = LeastConnection.haveEqualWeights(service.servers());
+        counted = new LeastConnection.CountedServers(service.servers());
     }
 
     @Override
@@ -54,6 +54,6 @@ final class WeightedLeastConnectionScheduler extends ListScheduler
      */
     RealServer choose(final RealServer[] servers)
     {
-        return LeastConnection.weighted(servers, equalWeights);
+        return LeastConnection.weighted(servers, counted);
     }
 }

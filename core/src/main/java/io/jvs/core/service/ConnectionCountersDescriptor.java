@@ -9,8 +9,8 @@ package io.jvs.core.service;
  * behind the connection entry just written), and no line written by two workers for them. Readers (the
  * least-connection schedulers, the thresholds, the listing) add the workers' counts up, as the kernel's per-CPU
  * counters are summed. Worker 0's line also holds what any thread changes: the persistence template count
- * (templates are shared by the workers, counted with atomic adds) and the flags (compare-and-set), so with one
- * worker a scheduler reads one line per server.
+ * (templates are shared by the workers, counted with atomic adds), the flags (compare-and-set) and the weight (the
+ * control plane's), so with one worker a least-connection pass reads one line per server and nothing else of it.
  * <pre>
  *   0                   1                   2                   3
  *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
@@ -22,6 +22,8 @@ package io.jvs.core.service;
  *  |            persistent connections (templates)                 |
  *  +---------------------------------------------------------------+
  *  |                 flags (AVAILABLE, OVERLOAD)                   |
+ *  +---------------------------------------------------------------+
+ *  |                 weight                                        |
  *  +---------------------------------------------------------------+
  *  |                 padding to 64 bytes                          ...
  *  +---------------------------------------------------------------+  line w (w >= 1): worker w's
@@ -42,6 +44,8 @@ public final class ConnectionCountersDescriptor
     public static final int PERSISTENT_OFFSET = 8;
     /** Offset of the flags word, in line 0. */
     public static final int FLAGS_OFFSET = 12;
+    /** Offset of the weight, in line 0: written by the control plane only. */
+    public static final int WEIGHT_OFFSET = 16;
     /** Bytes per worker's line. */
     public static final int LINE_LENGTH = 64;
 

@@ -44,7 +44,6 @@ public final class RealServer
     private final int workers;
 
     private volatile ForwardMethod forwardMethod;
-    private volatile int weight;
     private volatile int lastWeight;
     private volatile int upperThreshold;
     private volatile int lowerThreshold;
@@ -117,13 +116,13 @@ public final class RealServer
         this.address = address;
         this.port = port;
         this.forwardMethod = forwardMethod;
-        this.weight = weight;
         this.lastWeight = weight;
         this.counters = counters;
         this.countersOffset = countersOffset;
         this.countersAddress = counters.addressOffset() + countersOffset;
         this.workersAddress = countersAddress + ConnectionCountersDescriptor.workerLineOffset(0);
         this.workers = workers;
+        storeWeight(weight);
     }
 
     private static UnsafeBuffer ownSlot(final int workers)
@@ -169,7 +168,12 @@ public final class RealServer
      */
     public int weight()
     {
-        return weight;
+        return UnsafeApi.getIntVolatile(null, countersAddress + WEIGHT_OFFSET);
+    }
+
+    private void storeWeight(final int weight)
+    {
+        UnsafeApi.putIntVolatile(null, countersAddress + WEIGHT_OFFSET, weight);
     }
 
     /**
@@ -208,7 +212,7 @@ public final class RealServer
         {
             this.lastWeight = weight;
         }
-        this.weight = weight;
+        storeWeight(weight);
     }
 
     void forwardMethod(final ForwardMethod forwardMethod)
@@ -250,7 +254,7 @@ public final class RealServer
      */
     Settings settings()
     {
-        return new Settings(forwardMethod, weight, lastWeight, upperThreshold, lowerThreshold);
+        return new Settings(forwardMethod, weight(), lastWeight, upperThreshold, lowerThreshold);
     }
 
     /**
@@ -261,7 +265,7 @@ public final class RealServer
     {
         this.forwardMethod = previous.forwardMethod();
         this.lastWeight = previous.lastWeight();
-        this.weight = previous.weight();
+        storeWeight(previous.weight());
         this.upperThreshold = previous.upperThreshold();
         this.lowerThreshold = previous.lowerThreshold();
     }
@@ -323,6 +327,18 @@ public final class RealServer
     }
 
     /**
+     * For passes over many servers that read each one's counters and nothing else: the slot's address, laid out as
+     * {@link ConnectionCountersDescriptor} says (its flags and weight in line 0, worker w's counts in line w). The
+     * memory lives as long as the server.
+     *
+     * @return the address of the slot's first line.
+     */
+    public long countersAddress()
+    {
+        return countersAddress;
+    }
+
+    /**
      * @return how many workers count this server's connections (its slot has a line for each).
      */
     public int workers()
@@ -377,9 +393,23 @@ public final class RealServer
      */
     public long overhead()
     {
+        return overheadAt(countersAddress, workers);
+    }
+
+    /**
+     * {@link #overhead()} of the server whose slot is at {@code countersAddress}, for passes that hold the slots'
+     * addresses rather than the servers.
+     *
+     * @param countersAddress the slot's {@link #countersAddress()}.
+     * @param workers         the server's {@link #workers()}.
+     * @return the overhead.
+     */
+    public static long overheadAt(final long countersAddress, final int workers)
+    {
+        final long firstLine = countersAddress + ConnectionCountersDescriptor.workerLineOffset(0);
         if (workers == 1)
         {
-            return overheadOf(UnsafeApi.getLongOpaque(null, workersAddress + ACTIVE_OFFSET));
+            return overheadOf(UnsafeApi.getLongOpaque(null, firstLine + ACTIVE_OFFSET));
         }
         long overhead = 0;
         for (int w = 0; w < workers; w++)
@@ -387,7 +417,7 @@ public final class RealServer
             // A worker's active and inactive counts share one aligned 8-byte word: one read gives a consistent pair.
             // Opaque, as the kernel's atomic_read: the scan needs each count's latest value, not an order among
             // them, and acquire reads would keep the compiler from overlapping the reads of a least-connection pass.
-            overhead += overheadOf(UnsafeApi.getLongOpaque(null, workerLine(w) + ACTIVE_OFFSET));
+            overhead += overheadOf(UnsafeApi.getLongOpaque(null, firstLine + (long)w * LINE_LENGTH + ACTIVE_OFFSET));
         }
         return overhead;
     }
@@ -441,7 +471,7 @@ public final class RealServer
      */
     public boolean isUsable()
     {
-        return weight > 0 && (flags() & FLAG_OVERLOAD) == 0;
+        return weight() > 0 && (flags() & FLAG_OVERLOAD) == 0;
     }
 
     void available(final boolean available)

@@ -44,8 +44,9 @@ class LeastConnectionOneWeightTest
         }
         final ServiceFixture fixture = ServiceFixture.of("wlc", spec.toString());
         final RealServer[] servers = fixture.service.servers();
-        final boolean hint = LeastConnection.haveEqualWeights(servers);
-        assertThat(hint).as("one weight among %s", spec).isTrue();
+        assertThat(LeastConnection.haveEqualWeights(servers)).as("one weight among %s", spec).isTrue();
+        final LeastConnection.CountedServers hint = new LeastConnection.CountedServers(servers);
+        assertThat(hint.equalWeights).isTrue();
         if (random.nextInt(4) == 0)
         {
             final RealServer edited = servers[random.nextInt(count)];
@@ -80,7 +81,9 @@ class LeastConnectionOneWeightTest
         }
         final RealServer expected = reference(servers);
         assertThat(LeastConnection.weighted(servers, hint)).as("keyed pass over %s", spec).isSameAs(expected);
-        assertThat(LeastConnection.weighted(servers, false)).as("full pass over %s", spec).isSameAs(expected);
+        assertThat(LeastConnection.weighted(servers)).as("full pass over %s", spec).isSameAs(expected);
+        assertThat(LeastConnection.weighted(servers.clone(), hint)).as("a list the hint was not taken of, %s", spec)
+            .isSameAs(expected);
         assertThat(fixture.pick()).as("wlc over %s", spec).isSameAs(expected);
     }
 
@@ -94,10 +97,11 @@ class LeastConnectionOneWeightTest
         final RealServer light = serverWithActive(workers, 1, 2);
         final RealServer[] servers = {crowded, light};
         assertThat(crowded.overhead()).isEqualTo(1L << 48);
-        assertThat(LeastConnection.haveEqualWeights(servers)).isTrue();
+        final LeastConnection.CountedServers hint = new LeastConnection.CountedServers(servers);
+        assertThat(hint.equalWeights).isTrue();
 
-        assertThat(LeastConnection.weighted(servers, true)).isSameAs(light);
-        assertThat(LeastConnection.weighted(servers, false)).isSameAs(light);
+        assertThat(LeastConnection.weighted(servers, hint)).isSameAs(light);
+        assertThat(LeastConnection.weighted(servers)).isSameAs(light);
     }
 
     @ParameterizedTest(name = "seed {0}")
@@ -123,8 +127,10 @@ class LeastConnectionOneWeightTest
     void shouldFindNoServerWhenNoneIsUsable()
     {
         final ServiceFixture fixture = ServiceFixture.of("wlc", "A0 B0");
-        assertThat(LeastConnection.weighted(fixture.service.servers(), true)).isNull();
-        assertThat(LeastConnection.weighted(new RealServer[0], true)).isNull();
+        final RealServer[] servers = fixture.service.servers();
+        assertThat(LeastConnection.weighted(servers, new LeastConnection.CountedServers(servers))).isNull();
+        final RealServer[] none = new RealServer[0];
+        assertThat(LeastConnection.weighted(none, new LeastConnection.CountedServers(none))).isNull();
     }
 
     private static RealServer serverWithActive(final int workers, final int activePerWorker, final int lastOctet)
