@@ -2,7 +2,8 @@ package io.jvs.core.packet;
 
 /**
  * A packet's fate, packed in one int, one field of a frame's record in the burst:
- * {@code kind | egress port << 8 | drop reason << 16}, a transmit's bit 16 saying it leaves in fragments.
+ * {@code kind | egress port << 8 | drop reason << 16}, a transmit's bit 16 saying it leaves in fragments and its bits
+ * 17 to 31 the MTU the fragments must fit, in units of 2 bytes.
  */
 public final class Verdict
 {
@@ -16,6 +17,7 @@ public final class Verdict
     private static final int KIND_MASK = 0xFF;
     /** A transmit verdict's bit (where a drop keeps its reason): the frame leaves in fragments. */
     private static final int IN_FRAGMENTS = 1 << 16;
+    private static final int FRAGMENT_MTU_SHIFT = 17;
 
     private Verdict()
     {
@@ -36,11 +38,24 @@ public final class Verdict
      * forwards (ip_vs_nat_xmit and its kin check only DF packets against the MTU, then ip_finish_output fragments).
      *
      * @param port the egress port index, 0..255.
+     * @param mtu  the path's MTU, which the fragments must fit: the egress port's, or less when the route to the
+     *             destination has an MTU of its own (68..65535).
      * @return the verdict.
      */
-    public static int transmitInFragments(final int port)
+    public static int transmitInFragments(final int port, final int mtu)
     {
-        return transmit(port) | IN_FRAGMENTS;
+        // Halved to fit 15 bits: the fragments' payloads are multiples of 8 bytes after a header of a multiple of 4,
+        // so an odd MTU splits a packet exactly as the even one below it (RFC 791's fragmentation procedure).
+        return transmit(port) | IN_FRAGMENTS | (mtu >>> 1) << FRAGMENT_MTU_SHIFT;
+    }
+
+    /**
+     * @return the MTU a {@link #transmitInFragments} verdict's fragments must fit (rounded down to an even number,
+     *     which splits a packet as the MTU itself does).
+     */
+    public static int fragmentMtu(final int verdict)
+    {
+        return (verdict >>> FRAGMENT_MTU_SHIFT) << 1;
     }
 
     /**

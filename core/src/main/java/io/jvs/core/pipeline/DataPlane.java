@@ -77,11 +77,16 @@ public final class DataPlane
     final boolean[] serverQuiesced;
     final int[] serverEgressPort;
     final long[] serverNextHopMac;
+    /**
+     * The MTU towards each slot's server: its egress port's, or its route's when that is less (0 without a next
+     * hop).
+     */
+    final int[] serverMtu;
     final long[] portMac;
     final int[] portMtu;
     /**
-     * The longest frame that fits every port: the least MTU and an untagged Ethernet header (0 without ports), which
-     * the established fast loop compares each frame's length with.
+     * The longest frame that fits every port and every server's route: the least MTU and an untagged Ethernet header
+     * (0 without ports), which the established fast loop compares each frame's length with.
      */
     final int fastPathFrameLimit;
     final int[] portIpv4;
@@ -108,6 +113,7 @@ public final class DataPlane
         final int[] forwardMethod,
         final int[] serverEgressPort,
         final long[] serverNextHopMac,
+        final int[] serverMtu,
         final Topology topology,
         final ConnectionTimeouts timeouts,
         final DataPlaneSettings settings,
@@ -148,6 +154,7 @@ public final class DataPlane
         }
         this.serverEgressPort = serverEgressPort;
         this.serverNextHopMac = serverNextHopMac;
+        this.serverMtu = serverMtu;
         this.topology = topology;
         this.timeouts = timeouts;
         this.settings = settings;
@@ -169,6 +176,13 @@ public final class DataPlane
         for (final int mtu : portMtu)
         {
             leastMtu = Math.min(leastMtu, mtu);
+        }
+        for (int slot = 0; slot < serverMtu.length; slot++)
+        {
+            if (serverEgressPort[slot] != NO_PORT)
+            {
+                leastMtu = Math.min(leastMtu, serverMtu[slot]);
+            }
         }
         fastPathFrameLimit = ports == 0 ? 0 : leastMtu + io.jvs.core.packet.EthernetHeader.LENGTH;
         clientNeighbours = new NeighbourIndex(topology);
@@ -195,16 +209,6 @@ public final class DataPlane
     public long generation()
     {
         return generation;
-    }
-
-    /**
-     * @param port a port's index.
-     * @return its MTU: the largest IP packet it sends (frames in {@link io.jvs.core.packet.Verdict#inFragments}
-     *         verdicts are split to fit it).
-     */
-    public int portMtu(final int port)
-    {
-        return portMtu[port];
     }
 
     /**

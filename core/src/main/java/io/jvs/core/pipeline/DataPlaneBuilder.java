@@ -342,6 +342,7 @@ public final class DataPlaneBuilder
         final int[] method = new int[maxServers];
         final int[] egress = new int[maxServers];
         final long[] mac = new long[maxServers];
+        final int[] mtu = new int[maxServers];
         java.util.Arrays.fill(egress, DataPlane.NO_PORT);
         for (final Map.Entry<RealServer, Integer> entry : serverSlots.entrySet())
         {
@@ -360,6 +361,10 @@ public final class DataPlaneBuilder
             {
                 egress[slot] = hop.port();
                 mac[slot] = hop.mac();
+                // The route's own MTU when it has one, as IPVS's __ip_vs_get_out_rt takes dst_mtu() of the route to
+                // the server (a metric or a learnt path MTU before the device's), never above the port's.
+                final int portMtu = topology.ports().get(hop.port()).mtu();
+                mtu[slot] = hop.mtu() > 0 ? Math.min(hop.mtu(), portMtu) : portMtu;
             }
         }
         final int[] templateGroup = templateGroups();
@@ -370,7 +375,8 @@ public final class DataPlaneBuilder
         }
         return new DataPlane(thisGeneration, classifier.build(), services, templateGroup, slotKeys, servers,
             serverService,
-            new ServerAddresses(high, low, port, keepsPacketsPort), method, egress, mac, topology, timeouts, settings, marks,
+            new ServerAddresses(high, low, port, keepsPacketsPort), method, egress, mac, mtu, topology, timeouts, settings,
+            marks,
             table.schedulerSettings().workers());
     }
 

@@ -81,10 +81,11 @@ final class Rewriter
         {
             return noServerNeighbour(plane, serverSlot);
         }
-        final boolean fragments = !fitsEveryPort && exceedsMtu(p, i, plane.portMtu[egress]);
+        final int mtu = plane.serverMtu[serverSlot];
+        final boolean fragments = !fitsEveryPort && exceedsMtu(p, i, mtu);
         if (fragments && !mayFragment(burst, i, p))
         {
-            return tooBig(plane.portMtu[egress]);
+            return tooBig(mtu);
         }
         final ServerAddresses servers = plane.serverAddresses;
         final long frame = burst.address(i);
@@ -113,7 +114,7 @@ final class Rewriter
             }
         }
         setMacs(frame, plane.serverNextHopMac[serverSlot], plane.portMac[egress]);
-        return fragments ? Verdict.transmitInFragments(egress) : Verdict.transmit(egress);
+        return fragments ? Verdict.transmitInFragments(egress, mtu) : Verdict.transmit(egress);
     }
 
     /**
@@ -158,10 +159,11 @@ final class Rewriter
     {
         final boolean v6 = p.kind(i) == ParsedBurst.KIND_IPV6;
         final int egress = NeighbourIndex.port(hop);
-        final boolean fragments = !fitsEveryPort && exceedsMtu(p, i, plane.portMtu[egress]);
+        final int mtu = plane.portMtu[egress];
+        final boolean fragments = !fitsEveryPort && exceedsMtu(p, i, mtu);
         if (fragments && !mayFragment(burst, i, p))
         {
-            return tooBig(plane.portMtu[egress]);
+            return tooBig(mtu);
         }
         final long frame = burst.address(i);
         final long ip = frame + p.l3Offset(i);
@@ -184,7 +186,7 @@ final class Rewriter
             }
         }
         setMacs(frame, NeighbourIndex.mac(hop), plane.portMac[egress]);
-        return fragments ? Verdict.transmitInFragments(egress) : Verdict.transmit(egress);
+        return fragments ? Verdict.transmitInFragments(egress, mtu) : Verdict.transmit(egress);
     }
 
     /**
@@ -211,15 +213,16 @@ final class Rewriter
         {
             return noServerNeighbour(plane, serverSlot);
         }
-        final boolean fragments = !fitsEveryPort && exceedsMtu(p, i, plane.portMtu[egress]);
+        final int mtu = plane.serverMtu[serverSlot];
+        final boolean fragments = !fitsEveryPort && exceedsMtu(p, i, mtu);
         if (fragments && !mayFragment(burst, i, p))
         {
-            return tooBig(plane.portMtu[egress]);
+            return tooBig(mtu);
         }
         final long frame = burst.address(i);
         decrementTtl(frame + p.l3Offset(i), p, i);
         setMacs(frame, plane.serverNextHopMac[serverSlot], plane.portMac[egress]);
-        return fragments ? Verdict.transmitInFragments(egress) : Verdict.transmit(egress);
+        return fragments ? Verdict.transmitInFragments(egress, mtu) : Verdict.transmit(egress);
     }
 
     /**
@@ -244,18 +247,19 @@ final class Rewriter
         final boolean innerV6 = p.kind(i) == ParsedBurst.KIND_IPV6;
         // The outer IPv4 header copies the inner one's DF (writeOuterV4): without it the outer packet is fragmented, as
         // ip_vs_tunnel_xmit's output does. jvs does not fragment an IPv6 outer packet: it is dropped as mtu-exceeded.
-        final boolean fragments = innerLength + overhead > plane.portMtu[egress];
+        final int mtu = plane.serverMtu[serverSlot];
+        final boolean fragments = innerLength + overhead > mtu;
         if (fragments && (outerV6 || !mayFragment(burst, i, p)))
         {
             return outerV6 && mayFragment(burst, i, p) ? Verdict.drop(DropReason.MTU_EXCEEDED) :
-                tooBig(plane.portMtu[egress] - overhead);
+                tooBig(mtu - overhead);
         }
         long inner = burst.address(i) + l3;
         if (plane.settings.clampMss() && p.protocol(i) == Ipv4Header.PROTOCOL_TCP &&
             (p.tcpFlags(i) & L4Headers.TCP_SYN) != 0 && p.hasPorts(i))
         {
             clampMss(burst.address(i) + p.l4Offset(i), p.l4Length(i),
-                plane.portMtu[egress] - overhead - (innerV6 ? Ipv6Header.LENGTH : Ipv4Header.MIN_LENGTH) -
+                mtu - overhead - (innerV6 ? Ipv6Header.LENGTH : Ipv4Header.MIN_LENGTH) -
                     L4Headers.TCP_MIN_LENGTH);
         }
         decrementTtl(inner, p, i);
@@ -291,7 +295,7 @@ final class Rewriter
         burst.address(i, start);
         burst.length(i, header + innerLength);
         setMacs(start, plane.serverNextHopMac[serverSlot], plane.portMac[egress]);
-        return fragments ? Verdict.transmitInFragments(egress) : Verdict.transmit(egress);
+        return fragments ? Verdict.transmitInFragments(egress, mtu) : Verdict.transmit(egress);
     }
 
     /**
@@ -386,13 +390,12 @@ final class Rewriter
     }
 
     /**
-     * @return the largest inner packet the tunnel from the server's egress port carries.
+     * @return the largest inner packet the tunnel to the server carries.
      */
     static int tunnelMtu(final DataPlane plane, final int serverSlot)
     {
-        final int egress = plane.serverEgressPort[serverSlot];
         final boolean outerV6 = plane.serverV6[serverSlot];
-        return plane.portMtu[egress] - (outerV6 ? IP6IP6_OVERHEAD : IPIP_OVERHEAD);
+        return plane.serverMtu[serverSlot] - (outerV6 ? IP6IP6_OVERHEAD : IPIP_OVERHEAD);
     }
 
     private void writeOuterV4(final long outer, final long inner, final boolean innerV6, final int innerLength,

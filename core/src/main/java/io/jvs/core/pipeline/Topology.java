@@ -49,9 +49,26 @@ public record Topology(
      *
      * @param port the port it is reached through.
      * @param mac  its MAC address.
+     * @param mtu  the MTU of the route to the host, when the route has one of its own (the kernel's RTAX_MTU metric
+     *             as its route lookup gives it); 0 for the port's.
      */
-    public record Neighbour(int port, long mac)
+    public record Neighbour(int port, long mac, int mtu)
     {
+        public Neighbour
+        {
+            if (mtu < 0)
+            {
+                throw new IllegalArgumentException("next hop on port " + port + ": MTU " + mtu + " is negative");
+            }
+        }
+
+        /**
+         * A next hop reached with the port's MTU.
+         */
+        public Neighbour(final int port, final long mac)
+        {
+            this(port, mac, 0);
+        }
     }
 
     /**
@@ -61,14 +78,27 @@ public record Topology(
      * @param port   the port it leaves through.
      * @param mac    the MAC of its gateway, or {@link #ON_LINK} for a prefix on the port's own segment,
      *               whose hosts are reached directly once they are neighbours.
+     * @param mtu    its own MTU (the kernel's RTAX_MTU metric), or 0 for the port's.
      */
-    public record Route(IpPrefix prefix, int port, long mac)
+    public record Route(IpPrefix prefix, int port, long mac, int mtu)
     {
         /** {@link #mac} of an on-link route: the destination itself must be a neighbour. */
         public static final long ON_LINK = 0;
 
+        /**
+         * A route with the port's MTU.
+         */
+        public Route(final IpPrefix prefix, final int port, final long mac)
+        {
+            this(prefix, port, mac, 0);
+        }
+
         public Route
         {
+            if (mtu < 0)
+            {
+                throw new IllegalArgumentException("route " + prefix + ": MTU " + mtu + " is negative");
+            }
             if (prefix == null)
             {
                 throw new IllegalArgumentException("a route needs a prefix");
@@ -146,7 +176,7 @@ public record Topology(
         final Route route = route(address);
         if (route != null)
         {
-            return route.onLink() ? null : new Neighbour(route.port(), route.mac());
+            return route.onLink() ? null : new Neighbour(route.port(), route.mac(), route.mtu());
         }
         return address.isV6() ? gatewayV6 : gatewayV4;
     }
@@ -221,7 +251,15 @@ public record Topology(
 
         public Builder neighbour(final IpAddress address, final int port, final long mac)
         {
-            neighbours.put(address, new Neighbour(port, mac));
+            return neighbour(address, port, mac, 0);
+        }
+
+        /**
+         * @param mtu the MTU of the route to the neighbour when it has one of its own, else 0 (the port's).
+         */
+        public Builder neighbour(final IpAddress address, final int port, final long mac, final int mtu)
+        {
+            neighbours.put(address, new Neighbour(port, mac, mtu));
             return this;
         }
 
@@ -246,7 +284,17 @@ public record Topology(
          */
         public Builder route(final IpPrefix prefix, final int port, final long mac)
         {
-            routes.add(new Route(prefix, port, mac));
+            return route(prefix, port, mac, 0);
+        }
+
+        /**
+         * As {@link #route(IpPrefix, int, long)}, for a route with an MTU of its own.
+         *
+         * @param mtu the route's MTU, or 0 for the port's.
+         */
+        public Builder route(final IpPrefix prefix, final int port, final long mac, final int mtu)
+        {
+            routes.add(new Route(prefix, port, mac, mtu));
             return this;
         }
 

@@ -6,7 +6,9 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Random;
 import java.util.stream.LongStream;
 
@@ -85,6 +87,22 @@ class Ipv4FragmenterTest
             joined.write(fragment, l3Offset + fragmentHeader, carried);
         }
         assertThat(joined.toByteArray()).isEqualTo(payload);
+
+        // A verdict carries the MTU halved (Verdict.transmitInFragments): the even MTU below an odd one must split
+        // the packet into the same fragments.
+        final int even = mtu & ~1;
+        final List<byte[]> fragments = new ArrayList<>();
+        for (int f = 0; f < count; f++)
+        {
+            fragments.add(Frames.read(fragmenter.address(f), fragmenter.length(f)));
+        }
+        final Ipv4Fragmenter again = new Ipv4Fragmenter(2048);
+        assertThat(again.fragment(inAddress, l3Offset, even, outAddress, OUT_CAPACITY)).isEqualTo(count);
+        for (int f = 0; f < count; f++)
+        {
+            assertThat(Frames.read(again.address(f), again.length(f))).as("fragment %d at MTU %d", f, even)
+                .isEqualTo(fragments.get(f));
+        }
     }
 
     @Test

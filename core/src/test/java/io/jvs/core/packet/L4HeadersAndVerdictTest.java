@@ -45,6 +45,27 @@ class L4HeadersAndVerdictTest
     }
 
     @Test
+    void shouldCarryThePortAndTheMtuOfAVerdictToSendInFragments()
+    {
+        for (int port = 0; port < 256; port += 17)
+        {
+            for (int mtu = 68; mtu <= 65535; mtu += 251)
+            {
+                for (final int each : new int[] {mtu, 65535})
+                {
+                    final int verdict = Verdict.transmitInFragments(port, each);
+                    assertThat(Verdict.kind(verdict)).isEqualTo(Verdict.TRANSMIT);
+                    assertThat(Verdict.port(verdict)).isEqualTo(port);
+                    assertThat(Verdict.inFragments(verdict)).isTrue();
+                    assertThat(Verdict.fragmentMtu(verdict)).as("MTU %d", each).isEqualTo(each & ~1);
+                    assertThat(Verdict.toString(verdict)).isEqualTo("transmit:" + port + ":fragments");
+                }
+            }
+            assertThat(Verdict.inFragments(Verdict.transmit(port))).isFalse();
+        }
+    }
+
+    @Test
     void shouldCarryTheReasonOfADropVerdict()
     {
         for (final DropReason reason : DropReason.values())

@@ -9,8 +9,9 @@ import static io.jvs.core.pipeline.TestFrames.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * NAT and DR packets against the MTU of the port they leave by, as the kernel holds IPVS's to the route's
- * (ensure_mtu_is_adequate) and the replies it forwards to the device's (ip_forward): a packet that fits goes, one
+ * NAT and DR packets against the MTU of the port they leave by, or of the route to their server when it has one, as
+ * the kernel holds IPVS's to the route's (dst_mtu in __ip_vs_get_out_rt, then ensure_mtu_is_adequate) and the replies
+ * it forwards to the device's (ip_forward): a packet that fits goes, one
  * byte more is dropped, and with DF its sender gets frag-needed naming the MTU, on the first packet of a
  * connection and on an established one alike.
  */
@@ -35,6 +36,22 @@ class PipelineMtuTest
         fixture.topology.port(0, JVS_MAC, clientMtu, IpAddress.parse("10.0.0.1"), null)
             .port(1, SERVER_SIDE_MAC, serverMtu, IpAddress.parse("192.168.1.1"), null)
             .neighbour(NAT_SERVER, 1, NAT_SERVER_MAC)
+            .neighbour(DR_SERVER, 1, DR_SERVER_MAC);
+        return fixture.start();
+    }
+
+    /**
+     * Both ports' MTU 1500, the NAT server's route with an MTU of its own ({@code ip route add 192.168.1.2 dev ...
+     * mtu 1200}), the DR server's with none.
+     */
+    private static PipelineFixture routeMtu(final int natServerRouteMtu)
+    {
+        final PipelineFixture fixture = new PipelineFixture()
+            .rules("-A -t 10.0.0.100:80 -s rr", "-a -t 10.0.0.100:80 -r 192.168.1.2:80 -m",
+                "-A -t 10.0.0.100:81 -s rr", "-a -t 10.0.0.100:81 -r 192.168.1.3:81 -g");
+        fixture.topology.port(0, JVS_MAC, 1500, IpAddress.parse("10.0.0.1"), null)
+            .port(1, SERVER_SIDE_MAC, 1500, IpAddress.parse("192.168.1.1"), null)
+            .neighbour(NAT_SERVER, 1, NAT_SERVER_MAC, natServerRouteMtu)
             .neighbour(DR_SERVER, 1, DR_SERVER_MAC);
         return fixture.start();
     }
@@ -68,6 +85,47 @@ class PipelineMtuTest
         assertThat(u16(fragmented.frame(), 14 + 16)).as("NAT's destination, first half").isEqualTo(192 << 8 | 168);
         assertThat(nat.pipeline.counters().icmpSent()).isZero();
         assertFragNeeded(nat.sendOne(fromClient(80, 40003, SYN, 1001, DONT_FRAGMENT)), 0, 1000);
+    }
+
+    @Test
+    void shouldHoldAServersPacketsToItsRoutesMtuWhereTheRouteHasOne()
+    {
+        final PipelineFixture plane = routeMtu(1200);
+
+        assertThat(Verdict.toString(plane.sendOne(fromClient(80, 40001, SYN, 1200, DONT_FRAGMENT)).verdict()))
+            .isEqualTo("transmit:1");
+        assertFragNeeded(plane.sendOne(fromClient(80, 40002, SYN, 1201, DONT_FRAGMENT)), 0, 1200);
+        final PipelineFixture.Result fragmented = plane.sendOne(fromClient(80, 40003, SYN, 1400, 0));
+        assertThat(Verdict.inFragments(fragmented.verdict())).as("without DF: to leave in fragments").isTrue();
+        assertThat(Verdict.fragmentMtu(fragmented.verdict())).as("fragments that fit the route").isEqualTo(1200);
+        assertThat(Verdict.toString(plane.sendOne(fromClient(81, 40004, SYN, 1500, DONT_FRAGMENT)).verdict()))
+            .as("the other server's route has none: the port's MTU").isEqualTo("transmit:1");
+    }
+
+    @Test
+    void shouldHoldAnEstablishedConnectionToItsServersRouteMtu()
+    {
+        final PipelineFixture plane = routeMtu(1200);
+        plane.sendOne(fromClient(80, 40001, SYN, IP_AND_TCP, DONT_FRAGMENT));
+        plane.ingressPort = 1;
+        plane.sendOne(ipv4(SERVER_SIDE_MAC, NAT_SERVER_MAC, NAT_SERVER, CLIENT, 64,
+            Segment.tcp(80, 40001, SYN | ACK, 0), DONT_FRAGMENT, 1));
+        plane.ingressPort = 0;
+        for (int i = 0; i < 3; i++)
+        {
+            assertThat(Verdict.toString(plane.sendOne(fromClient(80, 40001, ACK, 1200, DONT_FRAGMENT)).verdict()))
+                .isEqualTo("transmit:1");
+        }
+
+        assertFragNeeded(plane.sendOne(fromClient(80, 40001, ACK, 1300, DONT_FRAGMENT)), 0, 1200);
+    }
+
+    @Test
+    void shouldNotLetARouteMtuAboveThePortsRaiseIt()
+    {
+        final PipelineFixture plane = routeMtu(9000);
+
+        assertFragNeeded(plane.sendOne(fromClient(80, 40001, SYN, 1501, DONT_FRAGMENT)), 0, 1500);
     }
 
     @Test

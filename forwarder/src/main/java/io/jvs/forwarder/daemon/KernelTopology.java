@@ -269,7 +269,7 @@ final class KernelTopology implements TopologySource
         final Neighbour neighbour = neighbours.get(key);
         if (neighbour != null && neighbour.usable())
         {
-            builder.neighbour(server, port, neighbour.mac());
+            builder.neighbour(server, port, neighbour.mac(), route.mtu());
         }
     }
 

@@ -585,8 +585,8 @@ final class Worker implements Agent
             ports[port].transmit(frames, toSend[port], toSendCount[port]);
             toSendCount[port] = 0;
         }
-        final int count = fragmenter.fragmentFrame(frames.address(i), frames.length(i),
-            pipeline.currentPlane().portMtu(port), fragmentBase, FRAGMENT_MEMORY);
+        final int count = fragmenter.fragmentFrame(frames.address(i), frames.length(i), Verdict.fragmentMtu(verdict),
+            fragmentBase, FRAGMENT_MEMORY);
         if (count <= 0)
         {
             pipeline.counters().reverdict(verdict, Verdict.drop(DropReason.MTU_EXCEEDED));

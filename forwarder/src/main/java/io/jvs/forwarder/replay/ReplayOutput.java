@@ -137,7 +137,7 @@ final class ReplayOutput implements AutoCloseable
                 fragmentMemory = ByteBuffer.allocateDirect(FRAGMENT_MEMORY);
             }
             final long base = Frames.addressOf(fragmentMemory);
-            final int count = fragmenter.fragmentFrame(address, length, plane.portMtu(Verdict.port(verdict)), base,
+            final int count = fragmenter.fragmentFrame(address, length, Verdict.fragmentMtu(verdict), base,
                 FRAGMENT_MEMORY);
             if (count > 0)
             {

@@ -85,6 +85,53 @@ class DaemonUdpAndIpv6Test
     }
 
     @Test
+    void shouldFollowARouteMtuToTheServersAddedWhileRunning() throws Exception
+    {
+        // Every LAN carries 1500-byte packets. 1400-byte datagrams without DF go whole, until host routes to the
+        // servers with an MTU of 1300 (ip route add S/32 dev ... mtu 1300) appear in the director's namespace: from
+        // then on jvs sends each in two fragments, as IPVS takes the route's MTU (dst_mtu in __ip_vs_get_out_rt) and
+        // its IP output fragments to it. Followed from the kernel's route notification, without a reload.
+        try (LbTopology topology = LbTopology.builder("rmtu").realServers(3).build())
+        {
+            DaemonConfigs.sendersComputeChecksums(topology);
+            topology.inNamespace(topology.clientNamespace(), "sysctl", "-qw", "net.ipv4.ip_no_pmtu_disc=1");
+            topology.startUdpServers(PORT);
+            final String config = DaemonConfigs.twoArm() + DaemonConfigs.service('u', topology.vip4(), PORT, "rr",
+                'm', DaemonConfigs.serversV4(topology), DaemonConfigs.ones(3));
+            try (DaemonProcess daemon = DaemonProcess.start(topology.directorNamespace(), directory, config))
+            {
+                final InetSocketAddress vip = new InetSocketAddress(topology.vip4(), PORT);
+                assertExchanged(daemon, UdpDigestClient.run(topology.clientNamespace(),
+                    UdpDigestClient.Load.of(vip, 30, 1372)));
+                assertThat(daemon.status().getOrDefault("worker.0.fragmented", 0L)).as("whole before the routes")
+                    .isZero();
+
+                for (final Host server : topology.realServers())
+                {
+                    topology.inNamespace(topology.directorNamespace(), "ip", "route", "add",
+                        server.ipv4().getHostAddress() + "/32", "dev", topology.directorServerSide().name(),
+                        "mtu", "1300");
+                }
+                Thread.sleep(1500);
+                assertExchanged(daemon, UdpDigestClient.run(topology.clientNamespace(),
+                    UdpDigestClient.Load.of(vip, 30, 1372)));
+                final Map<String, Long> status = daemon.status();
+                assertThat(status).as(status.toString()).containsEntry("worker.0.fragmented", 30L)
+                    .containsEntry("worker.0.fragments", 60L);
+                assertThat(DaemonConfigs.drops(status)).as(String.join("\n", daemon.log())).isEmpty();
+            }
+        }
+    }
+
+    private static void assertExchanged(final DaemonProcess daemon, final List<UdpDigestClient.Exchange> exchanges)
+    {
+        for (final UdpDigestClient.Exchange exchange : exchanges)
+        {
+            assertThat(exchange.ok()).as(() -> exchange + "\n" + String.join("\n", daemon.log())).isTrue();
+        }
+    }
+
+    @Test
     void shouldCarryThirtyMebibyteConnectionsOverIpv6Nat() throws Exception
     {
         try (LbTopology topology = LbTopology.builder("dnat6").realServers(3).build())
