@@ -81,11 +81,11 @@ final class Rewriter
         {
             return noServerNeighbour(plane, serverSlot);
         }
-        final int mtu = plane.serverMtu[serverSlot];
-        final boolean fragments = !fitsEveryPort && exceedsMtu(p, i, mtu);
+        // The MTU read only off the fast loop's path (fitsEveryPort is a constant there), as no frame it takes needs it.
+        final boolean fragments = !fitsEveryPort && exceedsMtu(p, i, plane.serverMtu[serverSlot]);
         if (fragments && !mayFragment(burst, i, p))
         {
-            return tooBig(mtu);
+            return tooBig(plane.serverMtu[serverSlot]);
         }
         final ServerAddresses servers = plane.serverAddresses;
         final long frame = burst.address(i);
@@ -114,7 +114,7 @@ final class Rewriter
             }
         }
         setMacs(frame, plane.serverNextHopMac[serverSlot], plane.portMac[egress]);
-        return fragments ? Verdict.transmitInFragments(egress, mtu) : Verdict.transmit(egress);
+        return fragments ? Verdict.transmitInFragments(egress, plane.serverMtu[serverSlot]) : Verdict.transmit(egress);
     }
 
     /**
@@ -159,11 +159,10 @@ final class Rewriter
     {
         final boolean v6 = p.kind(i) == ParsedBurst.KIND_IPV6;
         final int egress = NeighbourIndex.port(hop);
-        final int mtu = plane.portMtu[egress];
-        final boolean fragments = !fitsEveryPort && exceedsMtu(p, i, mtu);
+        final boolean fragments = !fitsEveryPort && exceedsMtu(p, i, plane.portMtu[egress]);
         if (fragments && !mayFragment(burst, i, p))
         {
-            return tooBig(mtu);
+            return tooBig(plane.portMtu[egress]);
         }
         final long frame = burst.address(i);
         final long ip = frame + p.l3Offset(i);
@@ -186,7 +185,7 @@ final class Rewriter
             }
         }
         setMacs(frame, NeighbourIndex.mac(hop), plane.portMac[egress]);
-        return fragments ? Verdict.transmitInFragments(egress, mtu) : Verdict.transmit(egress);
+        return fragments ? Verdict.transmitInFragments(egress, plane.portMtu[egress]) : Verdict.transmit(egress);
     }
 
     /**
@@ -213,16 +212,15 @@ final class Rewriter
         {
             return noServerNeighbour(plane, serverSlot);
         }
-        final int mtu = plane.serverMtu[serverSlot];
-        final boolean fragments = !fitsEveryPort && exceedsMtu(p, i, mtu);
+        final boolean fragments = !fitsEveryPort && exceedsMtu(p, i, plane.serverMtu[serverSlot]);
         if (fragments && !mayFragment(burst, i, p))
         {
-            return tooBig(mtu);
+            return tooBig(plane.serverMtu[serverSlot]);
         }
         final long frame = burst.address(i);
         decrementTtl(frame + p.l3Offset(i), p, i);
         setMacs(frame, plane.serverNextHopMac[serverSlot], plane.portMac[egress]);
-        return fragments ? Verdict.transmitInFragments(egress, mtu) : Verdict.transmit(egress);
+        return fragments ? Verdict.transmitInFragments(egress, plane.serverMtu[serverSlot]) : Verdict.transmit(egress);
     }
 
     /**
