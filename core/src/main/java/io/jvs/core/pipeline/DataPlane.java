@@ -84,9 +84,11 @@ public final class DataPlane
     final int[] serverMtu;
     final long[] portMac;
     final int[] portMtu;
+    /** The routes' own MTUs, for packets towards clients. */
+    final RouteMtus clientRouteMtus;
     /**
-     * The longest frame that fits every port and every server's route: the least MTU and an untagged Ethernet header
-     * (0 without ports), which the established fast loop compares each frame's length with.
+     * The longest frame that fits every port and every route (to a server or a client): the least MTU and an untagged
+     * Ethernet header (0 without ports), which the established fast loop compares each frame's length with.
      */
     final int fastPathFrameLimit;
     final int[] portIpv4;
@@ -184,6 +186,8 @@ public final class DataPlane
                 leastMtu = Math.min(leastMtu, serverMtu[slot]);
             }
         }
+        clientRouteMtus = RouteMtus.of(topology.distinctRoutes());
+        leastMtu = Math.min(leastMtu, clientRouteMtus.least());
         fastPathFrameLimit = ports == 0 ? 0 : leastMtu + io.jvs.core.packet.EthernetHeader.LENGTH;
         clientNeighbours = new NeighbourIndex(topology);
         this.markRules = markRules == null ? List.of() : List.copyOf(markRules);

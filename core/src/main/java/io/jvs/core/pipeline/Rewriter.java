@@ -159,10 +159,11 @@ final class Rewriter
     {
         final boolean v6 = p.kind(i) == ParsedBurst.KIND_IPV6;
         final int egress = NeighbourIndex.port(hop);
-        final boolean fragments = !fitsEveryPort && exceedsMtu(p, i, plane.portMtu[egress]);
+        final int mtu = fitsEveryPort ? 0 : clientMtu(plane, egress, v6, p.destinationHigh(i), p.destinationLow(i));
+        final boolean fragments = !fitsEveryPort && exceedsMtu(p, i, mtu);
         if (fragments && !mayFragment(burst, i, p))
         {
-            return tooBig(plane.portMtu[egress]);
+            return tooBig(mtu);
         }
         final long frame = burst.address(i);
         final long ip = frame + p.l3Offset(i);
@@ -185,7 +186,7 @@ final class Rewriter
             }
         }
         setMacs(frame, NeighbourIndex.mac(hop), plane.portMac[egress]);
-        return fragments ? Verdict.transmitInFragments(egress, plane.portMtu[egress]) : Verdict.transmit(egress);
+        return fragments ? Verdict.transmitInFragments(egress, mtu) : Verdict.transmit(egress);
     }
 
     /**
@@ -385,6 +386,17 @@ final class Rewriter
     {
         tooBigMtu = mtu;
         return TOO_BIG;
+    }
+
+    /**
+     * @return the MTU towards a client: the egress port's, or the MTU of the kernel's route to the client when that
+     *     route has a lower one (ip_forward holds a packet to the route's MTU).
+     */
+    private static int clientMtu(final DataPlane plane, final int egress, final boolean v6, final long high,
+        final long low)
+    {
+        final int routeMtu = plane.clientRouteMtus.find(v6, high, low);
+        return routeMtu > 0 ? Math.min(routeMtu, plane.portMtu[egress]) : plane.portMtu[egress];
     }
 
     /**

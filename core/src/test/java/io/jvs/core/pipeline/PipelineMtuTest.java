@@ -1,6 +1,7 @@
 package io.jvs.core.pipeline;
 
 import io.jvs.core.net.IpAddress;
+import io.jvs.core.net.IpPrefix;
 import io.jvs.core.packet.Verdict;
 import io.jvs.core.pipeline.TestFrames.Segment;
 import org.junit.jupiter.api.Test;
@@ -54,6 +55,43 @@ class PipelineMtuTest
             .neighbour(NAT_SERVER, 1, NAT_SERVER_MAC, natServerRouteMtu)
             .neighbour(DR_SERVER, 1, DR_SERVER_MAC);
         return fixture.start();
+    }
+
+    /**
+     * Both ports' MTU 1500; the clients behind a router on port 0, by a route to their /24 with an MTU of its own
+     * ({@code ip route add 198.51.100.0/24 via ROUTER mtu 1200}), and by a longer route without one to 198.51.100.128/25.
+     */
+    private static PipelineFixture clientRouteMtu()
+    {
+        final PipelineFixture fixture = new PipelineFixture()
+            .rules("-A -t 10.0.0.100:80 -s rr", "-a -t 10.0.0.100:80 -r 192.168.1.2:80 -m");
+        fixture.topology.port(0, JVS_MAC, 1500, IpAddress.parse("10.0.0.1"), null)
+            .port(1, SERVER_SIDE_MAC, 1500, IpAddress.parse("192.168.1.1"), null)
+            .neighbour(NAT_SERVER, 1, NAT_SERVER_MAC)
+            .route(IpPrefix.parse("198.51.100.0/24"), 0, ROUTER_MAC, 1200)
+            .route(IpPrefix.parse("198.51.100.128/25"), 0, ROUTER_MAC);
+        return fixture.start();
+    }
+
+    /** Opens a NAT connection from {@code client}:{@code clientPort}; the server's replies then come on port 1. */
+    private static void open(final PipelineFixture plane, final IpAddress client, final int clientPort)
+    {
+        plane.ingressPort = 0;
+        plane.sendOne(ipv4(JVS_MAC, ROUTER_MAC, client, VIP, 64, Segment.tcp(clientPort, 80, SYN, 0), DONT_FRAGMENT,
+            1));
+        plane.ingressPort = 1;
+        plane.sendOne(ipv4(SERVER_SIDE_MAC, NAT_SERVER_MAC, NAT_SERVER, client, 64,
+            Segment.tcp(80, clientPort, SYN | ACK, 0), DONT_FRAGMENT, 2));
+        plane.ingressPort = 0;
+        plane.sendOne(ipv4(JVS_MAC, ROUTER_MAC, client, VIP, 64, Segment.tcp(clientPort, 80, ACK, 0), DONT_FRAGMENT,
+            3));
+        plane.ingressPort = 1;
+    }
+
+    private static byte[] reply(final IpAddress client, final int clientPort, final int ipLength, final int fragmentField)
+    {
+        return ipv4(SERVER_SIDE_MAC, NAT_SERVER_MAC, NAT_SERVER, client, 64,
+            Segment.tcp(80, clientPort, ACK, ipLength - IP_AND_TCP), fragmentField, 4);
     }
 
     private static byte[] fromClient(final int port, final int clientPort, final int flags, final int ipLength,
@@ -118,6 +156,29 @@ class PipelineMtuTest
         }
 
         assertFragNeeded(plane.sendOne(fromClient(80, 40001, ACK, 1300, DONT_FRAGMENT)), 0, 1200);
+    }
+
+    @Test
+    void shouldHoldNatRepliesToTheMtuOfTheRouteToTheirClient()
+    {
+        final PipelineFixture plane = clientRouteMtu();
+        final IpAddress client = IpAddress.parse("198.51.100.7");
+        open(plane, client, 40001);
+
+        for (int i = 0; i < 3; i++)
+        {
+            assertThat(Verdict.toString(plane.sendOne(reply(client, 40001, 1200, DONT_FRAGMENT)).verdict()))
+                .isEqualTo("transmit:0");
+        }
+        assertFragNeeded(plane.sendOne(reply(client, 40001, 1201, DONT_FRAGMENT)), 1, 1200);
+        final PipelineFixture.Result fragmented = plane.sendOne(reply(client, 40001, 1400, 0));
+        assertThat(Verdict.inFragments(fragmented.verdict())).as("without DF: to leave in fragments").isTrue();
+        assertThat(Verdict.fragmentMtu(fragmented.verdict())).isEqualTo(1200);
+
+        final IpAddress other = IpAddress.parse("198.51.100.200");
+        open(plane, other, 40002);
+        assertThat(Verdict.toString(plane.sendOne(reply(other, 40002, 1500, DONT_FRAGMENT)).verdict()))
+            .as("the longer route, without an MTU, holds this client: the port's").isEqualTo("transmit:0");
     }
 
     @Test

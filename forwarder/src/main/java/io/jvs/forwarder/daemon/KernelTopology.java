@@ -304,7 +304,7 @@ final class KernelTopology implements TopologySource
         final IpPrefix prefix = new IpPrefix(IpAddress.of(route.destination()), route.prefixLength());
         if (gateway == null)
         {
-            builder.route(prefix, port, 0);
+            builder.route(prefix, port, 0, route.mtu());
             return;
         }
         final NeighbourKey key = new NeighbourKey(index, gateway);
@@ -312,7 +312,8 @@ final class KernelTopology implements TopologySource
         final Neighbour neighbour = neighbours.get(key);
         // An unresolved gateway: as on-link the client has no next hop (it is no neighbour), and the miss it
         // records makes resolve() ask for the gateway.
-        builder.route(prefix, port, neighbour != null && neighbour.usable() ? neighbour.mac() : Topology.Route.ON_LINK);
+        builder.route(prefix, port, neighbour != null && neighbour.usable() ? neighbour.mac() : Topology.Route.ON_LINK,
+            route.mtu());
     }
 
     private IpAddress firstAddress(final Link link, final boolean v6)
