@@ -22,6 +22,10 @@ package io.jvs.core.pipeline;
  *                                sweeping are saved up (each table is swept end to end once a second).
  * @param answerVipEcho           answer ICMP and ICMPv6 echo requests to the virtual addresses (the daemon's
  *                                {@code vip-arp on}, where the box does not hold them and its kernel cannot).
+ * @param pmtuDisc                pmtu_disc: a tunnelled IPv4 packet keeps its DF in the outer header and is
+ *                                answered with frag-needed when it does not fit the tunnel; off, the outer DF is
+ *                                clear and such a packet leaves in fragments whatever its own DF
+ *                                (ensure_mtu_is_adequate, ip_vs_tunnel_xmit).
  */
 public record DataPlaneSettings(
     boolean passUnmatched,
@@ -35,16 +39,30 @@ public record DataPlaneSettings(
     int icmpRepliesPerSecond,
     boolean clampMss,
     int sweepSlotsPerBurst,
-    boolean answerVipEcho)
+    boolean answerVipEcho,
+    boolean pmtuDisc)
 {
+    /**
+     * Settings with pmtu_disc on, the kernel's default.
+     */
+    public DataPlaneSettings(final boolean passUnmatched, final boolean allowIpOptions, final boolean allowFragments,
+        final boolean expireNodestConn, final boolean expireQuiescentTemplate, final boolean sloppyTcp,
+        final boolean connReuse, final boolean activeEstablishedOnly, final int icmpRepliesPerSecond,
+        final boolean clampMss, final int sweepSlotsPerBurst, final boolean answerVipEcho)
+    {
+        this(passUnmatched, allowIpOptions, allowFragments, expireNodestConn, expireQuiescentTemplate, sloppyTcp,
+            connReuse, activeEstablishedOnly, icmpRepliesPerSecond, clampMss, sweepSlotsPerBurst, answerVipEcho,
+            true);
+    }
+
     /**
      * @return the kernel's defaults: pass unmatched, options and fragments allowed, drop on a removed
      *         server, follow templates of quiesced servers, SYN-only connections, conn_reuse_mode 1, the
      *         current active states, 1000 ICMP answers a second per worker, no MSS clamp, sweeps of at
-     *         least 64 slots, echo requests to the virtual addresses left to the host.
+     *         least 64 slots, echo requests to the virtual addresses left to the host, pmtu_disc on.
      */
     public static DataPlaneSettings defaults()
     {
-        return new DataPlaneSettings(true, true, true, false, false, false, true, false, 1000, false, 64, false);
+        return new DataPlaneSettings(true, true, true, false, false, false, true, false, 1000, false, 64, false, true);
     }
 }

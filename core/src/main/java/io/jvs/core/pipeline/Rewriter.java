@@ -245,13 +245,16 @@ final class Rewriter
         final int innerLength = p.ipEnd(i) - l3;
         final boolean innerV6 = p.kind(i) == ParsedBurst.KIND_IPV6;
         // The outer IPv4 header copies the inner one's DF (writeOuterV4): without it the outer packet is fragmented, as
-        // ip_vs_tunnel_xmit's output does. jvs does not fragment an IPv6 outer packet: it is dropped as mtu-exceeded.
+        // ip_vs_tunnel_xmit's output does. With pmtu_disc off an IPv4 packet is fragmented whatever its DF and the
+        // outer DF is clear (ensure_mtu_is_adequate skips the check for a tunnel). jvs does not fragment an IPv6 outer
+        // packet: it is dropped as mtu-exceeded.
+        final boolean pmtuDisc = plane.settings.pmtuDisc();
         final int mtu = plane.serverMtu[serverSlot];
         final boolean fragments = innerLength + overhead > mtu;
-        if (fragments && (outerV6 || !mayFragment(burst, i, p)))
+        final boolean mayFragment = pmtuDisc ? mayFragment(burst, i, p) : !innerV6;
+        if (fragments && (outerV6 || !mayFragment))
         {
-            return outerV6 && mayFragment(burst, i, p) ? Verdict.drop(DropReason.MTU_EXCEEDED) :
-                tooBig(mtu - overhead);
+            return outerV6 && mayFragment ? Verdict.drop(DropReason.MTU_EXCEEDED) : tooBig(mtu - overhead);
         }
         long inner = burst.address(i) + l3;
         if (plane.settings.clampMss() && p.protocol(i) == Ipv4Header.PROTOCOL_TCP &&
@@ -289,7 +292,7 @@ final class Rewriter
         }
         else
         {
-            writeOuterV4(outer, inner, innerV6, innerLength, plane, egress, serverSlot);
+            writeOuterV4(outer, inner, innerV6, innerLength, plane, egress, serverSlot, pmtuDisc);
         }
         burst.address(i, start);
         burst.length(i, header + innerLength);
@@ -409,7 +412,7 @@ final class Rewriter
     }
 
     private void writeOuterV4(final long outer, final long inner, final boolean innerV6, final int innerLength,
-        final DataPlane plane, final int egress, final int serverSlot)
+        final DataPlane plane, final int egress, final int serverSlot, final boolean pmtuDisc)
     {
         final int innerTos;
         final int ttl;
@@ -430,7 +433,7 @@ final class Rewriter
         Frames.putU8(outer + Ipv4Header.TOS_OFFSET, encapsulatedTos(innerTos));
         Frames.putU16(outer + Ipv4Header.TOTAL_LENGTH_OFFSET, innerLength + IPIP_OVERHEAD);
         Frames.putU16(outer + Ipv4Header.IDENTIFICATION_OFFSET, tunnelIdentification++);
-        Frames.putU16(outer + Ipv4Header.FLAGS_FRAGMENT_OFFSET, dontFragment);
+        Frames.putU16(outer + Ipv4Header.FLAGS_FRAGMENT_OFFSET, pmtuDisc ? dontFragment : 0);
         Frames.putU8(outer + Ipv4Header.TTL_OFFSET, ttl);
         Frames.putU8(outer + Ipv4Header.PROTOCOL_OFFSET, innerV6 ? Ipv4Header.PROTOCOL_IPV6 : Ipv4Header.PROTOCOL_IPIP);
         Frames.putU16(outer + Ipv4Header.CHECKSUM_OFFSET, 0);

@@ -25,6 +25,11 @@ class PipelineTunnelEdgesTest
 
     private static PipelineFixture tunnel(final boolean clampMss)
     {
+        return tunnel(clampMss, true);
+    }
+
+    private static PipelineFixture tunnel(final boolean clampMss, final boolean pmtuDisc)
+    {
         final PipelineFixture fixture = new PipelineFixture()
             .rules("-A -t 10.0.0.100:80 -s rr", "-a -t 10.0.0.100:80 -r 192.168.1.2:80 -i",
                 "-A -t 10.0.0.100:443 -s rr", "-a -t 10.0.0.100:443 -r [2001:db8:1::2]:443 -i")
@@ -34,7 +39,7 @@ class PipelineTunnelEdgesTest
         fixture.settings = new DataPlaneSettings(d.passUnmatched(), d.allowIpOptions(), d.allowFragments(),
             d.expireNodestConn(), d.expireQuiescentTemplate(), d.sloppyTcp(), d.connReuse(),
             d.activeEstablishedOnly(), d.icmpRepliesPerSecond(), clampMss, d.sweepSlotsPerBurst(),
-            d.answerVipEcho());
+            d.answerVipEcho(), pmtuDisc);
         return fixture.start();
     }
 
@@ -102,6 +107,27 @@ class PipelineTunnelEdgesTest
         assertThat(answer[34]).isEqualTo((byte)3);
         assertThat(answer[35]).isEqualTo((byte)4);
         assertThat(u16(answer, 40)).isEqualTo(1480);
+    }
+
+    @Test
+    void shouldTunnelWithoutDfAndFragmentWhatDoesNotFitWithPmtuDiscOff()
+    {
+        final PipelineFixture tun = tunnel(false, false);
+        // pmtu_disc 0: the outer header never has DF, and a packet with DF that does not fit the tunnel leaves in
+        // fragments instead of being answered (ensure_mtu_is_adequate skips the check for a tunnel).
+        final byte[] fitsDf = ipv4(JVS_MAC, ROUTER_MAC, CLIENT, VIP, 64, Segment.tcp(40001, 80, SYN, 1440), 0x4000, 1);
+        final PipelineFixture.Result sent = tun.sendOne(fitsDf);
+        assertThat(Verdict.toString(sent.verdict())).isEqualTo("transmit:0");
+        assertThat(u16(sent.frame(), 20) & 0x4000).as("the outer header without DF").isZero();
+        assertThat(u16(sent.frame(), 34 + 6) & 0x4000).as("the inner DF kept").isEqualTo(0x4000);
+
+        final byte[] tooBigDf =
+            ipv4(JVS_MAC, ROUTER_MAC, CLIENT, VIP, 64, Segment.tcp(40002, 80, SYN, 1441), 0x4000, 2);
+        final PipelineFixture.Result fragmented = tun.sendOne(tooBigDf);
+        assertThat(Verdict.toString(fragmented.verdict())).isEqualTo("transmit:0:fragments");
+        assertThat(Verdict.fragmentMtu(fragmented.verdict())).isEqualTo(1500);
+        assertThat(u16(fragmented.frame(), 20) & 0x4000).as("the outer header without DF").isZero();
+        assertThat(tun.pipeline.counters().icmpSent()).isZero();
     }
 
     @Test

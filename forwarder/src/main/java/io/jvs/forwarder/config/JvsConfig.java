@@ -385,6 +385,7 @@ public record JvsConfig(
         switches.put("conn_reuse_mode", settings.connReuse() ? 1 : 0);
         switches.put("active_established_only", settings.activeEstablishedOnly() ? 1 : 0);
         switches.put("clamp_mss", settings.clampMss() ? 1 : 0);
+        switches.put("pmtu_disc", settings.pmtuDisc() ? 1 : 0);
         switches.put("icmp_replies_per_second", settings.icmpRepliesPerSecond());
         return switches;
     }

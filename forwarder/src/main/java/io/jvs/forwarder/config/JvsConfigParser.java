@@ -89,6 +89,7 @@ final class JvsConfigParser
     private boolean activeEstablishedOnly;
     private int icmpRepliesPerSecond;
     private boolean clampMss;
+    private boolean pmtuDisc;
     private final int sweepSlotsPerBurst;
 
     private final List<ServiceRule> rules = new ArrayList<>();
@@ -115,6 +116,7 @@ final class JvsConfigParser
         activeEstablishedOnly = defaults.activeEstablishedOnly();
         icmpRepliesPerSecond = defaults.icmpRepliesPerSecond();
         clampMss = defaults.clampMss();
+        pmtuDisc = defaults.pmtuDisc();
         sweepSlotsPerBurst = defaults.sweepSlotsPerBurst();
     }
 
@@ -236,7 +238,7 @@ final class JvsConfigParser
         }
         final DataPlaneSettings settings = new DataPlaneSettings(passUnmatched, allowIpOptions, allowFragments,
             expireNodestConn, expireQuiescentTemplate, sloppyTcp, connReuse, activeEstablishedOnly,
-            icmpRepliesPerSecond, clampMss, sweepSlotsPerBurst, vipArp);
+            icmpRepliesPerSecond, clampMss, sweepSlotsPerBurst, vipArp, pmtuDisc);
         return new JvsConfig(source, interfaces, workers, cpus, idle, connections, control, controlGroup, vipArp,
             markRules, List.copyOf(ports.values()), neighbours, gatewayV4, gatewayV6, settings,
             new JvsConfig.Timeouts(timeouts[0], timeouts[1], timeouts[2]), rules, servicesAt, includes, workersAt,
@@ -852,9 +854,10 @@ final class JvsConfigParser
             case "conn_reuse_mode" -> connReuse = on;
             case "active_established_only" -> activeEstablishedOnly = on;
             case "clamp_mss" -> clampMss = on;
+            case "pmtu_disc" -> pmtuDisc = on;
             default -> throw new IllegalArgumentException("set: unknown switch \"" + name + "\" (pass_unmatched, " +
                 "allow_ip_options, allow_fragments, expire_nodest_conn, expire_quiescent_template, sloppy_tcp, " +
-                "conn_reuse_mode, active_established_only, clamp_mss, icmp_replies_per_second)");
+                "conn_reuse_mode, active_established_only, clamp_mss, pmtu_disc, icmp_replies_per_second)");
         }
     }
 
