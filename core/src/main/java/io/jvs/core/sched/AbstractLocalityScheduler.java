@@ -110,6 +110,14 @@ abstract class AbstractLocalityScheduler implements Scheduler
         return table;
     }
 
+    /**
+     * @param expirationNs the expiration sysctl's new value for this scheduler's collector.
+     */
+    final void collectorExpirationNs(final long expirationNs)
+    {
+        collector.expirationNs(expirationNs);
+    }
+
     LocalityCollector collector()
     {
         return collector;

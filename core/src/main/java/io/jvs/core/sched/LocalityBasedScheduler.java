@@ -22,6 +22,12 @@ final class LocalityBasedScheduler extends AbstractLocalityScheduler
     }
 
     @Override
+    public void sysctls(final SchedulerSettings settings)
+    {
+        collectorExpirationNs(settings.lblcExpirationNs());
+    }
+
+    @Override
     public RealServer schedule(final FlowTuple flow, final SchedulingContext context)
     {
         final RealServer[] servers = service.servers();

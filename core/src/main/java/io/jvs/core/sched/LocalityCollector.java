@@ -19,7 +19,8 @@ final class LocalityCollector
     static final long ENTRY_TIMEOUT_NS = TimeUnit.MINUTES.toNanos(6);
 
     private final SharedKeyTable table;
-    private final long expirationNs;
+    /** Written by the control plane when the sysctl changes, read at each check. */
+    private volatile long expirationNs;
     private int counter = 1;
     private int rover;
     private long nextCheckNs = Long.MIN_VALUE;
@@ -92,5 +93,13 @@ final class LocalityCollector
     int counter()
     {
         return counter;
+    }
+
+    /**
+     * @param expirationNs the expiration sysctl's new value, which the next full check applies.
+     */
+    void expirationNs(final long expirationNs)
+    {
+        this.expirationNs = expirationNs;
     }
 }

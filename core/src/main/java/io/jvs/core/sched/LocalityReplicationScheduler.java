@@ -17,12 +17,20 @@ import io.jvs.core.service.RealServer;
  */
 final class LocalityReplicationScheduler extends AbstractLocalityScheduler
 {
-    private final long expirationNs;
+    /** lblcr_expiration: written by the control plane when the sysctl changes, read by the workers. */
+    private volatile long expirationNs;
 
     LocalityReplicationScheduler(final SchedulerSettings settings)
     {
         super(settings, settings.lblcrExpirationNs());
         this.expirationNs = settings.lblcrExpirationNs();
+    }
+
+    @Override
+    public void sysctls(final SchedulerSettings settings)
+    {
+        expirationNs = settings.lblcrExpirationNs();
+        collectorExpirationNs(settings.lblcrExpirationNs());
     }
 
     @Override

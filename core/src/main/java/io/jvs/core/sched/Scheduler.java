@@ -30,6 +30,16 @@ public interface Scheduler
     }
 
     /**
+     * The sysctls shared by all services changed (lblc_expiration, lblcr_expiration), as a write to
+     * {@code /proc/sys/net/ipv4/vs} takes effect at once (control plane only). Nothing by default.
+     *
+     * @param settings the new settings (their flags are not this service's: ignore them).
+     */
+    default void sysctls(final SchedulerSettings settings)
+    {
+    }
+
+    /**
      * A server was added at the head of the list (add_dest).
      *
      * @param server the new server.

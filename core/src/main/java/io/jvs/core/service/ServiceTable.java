@@ -20,7 +20,7 @@ import java.util.Map;
  */
 public final class ServiceTable
 {
-    private final SchedulerSettings schedulerSettings;
+    private SchedulerSettings schedulerSettings;
     private final Map<ServiceKey, VirtualService> services = new LinkedHashMap<>();
     /**
      * The servers of deleted services that connections, templates or a data-plane slot still count on, by the
@@ -41,6 +41,27 @@ public final class ServiceTable
     public SchedulerSettings schedulerSettings()
     {
         return schedulerSettings;
+    }
+
+    /**
+     * Changes the sysctls every service's scheduler shares (lblc_expiration, lblcr_expiration): the services' schedulers
+     * take them at once, as a write to {@code /proc/sys/net/ipv4/vs} does, and services added later are made with them.
+     *
+     * @param next the new settings: the same worker count, no flags.
+     * @throws IllegalArgumentException when the worker count differs (a restart's business).
+     */
+    public void schedulerSettings(final SchedulerSettings next)
+    {
+        if (next.workers() != schedulerSettings.workers())
+        {
+            throw new IllegalArgumentException("the worker count changes only with a restart: " +
+                schedulerSettings.workers() + " -> " + next.workers());
+        }
+        schedulerSettings = next;
+        for (final VirtualService service : services.values())
+        {
+            service.sysctls(next);
+        }
     }
 
     /**

@@ -31,7 +31,8 @@ public final class VirtualService
     private static final RealServer[] NO_SERVERS = {};
 
     private final ServiceKey key;
-    private final SchedulerSettings sharedSettings;
+    /** Control plane only: read when a scheduler is made, changed by {@link #sysctls}. */
+    private SchedulerSettings sharedSettings;
     private ServiceSettings settings;
     private volatile Scheduler scheduler;
     private volatile RealServer[] servers = NO_SERVERS;
@@ -56,6 +57,18 @@ public final class VirtualService
         this.sharedSettings = sharedSettings;
         this.settings = settings;
         this.scheduler = newScheduler(settings);
+    }
+
+    /**
+     * The sysctls shared by all services changed (control plane only): the scheduler takes them at once, and a
+     * scheduler made later for this service is made with them.
+     *
+     * @param shared the new shared settings (the same worker count).
+     */
+    void sysctls(final SchedulerSettings shared)
+    {
+        this.sharedSettings = shared;
+        scheduler.sysctls(shared);
     }
 
     private Scheduler newScheduler(final ServiceSettings settings)

@@ -5,8 +5,12 @@ import io.jvs.core.concurrent.SharedKeyTable;
 import io.jvs.core.net.FlowTuple;
 import io.jvs.core.net.IpAddress;
 import io.jvs.core.net.Protocol;
+import io.jvs.core.rules.RuleParser;
 import io.jvs.core.service.ForwardMethod;
 import io.jvs.core.service.RealServer;
+import io.jvs.core.service.ServiceKey;
+import io.jvs.core.service.ServiceTable;
+import io.jvs.core.service.VirtualService;
 import org.junit.jupiter.api.Test;
 
 import java.util.concurrent.TimeUnit;
@@ -132,6 +136,62 @@ class LocalitySpecTest
         scheduler.onTick(30 * MINUTE_NS);
         assertThat(scheduler.table().entries()).isZero();
         assertThat(scheduler.collector().counter()).isEqualTo(1);
+    }
+
+    @Test
+    void lblcShouldTakeANewExpirationAtOnceThroughItsServiceTable()
+    {
+        // Made with the default 24 h; lblc_expiration set to 10 minutes while the service runs, as a write to
+        // /proc/sys/net/ipv4/vs/lblc_expiration: the next full check drops an entry idle for 30 minutes.
+        final ServiceTable table = new ServiceTable(new SchedulerSettings(SchedulerFlags.NONE, 1,
+            SchedulerSettings.DEFAULT_EXPIRATION_NS, SchedulerSettings.DEFAULT_EXPIRATION_NS));
+        RuleParser.parse("-A -t 10.0.0.100:80 -s lblc").applyTo(table);
+        RuleParser.parse("-a -t 10.0.0.100:80 -r 192.168.1.2:80 -m").applyTo(table);
+        final VirtualService service = table.find(ServiceKey.of(Protocol.TCP, IpAddress.parse("10.0.0.100"), 80));
+        final LocalityBasedScheduler scheduler = (LocalityBasedScheduler)service.scheduler();
+        final SchedulingContext context = new SchedulingContext(0, 1L).nowNs(0);
+        scheduler.schedule(new FlowTuple().set(
+            Protocol.TCP, IpAddress.parse("172.16.0.1"), 1000, IpAddress.parse("10.1.1.1"), 80), context);
+        assertThat(scheduler.table().entries()).isEqualTo(1);
+
+        table.schedulerSettings(new SchedulerSettings(SchedulerFlags.NONE, 1, 10 * MINUTE_NS,
+            SchedulerSettings.DEFAULT_EXPIRATION_NS));
+        scheduler.onTick(0);
+        for (int minute = 1; minute < 30; minute++)
+        {
+            scheduler.onTick(minute * MINUTE_NS);
+        }
+        assertThat(scheduler.table().entries()).isEqualTo(1);
+        scheduler.onTick(30 * MINUTE_NS);
+        assertThat(scheduler.table().entries()).as("idle for longer than the new expiration").isZero();
+        assertThat(table.schedulerSettings().lblcExpirationNs()).isEqualTo(10 * MINUTE_NS);
+    }
+
+    @Test
+    void lblcrShouldShrinkItsSetsAfterANewExpiration()
+    {
+        final LocalityReplicationScheduler scheduler = new LocalityReplicationScheduler(new SchedulerSettings(
+            SchedulerFlags.NONE, 1, SchedulerSettings.DEFAULT_EXPIRATION_NS, SchedulerSettings.DEFAULT_EXPIRATION_NS));
+        final ServiceFixture fixture = ServiceFixture.of("wlc", "A2 B2");
+        scheduler.init(fixture.service);
+        final SchedulingContext context = new SchedulingContext(0, 1L).nowNs(0);
+        final FlowTuple flow = new FlowTuple().set(
+            Protocol.TCP, IpAddress.parse("172.16.0.1"), 1000, IpAddress.parse("10.1.1.1"), 80);
+        for (int i = 0; i < 4; i++)
+        {
+            scheduler.schedule(flow, context).bindConnection(false);
+        }
+        final int way = scheduler.table().lookup(fingerprint("10.1.1.1"), bucket(scheduler, "10.1.1.1"));
+        assertThat(members(scheduler, way)).isEqualTo("B A");
+
+        context.nowNs(16 * MINUTE_NS);
+        scheduler.schedule(flow, context);
+        assertThat(members(scheduler, way)).as("within the default 24 h").isEqualTo("B A");
+        scheduler.sysctls(new SchedulerSettings(SchedulerFlags.NONE, 1, SchedulerSettings.DEFAULT_EXPIRATION_NS,
+            10 * MINUTE_NS));
+        context.nowNs(17 * MINUTE_NS);
+        scheduler.schedule(flow, context);
+        assertThat(members(scheduler, way)).as("past lblcr_expiration's new 10 minutes").isEqualTo("B");
     }
 
     @Test

@@ -65,6 +65,8 @@ import java.util.function.ToIntFunction;
  * @param gatewayV6    the IPv6 {@code gateway}, or null when not given.
  * @param settings     the {@code set} switches over the kernel's defaults.
  * @param timeouts     the {@code timeout} statement, 0 for each timeout not given.
+ * @param expirations  the lblc/lblcr {@code set} values ({@code lblc_expiration}, {@code lblcr_expiration}), the
+ *                     kernel's 24 hours for each not given.
  * @param rules        the ipvsadm rules, in order: the file's own lines and the included files' in place.
  * @param servicesAt   {@code file:line} of the first rule line or {@code rules} statement, or null when the
  *                     file gives no services.
@@ -90,6 +92,7 @@ public record JvsConfig(
     Topology.Neighbour gatewayV6,
     DataPlaneSettings settings,
     Timeouts timeouts,
+    Expirations expirations,
     List<ServiceRule> rules,
     String servicesAt,
     List<Path> includes,
@@ -104,6 +107,32 @@ public record JvsConfig(
     public static final int MAX_WORKERS = 256;
     /** The most receive queues an {@code interface} statement may take. */
     public static final int MAX_QUEUES = 256;
+
+    /**
+     * The expiration sysctls of lblc and lblcr, which {@code set lblc_expiration} and {@code set lblcr_expiration}
+     * give: how long an idle entry stays in their tables (ip_vs_lblc_check_expire) and, for lblcr, how long a replica
+     * set stays unchanged before it sheds its busiest member.
+     *
+     * @param lblcSeconds  lblc_expiration.
+     * @param lblcrSeconds lblcr_expiration.
+     */
+    public record Expirations(int lblcSeconds, int lblcrSeconds)
+    {
+        /** The kernel's default for both: 24 hours. */
+        public static final int DEFAULT_SECONDS = (int)(SchedulerSettings.DEFAULT_EXPIRATION_NS / 1_000_000_000L);
+        /** The most either takes: the kernel keeps them in jiffies in an int, at up to 1000 a second. */
+        public static final int MAX_SECONDS = Integer.MAX_VALUE / 1000;
+    }
+
+    /**
+     * @param workers the daemon's (or replay's) worker count.
+     * @return what every service's scheduler is made with: the workers and the expirations of this file.
+     */
+    public SchedulerSettings schedulerSettings(final int workers)
+    {
+        return new SchedulerSettings(SchedulerFlags.NONE, workers, expirations.lblcSeconds() * 1_000_000_000L,
+            expirations.lblcrSeconds() * 1_000_000_000L);
+    }
 
     /**
      * The {@code timeout} statement, and the {@code --set} rules, which say the same: the daemon and replay take their

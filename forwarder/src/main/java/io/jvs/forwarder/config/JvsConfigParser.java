@@ -90,6 +90,8 @@ final class JvsConfigParser
     private int icmpRepliesPerSecond;
     private boolean clampMss;
     private boolean pmtuDisc;
+    private int lblcExpiration = JvsConfig.Expirations.DEFAULT_SECONDS;
+    private int lblcrExpiration = JvsConfig.Expirations.DEFAULT_SECONDS;
     private final int sweepSlotsPerBurst;
 
     private final List<ServiceRule> rules = new ArrayList<>();
@@ -241,7 +243,8 @@ final class JvsConfigParser
             icmpRepliesPerSecond, clampMss, sweepSlotsPerBurst, vipArp, pmtuDisc);
         return new JvsConfig(source, interfaces, workers, cpus, idle, connections, control, controlGroup, vipArp,
             markRules, List.copyOf(ports.values()), neighbours, gatewayV4, gatewayV6, settings,
-            new JvsConfig.Timeouts(timeouts[0], timeouts[1], timeouts[2]), rules, servicesAt, includes, workersAt,
+            new JvsConfig.Timeouts(timeouts[0], timeouts[1], timeouts[2]),
+            new JvsConfig.Expirations(lblcExpiration, lblcrExpiration), rules, servicesAt, includes, workersAt,
             controlAt);
     }
 
@@ -837,6 +840,20 @@ final class JvsConfigParser
             icmpRepliesPerSecond = integer(words, 2, name, 0, 1_000_000);
             return;
         }
+        if (name.equals("lblc_expiration") || name.equals("lblcr_expiration"))
+        {
+            // Seconds, as /proc/sys/net/ipv4/vs takes them.
+            final int seconds = integer(words, 2, name, 0, JvsConfig.Expirations.MAX_SECONDS);
+            if (name.equals("lblc_expiration"))
+            {
+                lblcExpiration = seconds;
+            }
+            else
+            {
+                lblcrExpiration = seconds;
+            }
+            return;
+        }
         final boolean on = switch (words[2])
         {
             case "1", "on", "yes", "true" -> true;
@@ -857,7 +874,8 @@ final class JvsConfigParser
             case "pmtu_disc" -> pmtuDisc = on;
             default -> throw new IllegalArgumentException("set: unknown switch \"" + name + "\" (pass_unmatched, " +
                 "allow_ip_options, allow_fragments, expire_nodest_conn, expire_quiescent_template, sloppy_tcp, " +
-                "conn_reuse_mode, active_established_only, clamp_mss, pmtu_disc, icmp_replies_per_second)");
+                "conn_reuse_mode, active_established_only, clamp_mss, pmtu_disc, icmp_replies_per_second, " +
+                "lblc_expiration, lblcr_expiration)");
         }
     }
 

@@ -14,7 +14,6 @@ import io.jvs.core.pipeline.TemplateTable;
 import io.jvs.core.pipeline.Topology;
 import io.jvs.core.pipeline.WorkerEpochs;
 import io.jvs.core.rules.RuleException;
-import io.jvs.core.sched.SchedulerFlags;
 import io.jvs.core.sched.SchedulerSettings;
 import io.jvs.core.service.ServiceTable;
 import io.jvs.forwarder.config.CpuList;
@@ -391,8 +390,7 @@ public final class Daemon implements AutoCloseable
 
     private void start()
     {
-        final SchedulerSettings schedulerSettings = new SchedulerSettings(SchedulerFlags.NONE, workers,
-            SchedulerSettings.DEFAULT_EXPIRATION_NS, SchedulerSettings.DEFAULT_EXPIRATION_NS);
+        final SchedulerSettings schedulerSettings = config.schedulerSettings(workers);
         final ServiceTable table;
         try
         {
@@ -873,8 +871,7 @@ public final class Daemon implements AutoCloseable
         final ServiceTable scratch;
         try
         {
-            scratch = config.serviceTable(new SchedulerSettings(SchedulerFlags.NONE, scratchWorkers,
-                SchedulerSettings.DEFAULT_EXPIRATION_NS, SchedulerSettings.DEFAULT_EXPIRATION_NS));
+            scratch = config.serviceTable(config.schedulerSettings(scratchWorkers));
         }
         catch (final RuleException ex)
         {

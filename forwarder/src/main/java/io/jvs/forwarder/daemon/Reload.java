@@ -8,7 +8,6 @@ import io.jvs.core.pipeline.DataPlaneSettings;
 import io.jvs.core.pipeline.MarkRule;
 import io.jvs.core.pipeline.Topology;
 import io.jvs.core.rules.RuleException;
-import io.jvs.core.sched.SchedulerFlags;
 import io.jvs.core.sched.SchedulerSettings;
 import io.jvs.core.service.RealServer;
 import io.jvs.core.service.ServiceKey;
@@ -94,9 +93,7 @@ final class Reload
         final ServiceTable desired;
         try
         {
-            desired = next.serviceTable(new SchedulerSettings(SchedulerFlags.NONE,
-                live.schedulerSettings().workers(), SchedulerSettings.DEFAULT_EXPIRATION_NS,
-                SchedulerSettings.DEFAULT_EXPIRATION_NS));
+            desired = next.serviceTable(next.schedulerSettings(live.schedulerSettings().workers()));
         }
         catch (final RuleException ex)
         {
@@ -112,6 +109,9 @@ final class Reload
         {
             throw new IllegalArgumentException(file + ": " + full + " (nothing was changed)");
         }
+        // The expirations first, so that a service the reload adds is made with the new ones.
+        final List<String> expirationChanges = expirationChanges(live.schedulerSettings(), desired.schedulerSettings());
+        live.schedulerSettings(desired.schedulerSettings());
         final Set<IpAddress> added = Conductor.serverAddressesOf(desired);
         added.removeAll(Conductor.serverAddressesOf(live));
         final List<ServiceDiff.Pending> quiesced = new ArrayList<>();
@@ -123,6 +123,7 @@ final class Reload
             Conductor.awaitNextHops(conductor.topologySource(), added, Conductor.serverAddressesOf(desired),
                 NEXT_HOP_WAIT_NS);
         }
+        changes.addAll(expirationChanges);
         changes.addAll(switchChanges(conductor.settings(), next.settings()));
         conductor.settings(next.settings());
         changes.addAll(markChanges(conductor.marks(), next.markRules()));
@@ -327,6 +328,20 @@ final class Reload
     }
 
     /** @return {@code set NAME VALUE} for each switch whose value differs, in the statement's order. */
+    private static List<String> expirationChanges(final SchedulerSettings before, final SchedulerSettings after)
+    {
+        final List<String> changes = new ArrayList<>();
+        if (before.lblcExpirationNs() != after.lblcExpirationNs())
+        {
+            changes.add("set lblc_expiration " + after.lblcExpirationNs() / 1_000_000_000L);
+        }
+        if (before.lblcrExpirationNs() != after.lblcrExpirationNs())
+        {
+            changes.add("set lblcr_expiration " + after.lblcrExpirationNs() / 1_000_000_000L);
+        }
+        return changes;
+    }
+
     private static List<String> switchChanges(final DataPlaneSettings before, final DataPlaneSettings after)
     {
         final Map<String, Integer> was = JvsConfig.switches(before);

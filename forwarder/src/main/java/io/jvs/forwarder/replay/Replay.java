@@ -17,8 +17,6 @@ import io.jvs.core.conn.ConnectionTimeouts;
 import io.jvs.core.rules.RuleCommand;
 import io.jvs.core.rules.RuleException;
 import io.jvs.core.rules.RulesFile;
-import io.jvs.core.sched.SchedulerFlags;
-import io.jvs.core.sched.SchedulerSettings;
 import io.jvs.core.service.RealServer;
 import io.jvs.core.service.ServiceTable;
 import io.jvs.core.service.VirtualService;
@@ -143,9 +141,8 @@ public final class Replay
         this.options = options;
         this.overlapped = overlapped;
         this.config = options.config() == null ? ReplayConfig.defaults() : ReplayConfig.load(options.config());
-        final ServiceTable table = new ServiceTable(new SchedulerSettings(SchedulerFlags.NONE, options.workers(),
-            SchedulerSettings.DEFAULT_EXPIRATION_NS, SchedulerSettings.DEFAULT_EXPIRATION_NS));
         final JvsConfig file = config.config();
+        final ServiceTable table = new ServiceTable(file.schedulerSettings(options.workers()));
         if (options.rules() != null && file.definesServices())
         {
             throw new IllegalArgumentException("the services are given twice, by --rules " + options.rules() +

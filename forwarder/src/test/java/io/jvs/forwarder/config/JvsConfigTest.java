@@ -173,6 +173,18 @@ class JvsConfigTest
     }
 
     @Test
+    void shouldTakeTheLocalityExpirationsInSeconds() throws Exception
+    {
+        assertThat(JvsConfig.defaults().schedulerSettings(2).lblcExpirationNs()).isEqualTo(86_400_000_000_000L);
+        final JvsConfig config = parse("set lblc_expiration 600", "set lblcr_expiration 0");
+        assertThat(config.schedulerSettings(2).lblcExpirationNs()).isEqualTo(600_000_000_000L);
+        assertThat(config.schedulerSettings(2).lblcrExpirationNs()).isZero();
+        assertThat(config.schedulerSettings(2).workers()).isEqualTo(2);
+        assertThatThrownBy(() -> parse("set lblc_expiration -1")).hasMessageContaining("0..2147483");
+        assertThatThrownBy(() -> parse("set lblcr_expiration 1h")).hasMessageContaining("lblcr_expiration");
+    }
+
+    @Test
     void shouldKeepTheReplayStatements() throws Exception
     {
         final JvsConfig config = parse(

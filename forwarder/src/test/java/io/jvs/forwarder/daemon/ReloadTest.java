@@ -8,8 +8,6 @@ import io.jvs.core.pipeline.DataPlaneBuilder;
 import io.jvs.core.pipeline.DataPlanePublisher;
 import io.jvs.core.pipeline.Topology;
 import io.jvs.core.rules.RuleParser;
-import io.jvs.core.sched.SchedulerFlags;
-import io.jvs.core.sched.SchedulerSettings;
 import io.jvs.core.service.RealServer;
 import io.jvs.core.service.ServiceKey;
 import io.jvs.core.service.ServiceTable;
@@ -90,6 +88,19 @@ class ReloadTest
         assertThat(summary).isEqualTo("4 changes: set expire_nodest_conn 1; set sloppy_tcp 1; " +
             "mark rules: 1 added, 1 removed; gateway ipv4 added");
         assertThat(conductor.settings().sloppyTcp()).isTrue();
+    }
+
+    @Test
+    void shouldApplyAndNameTheLocalityExpirationsAReloadChanges() throws Exception
+    {
+        final Conductor conductor = conductor(BOX + "set lblcr_expiration 600\n");
+        assertThat(conductor.table().schedulerSettings().lblcrExpirationNs()).isEqualTo(600_000_000_000L);
+
+        assertThat(reload(conductor, BOX + "set lblc_expiration 60\n"))
+            .isEqualTo("2 changes: set lblc_expiration 60; set lblcr_expiration 86400");
+        assertThat(conductor.table().schedulerSettings().lblcExpirationNs()).isEqualTo(60_000_000_000L);
+        assertThat(conductor.table().schedulerSettings().lblcrExpirationNs()).isEqualTo(86_400_000_000_000L);
+        assertThat(reload(conductor, BOX + "set lblc_expiration 60\n")).isEqualTo("no change");
     }
 
     @Test
@@ -354,9 +365,7 @@ class ReloadTest
         final Path file = directory.resolve("start.conf");
         Files.writeString(file, text);
         final JvsConfig config = JvsConfig.load(file);
-        final ServiceTable table = config.serviceTable(new SchedulerSettings(SchedulerFlags.NONE,
-            Daemon.workerCount(config), SchedulerSettings.DEFAULT_EXPIRATION_NS,
-            SchedulerSettings.DEFAULT_EXPIRATION_NS));
+        final ServiceTable table = config.serviceTable(config.schedulerSettings(Daemon.workerCount(config)));
         final TopologySource topology = new EveryServerNextDoor();
         final DataPlaneBuilder builder = new DataPlaneBuilder(8, 16);
         final ConnectionTimeouts timeouts = config.connectionTimeouts();
