@@ -107,7 +107,7 @@ final class KernelTopology implements TopologySource
     /** The kernel's headroom before a frame in an AF_XDP chunk (XDP_PACKET_HEADROOM). */
     private static final int XDP_PACKET_HEADROOM = 256;
 
-    private KernelTopology(final JvsConfig config, final RouteNetlink netlink, final NetlinkSubscription subscription)
+    KernelTopology(final JvsConfig config, final RouteNetlink netlink, final NetlinkSubscription subscription)
     {
         this.config = config;
         this.netlink = netlink;
@@ -230,7 +230,12 @@ final class KernelTopology implements TopologySource
             serverNextHop(builder, server);
         }
         final boolean configGateway = config.gatewayV4() != null || config.gatewayV6() != null;
-        for (final Route route : routes)
+        // Of the routes of one prefix the kernel takes the one of least metric (fib_table_lookup and fib6 walk a
+        // prefix's routes in priority order), and the topology the first listed: the list keeps the dump's order and
+        // appends what is announced later, so a route added with a lower metric must be put before the others.
+        final List<Route> preferredFirst = new ArrayList<>(routes);
+        preferredFirst.sort((a, b) -> Integer.compareUnsigned(a.priority(), b.priority()));
+        for (final Route route : preferredFirst)
         {
             clientRoute(builder, route, configGateway);
         }
@@ -376,7 +381,7 @@ final class KernelTopology implements TopologySource
         return changed[0];
     }
 
-    private boolean apply(final NetlinkEvent event)
+    boolean apply(final NetlinkEvent event)
     {
         switch (event)
         {
