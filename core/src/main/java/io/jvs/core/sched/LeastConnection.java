@@ -117,7 +117,7 @@ final class LeastConnection
     /**
      * @param servers a service's servers.
      * @return true when every server of weight above 0 has the same weight: the hint for
-     *     {@link #weighted(RealServer[], boolean)}, taken on the control plane after each change of the list.
+     *     {@link #weighted(RealServer[], CountedServers)}, taken on the control plane after each change of the list.
      */
     static boolean haveEqualWeights(final RealServer[] servers)
     {
