@@ -21,6 +21,8 @@ import io.jvs.core.stats.TrafficStats;
  *       quoted source into the server's, DR and TUN forward the error as they forward the connection.</li>
  *   <li>Towards the client: an error a real server (NAT) sends about a request. The quote runs from the
  *       client to RIP:rport; the outer source and the quoted destination become the virtual ones.</li>
+ *   <li>About a tunnelled packet: an error a router between jvs and a TUN server sends to jvs's address. It is
+ *       relayed to the client as a new error about the client's packet ({@link #tunnelError}).</li>
  * </ul>
  * The quoted IP header's checksum is refreshed and the ICMP checksum recomputed over the whole
  * message; the quoted upper-layer checksum is left alone, as the kernel does (it is usually truncated).
@@ -34,8 +36,14 @@ import io.jvs.core.stats.TrafficStats;
  */
 final class IcmpErrors
 {
+    /** The least MTU of IPv4 (RFC 791). */
+    private static final int MIN_IPV4_MTU = 68;
+    /** A connection's method in its entry: IP-in-IP. */
+    private static final int TUNNEL = 2;
+
     private final Rewriter rewriter;
     private final TrafficStats traffic;
+    private final IcmpResponder responder;
 
     private int quotedProtocol;
     private long quotedSourceHigh;
@@ -46,10 +54,11 @@ final class IcmpErrors
     private int quotedDestinationPort;
     private int quotedL4;
 
-    IcmpErrors(final Rewriter rewriter, final TrafficStats traffic)
+    IcmpErrors(final Rewriter rewriter, final TrafficStats traffic, final IcmpResponder responder)
     {
         this.rewriter = rewriter;
         this.traffic = traffic;
+        this.responder = responder;
     }
 
     /**
@@ -78,6 +87,12 @@ final class IcmpErrors
         final long frame = burst.address(i);
         final long icmp = frame + p.l4Offset(i);
         final boolean v6 = p.kind(i) == ParsedBurst.KIND_IPV6;
+        final long quote = icmp + L4Headers.ICMP_HEADER_LENGTH;
+        if (!v6 && p.l4Length(i) >= L4Headers.ICMP_HEADER_LENGTH + Ipv4Header.MIN_LENGTH &&
+            Ipv4Header.version(quote) == 4 && Ipv4Header.protocol(quote) == Ipv4Header.PROTOCOL_IPIP)
+        {
+            return tunnelError(burst, i, p, plane, table, nowTick, countedBefore);
+        }
         if (!parseQuote(icmp + L4Headers.ICMP_HEADER_LENGTH, p.l4Length(i) - L4Headers.ICMP_HEADER_LENGTH, v6))
         {
             return 0;
@@ -95,6 +110,88 @@ final class IcmpErrors
             return towardsClient(burst, i, p, plane, table, slot, v6, countedBefore);
         }
         return 0;
+    }
+
+    /**
+     * An error a router on the way to a real server sent about a packet jvs tunnelled to it (the quote is an IP-in-IP
+     * packet from one of jvs's addresses): relayed to the client as an error about its own packet, from the virtual
+     * address, as IPVS's ip_vs_in_icmp does for its tunnels, so that the client's path MTU discovery learns the
+     * tunnel's path. A frag-needed reports the MTU the router gave (or the route's, when less) less the outer
+     * header, and only for a packet with DF (without, the client does not discover the path: the kernel keeps the
+     * error to itself). The error is counted in OutPkts of the connection's service and server, as ip_vs_out_stats.
+     *
+     * @return the verdict, or 0 when the error is about no tunnelled connection of ours.
+     */
+    private int tunnelError(final FrameBurst burst, final int i, final ParsedBurst p, final DataPlane plane,
+        final ConnectionTable table, final int nowTick, final boolean countedBefore)
+    {
+        final long icmp = burst.address(i) + p.l4Offset(i);
+        final long outer = icmp + L4Headers.ICMP_HEADER_LENGTH;
+        final int available = p.l4Length(i) - L4Headers.ICMP_HEADER_LENGTH;
+        final int outerLength = Ipv4Header.headerLength(outer);
+        if (outerLength < Ipv4Header.MIN_LENGTH || outerLength > available ||
+            !isOwnAddress(plane, Ipv4Header.source(outer)))
+        {
+            return 0;
+        }
+        final long inner = outer + outerLength;
+        if (!parseQuote(inner, available - outerLength, false))
+        {
+            return 0;
+        }
+        // The quoted packet is the client's request as it reached jvs: client to VIP.
+        final int slot = table.lookupForward(quotedProtocol, quotedSourceHigh, quotedSourceLow, quotedSourcePort,
+            quotedDestinationHigh, quotedDestinationLow, quotedDestinationPort);
+        if (slot < 0 || table.isExpired(slot, nowTick) || table.method(slot) != TUNNEL)
+        {
+            return 0;
+        }
+        final int serverSlot = table.server(slot);
+        final int type = Frames.u8(icmp + L4Headers.ICMP_TYPE_OFFSET);
+        final int code = Frames.u8(icmp + L4Headers.ICMP_CODE_OFFSET);
+        int rest = Frames.i32(icmp + L4Headers.ICMP_REST_OFFSET);
+        if (type == L4Headers.ICMP_DESTINATION_UNREACHABLE && code == L4Headers.ICMP_CODE_FRAGMENTATION_NEEDED)
+        {
+            if ((Ipv4Header.flagsAndFragment(inner) & Ipv4Header.FLAG_DONT_FRAGMENT) == 0)
+            {
+                return 0;
+            }
+            final int reported = rest & 0xFFFF;
+            int mtu = reported == 0 ? plane.serverMtu[serverSlot] : Math.min(reported, plane.serverMtu[serverSlot]);
+            if (mtu > MIN_IPV4_MTU + Ipv4Header.MIN_LENGTH)
+            {
+                mtu -= Ipv4Header.MIN_LENGTH;
+            }
+            rest = mtu;
+        }
+        final long hop = plane.clientNeighbours.find(false, 0, quotedSourceLow);
+        if (hop == NeighbourIndex.NONE)
+        {
+            return Verdict.drop(DropReason.NO_NEIGHBOUR);
+        }
+        final int quotedLength = available - outerLength;
+        if (!countedBefore)
+        {
+            traffic.out(plane.serverService[serverSlot], serverSlot, quotedLength);
+        }
+        if (responder.relay(burst, i, plane, inner, quotedLength, type, code, rest, (int)quotedDestinationLow,
+            (int)quotedSourceLow, hop) != IcmpResponder.SENT)
+        {
+            return Verdict.drop(DropReason.NO_ROOM);
+        }
+        return Verdict.transmit(NeighbourIndex.port(hop));
+    }
+
+    private static boolean isOwnAddress(final DataPlane plane, final int address)
+    {
+        for (final int own : plane.portIpv4)
+        {
+            if (own != 0 && own == address)
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     private boolean parseQuote(final long quote, final int available, final boolean v6)

@@ -139,21 +139,66 @@ final class IcmpResponder
         }
         else
         {
-            Frames.putU8(ip, 0x45);
-            Frames.putU8(ip + Ipv4Header.TOS_OFFSET, TOS);
-            Ipv4Header.totalLength(ip, Ipv4Header.MIN_LENGTH + icmpLength);
-            Frames.putU16(ip + Ipv4Header.IDENTIFICATION_OFFSET, identification++);
-            Frames.putU16(ip + Ipv4Header.FLAGS_FRAGMENT_OFFSET, 0);
-            Ipv4Header.ttl(ip, HOP_LIMIT);
-            Frames.putU8(ip + Ipv4Header.PROTOCOL_OFFSET, Ipv4Header.PROTOCOL_ICMP);
-            Ipv4Header.source(ip, (int)replyFromLow);
-            Ipv4Header.destination(ip, (int)sourceLow);
-            Ipv4Header.checksum(ip, 0);
-            Ipv4Header.checksum(ip, Checksums.ipv4HeaderChecksum(ip));
+            writeIpv4(ip, (int)replyFromLow, (int)sourceLow, icmpLength);
             Frames.putU16(icmp + L4Headers.ICMP_CHECKSUM_OFFSET, Checksums.checksum(icmp, icmpLength));
         }
         burst.length(i, headers + quoteLength);
         return SENT;
+    }
+
+    /**
+     * Turns the frame into an ICMP error of the given type about a packet it quotes (somewhere after where the new
+     * headers go), from {@code from} to {@code to} by the next hop {@code hop}: the kernel's icmp_send of an error about
+     * a packet it holds, here one a router sent about a packet jvs tunnelled, relayed to that packet's sender (IPVS's
+     * ip_vs_in_icmp for its tunnels). Not rate-limited: it forwards an error, one for each that came.
+     *
+     * @param quoted       where the packet the error is about starts in the frame, at least 42 bytes in.
+     * @param quotedLength how much of it the frame holds.
+     * @param rest         the ICMP header's second word (the next-hop MTU of frag-needed).
+     * @return {@link #SENT}, or {@link #NOT_ALLOWED} when the frame has no room or too little is quoted.
+     */
+    int relay(final FrameBurst burst, final int i, final DataPlane plane, final long quoted, final int quotedLength,
+        final int type, final int code, final int rest, final int from, final int to, final long hop)
+    {
+        final long frame = burst.address(i);
+        final int headers = EthernetHeader.LENGTH + Ipv4Header.MIN_LENGTH + L4Headers.ICMP_HEADER_LENGTH;
+        final int quoteLength = Math.min(quotedLength, V4_LIMIT - Ipv4Header.MIN_LENGTH - L4Headers.ICMP_HEADER_LENGTH);
+        if (quoteLength < Ipv4Header.MIN_LENGTH || quoted < frame + headers ||
+            headers + quoteLength > burst.capacity(i))
+        {
+            return NOT_ALLOWED;
+        }
+        // Moved towards the frame's start over what went before it (an overlapping copy, as memmove).
+        Frames.copy(quoted, frame + headers, quoteLength);
+        final int port = NeighbourIndex.port(hop);
+        Rewriter.setMacs(frame, NeighbourIndex.mac(hop), plane.portMac[port]);
+        Frames.putU16(frame + EthernetHeader.TYPE_OFFSET, EthernetHeader.TYPE_IPV4);
+        final long ip = frame + EthernetHeader.LENGTH;
+        final long icmp = ip + Ipv4Header.MIN_LENGTH;
+        final int icmpLength = L4Headers.ICMP_HEADER_LENGTH + quoteLength;
+        Frames.putU8(icmp + L4Headers.ICMP_TYPE_OFFSET, type);
+        Frames.putU8(icmp + L4Headers.ICMP_CODE_OFFSET, code);
+        Frames.putU16(icmp + L4Headers.ICMP_CHECKSUM_OFFSET, 0);
+        Frames.putI32(icmp + L4Headers.ICMP_REST_OFFSET, rest);
+        writeIpv4(ip, from, to, icmpLength);
+        Frames.putU16(icmp + L4Headers.ICMP_CHECKSUM_OFFSET, Checksums.checksum(icmp, icmpLength));
+        burst.length(i, headers + quoteLength);
+        return SENT;
+    }
+
+    private void writeIpv4(final long ip, final int from, final int to, final int icmpLength)
+    {
+        Frames.putU8(ip, 0x45);
+        Frames.putU8(ip + Ipv4Header.TOS_OFFSET, TOS);
+        Ipv4Header.totalLength(ip, Ipv4Header.MIN_LENGTH + icmpLength);
+        Frames.putU16(ip + Ipv4Header.IDENTIFICATION_OFFSET, identification++);
+        Frames.putU16(ip + Ipv4Header.FLAGS_FRAGMENT_OFFSET, 0);
+        Ipv4Header.ttl(ip, HOP_LIMIT);
+        Frames.putU8(ip + Ipv4Header.PROTOCOL_OFFSET, Ipv4Header.PROTOCOL_ICMP);
+        Ipv4Header.source(ip, from);
+        Ipv4Header.destination(ip, to);
+        Ipv4Header.checksum(ip, 0);
+        Ipv4Header.checksum(ip, Checksums.ipv4HeaderChecksum(ip));
     }
 
     static final int SENT = 0;

@@ -260,8 +260,8 @@ public final class Pipeline
         this.v6 = new ConnectionTable(true, connectionsV6, this::onRemoved, allocator);
         this.counters = new WorkerCounters();
         this.traffic = new TrafficStats(maxServices, maxServers);
-        this.icmpErrors = new IcmpErrors(rewriter, traffic);
         this.icmp = new IcmpResponder(icmpPerSecond);
+        this.icmpErrors = new IcmpErrors(rewriter, traffic, icmp);
         this.context = new SchedulingContext(workerIndex, 0x6A76_7300L + workerIndex);
     }
 

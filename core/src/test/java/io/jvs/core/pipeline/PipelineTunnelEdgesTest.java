@@ -12,8 +12,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * TUN (ip_vs_tunnel_xmit) at its edges: the outer header's ECN (RFC 6040: copied, but CE becomes ECT(0)),
- * a fresh identification per packet, the MTU exactly met and exceeded with and without DF, an IPv6 outer
- * header, the MSS clamp on tunnelled SYNs, and the frame grown into its headroom.
+ * a fresh identification per packet, the MTU exactly met and exceeded with and without DF, pmtu_disc off, ICMP
+ * errors about tunnelled packets relayed to their clients, an IPv6 outer header, the MSS clamp on tunnelled SYNs,
+ * and the frame grown into its headroom.
  */
 class PipelineTunnelEdgesTest
 {
@@ -128,6 +129,90 @@ class PipelineTunnelEdgesTest
         assertThat(Verdict.fragmentMtu(fragmented.verdict())).isEqualTo(1500);
         assertThat(u16(fragmented.frame(), 20) & 0x4000).as("the outer header without DF").isZero();
         assertThat(tun.pipeline.counters().icmpSent()).isZero();
+    }
+
+    /** A router between jvs and the server (on port 0, as everything in this fixture). */
+    private static final IpAddress PATH_ROUTER = IpAddress.parse("192.168.9.1");
+    private static final IpAddress OWN = IpAddress.parse("10.0.0.1");
+
+    /** An ICMP error a router on the tunnel's path sends to jvs's address about a frame jvs tunnelled. */
+    private static byte[] errorAboutTunnelled(final IpAddress to, final byte[] tunnelled, final int type,
+        final int code, final int rest, final int quoted)
+    {
+        final int length = Math.min(quoted, tunnelled.length - 14);
+        final ByteBuffer icmp = ByteBuffer.allocate(8 + length);
+        icmp.put((byte)type).put((byte)code).putShort((short)0).putInt(rest);
+        icmp.put(tunnelled, 14, length);
+        icmp.putShort(2, (short)checksum(icmp.array(), 0, icmp.capacity(), 0));
+        return rawIpv4(JVS_MAC, SERVER_MAC, PATH_ROUTER, to, 64, 1, 0, 7, icmp.array());
+    }
+
+    @Test
+    void shouldRelayAFragNeededAboutATunnelledPacketToItsClientLessTheOuterHeader()
+    {
+        final PipelineFixture tun = tunnel(false);
+        final byte[] tunnelled = tun.sendOne(ipv4(JVS_MAC, ROUTER_MAC, CLIENT, VIP, 64,
+            Segment.tcp(40001, 80, SYN, 1400), 0x4000, 1)).frame();
+        final byte[] innerAsSent = java.util.Arrays.copyOfRange(tunnelled, 34, tunnelled.length);
+
+        // A router beyond jvs takes 1400 at most: the client hears 1380 from the virtual address, about its packet.
+        final PipelineFixture.Result relayed = tun.sendOne(errorAboutTunnelled(OWN, tunnelled, 3, 4, 1400, 548));
+        assertThat(Verdict.toString(relayed.verdict())).isEqualTo("transmit:0");
+        final byte[] out = relayed.frame();
+        assertThat(mac(out, 0)).as("to the client's gateway").isEqualTo(ROUTER_MAC);
+        assertThat(i32(out, 26)).as("from the virtual address").isEqualTo(VIP.v4());
+        assertThat(i32(out, 30)).as("to the client").isEqualTo(CLIENT.v4());
+        assertThat(out[34]).isEqualTo((byte)3);
+        assertThat(out[35]).isEqualTo((byte)4);
+        assertThat(u16(out, 40)).as("the router's MTU less the outer header").isEqualTo(1380);
+        // The router quoted 548 bytes of the tunnelled packet: the relay quotes what of them is the client's packet.
+        assertThat(java.util.Arrays.equals(java.util.Arrays.copyOfRange(out, 42, out.length),
+            java.util.Arrays.copyOf(innerAsSent, 548 - 20))).as("the client's packet, as tunnelled").isTrue();
+        assertThat(checksumsValidV4(out)).isTrue();
+        assertThat(checksum(out, 34, out.length - 34, 0)).as("ICMP checksum").isZero();
+
+        // No MTU in the error (an old router): the route's, less the outer header.
+        final byte[] again = tun.sendOne(ipv4(JVS_MAC, ROUTER_MAC, CLIENT, VIP, 64,
+            Segment.tcp(40002, 80, SYN, 1400), 0x4000, 2)).frame();
+        assertThat(u16(tun.sendOne(errorAboutTunnelled(OWN, again, 3, 4, 0, 548)).frame(), 40)).isEqualTo(1480);
+    }
+
+    @Test
+    void shouldRelayOtherErrorsAboutATunnelledPacketAsTheyCame()
+    {
+        final PipelineFixture tun = tunnel(false);
+        final byte[] tunnelled = tun.sendOne(syn(80, 10)).frame();
+
+        final PipelineFixture.Result relayed = tun.sendOne(errorAboutTunnelled(OWN, tunnelled, 3, 1, 0, 48));
+        assertThat(Verdict.toString(relayed.verdict())).isEqualTo("transmit:0");
+        final byte[] out = relayed.frame();
+        assertThat(out[34]).as("host unreachable").isEqualTo((byte)3);
+        assertThat(out[35]).isEqualTo((byte)1);
+        assertThat(out).as("the quote: the client's IP header and 8 bytes").hasSize(14 + 20 + 8 + 28);
+        assertThat(i32(out, 42 + 12)).as("quoted source").isEqualTo(CLIENT.v4());
+        assertThat(checksumsValidV4(out)).isTrue();
+    }
+
+    @Test
+    void shouldLeaveToTheHostErrorsAboutTunnelledPacketsItCannotTieToAConnection()
+    {
+        final PipelineFixture tun = tunnel(false);
+        final byte[] withoutDf = tun.sendOne(ipv4(JVS_MAC, ROUTER_MAC, CLIENT, VIP, 64,
+            Segment.tcp(40001, 80, SYN, 1400), 0, 1)).frame();
+        assertThat(tun.sendOne(errorAboutTunnelled(OWN, withoutDf, 3, 4, 1400, 548)).verdict())
+            .as("frag-needed about a packet without DF: the client does no discovery").isEqualTo(Verdict.pass());
+        final byte[] tunnelled = tun.sendOne(syn(80, 11)).frame();
+        assertThat(tun.sendOne(errorAboutTunnelled(OWN, tunnelled, 3, 1, 0, 28)).verdict())
+            .as("a quote without the client's ports").isEqualTo(Verdict.pass());
+        final byte[] foreign = tunnelled.clone();
+        foreign[26 + 3] ^= 1;
+        foreign[24] = 0;
+        foreign[25] = 0;
+        final int sum = checksum(foreign, 14, 20, 0);
+        foreign[24] = (byte)(sum >>> 8);
+        foreign[25] = (byte)sum;
+        assertThat(tun.sendOne(errorAboutTunnelled(OWN, foreign, 3, 1, 0, 48)).verdict())
+            .as("a tunnel from another address").isEqualTo(Verdict.pass());
     }
 
     @Test
