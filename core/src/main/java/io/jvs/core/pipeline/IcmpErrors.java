@@ -129,7 +129,9 @@ final class IcmpErrors
         final long outer = icmp + L4Headers.ICMP_HEADER_LENGTH;
         final int available = p.l4Length(i) - L4Headers.ICMP_HEADER_LENGTH;
         final int outerLength = Ipv4Header.headerLength(outer);
+        // A later fragment of the outer packet quotes no inner header (ip_vs_in_icmp leaves it to the host too).
         if (outerLength < Ipv4Header.MIN_LENGTH || outerLength > available ||
+            (Ipv4Header.flagsAndFragment(outer) & Ipv4Header.FRAGMENT_OFFSET_MASK) != 0 ||
             !isOwnAddress(plane, Ipv4Header.source(outer)))
         {
             return 0;

@@ -206,13 +206,22 @@ class PipelineTunnelEdgesTest
             .as("a quote without the client's ports").isEqualTo(Verdict.pass());
         final byte[] foreign = tunnelled.clone();
         foreign[26 + 3] ^= 1;
-        foreign[24] = 0;
-        foreign[25] = 0;
-        final int sum = checksum(foreign, 14, 20, 0);
-        foreign[24] = (byte)(sum >>> 8);
-        foreign[25] = (byte)sum;
-        assertThat(tun.sendOne(errorAboutTunnelled(OWN, foreign, 3, 1, 0, 48)).verdict())
+        assertThat(tun.sendOne(errorAboutTunnelled(OWN, withOuterChecksum(foreign), 3, 1, 0, 48)).verdict())
             .as("a tunnel from another address").isEqualTo(Verdict.pass());
+        final byte[] laterFragment = tunnelled.clone();
+        laterFragment[21] = (byte)185;
+        assertThat(tun.sendOne(errorAboutTunnelled(OWN, withOuterChecksum(laterFragment), 3, 1, 0, 48)).verdict())
+            .as("about a later fragment of the outer packet").isEqualTo(Verdict.pass());
+    }
+
+    private static byte[] withOuterChecksum(final byte[] frame)
+    {
+        frame[24] = 0;
+        frame[25] = 0;
+        final int sum = checksum(frame, 14, 20, 0);
+        frame[24] = (byte)(sum >>> 8);
+        frame[25] = (byte)sum;
+        return frame;
     }
 
     @Test
