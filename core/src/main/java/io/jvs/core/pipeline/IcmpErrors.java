@@ -166,15 +166,18 @@ final class IcmpErrors
             }
             rest = mtu;
         }
-        final long hop = plane.clientNeighbours.find(false, 0, quotedSourceLow);
-        if (hop == NeighbourIndex.NONE)
-        {
-            return Verdict.drop(DropReason.NO_NEIGHBOUR);
-        }
+        // Counted before its next hop is looked for, once, as ip_vs_out_stats counts before the transmit.
         final int quotedLength = available - outerLength;
         if (!countedBefore)
         {
             traffic.out(plane.serverService[serverSlot], serverSlot, quotedLength);
+        }
+        final long hop = plane.clientNeighbours.find(false, 0, quotedSourceLow);
+        if (hop == NeighbourIndex.NONE)
+        {
+            // The kernel is asked to resolve the client (its gateway): a TUN box sends nothing else to clients, so
+            // nothing else would.
+            return rewriter.noClientNeighbour(false, 0, quotedSourceLow);
         }
         if (responder.relay(burst, i, plane, inner, quotedLength, type, code, rest, (int)quotedDestinationLow,
             (int)quotedSourceLow, hop) != IcmpResponder.SENT)

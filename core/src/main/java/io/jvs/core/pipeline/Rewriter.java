@@ -44,6 +44,15 @@ final class Rewriter
     }
 
     /**
+     * A frame for a client without a next hop: the client's address is wanted, as for a NAT reply.
+     */
+    int noClientNeighbour(final boolean v6, final long high, final long low)
+    {
+        misses.record(v6, high, low, nowNs);
+        return Verdict.drop(DropReason.NO_NEIGHBOUR);
+    }
+
+    /**
      * A frame for a server without a next hop: the server's address is wanted.
      */
     private int noServerNeighbour(final DataPlane plane, final int serverSlot)

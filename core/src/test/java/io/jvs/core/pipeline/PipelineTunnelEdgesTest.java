@@ -178,6 +178,37 @@ class PipelineTunnelEdgesTest
     }
 
     @Test
+    void shouldAskForAClientWithoutANextHopWhenRelayingAnErrorAboutItsTunnelledPacket()
+    {
+        // The client on a link jvs has sent nothing to (a TUN box never sends to its clients): no neighbour yet.
+        final PipelineFixture tun = new PipelineFixture()
+            .rules("-A -t 10.0.0.100:80 -s rr", "-a -t 10.0.0.100:80 -r 192.168.1.2:80 -i")
+            .neighbour("192.168.1.2", SERVER_MAC);
+        tun.topology.route(io.jvs.core.net.IpPrefix.parse("198.51.100.0/24"), 0, Topology.Route.ON_LINK);
+        tun.start();
+        final byte[] tunnelled = tun.sendOne(ipv4(JVS_MAC, ROUTER_MAC, CLIENT, VIP, 64,
+            Segment.tcp(40001, 80, SYN, 1400), 0x4000, 1)).frame();
+        final byte[] error = errorAboutTunnelled(OWN, tunnelled, 3, 4, 1400, 548);
+        final io.jvs.core.stats.TrafficStats stats = tun.pipeline.traffic();
+        final int server = tun.publisher.current().slotOf(tun.table.allServers().stream()
+            .filter(candidate -> candidate.address().equals(SERVER)).findFirst().orElseThrow());
+
+        assertThat(tun.sendOne(error).verdict()).isEqualTo(
+            Verdict.drop(io.jvs.core.packet.DropReason.NO_NEIGHBOUR));
+        final java.util.List<String> wanted = new java.util.ArrayList<>();
+        tun.pipeline.neighbourMisses().drain((v6, high, low) -> wanted.add(IpAddress.ofV4((int)low).toString()));
+        assertThat(wanted).as("the kernel is asked for the client").containsExactly("198.51.100.7");
+        final long outBefore = stats.server(server, io.jvs.core.stats.TrafficStatsDescriptor.OUT_PACKETS);
+        assertThat(outBefore).as("counted before the next hop is looked for").isEqualTo(1);
+
+        tun.neighbour("198.51.100.7", CLIENT_MAC).republish();
+        final PipelineFixture.Result relayed = tun.sendOneAgain(error);
+        assertThat(Verdict.kind(relayed.verdict())).isEqualTo(Verdict.TRANSMIT);
+        assertThat(mac(relayed.frame(), 0)).isEqualTo(CLIENT_MAC);
+        assertThat(stats.server(server, io.jvs.core.stats.TrafficStatsDescriptor.OUT_PACKETS)).as("once").isEqualTo(1);
+    }
+
+    @Test
     void shouldRelayOtherErrorsAboutATunnelledPacketAsTheyCame()
     {
         final PipelineFixture tun = tunnel(false);
