@@ -104,7 +104,7 @@ final class StolenFrames implements HostPassPolicy
         }
         if (current.locals.containsV4(destination))
         {
-            return false;
+            return isTunnelErrorV4(ip, available);
         }
         if (current.servers.containsV4(source))
         {
@@ -115,6 +115,26 @@ final class StolenFrames implements HostPassPolicy
             return !isEchoRequestV4(ip, available);
         }
         return current.sources.containsV4(source);
+    }
+
+    /**
+     * An ICMP destination unreachable, source quench or time exceeded, not a later fragment, quoting IP in IP (as
+     * much of the quoted header as holds its protocol): a router's error about a packet jvs tunnelled, jvs's even to
+     * the box's own address, as the programs decide.
+     */
+    private static boolean isTunnelErrorV4(final long ip, final int available)
+    {
+        if (Frames.u8(ip + 9) != Ipv4Header.PROTOCOL_ICMP || (Frames.u16(ip + 6) & 0x1FFF) != 0)
+        {
+            return false;
+        }
+        final int icmp = (Frames.u8(ip) & 0xF) * 4;
+        if (available < icmp + 8 + 10)
+        {
+            return false;
+        }
+        final int type = Frames.u8(ip + icmp);
+        return (type == 3 || type == 4 || type == 11) && Frames.u8(ip + icmp + 8 + 9) == Ipv4Header.PROTOCOL_IPIP;
     }
 
     /**

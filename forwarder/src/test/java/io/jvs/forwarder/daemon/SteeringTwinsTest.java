@@ -34,7 +34,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * daemon's {@link FrameOwner}) as the fanout program (which worker owns the client). The maps are filled and
  * emptied through {@link DataPlaneMaps}, as the conductor does. Random VIPs, real servers, box addresses (some
  * inside a destination prefix) and prefixes of random lengths; frames between them and random addresses, UDP,
- * ICMP echo and errors, neighbour discovery, tagged or not. Needs root, as CI has.
+ * ICMP echo and errors (some about IP in IP), neighbour discovery, tagged or not. Needs root, as CI has.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class SteeringTwinsTest
@@ -174,8 +174,10 @@ class SteeringTwinsTest
             case 0, 1 -> ip(source, destination, 17, new byte[8 + random.nextInt(20)]);
             case 2 -> ip(source, destination, v6 ? 58 : 1, icmp(v6 ? (random.nextBoolean() ? 128 : 129) :
                 (random.nextBoolean() ? 8 : 0), new byte[8]));
+            // About UDP, or (IPv4) about IP in IP: a router's error about a tunnelled packet, jvs's even to the box.
             case 3 -> ip(source, destination, v6 ? 58 : 1, icmp(v6 ? 1 : 3,
-                ip(pick(random, pool, v6), pick(random, pool, v6), 17, new byte[8])));
+                ip(pick(random, pool, v6), pick(random, pool, v6), !v6 && random.nextBoolean() ? 4 : 17,
+                    new byte[8])));
             default -> ip(source, destination, v6 ? 58 : 1, icmp(v6 ? 135 : 11, new byte[8]));
         };
         final int tags = random.nextInt(4) == 0 ? 1 : 0;

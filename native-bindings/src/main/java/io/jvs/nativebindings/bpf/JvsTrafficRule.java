@@ -42,7 +42,9 @@ import static io.jvs.nativebindings.bpf.BpfSize.WORD;
  *       established connections to a virtual service;</li>
  *   <li>otherwise, a destination in {@link XdpPrograms#LOCALS_V4} / {@link XdpPrograms#LOCALS_V6} (the box's own
  *       addresses) is the kernel's whatever its source: a real server's SSH session with the box, or its answer
- *       to the box's health check;</li>
+ *       to the box's health check; except an IPv4 ICMP destination unreachable, source quench or time exceeded
+ *       (not a later fragment) that quotes an IP-in-IP packet: a router's error about a packet jvs tunnelled,
+ *       which jvs relays to the client (the errors IPVS's ip_vs_in_icmp takes for its tunnels);</li>
  *   <li>otherwise, a source in {@link XdpPrograms#REAL_SERVERS_V4} / {@link XdpPrograms#REAL_SERVERS_V6}: NAT
  *       return traffic, which jvs rewrites back to the VIP;</li>
  *   <li>otherwise, a destination in a prefix of {@link XdpPrograms#DESTINATION_PREFIXES_V4} /
@@ -101,6 +103,11 @@ final class JvsTrafficRule
     private static final int IPPROTO_ICMP = 1;
     private static final int IPPROTO_ICMPV6 = 58;
     private static final int ICMP_ECHO_REQUEST = 8;
+    private static final int ICMP_DESTINATION_UNREACHABLE = 3;
+    private static final int ICMP_SOURCE_QUENCH = 4;
+    private static final int ICMP_TIME_EXCEEDED = 11;
+    private static final int ICMP_HEADER = 8;
+    private static final int IPPROTO_IPIP = 4;
     private static final int ICMPV6_ECHO_REQUEST = 128;
     /** ICMPv6 router solicitation .. redirect (133..137): neighbour discovery, always the kernel's. */
     private static final int ND_FIRST_TYPE = 133;
@@ -120,7 +127,8 @@ final class JvsTrafficRule
      * the caller binds. On entry r1 holds the context; on either jump r6 still does (it survives helper calls),
      * for the caller's own use. The decision's labels start with "rule_".
      * <p>
-     * Registers: r7 = the network header and r8 = "an echo request" survive helper calls; r3 = data_end does
+     * Registers: r7 = the network header and r8 = 1 for an echo request, 2 for an IPv4 error quoting IP in
+     * IP, else 0, survive helper calls; r3 = data_end does
      * not, so every bounds check comes before the first map lookup. Stack: a trie key at r10 - 24 .. r10 - 4.
      */
     static void decide(final BpfAssembler asm, final Context context, final String jvs, final String kernel)
@@ -147,7 +155,7 @@ final class JvsTrafficRule
         ipv4(asm, labels);
         // r0 = the value the VIP's (or the prefix's) lookup found: its echo requests are jvs's when it says so.
         asm.label("rule_vip")
-            .jumpIf(R8, EQUAL, 0, jvs)
+            .jumpIf(R8, NOT_EQUAL, 1, jvs)
             .load(BYTE, R1, R0, XdpVipFilter.ECHO_IS_JVS)
             .jumpIf(R1, NOT_EQUAL, 0, jvs)
             .jump(kernel);
@@ -216,16 +224,32 @@ final class JvsTrafficRule
             .add64(R4, 1)
             .jumpIf(R4, GREATER, R3, labels.kernel())
             .load(BYTE, R4, R5, 0)
-            .jumpIf(R4, NOT_EQUAL, ICMP_ECHO_REQUEST, "rule_ipv4_lookup")
+            .jumpIf(R4, NOT_EQUAL, ICMP_ECHO_REQUEST, "rule_ipv4_error")
             .label("rule_ipv4_echo")
             .mov64(R8, 1)
+            .jump("rule_ipv4_lookup")
+            // An error IPVS's ip_vs_in_icmp takes, quoting IP in IP: r8 = 2 (a router's about a tunnelled packet).
+            .label("rule_ipv4_error")
+            .jumpIf(R4, EQUAL, ICMP_DESTINATION_UNREACHABLE, "rule_ipv4_error_quote")
+            .jumpIf(R4, EQUAL, ICMP_SOURCE_QUENCH, "rule_ipv4_error_quote")
+            .jumpIf(R4, NOT_EQUAL, ICMP_TIME_EXCEEDED, "rule_ipv4_lookup")
+            .label("rule_ipv4_error_quote")
+            .mov64(R4, R5)
+            .add64(R4, ICMP_HEADER + IPV4_PROTOCOL + 1)
+            .jumpIf(R4, GREATER, R3, "rule_ipv4_lookup")
+            .load(BYTE, R4, R5, ICMP_HEADER + IPV4_PROTOCOL)
+            .jumpIf(R4, NOT_EQUAL, IPPROTO_IPIP, "rule_ipv4_lookup")
+            .mov64(R8, 2)
             .label("rule_ipv4_lookup");
         jumpIfAddressIn(asm, XdpPrograms.VIPS_V4, IPV4_DESTINATION, "rule_vip");
-        jumpIfAddressIn(asm, XdpPrograms.LOCALS_V4, IPV4_DESTINATION, labels.kernel());
+        jumpIfAddressIn(asm, XdpPrograms.LOCALS_V4, IPV4_DESTINATION, "rule_ipv4_local");
         jumpIfAddressIn(asm, XdpPrograms.REAL_SERVERS_V4, IPV4_SOURCE, labels.jvs());
         jumpIfInPrefix(asm, XdpPrograms.DESTINATION_PREFIXES_V4, IPV4_DESTINATION, 4, "rule_vip");
         jumpIfInPrefix(asm, XdpPrograms.SOURCE_PREFIXES_V4, IPV4_SOURCE, 4, labels.jvs());
-        asm.jump(labels.kernel());
+        asm.jump(labels.kernel())
+            .label("rule_ipv4_local")
+            .jumpIf(R8, EQUAL, 2, labels.jvs())
+            .jump(labels.kernel());
     }
 
     /** Goes to the kernel unless {@code length} bytes from r7 lie within the frame: the check the verifier demands. */

@@ -112,6 +112,14 @@ class BpfXdpProgramsTest
             .put(network).array();
     }
 
+    /** An IPv4 frame whose protocol is IP in IP (4), as a tunnel's outer header: what a router's error quotes. */
+    static byte[] ipip(final String source, final String destination)
+    {
+        final byte[] frame = new TestFrame().ipv4(source, destination, 28);
+        frame[14 + 9] = 4;
+        return frame;
+    }
+
     private static final BpfInterpreter JVS_TRAFFIC = interpreter(XdpPrograms.redirectJvsTraffic(XdpAction.PASS));
 
     static Stream<Arguments> namedFrames()
@@ -160,6 +168,20 @@ class BpfXdpProgramsTest
             Arguments.of("IPv4 echo request from a real server to a client",
                 new TestFrame().icmpv4(REAL_V4, CLIENT_V4, 8, 0, 0), true),
             Arguments.of("IPv4 echo request to the box", new TestFrame().icmpv4(CLIENT_V4, BOX_V4, 8, 0, 0), false),
+            Arguments.of("IPv4 frag-needed to the box about IP in IP (a router's, about a tunnelled packet)",
+                new TestFrame().icmpv4Error("192.0.2.1", BOX_V4, 3, ipip(BOX_V4, "192.0.2.9"), 0), true),
+            Arguments.of("802.1Q IPv4 time exceeded with options to the box about IP in IP",
+                new TestFrame().tag(TPID_8021Q).icmpv4Error("192.0.2.1", BOX_V4, 11, ipip(BOX_V4, "192.0.2.9"), 2),
+                true),
+            Arguments.of("IPv4 source quench to the box about IP in IP",
+                new TestFrame().icmpv4Error("192.0.2.1", BOX_V4, 4, ipip(BOX_V4, "192.0.2.9"), 0), true),
+            Arguments.of("IPv4 redirect to the box about IP in IP: the kernel's",
+                new TestFrame().icmpv4Error("192.0.2.1", BOX_V4, 5, ipip(BOX_V4, "192.0.2.9"), 0), false),
+            Arguments.of("IPv4 unreachable to the box about UDP: the kernel's",
+                new TestFrame().icmpv4Error("192.0.2.1", BOX_V4, 3, new TestFrame().ipv4(BOX_V4, "192.0.2.9", 10), 0),
+                false),
+            Arguments.of("IPv4 unreachable to another host about IP in IP",
+                new TestFrame().icmpv4Error("192.0.2.1", "192.0.2.77", 3, ipip(BOX_V4, "192.0.2.9"), 0), false),
             Arguments.of("neighbour solicitation to a VIP", new TestFrame().icmpv6(CLIENT_V6, VIP_V6, 135), false),
             Arguments.of("neighbour advertisement from a real server",
                 new TestFrame().icmpv6(REAL_V6, BOX_V6, 136), false),

@@ -92,7 +92,7 @@ record JvsTrafficReference(Set<ByteBuffer> vipsV4, Set<ByteBuffer> vipsV6, Set<B
             }
             if (localsV4.contains(slice(frame, network + 16, 4)))
             {
-                return false;
+                return isTunnelErrorV4(frame, network);
             }
             if (realsV4.contains(slice(frame, network + 12, 4)))
             {
@@ -143,6 +143,22 @@ record JvsTrafficReference(Set<ByteBuffer> vipsV4, Set<ByteBuffer> vipsV6, Set<B
             return inPrefixes(sourcePrefixes, frame, network + 8, 16);
         }
         return false;
+    }
+
+    /**
+     * An ICMP destination unreachable, source quench or time exceeded, not a later fragment, whose quoted header (as
+     * much of it as holds the protocol) is IP in IP: a router's error about a packet jvs tunnelled.
+     */
+    private static boolean isTunnelErrorV4(final byte[] frame, final int network)
+    {
+        if ((frame[network + 9] & 0xff) != TestFrame.IPPROTO_ICMP || (u16(frame, network + 6) & 0x1fff) != 0)
+        {
+            return false;
+        }
+        final int icmp = network + (frame[network] & 0xf) * 4;
+        final int type = frame[icmp] & 0xff;
+        return (type == 3 || type == 4 || type == 11) && frame.length >= icmp + 8 + 10 &&
+            (frame[icmp + 8 + 9] & 0xff) == 4;
     }
 
     /** An ICMP echo request, or a later fragment of any ICMP message (it carries no type). */
