@@ -29,7 +29,9 @@ import io.jvs.core.packet.L4Headers;
  *   <li>for an ICMP or ICMPv6 error, the same rule turned round for the packet it quotes, which went the
  *       other way: the quoted destination when the quoted source is a virtual address (a client-side
  *       router's error about a reply), else the quoted source (a real server's error about a request,
- *       which quotes client to real server). These are the two errors {@code IcmpErrors} handles;</li>
+ *       which quotes client to real server). These are the two errors {@code IcmpErrors} handles; and for an
+ *       IPv4 error quoting IP in IP with the inner header whole (a router's error about a packet jvs tunnelled,
+ *       which quotes box to real server around client to VIP), the same rule for the inner packet;</li>
  *   <li>worker 0 for anything else: not IP, or cut short before the addresses.</li>
  * </ul>
  * The address is reduced to 32 bits (IPv6: the XOR of its four words, as IPVS folds it), multiplied by
@@ -52,6 +54,7 @@ public final class ClientDispatch
 
     private static final int PROTOCOL_ICMP = Ipv4Header.PROTOCOL_ICMP;
     private static final int PROTOCOL_ICMPV6 = Ipv4Header.PROTOCOL_ICMPV6;
+    private static final int PROTOCOL_IPIP = Ipv4Header.PROTOCOL_IPIP;
     private static final int IPV4_MIN_HEADER = 20;
     private static final int IPV4_SOURCE = 12;
     private static final int IPV4_DESTINATION = 16;
@@ -184,6 +187,14 @@ public final class ClientDispatch
             L4Headers.isIcmpError(Frames.u8(ip + headerLength)))
         {
             final long quoted = ip + headerLength + ICMP_HEADER;
+            final int quotedLength = (Frames.u8(quoted) & 0xF) * 4;
+            if (Frames.u8(quoted + 9) == PROTOCOL_IPIP && quotedLength >= IPV4_MIN_HEADER &&
+                available >= headerLength + ICMP_HEADER + quotedLength + IPV4_MIN_HEADER)
+            {
+                // A router's error about a packet jvs tunnelled (box to real server): the client's packet is inside.
+                final long inner = quoted + quotedLength;
+                return choiceV4(Frames.i32(inner + IPV4_DESTINATION), Frames.i32(inner + IPV4_SOURCE));
+            }
             return choiceV4(Frames.i32(quoted + IPV4_DESTINATION), Frames.i32(quoted + IPV4_SOURCE));
         }
         return choiceV4(Frames.i32(ip + IPV4_SOURCE), Frames.i32(ip + IPV4_DESTINATION));

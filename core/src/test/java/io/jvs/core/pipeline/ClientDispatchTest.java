@@ -138,6 +138,38 @@ class ClientDispatchTest
     }
 
     @Test
+    void shouldPutARoutersErrorAboutATunnelledPacketOnTheWorkerOfTheClientInside()
+    {
+        final ClientDispatch dispatch = new ClientDispatch(16, VIPS);
+        final IpAddress box = IpAddress.parse("10.77.1.254");
+        int elsewhere = 0;
+        for (int i = 0; i < 100; i++)
+        {
+            final IpAddress client = IpAddress.ofV4(0xCB00_7100 + i * 131);
+            final byte[] request = udp(client, VIP);
+            // The tunnelled packet: an outer header from the box to the real server around the client's request.
+            final ByteBuffer tunnelled = ByteBuffer.allocate(request.length + 20);
+            tunnelled.put(request, 0, 14).put(new byte[] {0x45, 0, 0, (byte)(request.length + 6), 0, 1, 0x40, 0, 64,
+                4, 0, 0}).putInt(box.v4()).putInt(REAL.v4()).put(request, 14, request.length - 14);
+            final byte[] frame = tunnelled.array();
+            // A router between the box and the server about it, to the box, quoting the outer header and 28 bytes.
+            final int quoted = 20 + 28;
+            final ByteBuffer icmp = ByteBuffer.allocate(8 + quoted).put((byte)ICMP_DESTINATION_UNREACHABLE)
+                .put((byte)4).putShort((short)0).putInt(1400).put(frame, 14, quoted);
+            final byte[] error = TestFrames.rawIpv4(TestFrames.JVS_MAC, TestFrames.ROUTER_MAC, ROUTER, box, 64, 1, 0,
+                7, icmp.array());
+            assertThat(workerOf(dispatch, error)).as("client %s", client)
+                .isEqualTo(ClientDispatch.workerOf(client, 16));
+            elsewhere += ClientDispatch.workerOf(client, 16) != ClientDispatch.workerOf(box, 16) ? 1 : 0;
+
+            // Cut before the inner header is whole: by the outer quote, as any error (the box's worker).
+            final byte[] cut = Arrays.copyOf(error, error.length - 28 + 19);
+            assertThat(workerOf(dispatch, cut)).isEqualTo(ClientDispatch.workerOf(box, 16));
+        }
+        assertThat(elsewhere).as("clients the box's own worker would not have held").isGreaterThan(50);
+    }
+
+    @Test
     void shouldTakeAnIcmpMessageThatIsNoErrorOrIsTooShortAsAnyOtherPacket()
     {
         final ClientDispatch dispatch = new ClientDispatch(16, VIPS);

@@ -36,7 +36,7 @@ import static io.jvs.nativebindings.bpf.BpfSize.WORD;
  * The program of a {@code PACKET_FANOUT_EBPF} group of AF_PACKET sockets, one socket per worker: it returns the
  * index of the socket that gets a frame, the worker that owns the frame's client by exactly the rule and hash of
  * {@code io.jvs.core.pipeline.ClientDispatch} (the source of a frame to a VIP, the destination of any other, an
- * ICMP error by the packet it quotes; the client's 32-bit fold times 2654435761, the product's top 16 bits modulo
+ * ICMP error by the packet it quotes, an IPv4 one quoting IP in IP by the packet inside; the client's 32-bit fold times 2654435761, the product's top 16 bits modulo
  * the worker count), so both directions of a connection reach one worker. The virtual addresses are looked up in
  * the {@link XdpVipFilter}'s {@link XdpPrograms#VIPS_V4} and {@link XdpPrograms#VIPS_V6} maps and, when those
  * miss, its tries of destination prefixes ({@link XdpPrograms#DESTINATION_PREFIXES_V4},
@@ -74,6 +74,7 @@ public final class FanoutPrograms
     private static final int ICMP_HEADER = 8;
     private static final int IPPROTO_ICMP = 1;
     private static final int IPPROTO_ICMPV6 = 58;
+    private static final int IPPROTO_IPIP = 4;
     /** The fragment offset of the IPv4 flags-and-offset word, as a little-endian load reads it. */
     private static final int IPV4_FRAGMENT_OFFSET_LOADED = 0xff1f;
     /** ICMP errors (RFC 792): destination unreachable, source quench, redirect, time exceeded, parameter problem. */
@@ -89,6 +90,8 @@ public final class FanoutPrograms
     /** Stack offsets from r10 (the verifier wants loads from the stack aligned to their size). */
     private static final int HEADER = -64;
     private static final int ICMP_TYPE = -72;
+    /** The first 10 bytes of an ICMP error's quoted IPv4 header: its version and length, its protocol. */
+    private static final int QUOTE = -88;
     private static final int ETHER_TYPE = -2;
     /** The 32-bit prefix length and the address (at most 16 bytes), past the IPv6 header's 40. */
     private static final int TRIE_KEY = -24;
@@ -227,7 +230,26 @@ public final class FanoutPrograms
         }
         asm.jump("ipv4_plain")
             .label("ipv4_quoted");
-        // The quoted source and destination go where the outer ones were.
+        // IP in IP with the inner header whole (a router's error about a tunnelled packet): the inner packet's
+        // source and destination go where the outer ones were. r3 = the quoted header's length.
+        loadBytesPastHeader(asm, ICMP_HEADER, QUOTE, IPV4_PROTOCOL + 1)
+            .load(BYTE, R2, R10, QUOTE + IPV4_PROTOCOL)
+            .jumpIf(R2, NOT_EQUAL, IPPROTO_IPIP, "ipv4_quote_addresses")
+            .load(BYTE, R3, R10, QUOTE)
+            .alu64(BpfOpcode.ALU_AND, R3, 0xf)
+            .alu64(BpfOpcode.ALU_LSH, R3, 2)
+            .jumpIf(R3, LESS, IPV4_HEADER, "ipv4_quote_addresses")
+            .mov64(R2, R9)
+            .add64(R2, R3)
+            .add64(R2, ICMP_HEADER + IPV4_HEADER)
+            .jumpIf(R7, LESS, R2, "ipv4_quote_addresses")
+            .mov64(R2, R8)
+            .add64(R2, R9)
+            .add64(R2, R3);
+        copy(asm, ICMP_HEADER + IPV4_SOURCE, HEADER + IPV4_SOURCE, 2 * Integer.BYTES);
+        chooseV4(asm, HEADER + IPV4_DESTINATION, HEADER + IPV4_SOURCE, "ipv4_tunnelled");
+        // Else the quoted source and destination go where the outer ones were.
+        asm.label("ipv4_quote_addresses");
         loadBytesPastHeader(asm, ICMP_HEADER + IPV4_SOURCE, HEADER + IPV4_SOURCE, 2 * Integer.BYTES);
         chooseV4(asm, HEADER + IPV4_DESTINATION, HEADER + IPV4_SOURCE, "ipv4_quoted");
         asm.label("ipv4_plain");

@@ -23,6 +23,8 @@ public final class FanoutFrames
     public static final String REAL_V4 = "10.77.3.3";
     public static final String REAL_V6 = "2001:db8:3::3";
     private static final String ROUTER_V4 = "192.0.2.254";
+    /** The box's address, where a tunnel starts. */
+    private static final String BOX_V4 = "10.77.1.254";
     private static final String ROUTER_V6 = "2001:db8:ff::1";
     private static final int[] TPIDS = {0x8100, 0x88a8, 0x9100};
     private static final int[] ICMP_TYPES = {0, 3, 4, 5, 8, 11, 12, 13};
@@ -54,7 +56,7 @@ public final class FanoutFrames
         final String marked4 = "203.0.113." + random.nextInt(256);
         final String marked6 = "2001:db8:cafe:" + Integer.toHexString(random.nextInt(65536)) + "::" +
             Integer.toHexString(random.nextInt(65536));
-        return switch (random.nextInt(14))
+        return switch (random.nextInt(15))
         {
             case 0 -> builder.ipv4(client4, VIP_V4, random.nextInt(20));
             case 1 -> builder.ipv4(REAL_V4, client4, random.nextInt(20));
@@ -76,6 +78,10 @@ public final class FanoutFrames
                 new TestFrame().ipv4(marked4, client4, 8), random.nextInt(3));
             case 12 -> random.nextBoolean() ? builder.ipv6Udp(client6, marked6, random.nextInt(20)) :
                 builder.ipv6Udp(marked6, client6, random.nextInt(20));
+            // A router beyond the box about a packet it tunnelled to a real server: the client's is inside.
+            case 13 -> builder.icmpv4Error(ROUTER_V4, BOX_V4, ICMP_TYPES[random.nextInt(ICMP_TYPES.length)],
+                TestFrame.ipip(BOX_V4, REAL_V4, new TestFrame().ipv4(client4, VIP_V4, 8)), random.nextInt(3),
+                20 + random.nextInt(40));
             default -> builder.etherType(random.nextBoolean() ? TestFrame.ETH_P_ARP : random.nextInt(0x10000), 46);
         };
     }

@@ -76,8 +76,15 @@ final class TestFrame
     byte[] icmpv4Error(final String source, final String destination, final int type, final byte[] quotedFrame,
         final int optionWords)
     {
+        return icmpv4Error(source, destination, type, quotedFrame, optionWords, 28);
+    }
+
+    /** As {@link #icmpv4Error(String, String, int, byte[], int)}, quoting up to {@code quoteBytes} of the packet. */
+    byte[] icmpv4Error(final String source, final String destination, final int type, final byte[] quotedFrame,
+        final int optionWords, final int quoteBytes)
+    {
         final ByteArrayOutputStream ip = new ByteArrayOutputStream();
-        final int quoted = Math.min(28, quotedFrame.length - 14);
+        final int quoted = Math.min(quoteBytes, quotedFrame.length - 14);
         final int headerLength = 20 + 4 * optionWords;
         final int totalLength = headerLength + 8 + quoted;
         ip.writeBytes(new byte[] {(byte)(0x40 | headerLength / 4), 0, (byte)(totalLength >> 8), (byte)totalLength, 0,
@@ -91,6 +98,19 @@ final class TestFrame
         ip.writeBytes(new byte[] {(byte)type, 0, 0, 0, 0, 0, 0, 0});
         ip.write(quotedFrame, 14, quoted);
         return ethernet(ETH_P_IPV4, ip.toByteArray());
+    }
+
+    /** An IPv4 packet in IP in IP: an outer header from {@code source} to {@code destination} around {@code inner}. */
+    static byte[] ipip(final String source, final String destination, final byte[] innerFrame)
+    {
+        final int innerLength = innerFrame.length - 14;
+        final ByteArrayOutputStream ip = new ByteArrayOutputStream();
+        ip.writeBytes(new byte[] {0x45, 0, (byte)((20 + innerLength) >> 8), (byte)(20 + innerLength), 0, 1, 0x40, 0, 64,
+            4, 0, 0});
+        ip.writeBytes(address(source));
+        ip.writeBytes(address(destination));
+        ip.write(innerFrame, 14, innerLength);
+        return new TestFrame().ethernet(ETH_P_IPV4, ip.toByteArray());
     }
 
     /** An ICMPv6 error of {@code type} (1..4) quoting the IPv6 header and 8 bytes of {@code quotedFrame}. */
