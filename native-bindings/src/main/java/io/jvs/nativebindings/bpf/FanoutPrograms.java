@@ -36,7 +36,8 @@ import static io.jvs.nativebindings.bpf.BpfSize.WORD;
  * The program of a {@code PACKET_FANOUT_EBPF} group of AF_PACKET sockets, one socket per worker: it returns the
  * index of the socket that gets a frame, the worker that owns the frame's client by exactly the rule and hash of
  * {@code io.jvs.core.pipeline.ClientDispatch} (the source of a frame to a VIP, the destination of any other, an
- * ICMP error by the packet it quotes, an IPv4 one quoting IP in IP by the packet inside; the client's 32-bit fold times 2654435761, the product's top 16 bits modulo
+ * ICMP error by the packet it quotes, an IPv4 one quoting IP in IP by the packet inside; the client's 32-bit fold
+ * times 2654435761, the product's top 16 bits modulo
  * the worker count), so both directions of a connection reach one worker. The virtual addresses are looked up in
  * the {@link XdpVipFilter}'s {@link XdpPrograms#VIPS_V4} and {@link XdpPrograms#VIPS_V6} maps and, when those
  * miss, its tries of destination prefixes ({@link XdpPrograms#DESTINATION_PREFIXES_V4},
