@@ -91,7 +91,12 @@ final class IcmpErrors
         if (!v6 && p.l4Length(i) >= L4Headers.ICMP_HEADER_LENGTH + Ipv4Header.MIN_LENGTH &&
             Ipv4Header.version(quote) == 4 && Ipv4Header.protocol(quote) == Ipv4Header.PROTOCOL_IPIP)
         {
-            return tunnelError(burst, i, p, plane, table, nowTick, countedBefore);
+            // Only the errors ip_vs_in_icmp takes: a redirect or a parameter problem (its pointer into the outer
+            // header) is the host's.
+            final int type = Frames.u8(icmp + L4Headers.ICMP_TYPE_OFFSET);
+            final boolean taken = type == L4Headers.ICMP_DESTINATION_UNREACHABLE ||
+                type == L4Headers.ICMP_SOURCE_QUENCH || type == L4Headers.ICMP_TIME_EXCEEDED;
+            return taken ? tunnelError(burst, i, p, plane, table, nowTick, countedBefore) : 0;
         }
         if (!parseQuote(icmp + L4Headers.ICMP_HEADER_LENGTH, p.l4Length(i) - L4Headers.ICMP_HEADER_LENGTH, v6))
         {

@@ -243,6 +243,12 @@ class PipelineTunnelEdgesTest
         laterFragment[21] = (byte)185;
         assertThat(tun.sendOne(errorAboutTunnelled(OWN, withOuterChecksum(laterFragment), 3, 1, 0, 48)).verdict())
             .as("about a later fragment of the outer packet").isEqualTo(Verdict.pass());
+        // ip_vs_in_icmp takes only destination unreachable, source quench and time exceeded.
+        assertThat(tun.sendOne(errorAboutTunnelled(OWN, tunnelled, 5, 1, 0x0A00_0009, 48)).verdict())
+            .as("a redirect").isEqualTo(Verdict.pass());
+        assertThat(tun.sendOne(errorAboutTunnelled(OWN, tunnelled, 12, 0, 0x0900_0000, 48)).verdict())
+            .as("a parameter problem, whose pointer is into the outer header").isEqualTo(Verdict.pass());
+        assertThat(tun.pipeline.counters().icmpSent()).as("nothing relayed").isZero();
     }
 
     private static byte[] withOuterChecksum(final byte[] frame)
