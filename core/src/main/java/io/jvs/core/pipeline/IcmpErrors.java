@@ -36,6 +36,8 @@ import io.jvs.core.stats.TrafficStats;
  */
 final class IcmpErrors
 {
+    /** The least path MTU the kernel learns from a frag-needed: net.ipv4.route.min_pmtu's default. */
+    private static final int MIN_PMTU = 552;
     /** The least MTU of IPv4 (RFC 791). */
     private static final int MIN_IPV4_MTU = 68;
     /** A connection's method in its entry: IP-in-IP. */
@@ -121,8 +123,8 @@ final class IcmpErrors
      * An error a router on the way to a real server sent about a packet jvs tunnelled to it (the quote is an IP-in-IP
      * packet from one of jvs's addresses): relayed to the client as an error about its own packet, from the virtual
      * address, as IPVS's ip_vs_in_icmp does for its tunnels, so that the client's path MTU discovery learns the
-     * tunnel's path. A frag-needed reports the MTU the router gave (or the route's, when less) less the outer
-     * header, and only for a packet with DF (without, the client does not discover the path: the kernel keeps the
+     * tunnel's path. A frag-needed reports the MTU the router gave (or the route's, when less; at least 552, the
+     * kernel's min_pmtu) less the outer header, and only for a packet with DF (without, the client does not discover the path: the kernel keeps the
      * error to itself). The error is counted in OutPkts of the connection's service and server, as ip_vs_out_stats.
      *
      * @return the verdict, or 0 when the error is about no tunnelled connection of ours.
@@ -163,8 +165,11 @@ final class IcmpErrors
             {
                 return 0;
             }
+            // The path MTU the kernel would keep for the route to the server (__ip_rt_update_pmtu): the router's, but
+            // never above the route's, and never below min_pmtu (552) unless the route's is (an old router's 0 too).
             final int reported = rest & 0xFFFF;
-            int mtu = reported == 0 ? plane.serverMtu[serverSlot] : Math.min(reported, plane.serverMtu[serverSlot]);
+            final int routeMtu = plane.serverMtu[serverSlot];
+            int mtu = reported < MIN_PMTU ? Math.min(routeMtu, MIN_PMTU) : Math.min(reported, routeMtu);
             if (mtu > MIN_IPV4_MTU + Ipv4Header.MIN_LENGTH)
             {
                 mtu -= Ipv4Header.MIN_LENGTH;

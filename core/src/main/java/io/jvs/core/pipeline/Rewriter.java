@@ -138,8 +138,7 @@ final class Rewriter
         final long hop = plane.clientNeighbours.find(v6, p.destinationHigh(i), p.destinationLow(i));
         if (hop == NeighbourIndex.NONE)
         {
-            misses.record(v6, p.destinationHigh(i), p.destinationLow(i), nowNs);
-            return Verdict.drop(DropReason.NO_NEIGHBOUR);
+            return noClientNeighbour(v6, p.destinationHigh(i), p.destinationLow(i));
         }
         return natOutbound(burst, i, p, plane, hop, virtualHigh, virtualLow, virtualPort);
     }
@@ -430,7 +429,9 @@ final class Rewriter
         {
             innerTos = (Frames.u16(inner) >>> 4) & 0xFF;
             ttl = Ipv6Header.hopLimit(inner);
-            dontFragment = Ipv4Header.FLAG_DONT_FRAGMENT;
+            // Never DF for an IPv6 packet, as ip_vs_prepare_tunneled_skb: it fits the tunnel already (packet-too-big
+            // otherwise), and a narrower path beyond fragments the outer packet rather than dropping it.
+            dontFragment = 0;
         }
         else
         {

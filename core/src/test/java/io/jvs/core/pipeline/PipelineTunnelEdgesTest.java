@@ -171,10 +171,13 @@ class PipelineTunnelEdgesTest
         assertThat(checksumsValidV4(out)).isTrue();
         assertThat(checksum(out, 34, out.length - 34, 0)).as("ICMP checksum").isZero();
 
-        // No MTU in the error (an old router): the route's, less the outer header.
+        // No MTU in the error (an old router), or one below min_pmtu: the kernel keeps 552 for the path.
         final byte[] again = tun.sendOne(ipv4(JVS_MAC, ROUTER_MAC, CLIENT, VIP, 64,
             Segment.tcp(40002, 80, SYN, 1400), 0x4000, 2)).frame();
-        assertThat(u16(tun.sendOne(errorAboutTunnelled(OWN, again, 3, 4, 0, 548)).frame(), 40)).isEqualTo(1480);
+        assertThat(u16(tun.sendOne(errorAboutTunnelled(OWN, again, 3, 4, 0, 548)).frame(), 40)).isEqualTo(532);
+        final byte[] third = tun.sendOne(ipv4(JVS_MAC, ROUTER_MAC, CLIENT, VIP, 64,
+            Segment.tcp(40003, 80, SYN, 1400), 0x4000, 3)).frame();
+        assertThat(u16(tun.sendOne(errorAboutTunnelled(OWN, third, 3, 4, 300, 548)).frame(), 40)).isEqualTo(532);
     }
 
     @Test
@@ -259,6 +262,23 @@ class PipelineTunnelEdgesTest
         frame[24] = (byte)(sum >>> 8);
         frame[25] = (byte)sum;
         return frame;
+    }
+
+    @Test
+    void shouldTunnelAnIpv6PacketToAnIpv4ServerWithoutDf()
+    {
+        // ip_vs_prepare_tunneled_skb gives the outer IPv4 header of an IPv6 packet no DF: it fits the tunnel
+        // (packet-too-big otherwise), and a narrower path beyond fragments the outer packet instead of dropping it.
+        final PipelineFixture tun = new PipelineFixture()
+            .rules("-A -t [2001:db8:44::110]:80 -s rr", "-a -t [2001:db8:44::110]:80 -r 192.168.1.2:80 -i")
+            .neighbour("192.168.1.2", SERVER_MAC)
+            .start();
+        final byte[] out = tun.sendOne(frame(JVS_MAC, ROUTER_MAC, IpAddress.parse("2001:db8:9::7"),
+            IpAddress.parse("2001:db8:44::110"), 64, Segment.tcp(40001, 80, SYN, 1000))).frame();
+        assertThat(u16(out, 12)).isEqualTo(0x0800);
+        assertThat(out[23]).as("IPv6 in IPv4").isEqualTo((byte)41);
+        assertThat(u16(out, 20) & 0x4000).as("the outer header without DF").isZero();
+        assertThat(checksum(out, 14, 20, 0)).isZero();
     }
 
     @Test
