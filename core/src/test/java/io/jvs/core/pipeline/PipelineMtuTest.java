@@ -101,6 +101,24 @@ class PipelineMtuTest
             Segment.tcp(clientPort, port, flags, ipLength - IP_AND_TCP), fragmentField, clientPort);
     }
 
+    /**
+     * Opens a NAT connection from the client's port 40001 to port 80 and sends three packets of {@code ipLength} bytes
+     * through it to the server (port 1), which must go whole.
+     */
+    private static void establishSending(final PipelineFixture plane, final int ipLength)
+    {
+        plane.sendOne(fromClient(80, 40001, SYN, IP_AND_TCP, DONT_FRAGMENT));
+        plane.ingressPort = 1;
+        plane.sendOne(ipv4(SERVER_SIDE_MAC, NAT_SERVER_MAC, NAT_SERVER, CLIENT, 64,
+            Segment.tcp(80, 40001, SYN | ACK, 0), DONT_FRAGMENT, 1));
+        plane.ingressPort = 0;
+        for (int i = 0; i < 3; i++)
+        {
+            assertThat(Verdict.toString(plane.sendOne(fromClient(80, 40001, ACK, ipLength, DONT_FRAGMENT)).verdict()))
+                .isEqualTo("transmit:1");
+        }
+    }
+
     private static void assertFragNeeded(final PipelineFixture.Result answer, final int port, final int mtu)
     {
         assertThat(Verdict.toString(answer.verdict())).as("answered on the port it came in on")
@@ -144,16 +162,7 @@ class PipelineMtuTest
     void shouldHoldAnEstablishedConnectionToItsServersRouteMtu()
     {
         final PipelineFixture plane = routeMtu(1200);
-        plane.sendOne(fromClient(80, 40001, SYN, IP_AND_TCP, DONT_FRAGMENT));
-        plane.ingressPort = 1;
-        plane.sendOne(ipv4(SERVER_SIDE_MAC, NAT_SERVER_MAC, NAT_SERVER, CLIENT, 64,
-            Segment.tcp(80, 40001, SYN | ACK, 0), DONT_FRAGMENT, 1));
-        plane.ingressPort = 0;
-        for (int i = 0; i < 3; i++)
-        {
-            assertThat(Verdict.toString(plane.sendOne(fromClient(80, 40001, ACK, 1200, DONT_FRAGMENT)).verdict()))
-                .isEqualTo("transmit:1");
-        }
+        establishSending(plane, 1200);
 
         assertFragNeeded(plane.sendOne(fromClient(80, 40001, ACK, 1300, DONT_FRAGMENT)), 0, 1200);
     }
@@ -203,16 +212,7 @@ class PipelineMtuTest
     void shouldAnswerAnEstablishedConnectionsPacketThatOutgrowsTheServersPort()
     {
         final PipelineFixture nat = twoArm(1500, 1000);
-        nat.sendOne(fromClient(80, 40001, SYN, IP_AND_TCP, DONT_FRAGMENT));
-        nat.ingressPort = 1;
-        nat.sendOne(ipv4(SERVER_SIDE_MAC, NAT_SERVER_MAC, NAT_SERVER, CLIENT, 64,
-            Segment.tcp(80, 40001, SYN | ACK, 0), DONT_FRAGMENT, 1));
-        nat.ingressPort = 0;
-        for (int i = 0; i < 3; i++)
-        {
-            assertThat(Verdict.toString(nat.sendOne(fromClient(80, 40001, ACK, 1000, DONT_FRAGMENT)).verdict()))
-                .isEqualTo("transmit:1");
-        }
+        establishSending(nat, 1000);
 
         assertFragNeeded(nat.sendOne(fromClient(80, 40001, ACK, 1500, DONT_FRAGMENT)), 0, 1000);
     }

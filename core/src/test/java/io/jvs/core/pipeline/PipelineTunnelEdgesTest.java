@@ -48,12 +48,7 @@ class PipelineTunnelEdgesTest
     private static byte[] withTos(final byte[] frame, final int tos)
     {
         frame[15] = (byte)tos;
-        frame[24] = 0;
-        frame[25] = 0;
-        final int sum = checksum(frame, 14, 20, 0);
-        frame[24] = (byte)(sum >>> 8);
-        frame[25] = (byte)sum;
-        return frame;
+        return withOuterChecksum(frame);
     }
 
     private static byte[] syn(final int port, final int payload)
@@ -254,6 +249,7 @@ class PipelineTunnelEdgesTest
         assertThat(tun.pipeline.counters().icmpSent()).as("nothing relayed").isZero();
     }
 
+    /** Puts right the checksum of an untagged frame's (outer) IPv4 header. */
     private static byte[] withOuterChecksum(final byte[] frame)
     {
         frame[24] = 0;
