@@ -375,8 +375,8 @@ public final class DataPlaneBuilder
         }
         return new DataPlane(thisGeneration, classifier.build(), services, templateGroup, slotKeys, servers,
             serverService,
-            new ServerAddresses(high, low, port, keepsPacketsPort), method, egress, mac, mtu, topology, timeouts, settings,
-            marks,
+            new ServerAddresses(high, low, port, keepsPacketsPort), method, egress, mac, mtu, topology, timeouts,
+            settings, marks,
             table.schedulerSettings().workers());
     }
 

@@ -124,8 +124,9 @@ final class IcmpErrors
      * packet from one of jvs's addresses): relayed to the client as an error about its own packet, from the virtual
      * address, as IPVS's ip_vs_in_icmp does for its tunnels, so that the client's path MTU discovery learns the
      * tunnel's path. A frag-needed reports the MTU the router gave (or the route's, when less; at least 552, the
-     * kernel's min_pmtu) less the outer header, and only for a packet with DF (without, the client does not discover the path: the kernel keeps the
-     * error to itself). The error is counted in OutPkts of the connection's service and server, as ip_vs_out_stats.
+     * kernel's min_pmtu) less the outer header, and only for a packet with DF (without, the client does not discover
+     * the path: the kernel keeps the error to itself). The error is counted in OutPkts of the connection's service and
+     * server, as ip_vs_out_stats.
      *
      * @return the verdict, or 0 when the error is about no tunnelled connection of ours.
      */

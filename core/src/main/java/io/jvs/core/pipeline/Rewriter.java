@@ -90,7 +90,7 @@ final class Rewriter
         {
             return noServerNeighbour(plane, serverSlot);
         }
-        // The MTU read only off the fast loop's path (fitsEveryPort is a constant there), as no frame it takes needs it.
+        // The MTU read only off the fast loop's path (fitsEveryPort is a constant there): no frame it takes needs it.
         final boolean fragments = !fitsEveryPort && exceedsMtu(p, i, plane.serverMtu[serverSlot]);
         if (fragments && !mayFragment(burst, i, p))
         {

@@ -44,8 +44,9 @@ public final class ServiceTable
     }
 
     /**
-     * Changes the sysctls every service's scheduler shares (lblc_expiration, lblcr_expiration): the services' schedulers
-     * take them at once, as a write to {@code /proc/sys/net/ipv4/vs} does, and services added later are made with them.
+     * Changes the sysctls every service's scheduler shares (lblc_expiration, lblcr_expiration): the services'
+     * schedulers take them at once, as a write to {@code /proc/sys/net/ipv4/vs} does, and services added later are
+     * made with them.
      *
      * @param next the new settings: the same worker count, no flags.
      * @throws IllegalArgumentException when the worker count differs (a restart's business).

@@ -59,7 +59,8 @@ class PipelineMtuTest
 
     /**
      * Both ports' MTU 1500; the clients behind a router on port 0, by a route to their /24 with an MTU of its own
-     * ({@code ip route add 198.51.100.0/24 via ROUTER mtu 1200}), and by a longer route without one to 198.51.100.128/25.
+     * ({@code ip route add 198.51.100.0/24 via ROUTER mtu 1200}), and by a longer route without one to
+     * 198.51.100.128/25.
      */
     private static PipelineFixture clientRouteMtu()
     {
@@ -88,7 +89,8 @@ class PipelineMtuTest
         plane.ingressPort = 1;
     }
 
-    private static byte[] reply(final IpAddress client, final int clientPort, final int ipLength, final int fragmentField)
+    private static byte[] reply(final IpAddress client, final int clientPort, final int ipLength,
+        final int fragmentField)
     {
         return ipv4(SERVER_SIDE_MAC, NAT_SERVER_MAC, NAT_SERVER, client, 64,
             Segment.tcp(80, clientPort, ACK, ipLength - IP_AND_TCP), fragmentField, 4);
