@@ -149,8 +149,8 @@ final class IcmpResponder
     /**
      * Turns the frame into an ICMP error of the given type about a packet it quotes (somewhere after where the new
      * headers go), from {@code from} to {@code to} by the next hop {@code hop}: the kernel's icmp_send of an error
-     * about a packet it holds, here one a router sent about a packet jvs tunnelled, relayed to that packet's sender (IPVS's
-     * ip_vs_in_icmp for its tunnels). Not rate-limited: it forwards an error, one for each that came.
+     * about a packet it holds, here one a router sent about a packet jvs tunnelled, relayed to that packet's sender
+     * (IPVS's ip_vs_in_icmp for its tunnels). Not rate-limited: it forwards an error, one for each that came.
      *
      * @param quoted       where the packet the error is about starts in the frame, at least 42 bytes in.
      * @param quotedLength how much of it the frame holds.
