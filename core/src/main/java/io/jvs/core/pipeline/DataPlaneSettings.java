@@ -26,6 +26,10 @@ package io.jvs.core.pipeline;
  *                                answered with frag-needed when it does not fit the tunnel; off, the outer DF is
  *                                clear and such a packet leaves in fragments whatever its own DF
  *                                (ensure_mtu_is_adequate, ip_vs_tunnel_xmit).
+ * @param scheduleIcmp            schedule_icmp: an ICMP error from the client's side quoting a reply of no known
+ *                                connection is scheduled as that connection's first packet would be and sent to the
+ *                                server chosen (else it is the host's), for directors behind ECMP that never saw the
+ *                                connection (ip_vs_in_icmp and ip_vs_try_to_schedule).
  */
 public record DataPlaneSettings(
     boolean passUnmatched,
@@ -40,10 +44,11 @@ public record DataPlaneSettings(
     boolean clampMss,
     int sweepSlotsPerBurst,
     boolean answerVipEcho,
-    boolean pmtuDisc)
+    boolean pmtuDisc,
+    boolean scheduleIcmp)
 {
     /**
-     * Settings with pmtu_disc on, the kernel's default.
+     * Settings with pmtu_disc on and schedule_icmp off, the kernel's defaults.
      */
     public DataPlaneSettings(final boolean passUnmatched, final boolean allowIpOptions, final boolean allowFragments,
         final boolean expireNodestConn, final boolean expireQuiescentTemplate, final boolean sloppyTcp,
@@ -52,17 +57,32 @@ public record DataPlaneSettings(
     {
         this(passUnmatched, allowIpOptions, allowFragments, expireNodestConn, expireQuiescentTemplate, sloppyTcp,
             connReuse, activeEstablishedOnly, icmpRepliesPerSecond, clampMss, sweepSlotsPerBurst, answerVipEcho,
-            true);
+            true, false);
+    }
+
+    /**
+     * Settings with schedule_icmp off, the kernel's default.
+     */
+    public DataPlaneSettings(final boolean passUnmatched, final boolean allowIpOptions, final boolean allowFragments,
+        final boolean expireNodestConn, final boolean expireQuiescentTemplate, final boolean sloppyTcp,
+        final boolean connReuse, final boolean activeEstablishedOnly, final int icmpRepliesPerSecond,
+        final boolean clampMss, final int sweepSlotsPerBurst, final boolean answerVipEcho, final boolean pmtuDisc)
+    {
+        this(passUnmatched, allowIpOptions, allowFragments, expireNodestConn, expireQuiescentTemplate, sloppyTcp,
+            connReuse, activeEstablishedOnly, icmpRepliesPerSecond, clampMss, sweepSlotsPerBurst, answerVipEcho,
+            pmtuDisc, false);
     }
 
     /**
      * @return the kernel's defaults: pass unmatched, options and fragments allowed, drop on a removed
      *         server, follow templates of quiesced servers, SYN-only connections, conn_reuse_mode 1, the
      *         current active states, 1000 ICMP answers a second per worker, no MSS clamp, sweeps of at
-     *         least 64 slots, echo requests to the virtual addresses left to the host, pmtu_disc on.
+     *         least 64 slots, echo requests to the virtual addresses left to the host, pmtu_disc on,
+     *         schedule_icmp off.
      */
     public static DataPlaneSettings defaults()
     {
-        return new DataPlaneSettings(true, true, true, false, false, false, true, false, 1000, false, 64, false, true);
+        return new DataPlaneSettings(true, true, true, false, false, false, true, false, 1000, false, 64, false, true,
+            false);
     }
 }

@@ -26,7 +26,8 @@ import io.jvs.core.stats.TrafficStats;
  * </ul>
  * The quoted IP header's checksum is refreshed and the ICMP checksum recomputed over the whole
  * message; the quoted upper-layer checksum is left alone, as the kernel does (it is usually truncated).
- * An error that quotes no known connection is the host's business.
+ * An error that quotes no known connection is the host's business, unless schedule_icmp has the pipeline schedule it
+ * ({@link #quoteUnmatched}).
  * <p>
  * An error about a connection is counted in IPVS's counts of its service and server as the kernel counts it: one
  * towards the server in InPkts before it is sent on (ip_vs_in_icmp calls ip_vs_in_stats before ip_vs_icmp_xmit,
@@ -55,6 +56,8 @@ final class IcmpErrors
     private int quotedSourcePort;
     private int quotedDestinationPort;
     private int quotedL4;
+    /** Whether the error {@link #handle} last returned 0 for quotes a packet of no live connection (no tunnel's). */
+    private boolean quoteUnmatched;
 
     IcmpErrors(final Rewriter rewriter, final TrafficStats traffic, final IcmpResponder responder)
     {
@@ -90,6 +93,7 @@ final class IcmpErrors
         final long icmp = frame + p.l4Offset(i);
         final boolean v6 = p.kind(i) == ParsedBurst.KIND_IPV6;
         final long quote = icmp + L4Headers.ICMP_HEADER_LENGTH;
+        quoteUnmatched = false;
         if (!v6 && p.l4Length(i) >= L4Headers.ICMP_HEADER_LENGTH + Ipv4Header.MIN_LENGTH &&
             Ipv4Header.version(quote) == 4 && Ipv4Header.protocol(quote) == Ipv4Header.PROTOCOL_IPIP)
         {
@@ -108,7 +112,8 @@ final class IcmpErrors
             quotedDestinationPort, quotedSourceHigh, quotedSourceLow, quotedSourcePort);
         if (slot >= 0 && !table.isExpired(slot, nowTick))
         {
-            return towardsServer(burst, i, p, plane, table, slot, v6, countedBefore);
+            return towardsServer(burst, i, p, plane, table.server(slot), table.method(slot), table.portKey(slot), v6,
+                countedBefore);
         }
         slot = table.lookupReverse(quotedProtocol, quotedSourceHigh, quotedSourceLow, quotedSourcePort,
             quotedDestinationHigh, quotedDestinationLow, quotedDestinationPort, plane.serverAddresses);
@@ -116,7 +121,60 @@ final class IcmpErrors
         {
             return towardsClient(burst, i, p, plane, table, slot, v6, countedBefore);
         }
+        quoteUnmatched = true;
         return 0;
+    }
+
+    /**
+     * @return whether the error {@link #handle} last returned 0 for quotes a TCP, UDP or SCTP packet of no live
+     *         connection (not a tunnelled one), whose ends the {@code quoted...} accessors give: one that schedule_icmp
+     *         may schedule.
+     */
+    boolean quoteUnmatched()
+    {
+        return quoteUnmatched;
+    }
+
+    /** @return the quoted packet's protocol. */
+    int quotedProtocol()
+    {
+        return quotedProtocol;
+    }
+
+    /** @return the quoted packet's source address, first 64 bits (0 for IPv4): a reply's, the virtual address. */
+    long quotedSourceHigh()
+    {
+        return quotedSourceHigh;
+    }
+
+    /** @return the quoted packet's source address, last 64 bits or the IPv4 address. */
+    long quotedSourceLow()
+    {
+        return quotedSourceLow;
+    }
+
+    /** @return the quoted packet's source port. */
+    int quotedSourcePort()
+    {
+        return quotedSourcePort;
+    }
+
+    /** @return the quoted packet's destination address, first 64 bits (0 for IPv4): a reply's, the client. */
+    long quotedDestinationHigh()
+    {
+        return quotedDestinationHigh;
+    }
+
+    /** @return the quoted packet's destination address, last 64 bits or the IPv4 address. */
+    long quotedDestinationLow()
+    {
+        return quotedDestinationLow;
+    }
+
+    /** @return the quoted packet's destination port. */
+    int quotedDestinationPort()
+    {
+        return quotedDestinationPort;
     }
 
     /**
@@ -254,10 +312,17 @@ final class IcmpErrors
         return true;
     }
 
-    private int towardsServer(final FrameBurst burst, final int i, final ParsedBurst p, final DataPlane plane,
-        final ConnectionTable table, final int slot, final boolean v6, final boolean countedBefore)
+    /**
+     * Sends an error about a reply on to the server of its connection, as that connection's packets go.
+     *
+     * @param serverSlot the connection's server.
+     * @param method     the connection's method (0 NAT, 1 DR, 2 TUN).
+     * @param portKey    the connection's virtual port with its flags, as {@link ConnectionTable#portKey} gives it.
+     * @return the verdict.
+     */
+    int towardsServer(final FrameBurst burst, final int i, final ParsedBurst p, final DataPlane plane,
+        final int serverSlot, final int method, final int portKey, final boolean v6, final boolean countedBefore)
     {
-        final int serverSlot = table.server(slot);
         if (!countedBefore)
         {
             traffic.in(plane.serverService[serverSlot], serverSlot, p.ipEnd(i) - p.l3Offset(i));
@@ -266,7 +331,7 @@ final class IcmpErrors
         {
             return Verdict.drop(DropReason.TTL_EXPIRED);
         }
-        switch (table.method(slot))
+        switch (method)
         {
             case 0 ->
             {
@@ -274,7 +339,7 @@ final class IcmpErrors
                 final long icmp = frame + p.l4Offset(i);
                 final long quote = icmp + L4Headers.ICMP_HEADER_LENGTH;
                 final ServerAddresses servers = plane.serverAddresses;
-                final int realPort = servers.port(serverSlot, table.portKey(slot));
+                final int realPort = servers.port(serverSlot, portKey);
                 // The quoted packet went from VIP:vport: it now goes from RIP:rport.
                 rewriteQuotedEndpoint(quote, v6, Ipv4Header.SOURCE_OFFSET, Ipv6Header.SOURCE_OFFSET,
                     L4Headers.SOURCE_PORT_OFFSET, servers.high(serverSlot), servers.low(serverSlot), realPort);

@@ -57,6 +57,15 @@ public final class Pipeline
     public static final long MAX_LATENCY_NS = 60_000_000_000L;
     /** {@link #openedServer}: the frame opened no connection and did not try to. */
     public static final int OPENED_NONE = 0;
+    /** {@link #enter} found no server: as {@link #openedServer} records a refusal. */
+    private static final int REFUSED_NO_SERVER = refused(DropReason.NO_SERVER);
+    /** {@link #enter} found no room in the connection table: as {@link #openedServer} records a refusal. */
+    private static final int REFUSED_TABLE_FULL = refused(DropReason.CONNECTION_TABLE_FULL);
+    /** {@link #enter}'s flags for a connection an ICMP error opens: no TCP flags move its state. */
+    private static final int QUOTED = -1;
+    /** A new entry's life before any packet moves its state (ip_vs_conn_new), in ticks. */
+    private static final int NEW_ENTRY_TICKS =
+        (int)(ConnectionTimeouts.NEW_ENTRY_MS / (ConnectionTable.TICK_NS / 1_000_000L));
 
     private final DataPlanePublisher publisher;
     private final int workerIndex;
@@ -116,6 +125,10 @@ public final class Pipeline
     private int nowTick;
     /** The burst's timeouts in ticks, TCP states then UDP at {@link TcpStates#COUNT}: the snapshot's, as published. */
     private int[] timeoutTicks;
+    /** The method of the connection {@link #enter} last made. */
+    private int enteredMethod;
+    /** The port key of the connection {@link #enter} last made, as {@link ConnectionTable#portKey} gives one. */
+    private int enteredPortKey;
 
     /** Each connection table is swept end to end this often. */
     public static final long SWEEP_PERIOD_NS = 1_000_000_000L;
@@ -901,8 +914,7 @@ public final class Pipeline
         {
             if (IcmpErrors.isError(p, i))
             {
-                final int verdict = icmpErrors.handle(burst, i, p, current, p.kind(i) == KIND_IPV6 ? v6 : v4, nowTick,
-                    again);
+                final int verdict = icmpError(burst, i, p, current);
                 if (verdict != 0)
                 {
                     return verdict;
@@ -921,6 +933,77 @@ public final class Pipeline
         final int service = serviceOf[i];
         return service != ServiceClassifier.NONE ? towardsServer(burst, i, p, current, service) :
             towardsClient(burst, i, p, current);
+    }
+
+    /**
+     * An ICMP or ICMPv6 error: about a connection, passed on ({@link IcmpErrors}); about a reply of no connection, with
+     * schedule_icmp, scheduled as that connection's first packet would be.
+     *
+     * @return the verdict, or 0 when the error is none of jvs's business.
+     */
+    private int icmpError(final FrameBurst burst, final int i, final ParsedBurst p, final DataPlane current)
+    {
+        final ConnectionTable table = p.kind(i) == KIND_IPV6 ? v6 : v4;
+        final int verdict = icmpErrors.handle(burst, i, p, current, table, nowTick, again);
+        if (verdict != 0 || !current.settings.scheduleIcmp() || !icmpErrors.quoteUnmatched())
+        {
+            return verdict;
+        }
+        return scheduleQuoted(burst, i, p, current, table);
+    }
+
+    /**
+     * schedule_icmp: an error from the client's side about a reply of no connection jvs knows (a director behind ECMP
+     * that never saw the connection: the client's packets went to another) is scheduled as the connection's first
+     * packet would be, from the quoted reply's ends (its source the virtual service, its destination the client),
+     * and goes to the server chosen as the connection's packets go, as ip_vs_in_icmp does with ip_vs_try_to_schedule.
+     * The entry starts as ip_vs_conn_new leaves one (no state, inactive, 3 s), so that the client's next packet
+     * follows it to the same server and moves it on. Any TCP quote is scheduled, whatever its flags, as
+     * tcp_conn_schedule does for an ICMP error (its 8 quoted bytes need not hold them). Refused without a server or
+     * room, the error is dropped without an answer (ip_vs_leave answers no ICMP error).
+     *
+     * @return the verdict, or 0 when the quote names no service (the host's business).
+     */
+    private int scheduleQuoted(final FrameBurst burst, final int i, final ParsedBurst p, final DataPlane current,
+        final ConnectionTable table)
+    {
+        final boolean isV6 = p.kind(i) == KIND_IPV6;
+        final IcmpErrors errors = icmpErrors;
+        final int protocol = errors.quotedProtocol();
+        final long virtualHigh = errors.quotedSourceHigh();
+        final long virtualLow = errors.quotedSourceLow();
+        final int virtualPort = errors.quotedSourcePort();
+        final long clientHigh = errors.quotedDestinationHigh();
+        final long clientLow = errors.quotedDestinationLow();
+        final int clientPort = errors.quotedDestinationPort();
+        // The error's own mark, as the kernel looks the service up with the error's skb->mark.
+        final int service = current.classifier.lookup(burst.firewallMark(i), isV6, protocol, virtualHigh, virtualLow,
+            virtualPort);
+        if (service == ServiceClassifier.NONE)
+        {
+            return 0;
+        }
+        if (p.ttl(i) <= 1)
+        {
+            // As for a packet: one that cannot be forwarded opens no connection.
+            return Verdict.drop(DropReason.TTL_EXPIRED);
+        }
+        final int found = table.lookupForward(protocol, clientHigh, clientLow, clientPort, virtualHigh, virtualLow,
+            virtualPort);
+        if (found >= 0)
+        {
+            // An expired entry that the sweep has not reached yet (a live one took the error to its server).
+            table.remove(found, false);
+            table.lookupForward(protocol, clientHigh, clientLow, clientPort, virtualHigh, virtualLow, virtualPort);
+        }
+        final int entered = enter(current, table, isV6, service, protocol, clientHigh, clientLow, clientPort,
+            virtualHigh, virtualLow, virtualPort, burst.firewallMark(i), QUOTED);
+        opened[i] = entered;
+        if (entered < 0)
+        {
+            return Verdict.drop(DropReason.of(-1 - entered));
+        }
+        return errors.towardsServer(burst, i, p, current, entered, enteredMethod, enteredPortKey, isV6, again);
     }
 
     private int unmatched(final DataPlane current)
@@ -1027,18 +1110,53 @@ public final class Pipeline
             return dropAndAnswer(DropReason.TTL_EXPIRED, burst, i, p, current,
                 isV6 ? L4Headers.ICMPV6_TIME_EXCEEDED : L4Headers.ICMP_TIME_EXCEEDED, 0, 0, false);
         }
+        final int entered = enter(current, table, isV6, service, protocol, p.sourceHigh(i), p.sourceLow(i),
+            p.sourcePort(i), p.destinationHigh(i), p.destinationLow(i), p.destinationPort(i), burst.firewallMark(i),
+            flags);
+        opened[i] = entered;
+        if (entered == REFUSED_NO_SERVER)
+        {
+            return dropAndAnswer(DropReason.NO_SERVER, burst, i, p, current,
+                isV6 ? L4Headers.ICMPV6_DESTINATION_UNREACHABLE : L4Headers.ICMP_DESTINATION_UNREACHABLE,
+                isV6 ? L4Headers.ICMPV6_CODE_PORT_UNREACHABLE : L4Headers.ICMP_CODE_PORT_UNREACHABLE, 0, true);
+        }
+        if (entered == REFUSED_TABLE_FULL)
+        {
+            return Verdict.drop(DropReason.CONNECTION_TABLE_FULL);
+        }
+        rememberFirstFragment(p, i, entered, enteredMethod);
+        return forward(burst, i, p, current, entered, enteredMethod, service, enteredPortKey);
+    }
+
+    /**
+     * Schedules a new connection of a service and enters it, the part of ip_vs_schedule and ip_vs_conn_new that a
+     * client's first packet and an ICMP error quoting a reply (schedule_icmp) share: a persistence template's server
+     * or the scheduler's, the template placed, the entry made (none for one-packet scheduling) and counted on its
+     * server and service. The table's last lookup must have been the {@link ConnectionTable#lookupForward} of these
+     * ends that found nothing. Leaves the connection's method in {@link #enteredMethod} and its port key in
+     * {@link #enteredPortKey}.
+     *
+     * @param tcpFlags the flags of the TCP packet that opens it, moving the entry's state as {@link #track} would; or
+     *                 {@link #QUOTED} for an ICMP error, after which the entry is as ip_vs_conn_new leaves one: no
+     *                 state, inactive, {@link ConnectionTimeouts#NEW_ENTRY_MS} to live.
+     * @return the server's slot, or {@link #REFUSED_NO_SERVER} or {@link #REFUSED_TABLE_FULL}.
+     */
+    private int enter(final DataPlane current, final ConnectionTable table, final boolean isV6, final int service,
+        final int protocol, final long clientHigh, final long clientLow, final int clientPort, final long virtualHigh,
+        final long virtualLow, final int virtualPort, final int firewallMark, final int tcpFlags)
+    {
+        final boolean tcp = protocol == Ipv4Header.PROTOCOL_TCP;
+        final DataPlaneSettings settings = current.settings;
         final VirtualService virtualService = current.services[service];
         if (isV6)
         {
-            flow.setV6(protocolOf(protocol), p.sourceHigh(i), p.sourceLow(i), p.sourcePort(i),
-                p.destinationHigh(i), p.destinationLow(i), p.destinationPort(i));
+            flow.setV6(protocolOf(protocol), clientHigh, clientLow, clientPort, virtualHigh, virtualLow, virtualPort);
         }
         else
         {
-            flow.setV4(protocolOf(protocol), (int)p.sourceLow(i), p.sourcePort(i), (int)p.destinationLow(i),
-                p.destinationPort(i));
+            flow.setV4(protocolOf(protocol), (int)clientLow, clientPort, (int)virtualLow, virtualPort);
         }
-        flow.firewallMark(burst.firewallMark(i));
+        flow.firewallMark(firewallMark);
         final ServiceSettings serviceSettings = current.serviceSettings[service];
         int template = TemplateTable.NOT_FOUND;
         long networkHigh = 0;
@@ -1047,8 +1165,8 @@ public final class Pipeline
         if (serviceSettings.persistent())
         {
             final int prefix = serviceSettings.netmaskPrefix();
-            networkHigh = isV6 ? maskHigh(p.sourceHigh(i), prefix) : 0;
-            networkLow = isV6 ? maskLow(p.sourceLow(i), prefix) : maskV4(p.sourceLow(i), prefix);
+            networkHigh = isV6 ? maskHigh(clientHigh, prefix) : 0;
+            networkLow = isV6 ? maskLow(clientLow, prefix) : maskV4(clientLow, prefix);
             final long found = templates.find(current.templateGroup[service], networkHigh, networkLow, current,
                 nowNs);
             if (found != TemplateTable.NOT_FOUND)
@@ -1066,10 +1184,7 @@ public final class Pipeline
         final int serverSlot = server == null ? 0 : server.forwardingSlot();
         if (serverSlot == 0 || current.servers[serverSlot] != server)
         {
-            opened[i] = refused(DropReason.NO_SERVER);
-            return dropAndAnswer(DropReason.NO_SERVER, burst, i, p, current,
-                isV6 ? L4Headers.ICMPV6_DESTINATION_UNREACHABLE : L4Headers.ICMP_DESTINATION_UNREACHABLE,
-                isV6 ? L4Headers.ICMPV6_CODE_PORT_UNREACHABLE : L4Headers.ICMP_CODE_PORT_UNREACHABLE, 0, true);
+            return REFUSED_NO_SERVER;
         }
         if (serviceSettings.persistent() && !fromTemplate)
         {
@@ -1077,46 +1192,43 @@ public final class Pipeline
                 current.servers, nowNs,
                 serviceSettings.persistenceSeconds() * 1_000_000_000L);
         }
+        // The snapshot's method (0 is NAT), not the server's live one: a reload may be changing it. The entry keeps
+        // it for the connection's life.
+        final int method = current.forwardMethod[serverSlot];
+        final int portKey = virtualPort | current.servicePortKey[service];
+        enteredMethod = method;
+        enteredPortKey = portKey;
         // One-packet scheduling is for UDP only, also on a -f service whose mark takes TCP too: ip_vs_schedule and
         // ip_vs_sched_persist set IP_VS_CONN_F_ONE_PACKET only for a UDP packet, and a TCP one gets an entry.
         if (serviceSettings.onePacket() && protocol == Ipv4Header.PROTOCOL_UDP)
         {
-            opened[i] = serverSlot;
             counters.connectionOpened();
             traffic.connection(service, serverSlot);
-            final int method = current.forwardMethod[serverSlot];
-            rememberFirstFragment(p, i, serverSlot, method);
-            return forward(burst, i, p, current, serverSlot, method, service,
-                p.destinationPort(i) | current.servicePortKey[service]);
+            return serverSlot;
         }
-        // The last lookup of this table, towardsServer's or the one after the removal, found where the entry goes.
-        slot = table.insert(protocol, p.sourceHigh(i), p.sourceLow(i), p.sourcePort(i),
-            p.destinationHigh(i), p.destinationLow(i), p.destinationPort(i), nowTick);
+        final int slot = table.insert(protocol, clientHigh, clientLow, clientPort, virtualHigh, virtualLow,
+            virtualPort, nowTick);
         if (slot == ConnectionTable.FULL)
         {
-            opened[i] = refused(DropReason.CONNECTION_TABLE_FULL);
-            return Verdict.drop(DropReason.CONNECTION_TABLE_FULL);
+            return REFUSED_TABLE_FULL;
         }
-        opened[i] = serverSlot;
         if (template != TemplateTable.NOT_FOUND &&
             templates.attach(template, nowNs, serviceSettings.persistenceSeconds() * 1_000_000_000L))
         {
             table.template(slot, template);
         }
-        // The snapshot's method (0 is NAT), not the server's live one: a reload may be changing it. The entry keeps
-        // it for the connection's life.
-        final int method = current.forwardMethod[serverSlot];
         final boolean inboundOnly = method != 0;
+        final boolean quoted = tcpFlags == QUOTED;
         // What track would make of the first packet, written once: the state this packet moves a new entry to,
         // counted active or inactive on its server from the start (as binding it inactive, then activating it).
-        final int state = tcp ? TcpStates.next(inboundOnly ? TcpStates.INPUT_ONLY : TcpStates.INPUT,
-            TcpStates.flagIndex(flags), TcpStates.NONE) : TcpStates.NONE;
+        final int state = tcp && !quoted ? TcpStates.next(inboundOnly ? TcpStates.INPUT_ONLY : TcpStates.INPUT,
+            TcpStates.flagIndex(tcpFlags), TcpStates.NONE) : TcpStates.NONE;
         final boolean active = tcp && TcpStates.isActive(state, settings.activeEstablishedOnly());
-        final int portKey = p.destinationPort(i) | current.servicePortKey[service];
         final int entryFlags = (active ? 0 : ConnectionTable.FLAG_INACTIVE) |
             (inboundOnly ? ConnectionTable.FLAG_NO_OUTPUT : 0) | ConnectionTable.methodFlags(method) |
-            (portKey != p.destinationPort(i) ? ConnectionTable.FLAG_PACKETS_PORT : 0);
-        table.open(slot, serverSlot, entryFlags, state, nowTick + timeoutTicks[tcp ? state : TcpStates.COUNT]);
+            (portKey != virtualPort ? ConnectionTable.FLAG_PACKETS_PORT : 0);
+        table.open(slot, serverSlot, entryFlags, state,
+            nowTick + (quoted ? NEW_ENTRY_TICKS : timeoutTicks[tcp ? state : TcpStates.COUNT]));
         if (tcp && state == TcpStates.ESTABLISHED)
         {
             // Sloppy TCP's first packet may establish the connection at once.
@@ -1125,8 +1237,7 @@ public final class Pipeline
         server.bindConnection(workerIndex, !active);
         counters.connectionOpened();
         traffic.connection(service, serverSlot);
-        rememberFirstFragment(p, i, serverSlot, method);
-        return forward(burst, i, p, current, serverSlot, method, service, portKey);
+        return serverSlot;
     }
 
     /**

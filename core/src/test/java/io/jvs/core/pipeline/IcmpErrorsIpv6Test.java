@@ -31,32 +31,13 @@ class IcmpErrorsIpv6Test
             .start();
     }
 
-    /** An ICMPv6 error (type 1 code 4) from {@code from} to {@code to}, quoting the IPv6 packet of a frame. */
-    private static byte[] error(final long dstMac, final long srcMac, final IpAddress from, final IpAddress to,
-        final byte[] quotedFrame)
-    {
-        final int quoted = Math.min(48, quotedFrame.length - 14);
-        final ByteBuffer icmp = ByteBuffer.allocate(8 + quoted);
-        icmp.put((byte)1).put((byte)4).putShort((short)0).putInt(0).put(quotedFrame, 14, quoted);
-        final ByteBuffer frame = ByteBuffer.allocate(14 + 40 + icmp.capacity());
-        frame.putShort((short)(dstMac >>> 32)).putInt((int)dstMac).putShort((short)(srcMac >>> 32)).putInt((int)srcMac)
-            .putShort((short)0x86DD).putInt(0x6000_0000).putShort((short)icmp.capacity()).put((byte)58).put((byte)64)
-            .putLong(from.high()).putLong(from.low()).putLong(to.high()).putLong(to.low()).put(icmp.array());
-        final byte[] bytes = frame.array();
-        final long pseudo = sumWords(bytes, 22, 32) + 58 + icmp.capacity();
-        final int sum = checksum(bytes, 54, icmp.capacity(), pseudo);
-        bytes[56] = (byte)(sum >>> 8);
-        bytes[57] = (byte)sum;
-        return bytes;
-    }
-
     @Test
     void shouldSendAnErrorAboutAReplyToTheServerWithItsQuoteRewritten()
     {
         final PipelineFixture nat = nat();
         nat.sendOne(frame(JVS_MAC, ROUTER_MAC, CLIENT, VIP, 64, Segment.tcp(40000, 80, SYN, 0)));
         final byte[] reply = frame(ROUTER_MAC, JVS_MAC, VIP, CLIENT, 63, Segment.tcp(80, 40000, SYN | ACK, 0));
-        final PipelineFixture.Result out = nat.sendOne(error(JVS_MAC, ROUTER_MAC, ROUTER, VIP, reply));
+        final PipelineFixture.Result out = nat.sendOne(icmpErrorV6(JVS_MAC, ROUTER_MAC, ROUTER, VIP, reply));
         assertThat(Verdict.toString(out.verdict())).isEqualTo("transmit:0");
         final byte[] frame = out.frame();
         final ByteBuffer view = ByteBuffer.wrap(frame);
@@ -79,7 +60,7 @@ class IcmpErrorsIpv6Test
         final PipelineFixture nat = nat();
         nat.sendOne(frame(JVS_MAC, ROUTER_MAC, CLIENT, VIP, 64, Segment.tcp(40000, 80, SYN, 0)));
         final byte[] request = frame(SERVER_MAC, JVS_MAC, CLIENT, SERVER, 63, Segment.tcp(40000, 8080, SYN, 0));
-        final PipelineFixture.Result out = nat.sendOne(error(JVS_MAC, SERVER_MAC, SERVER, CLIENT, request));
+        final PipelineFixture.Result out = nat.sendOne(icmpErrorV6(JVS_MAC, SERVER_MAC, SERVER, CLIENT, request));
         assertThat(Verdict.toString(out.verdict())).isEqualTo("transmit:0");
         final byte[] frame = out.frame();
         final ByteBuffer view = ByteBuffer.wrap(frame);
@@ -100,9 +81,10 @@ class IcmpErrorsIpv6Test
         nat.sendOne(frame(JVS_MAC, ROUTER_MAC, CLIENT, VIP, 64, Segment.tcp(40000, 80, SYN, 0)));
         final byte[] reply = frame(ROUTER_MAC, JVS_MAC, VIP, CLIENT, 63, Segment.tcp(80, 40000, SYN | ACK, 0));
         final byte[] cut = Arrays.copyOf(reply, 14 + 39);
-        assertThat(nat.sendOne(error(JVS_MAC, ROUTER_MAC, ROUTER, VIP, cut)).verdict()).isEqualTo(Verdict.pass());
+        assertThat(nat.sendOne(icmpErrorV6(JVS_MAC, ROUTER_MAC, ROUTER, VIP, cut)).verdict()).isEqualTo(Verdict.pass());
         final byte[] notSix = reply.clone();
         notSix[14] = 0x40;
-        assertThat(nat.sendOne(error(JVS_MAC, ROUTER_MAC, ROUTER, VIP, notSix)).verdict()).isEqualTo(Verdict.pass());
+        assertThat(nat.sendOne(icmpErrorV6(JVS_MAC, ROUTER_MAC, ROUTER, VIP, notSix)).verdict())
+            .isEqualTo(Verdict.pass());
     }
 }

@@ -40,7 +40,7 @@ class PipelineTunnelEdgesTest
         fixture.settings = new DataPlaneSettings(d.passUnmatched(), d.allowIpOptions(), d.allowFragments(),
             d.expireNodestConn(), d.expireQuiescentTemplate(), d.sloppyTcp(), d.connReuse(),
             d.activeEstablishedOnly(), d.icmpRepliesPerSecond(), clampMss, d.sweepSlotsPerBurst(),
-            d.answerVipEcho(), pmtuDisc);
+            d.answerVipEcho(), pmtuDisc, d.scheduleIcmp());
         return fixture.start();
     }
 

@@ -134,6 +134,25 @@ final class TestFrames
         return rawIpv4(dstMac, srcMac, source, destination, 64, 1, 0, 7, icmp.array());
     }
 
+    /** An ICMPv6 error (type 1 code 4) from {@code from} to {@code to}, quoting the IPv6 packet of a frame. */
+    static byte[] icmpErrorV6(final long dstMac, final long srcMac, final IpAddress from, final IpAddress to,
+        final byte[] quotedFrame)
+    {
+        final int quoted = Math.min(48, quotedFrame.length - 14);
+        final ByteBuffer icmp = ByteBuffer.allocate(8 + quoted);
+        icmp.put((byte)1).put((byte)4).putShort((short)0).putInt(0).put(quotedFrame, 14, quoted);
+        final ByteBuffer frame = ByteBuffer.allocate(14 + 40 + icmp.capacity());
+        frame.putShort((short)(dstMac >>> 32)).putInt((int)dstMac).putShort((short)(srcMac >>> 32)).putInt((int)srcMac)
+            .putShort((short)0x86DD).putInt(0x6000_0000).putShort((short)icmp.capacity()).put((byte)58).put((byte)64)
+            .putLong(from.high()).putLong(from.low()).putLong(to.high()).putLong(to.low()).put(icmp.array());
+        final byte[] bytes = frame.array();
+        final long pseudo = sumWords(bytes, 22, 32) + 58 + icmp.capacity();
+        final int sum = checksum(bytes, 54, icmp.capacity(), pseudo);
+        bytes[56] = (byte)(sum >>> 8);
+        bytes[57] = (byte)sum;
+        return bytes;
+    }
+
     /**
      * An IPv6 frame carrying a fragment header (first fragment with its UDP header, or a later one).
      */

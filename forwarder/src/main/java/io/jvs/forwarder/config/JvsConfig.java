@@ -415,6 +415,7 @@ public record JvsConfig(
         switches.put("active_established_only", settings.activeEstablishedOnly() ? 1 : 0);
         switches.put("clamp_mss", settings.clampMss() ? 1 : 0);
         switches.put("pmtu_disc", settings.pmtuDisc() ? 1 : 0);
+        switches.put("schedule_icmp", settings.scheduleIcmp() ? 1 : 0);
         switches.put("icmp_replies_per_second", settings.icmpRepliesPerSecond());
         return switches;
     }

@@ -90,6 +90,7 @@ final class JvsConfigParser
     private int icmpRepliesPerSecond;
     private boolean clampMss;
     private boolean pmtuDisc;
+    private boolean scheduleIcmp;
     private int lblcExpiration = JvsConfig.Expirations.DEFAULT_SECONDS;
     private int lblcrExpiration = JvsConfig.Expirations.DEFAULT_SECONDS;
     private final int sweepSlotsPerBurst;
@@ -119,6 +120,7 @@ final class JvsConfigParser
         icmpRepliesPerSecond = defaults.icmpRepliesPerSecond();
         clampMss = defaults.clampMss();
         pmtuDisc = defaults.pmtuDisc();
+        scheduleIcmp = defaults.scheduleIcmp();
         sweepSlotsPerBurst = defaults.sweepSlotsPerBurst();
     }
 
@@ -240,7 +242,7 @@ final class JvsConfigParser
         }
         final DataPlaneSettings settings = new DataPlaneSettings(passUnmatched, allowIpOptions, allowFragments,
             expireNodestConn, expireQuiescentTemplate, sloppyTcp, connReuse, activeEstablishedOnly,
-            icmpRepliesPerSecond, clampMss, sweepSlotsPerBurst, vipArp, pmtuDisc);
+            icmpRepliesPerSecond, clampMss, sweepSlotsPerBurst, vipArp, pmtuDisc, scheduleIcmp);
         return new JvsConfig(source, interfaces, workers, cpus, idle, connections, control, controlGroup, vipArp,
             markRules, List.copyOf(ports.values()), neighbours, gatewayV4, gatewayV6, settings,
             new JvsConfig.Timeouts(timeouts[0], timeouts[1], timeouts[2]),
@@ -872,10 +874,11 @@ final class JvsConfigParser
             case "active_established_only" -> activeEstablishedOnly = on;
             case "clamp_mss" -> clampMss = on;
             case "pmtu_disc" -> pmtuDisc = on;
+            case "schedule_icmp" -> scheduleIcmp = on;
             default -> throw new IllegalArgumentException("set: unknown switch \"" + name + "\" (pass_unmatched, " +
                 "allow_ip_options, allow_fragments, expire_nodest_conn, expire_quiescent_template, sloppy_tcp, " +
-                "conn_reuse_mode, active_established_only, clamp_mss, pmtu_disc, icmp_replies_per_second, " +
-                "lblc_expiration, lblcr_expiration)");
+                "conn_reuse_mode, active_established_only, clamp_mss, pmtu_disc, schedule_icmp, " +
+                "icmp_replies_per_second, lblc_expiration, lblcr_expiration)");
         }
     }
 
