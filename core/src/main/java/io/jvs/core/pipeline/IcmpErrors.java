@@ -47,6 +47,7 @@ final class IcmpErrors
     private final Rewriter rewriter;
     private final TrafficStats traffic;
     private final IcmpResponder responder;
+    private final PathMtuReports pathMtus;
 
     private int quotedProtocol;
     private long quotedSourceHigh;
@@ -59,11 +60,13 @@ final class IcmpErrors
     /** Whether the error {@link #handle} last returned 0 for quotes a packet of no live connection (no tunnel's). */
     private boolean quoteUnmatched;
 
-    IcmpErrors(final Rewriter rewriter, final TrafficStats traffic, final IcmpResponder responder)
+    IcmpErrors(final Rewriter rewriter, final TrafficStats traffic, final IcmpResponder responder,
+        final PathMtuReports pathMtus)
     {
         this.rewriter = rewriter;
         this.traffic = traffic;
         this.responder = responder;
+        this.pathMtus = pathMtus;
     }
 
     /**
@@ -183,7 +186,8 @@ final class IcmpErrors
      * address, as IPVS's ip_vs_in_icmp does for its tunnels, so that the client's path MTU discovery learns the
      * tunnel's path. A frag-needed reports the MTU the router gave (or the route's, when less; at least 552, the
      * kernel's min_pmtu) less the outer header, and only for a packet with DF (without, the client does not discover
-     * the path: the kernel keeps the error to itself). The error is counted in OutPkts of the connection's service and
+     * the path: the kernel keeps the error to itself); either way that MTU is reported for the server's later packets
+     * ({@link PathMtuReports}). The error is counted in OutPkts of the connection's service and
      * server, as ip_vs_out_stats.
      *
      * @return the verdict, or 0 when the error is about no tunnelled connection of ours.
@@ -220,15 +224,20 @@ final class IcmpErrors
         int rest = Frames.i32(icmp + L4Headers.ICMP_REST_OFFSET);
         if (type == L4Headers.ICMP_DESTINATION_UNREACHABLE && code == L4Headers.ICMP_CODE_FRAGMENTATION_NEEDED)
         {
-            if ((Ipv4Header.flagsAndFragment(inner) & Ipv4Header.FLAG_DONT_FRAGMENT) == 0)
-            {
-                return 0;
-            }
             // The path MTU the kernel would keep for the route to the server (__ip_rt_update_pmtu): the router's, but
             // never above the route's, and never below min_pmtu (552) unless the route's is (an old router's 0 too).
             final int reported = rest & 0xFFFF;
             final int routeMtu = plane.serverMtu[serverSlot];
             int mtu = reported < MIN_PMTU ? Math.min(routeMtu, MIN_PMTU) : Math.min(reported, routeMtu);
+            if (mtu < routeMtu)
+            {
+                // Kept for the server's later packets, whatever this one's DF, as ipv4_update_pmtu comes first.
+                pathMtus.record(Ipv4Header.destination(outer), mtu);
+            }
+            if ((Ipv4Header.flagsAndFragment(inner) & Ipv4Header.FLAG_DONT_FRAGMENT) == 0)
+            {
+                return 0;
+            }
             if (mtu > MIN_IPV4_MTU + Ipv4Header.MIN_LENGTH)
             {
                 mtu -= Ipv4Header.MIN_LENGTH;

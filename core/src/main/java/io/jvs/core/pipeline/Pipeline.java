@@ -73,6 +73,7 @@ public final class Pipeline
     /** The generation {@link #followSnapshot} last recorded. */
     private long followed = -1;
     private final NeighbourMisses misses = new NeighbourMisses();
+    private final PathMtuReports pathMtus = new PathMtuReports();
     private final PacketParser parser;
     private final PacketParser strictParser;
     private final PacketParser optionsOnlyParser;
@@ -274,7 +275,7 @@ public final class Pipeline
         this.counters = new WorkerCounters();
         this.traffic = new TrafficStats(maxServices, maxServers);
         this.icmp = new IcmpResponder(icmpPerSecond);
-        this.icmpErrors = new IcmpErrors(rewriter, traffic, icmp);
+        this.icmpErrors = new IcmpErrors(rewriter, traffic, icmp, pathMtus);
         this.context = new SchedulingContext(workerIndex, 0x6A76_7300L + workerIndex);
     }
 
@@ -360,6 +361,15 @@ public final class Pipeline
     public NeighbourMisses neighbourMisses()
     {
         return misses;
+    }
+
+    /**
+     * @return the path MTUs this worker learnt towards real servers from routers' errors; drain them from this
+     *         thread after each burst.
+     */
+    public PathMtuReports pathMtuReports()
+    {
+        return pathMtus;
     }
 
     public ConnectionTable connectionsV4()

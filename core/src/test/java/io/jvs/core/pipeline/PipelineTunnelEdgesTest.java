@@ -176,6 +176,28 @@ class PipelineTunnelEdgesTest
     }
 
     @Test
+    void shouldReportThePathMtuAFragNeededAboutATunnelledPacketTellsWhateverThePacketsDf()
+    {
+        final PipelineFixture tun = tunnel(false);
+        final java.util.List<String> learnt = new java.util.ArrayList<>();
+        final PathMtuReports.Sink sink = (server, mtu) -> learnt.add(IpAddress.ofV4(server) + " " + mtu);
+        final byte[] withDf = tun.sendOne(ipv4(JVS_MAC, ROUTER_MAC, CLIENT, VIP, 64,
+            Segment.tcp(40001, 80, SYN, 1400), 0x4000, 1)).frame();
+        tun.sendOne(errorAboutTunnelled(OWN, withDf, 3, 4, 1400, 548));
+        final byte[] withoutDf = tun.sendOne(ipv4(JVS_MAC, ROUTER_MAC, CLIENT, VIP, 64,
+            Segment.tcp(40002, 80, SYN, 1400), 0, 2)).frame();
+        tun.sendOne(errorAboutTunnelled(OWN, withoutDf, 3, 4, 1300, 548));
+        // Below min_pmtu the kernel keeps 552; an MTU no less than the route's teaches nothing; nor does another error.
+        tun.sendOne(errorAboutTunnelled(OWN, withDf, 3, 4, 300, 548));
+        tun.sendOne(errorAboutTunnelled(OWN, withDf, 3, 4, 1500, 548));
+        tun.sendOne(errorAboutTunnelled(OWN, withDf, 3, 1, 0, 548));
+
+        assertThat(tun.pipeline.pathMtuReports().drain(sink)).isEqualTo(3);
+        assertThat(learnt).containsExactly(SERVER + " 1400", SERVER + " 1300", SERVER + " 552");
+        assertThat(tun.pipeline.pathMtuReports().pending()).isZero();
+    }
+
+    @Test
     void shouldAskForAClientWithoutANextHopWhenRelayingAnErrorAboutItsTunnelledPacket()
     {
         // The client on a link jvs has sent nothing to (a TUN box never sends to its clients): no neighbour yet.

@@ -373,6 +373,11 @@ final class Conductor implements Agent
                 final long low = buffer.getLong(offset + 16);
                 topologySource.resolve(v6 ? IpAddress.ofV6(high, low) : IpAddress.ofV4((int)low), now);
             }
+            else if (type == Worker.PATH_MTU_MESSAGE && length == Worker.PATH_MTU_LENGTH &&
+                topologySource.learnPathMtu(IpAddress.ofV4(buffer.getInt(offset)), buffer.getInt(offset + 4), now))
+            {
+                dirty = true;
+            }
         });
         if (announcer != null)
         {

@@ -49,6 +49,8 @@ final class KernelTopology implements TopologySource
 {
     /** Next hops in use are marked used this often; a missing one is asked for at most this often. */
     static final long REFRESH_NS = 1_000_000_000L;
+    /** How long a path MTU learnt from a router's error is kept: net.ipv4.route.mtu_expires, ten minutes. */
+    static final long PATH_MTU_EXPIRES_NS = 600_000_000_000L;
     private static final int AF_INET = 2;
     private static final int AF_INET6 = 10;
 
@@ -60,6 +62,8 @@ final class KernelTopology implements TopologySource
     private final List<Route> routes = new ArrayList<>();
     private final Map<NeighbourKey, Neighbour> neighbours = new HashMap<>();
     private final Map<IpAddress, Route> serverRoutes = new HashMap<>();
+    /** Path MTUs learnt towards servers ({@link #learnPathMtu}), each an MTU and when it expires. */
+    private final Map<IpAddress, long[]> pathMtus = new HashMap<>();
     private final Map<NeighbourKey, Long> asked = new HashMap<>();
     private final Set<NeighbourKey> inUse = new LinkedHashSet<>();
     private long lastRefreshNs;
@@ -239,7 +243,8 @@ final class KernelTopology implements TopologySource
         {
             clientRoute(builder, route, configGateway);
         }
-        config.neighbours().forEach((address, hop) -> builder.neighbour(address, hop.port(), hop.mac()));
+        config.neighbours().forEach((address, hop) -> builder.neighbour(address, hop.port(), hop.mac(),
+            serverMtu(address, 0)));
         if (config.gatewayV4() != null)
         {
             builder.gatewayV4(config.gatewayV4().port(), config.gatewayV4().mac());
@@ -274,8 +279,58 @@ final class KernelTopology implements TopologySource
         final Neighbour neighbour = neighbours.get(key);
         if (neighbour != null && neighbour.usable())
         {
-            builder.neighbour(server, port, neighbour.mac(), route.mtu());
+            builder.neighbour(server, port, neighbour.mac(), serverMtu(server, route.mtu()));
         }
+    }
+
+    /** The MTU towards a server: its route's (0 for its interface's), or a smaller path MTU learnt. */
+    private int serverMtu(final IpAddress server, final int routeMtu)
+    {
+        final long[] learnt = pathMtus.get(server);
+        if (learnt == null)
+        {
+            return routeMtu;
+        }
+        return routeMtu == 0 ? (int)learnt[0] : Math.min(routeMtu, (int)learnt[0]);
+    }
+
+    /**
+     * Keeps a path MTU a worker learnt towards a server, as __ip_rt_update_pmtu keeps a route exception: a smaller one
+     * replaces it, the same one extends its life, a larger one is ignored while it lives.
+     */
+    @Override
+    public boolean learnPathMtu(final IpAddress server, final int mtu, final long nowNs)
+    {
+        final long[] learnt = pathMtus.get(server);
+        if (learnt != null && learnt[0] <= mtu)
+        {
+            if (learnt[0] == mtu)
+            {
+                learnt[1] = nowNs + PATH_MTU_EXPIRES_NS;
+            }
+            return false;
+        }
+        pathMtus.put(server, new long[] {mtu, nowNs + PATH_MTU_EXPIRES_NS});
+        DaemonLog.info("path mtu to " + server + ": " + mtu + " (from a router's error about a tunnelled packet), " +
+            "for " + PATH_MTU_EXPIRES_NS / 1_000_000_000L + " s");
+        return true;
+    }
+
+    /** Forgets the path MTUs whose time is up. */
+    boolean expirePathMtus(final long nowNs)
+    {
+        final boolean[] expired = {false};
+        pathMtus.entrySet().removeIf(entry ->
+        {
+            if (nowNs - entry.getValue()[1] < 0)
+            {
+                return false;
+            }
+            DaemonLog.info("path mtu to " + entry.getKey() + ": expired");
+            expired[0] = true;
+            return true;
+        });
+        return expired[0];
     }
 
     private Route routeTo(final InetAddress address)
@@ -377,6 +432,7 @@ final class KernelTopology implements TopologySource
         {
             lastRefreshNs = nowNs;
             refresh(nowNs);
+            changed[0] |= !pathMtus.isEmpty() && expirePathMtus(nowNs);
         }
         return changed[0];
     }

@@ -30,6 +30,17 @@ interface TopologySource extends AutoCloseable
     void resolve(IpAddress address, long nowNs);
 
     /**
+     * A worker learnt a smaller path MTU towards a real server (a router beyond jvs said so about a tunnelled
+     * packet): keep it for the server's next hop for a while, as the kernel keeps a route exception.
+     *
+     * @return whether the topology changed (none by default: the source keeps no path MTUs).
+     */
+    default boolean learnPathMtu(final IpAddress server, final int mtu, final long nowNs)
+    {
+        return false;
+    }
+
+    /**
      * Takes a reloaded configuration's {@code neighbour} and {@code gateway} statements (its interfaces are the
      * running ones: a reload that changes them is refused before this).
      */

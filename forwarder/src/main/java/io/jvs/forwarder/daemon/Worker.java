@@ -6,6 +6,7 @@ import io.jvs.core.packet.Ipv4Fragmenter;
 import io.jvs.core.packet.Verdict;
 import io.jvs.core.pipeline.FrameBurst;
 import io.jvs.core.pipeline.NeighbourMisses;
+import io.jvs.core.pipeline.PathMtuReports;
 import io.jvs.core.pipeline.Pipeline;
 import io.jvs.forwarder.port.Port;
 import io.jvs.nativebindings.Syscalls;
@@ -40,6 +41,9 @@ final class Worker implements Agent
     /** The message a worker sends the conductor for a next hop without a MAC: family, then the address. */
     static final int MISS_MESSAGE = 1;
     static final int MISS_LENGTH = 24;
+    /** The message a worker sends the conductor for a path MTU learnt towards a server: its IPv4 address, the MTU. */
+    static final int PATH_MTU_MESSAGE = 2;
+    static final int PATH_MTU_LENGTH = 8;
     /**
      * How long a frame waits for its next hop's MAC, as the kernel queues a few packets per unresolved neighbour
      * (unres_qlen) while it asks: the first packets of a connection are not lost to resolution.
@@ -126,6 +130,8 @@ final class Worker implements Agent
     private Wakeup conductorWakeup;
     private final UnsafeBuffer miss = new UnsafeBuffer(new byte[MISS_LENGTH]);
     private final NeighbourMisses.Sink missSink = this::reportMiss;
+    private final UnsafeBuffer pathMtu = new UnsafeBuffer(new byte[PATH_MTU_LENGTH]);
+    private final PathMtuReports.Sink pathMtuSink = this::reportPathMtu;
     private volatile boolean running = true;
     /** Latency copies asked for (by status) and made (by this worker, between bursts). */
     private volatile long latencyAsked;
@@ -299,6 +305,10 @@ final class Worker implements Agent
         if (toConductor != null && pipeline.neighbourMisses().pending() > 0)
         {
             pipeline.neighbourMisses().drain(missSink);
+        }
+        if (toConductor != null && pipeline.pathMtuReports().pending() > 0)
+        {
+            pipeline.pathMtuReports().drain(pathMtuSink);
         }
         if (latencyAsked != latencyCopied)
         {
@@ -799,6 +809,17 @@ final class Worker implements Agent
             {
                 conductorWakeup.wake(syscalls);
             }
+        }
+    }
+
+    private void reportPathMtu(final int server, final int mtu)
+    {
+        pathMtu.putInt(0, server);
+        pathMtu.putInt(4, mtu);
+        // A full ring loses the report; the router's next error reports it again.
+        if (toConductor.write(PATH_MTU_MESSAGE, pathMtu, 0, PATH_MTU_LENGTH) && conductorWakeup != null)
+        {
+            conductorWakeup.wake(syscalls);
         }
     }
 
