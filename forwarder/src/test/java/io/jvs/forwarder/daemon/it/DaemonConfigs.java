@@ -1,5 +1,7 @@
 package io.jvs.forwarder.daemon.it;
 
+import io.jvs.core.net.IpAddress;
+
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.util.Arrays;
@@ -54,10 +56,13 @@ final class DaemonConfigs
         return text.toString();
     }
 
-    /** @return {@code ADDR:PORT}, an IPv6 address in brackets, as ipvsadm writes it. */
+    /**
+     * @return {@code ADDR:PORT}, an IPv6 address in brackets and shortened as inet_ntop does (RFC 5952), as
+     *         ipvsadm writes it and the daemon's status names servers; not Java's {@code 0:0:0:0} form.
+     */
     static String endpoint(final InetAddress address, final int port)
     {
-        final String host = address.getHostAddress();
+        final String host = IpAddress.of(address).toString();
         return (address instanceof Inet6Address ? "[" + host + "]" : host) + ":" + port;
     }
 
