@@ -21,6 +21,8 @@ import io.jvs.nativebindings.testing.TestNetwork;
  *                                 └─ [rc .254] rt [rs .254] ─────────┤── [eth0 .3] rs2 ...
  *                                   (DR, TUN, one-arm or router(true)) (one veth per port of the bridge)
  *   one-arm: no lc; the client reaches the VIP through rt, which routes it to lb's ls.
+ *   secondDirector(true), one-arm only: a second director lb2 [ls .253] on the server LAN beside lb, for two
+ *   directors behind one router (the router's routes to the VIP still name lb; a test routes some to lb2).
  * </pre>
  * The bridges sit in switch namespaces of their own ({@code swc}, {@code sws}), so the director has one
  * plain veth per side, as it would have one NIC. Per mode:
@@ -72,16 +74,20 @@ public final class LbTopology extends Topology
     private static final String V6_SERVER = "fd00:172:16::";
     private static final int DIRECTOR_HOST = 1;
     private static final int ROUTER_HOST = 254;
+    private static final int SECOND_DIRECTOR_HOST = 253;
 
     private final Mode mode;
     private final boolean oneArm;
+    private final boolean secondDirector;
     private String clientNamespace;
     private String clientSwitchNamespace;
     private String directorNamespace;
+    private String secondDirectorNamespace;
     private String serverSwitchNamespace;
     private String routerNamespace;
     private NetInterface directorClientSide;
     private NetInterface directorServerSide;
+    private NetInterface secondDirectorServerSide;
     private NetInterface routerClientSide;
     private NetInterface routerServerSide;
 
@@ -90,6 +96,7 @@ public final class LbTopology extends Topology
         super("topology", builder.tag, builder.ipv6, VIP_V4, VIP_V6);
         this.mode = builder.mode;
         this.oneArm = builder.oneArm;
+        this.secondDirector = builder.secondDirector;
     }
 
     /**
@@ -108,6 +115,7 @@ public final class LbTopology extends Topology
         private int realServers = 3;
         private int clientAddresses = 1;
         private boolean oneArm;
+        private boolean secondDirector;
         private boolean ipv6 = true;
         private int serverMtu = 1500;
         private int clientMtu = 1500;
@@ -154,6 +162,16 @@ public final class LbTopology extends Topology
         public Builder oneArm(final boolean value)
         {
             oneArm = value;
+            return this;
+        }
+
+        /**
+         * A second director, {@code lb2}, one-arm as {@code lb} is: its device {@code ls} on the server LAN at
+         * 172.16.0.253 (fd00:172:16::fd), its default route the router. Only with {@link #oneArm}.
+         */
+        public Builder secondDirector(final boolean value)
+        {
+            secondDirector = value;
             return this;
         }
 
@@ -217,6 +235,10 @@ public final class LbTopology extends Topology
         /** Makes the namespaces; on any failure removes what it made and throws. */
         public LbTopology build()
         {
+            if (secondDirector && !oneArm)
+            {
+                throw new IllegalArgumentException("a second director needs a one-arm topology");
+            }
             return Topology.build(new LbTopology(this), topology -> topology.create(this));
         }
     }
@@ -227,6 +249,7 @@ public final class LbTopology extends Topology
         clientNamespace = network().namespace("cli");
         clientSwitchNamespace = network().namespace("swc");
         directorNamespace = network().namespace("lb");
+        secondDirectorNamespace = secondDirector ? network().namespace("lb2") : null;
         serverSwitchNamespace = network().namespace("sws");
         routerNamespace = withRouter ? network().namespace("rt") : null;
         final List<String> servers = new ArrayList<>();
@@ -265,6 +288,11 @@ public final class LbTopology extends Topology
         final List<String> serverLan = new ArrayList<>(Wiring.bridge());
         serverLan.addAll(Wiring.port("pl", directorNamespace, DIRECTOR_SERVER_DEVICE, builder.serverMtu,
             builder.directorQueues));
+        if (secondDirector)
+        {
+            serverLan.addAll(Wiring.port("pl2", secondDirectorNamespace, DIRECTOR_SERVER_DEVICE, builder.serverMtu,
+                builder.directorQueues));
+        }
         if (routerNamespace != null)
         {
             serverLan.addAll(Wiring.port("pr", routerNamespace, ROUTER_SERVER_DEVICE, builder.serverMtu));
@@ -314,6 +342,13 @@ public final class LbTopology extends Topology
             commands.addAll(defaultRoutes(V4_SERVER, V6_SERVER, ROUTER_HOST));
         }
         Netns.ipBatch(directorNamespace, commands);
+        if (secondDirector)
+        {
+            final List<String> second = new ArrayList<>(
+                addresses(DIRECTOR_SERVER_DEVICE, V4_SERVER, V6_SERVER, SECOND_DIRECTOR_HOST));
+            second.addAll(defaultRoutes(V4_SERVER, V6_SERVER, ROUTER_HOST));
+            Netns.ipBatch(secondDirectorNamespace, second);
+        }
     }
 
     private void configureRouter()
@@ -352,6 +387,11 @@ public final class LbTopology extends Topology
             directorClientSide = nic(directorNamespace, DIRECTOR_CLIENT_DEVICE, V4_CLIENT, V6_CLIENT, DIRECTOR_HOST);
         }
         directorServerSide = nic(directorNamespace, DIRECTOR_SERVER_DEVICE, V4_SERVER, V6_SERVER, DIRECTOR_HOST);
+        if (secondDirector)
+        {
+            secondDirectorServerSide = nic(secondDirectorNamespace, DIRECTOR_SERVER_DEVICE, V4_SERVER, V6_SERVER,
+                SECOND_DIRECTOR_HOST);
+        }
         if (routerNamespace != null)
         {
             routerClientSide = nic(routerNamespace, ROUTER_CLIENT_DEVICE, V4_CLIENT, V6_CLIENT, ROUTER_HOST);
@@ -393,6 +433,18 @@ public final class LbTopology extends Topology
     public String directorNamespace()
     {
         return directorNamespace;
+    }
+
+    /** @return the second director's namespace, if it was built with {@link Builder#secondDirector}. */
+    public Optional<String> secondDirectorNamespace()
+    {
+        return Optional.ofNullable(secondDirectorNamespace);
+    }
+
+    /** @return the second director's device {@code ls} (172.16.0.253), if there is one. */
+    public Optional<NetInterface> secondDirectorServerSide()
+    {
+        return Optional.ofNullable(secondDirectorServerSide);
     }
 
     public String clientSwitchNamespace()
