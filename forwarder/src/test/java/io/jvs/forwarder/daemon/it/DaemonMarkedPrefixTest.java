@@ -111,16 +111,6 @@ class DaemonMarkedPrefixTest
     /** {@code Ip: InAddrErrors} of the director: datagrams to an address it neither holds nor forwards to. */
     private static long addressErrors(final LbTopology topology)
     {
-        final String[] lines = topology.inNamespace(topology.directorNamespace(), "cat", "/proc/net/snmp")
-            .split("\n");
-        for (int i = 0; i + 1 < lines.length; i++)
-        {
-            if (lines[i].startsWith("Ip: ") && lines[i + 1].startsWith("Ip: "))
-            {
-                final List<String> names = List.of(lines[i].trim().split("\\s+"));
-                return Long.parseLong(lines[i + 1].trim().split("\\s+")[names.indexOf("InAddrErrors")]);
-            }
-        }
-        throw new IllegalStateException("no Ip: lines in /proc/net/snmp");
+        return Netns.snmp(topology.directorNamespace(), "Ip", "InAddrErrors");
     }
 }

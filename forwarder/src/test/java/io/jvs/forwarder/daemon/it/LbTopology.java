@@ -408,6 +408,27 @@ public final class LbTopology extends Topology
         }
     }
 
+    /**
+     * Puts a narrower hop between the director and {@code server}: the director's route to the server goes through
+     * the router (172.16.0.254), whose own route on to it, back out of {@code rs}, has MTU {@code mtu}. A forwarded
+     * packet is held to its route's MTU (ip_dst_mtu_maybe_forward), so the router answers one with DF set that does
+     * not fit with frag-needed naming {@code mtu}, to the packet's source, and drops it (ip_forward, ip_exceeds_mtu;
+     * its {@code Ip: FragFails} counts them: {@link Netns#snmp}). The router sends no ICMP redirects for the hairpin.
+     *
+     * @throws IllegalStateException when the topology has no router.
+     */
+    public void narrowPathTo(final Host server, final int mtu)
+    {
+        final String router = routerNamespace().orElseThrow(() -> new IllegalStateException("no router"));
+        final String address = server.ipv4().getHostAddress() + "/32";
+        // A redirect is sent when either of these is on (IN_DEV_TX_REDIRECTS).
+        Netns.sysctl(router, "net.ipv4.conf.all.send_redirects", "0",
+            "net.ipv4.conf." + ROUTER_SERVER_DEVICE + ".send_redirects", "0");
+        Netns.ipBatch(router, List.of("route replace " + address + " dev " + ROUTER_SERVER_DEVICE + " mtu " + mtu));
+        Netns.ipBatch(directorNamespace, List.of("route replace " + address + " via " + V4_SERVER + ROUTER_HOST +
+            " dev " + DIRECTOR_SERVER_DEVICE));
+    }
+
     /** The real servers hold the VIP under DR and TUN. */
     @Override
     boolean serversHoldVip()

@@ -229,6 +229,34 @@ public final class Netns
     }
 
     /**
+     * @param group a group of the namespace's {@code /proc/net/snmp}, e.g. {@code Ip} or {@code Icmp}.
+     * @param name  a counter of it, e.g. {@code FragFails} (ip_forward's count of DF packets too big for the route
+     *              out, each answered with frag-needed) or {@code InAddrErrors}.
+     * @return its value (read through {@code /proc/thread-self}, which follows the reading thread's namespace).
+     */
+    public static long snmp(final String namespace, final String group, final String name)
+    {
+        final List<String> lines = TestNetwork.callIn(namespace,
+            () -> Files.readAllLines(Path.of("/proc/thread-self/net/snmp")));
+        final String prefix = group + ": ";
+        // Each group is a line of names followed by a line of values.
+        for (int i = 0; i + 1 < lines.size(); i++)
+        {
+            if (lines.get(i).startsWith(prefix) && lines.get(i + 1).startsWith(prefix))
+            {
+                final List<String> names = List.of(lines.get(i).trim().split("\\s+"));
+                final int index = names.indexOf(name);
+                if (index < 0)
+                {
+                    break;
+                }
+                return Long.parseLong(lines.get(i + 1).trim().split("\\s+")[index]);
+            }
+        }
+        throw new IllegalStateException("no " + group + " " + name + " in /proc/net/snmp of " + namespace);
+    }
+
+    /**
      * Waits until every device of the namespace but {@code lo} is operationally up and, with IPv6, has a
      * link-local address that is not tentative. A veth's carrier is on as soon as both ends are up, but its
      * operational state (and with it IPv6's link-local address) follows only when the kernel's link-watch
