@@ -1320,7 +1320,7 @@ public final class Pipeline
         final int length = burst.length(i);
         final int rewritten = rewriter.natOutbound(burst, i, p, current, virtualHigh, virtualLow,
             table.virtualPort(slot));
-        final int verdict = rewritten == Rewriter.TOO_BIG ? answerTooBig(burst, i, p, current) : rewritten;
+        final int verdict = rewritten == Rewriter.TOO_BIG ? answerTooBig(burst, i, p, current, false) : rewritten;
         if (p.fragment(i) == FRAGMENT_FIRST)
         {
             fragments.put(p.sourceHigh(i), p.sourceLow(i), p.destinationHigh(i), p.destinationLow(i), p.protocol(i),
@@ -1474,7 +1474,7 @@ public final class Pipeline
         };
         if (verdict == Rewriter.TOO_BIG)
         {
-            return answerTooBig(burst, i, p, current);
+            return answerTooBig(burst, i, p, current, true);
         }
         if (Verdict.kind(verdict) == Verdict.TRANSMIT)
         {
@@ -1487,13 +1487,22 @@ public final class Pipeline
      * Drops a packet the rewriter found {@link Rewriter#TOO_BIG} for its egress port and answers its sender with
      * frag-needed or packet-too-big naming the MTU, as the kernel's icmp_send / icmpv6_send from IPVS's
      * ensure_mtu_is_adequate (towards a server) or ip_forward (a NAT reply towards a client) would.
+     * <p>
+     * Towards a server the answer comes from the packet's destination, the virtual address: IPVS checks the MTU in
+     * __ip_vs_get_out_rt before it drops the packet's route, which is still the local one to the VIP, and
+     * __icmp_send answers from the destination when the route is local (RTCF_LOCAL), as icmp6_send does when
+     * ipv6_chk_addr finds it. A NAT reply is forwarded (ip_forward) and answered from the address routing picks
+     * towards the server, the server side's own.
+     *
+     * @param towardsServer whether the packet was going to a real server.
      */
-    private int answerTooBig(final FrameBurst burst, final int i, final ParsedBurst p, final DataPlane current)
+    private int answerTooBig(final FrameBurst burst, final int i, final ParsedBurst p, final DataPlane current,
+        final boolean towardsServer)
     {
         final boolean isV6 = p.kind(i) == KIND_IPV6;
         return dropAndAnswer(DropReason.MTU_EXCEEDED, burst, i, p, current,
             isV6 ? L4Headers.ICMPV6_PACKET_TOO_BIG : L4Headers.ICMP_DESTINATION_UNREACHABLE,
-            isV6 ? 0 : L4Headers.ICMP_CODE_FRAGMENTATION_NEEDED, rewriter.tooBigMtu(), false);
+            isV6 ? 0 : L4Headers.ICMP_CODE_FRAGMENTATION_NEEDED, rewriter.tooBigMtu(), towardsServer);
     }
 
     private int followFragment(final FrameBurst burst, final int i, final ParsedBurst p, final DataPlane current)
@@ -1548,7 +1557,7 @@ public final class Pipeline
         }
         if (verdict == Rewriter.TOO_BIG)
         {
-            return answerTooBig(burst, i, p, current);
+            return answerTooBig(burst, i, p, current, !towardsClient);
         }
         if (Verdict.kind(verdict) == Verdict.TRANSMIT)
         {

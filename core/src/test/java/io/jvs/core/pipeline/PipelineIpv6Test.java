@@ -62,6 +62,8 @@ class PipelineIpv6Test
         assertThat(answer[20]).as("ICMPv6").isEqualTo((byte)58);
         assertThat(answer[54]).as("packet too big").isEqualTo((byte)2);
         assertThat(i32(answer, 58)).as("MTU less the outer header").isEqualTo(1460);
+        assertThat(Arrays.copyOfRange(answer, 22, 38)).as("from the VIP: icmp6_send's local destination")
+            .isEqualTo(bytes(VIP));
         assertThat(Arrays.copyOfRange(answer, 38, 54)).as("to the client").isEqualTo(bytes(CLIENT));
         assertThat(checksumsValidV6(answer)).isTrue();
         assertThat(answer.length).isLessThanOrEqualTo(14 + 1280);

@@ -130,6 +130,24 @@ class PipelineMtuTest
         assertThat(u16(answer.frame(), 40)).as("the next hop's MTU").isEqualTo(mtu);
     }
 
+    /** @return the answer's IPv4 source address, as unsigned bytes. */
+    private static int[] source(final PipelineFixture.Result answer)
+    {
+        return address(answer.frame(), 26);
+    }
+
+    /** @return the answer's IPv4 destination address, as unsigned bytes. */
+    private static int[] destination(final PipelineFixture.Result answer)
+    {
+        return address(answer.frame(), 30);
+    }
+
+    private static int[] address(final byte[] frame, final int offset)
+    {
+        return new int[] {frame[offset] & 0xFF, frame[offset + 1] & 0xFF, frame[offset + 2] & 0xFF,
+            frame[offset + 3] & 0xFF};
+    }
+
     @Test
     void shouldSendToANatServerWhatFitsItsPortAndAnswerOneByteMoreWithFragNeeded()
     {
@@ -220,6 +238,23 @@ class PipelineMtuTest
     }
 
     @Test
+    void shouldAnswerAClientsPacketTooBigForItsServerFromTheVirtualAddress()
+    {
+        // IPVS checks the MTU while the packet's route is still the local one to the VIP (__ip_vs_get_out_rt), and
+        // __icmp_send answers from the destination of a packet whose route is local (RTCF_LOCAL).
+        final PipelineFixture plane = twoArm(1500, 1000);
+        establishSending(plane, 1000);
+
+        final PipelineFixture.Result established = plane.sendOne(fromClient(80, 40001, ACK, 1500, DONT_FRAGMENT));
+        assertFragNeeded(established, 0, 1000);
+        assertThat(source(established)).as("from the VIP, to the client").containsExactly(10, 0, 0, 100);
+        assertThat(destination(established)).containsExactly(198, 51, 100, 7);
+        final PipelineFixture.Result opening = plane.sendOne(fromClient(81, 40002, SYN, 1400, DONT_FRAGMENT));
+        assertFragNeeded(opening, 0, 1000);
+        assertThat(source(opening)).as("direct routing's too").containsExactly(10, 0, 0, 100);
+    }
+
+    @Test
     void shouldAnswerANatServerWhoseReplyOutgrowsTheClientsPort()
     {
         final PipelineFixture nat = twoArm(1000, 1500);
@@ -240,6 +275,8 @@ class PipelineMtuTest
         final PipelineFixture.Result answer = nat.sendOne(ipv4(SERVER_SIDE_MAC, NAT_SERVER_MAC, NAT_SERVER, CLIENT,
             64, Segment.tcp(80, 40001, ACK, 1500 - IP_AND_TCP), DONT_FRAGMENT, 9));
         assertFragNeeded(answer, 1, 1000);
+        assertThat(source(answer)).as("forwarded, so from the server side's own address (ip_forward)")
+            .containsExactly(192, 168, 1, 1);
         assertThat(answer.frame()).as("to the server, quoting its own packet")
             .satisfies(frame -> assertThat(new byte[] {frame[30], frame[31], frame[32], frame[33]})
                 .containsExactly(192, 168, 1, 2));
