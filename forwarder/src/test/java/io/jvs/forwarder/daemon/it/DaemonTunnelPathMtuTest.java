@@ -28,6 +28,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  *   <li>The client forgets its path MTU ({@code ip route flush cache}) and uploads again from another address: jvs
  *       itself answers its first big segment with frag-needed naming 1380, as the kernel would from the route
  *       exception ipv4_update_pmtu left, and no packet too big for the router reaches it.</li>
+ *   <li>After a reload (SIGHUP), the same again: the learnt MTU is kept, not learnt anew.</li>
  * </ol>
  * Root only (namespaces, XDP).
  */
@@ -84,6 +85,16 @@ class DaemonTunnelPathMtuTest
                     .isGreaterThan(icmpBefore);
                 assertThat(clientPathMtu(topology)).as("jvs's error named the learnt MTU less the outer header")
                     .isEqualTo(PATH_MTU - OUTER_HEADER);
+
+                // 3. A reload keeps it: the topology lives on, only its configuration is replaced.
+                daemon.signal("HUP");
+                daemon.awaitLog(" info reload (SIGHUP): ", Duration.ofSeconds(10));
+                topology.inNamespace(topology.clientNamespace(), "ip", "route", "flush", "cache");
+                upload(topology, daemon, topology.clientAddresses4().get(0));
+                assertThat(Netns.snmp(router, "Ip", "FragFails")).as("still none too big at the router")
+                    .isEqualTo(refusedAfterLearning);
+                assertThat(daemon.log()).as("learnt once").filteredOn(line -> line.contains(" info path mtu to "))
+                    .hasSize(1);
             }
         }
     }
