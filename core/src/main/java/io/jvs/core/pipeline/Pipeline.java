@@ -1115,10 +1115,11 @@ public final class Pipeline
         }
         if (p.ttl(i) <= 1)
         {
-            // Answered before anything is created: a packet that cannot be forwarded opens no connection.
+            // Answered before anything is created: a packet that cannot be forwarded opens no connection. From the
+            // virtual address, as forward answers.
             opened[i] = refused(DropReason.TTL_EXPIRED);
             return dropAndAnswer(DropReason.TTL_EXPIRED, burst, i, p, current,
-                isV6 ? L4Headers.ICMPV6_TIME_EXCEEDED : L4Headers.ICMP_TIME_EXCEEDED, 0, 0, false);
+                isV6 ? L4Headers.ICMPV6_TIME_EXCEEDED : L4Headers.ICMP_TIME_EXCEEDED, 0, 0, true);
         }
         final int entered = enter(current, table, isV6, service, protocol, p.sourceHigh(i), p.sourceLow(i),
             p.sourcePort(i), p.destinationHigh(i), p.destinationLow(i), p.destinationPort(i), burst.firewallMark(i),
@@ -1461,8 +1462,10 @@ public final class Pipeline
         }
         if (p.ttl(i) <= 1)
         {
+            // From the virtual address: IPVS's decrement_ttl (in __ip_vs_get_out_rt) answers while the packet's route
+            // is still the local one to it, and __icmp_send / icmp6_send answer from a local destination.
             return dropAndAnswer(DropReason.TTL_EXPIRED, burst, i, p, current,
-                p.kind(i) == KIND_IPV6 ? L4Headers.ICMPV6_TIME_EXCEEDED : L4Headers.ICMP_TIME_EXCEEDED, 0, 0, false);
+                p.kind(i) == KIND_IPV6 ? L4Headers.ICMPV6_TIME_EXCEEDED : L4Headers.ICMP_TIME_EXCEEDED, 0, 0, true);
         }
         final int length = burst.length(i);
         final int verdict = switch (method)
