@@ -62,8 +62,8 @@ final class KernelTopology implements TopologySource
     private final List<Route> routes = new ArrayList<>();
     private final Map<NeighbourKey, Neighbour> neighbours = new HashMap<>();
     private final Map<IpAddress, Route> serverRoutes = new HashMap<>();
-    /** Path MTUs learnt towards servers ({@link #learnPathMtu}), each an MTU and when it expires. */
-    private final Map<IpAddress, long[]> pathMtus = new HashMap<>();
+    /** Path MTUs learnt towards servers ({@link #learnPathMtu}). */
+    private final Map<IpAddress, PathMtu> pathMtus = new HashMap<>();
     private final Map<NeighbourKey, Long> asked = new HashMap<>();
     private final Set<NeighbourKey> inUse = new LinkedHashSet<>();
     private long lastRefreshNs;
@@ -244,7 +244,7 @@ final class KernelTopology implements TopologySource
             clientRoute(builder, route, configGateway);
         }
         config.neighbours().forEach((address, hop) -> builder.neighbour(address, hop.port(), hop.mac(),
-            serverMtu(address, 0)));
+            serverMtu(address, null, 0)));
         if (config.gatewayV4() != null)
         {
             builder.gatewayV4(config.gatewayV4().port(), config.gatewayV4().mac());
@@ -256,7 +256,8 @@ final class KernelTopology implements TopologySource
         return builder.build();
     }
 
-    private void serverNextHop(final Topology.Builder builder, final IpAddress server)
+    /** The kernel's route to a server, looked up once until a route changes. */
+    private Route serverRoute(final IpAddress server)
     {
         Route route = serverRoutes.get(server);
         if (route == null && !serverRoutes.containsKey(server))
@@ -264,6 +265,12 @@ final class KernelTopology implements TopologySource
             route = routeTo(server.toInetAddress());
             serverRoutes.put(server, route);
         }
+        return route;
+    }
+
+    private void serverNextHop(final Topology.Builder builder, final IpAddress server)
+    {
+        final Route route = serverRoute(server);
         if (route == null || route.outputIndex() == 0)
         {
             return;
@@ -279,19 +286,46 @@ final class KernelTopology implements TopologySource
         final Neighbour neighbour = neighbours.get(key);
         if (neighbour != null && neighbour.usable())
         {
-            builder.neighbour(server, port, neighbour.mac(), serverMtu(server, route.mtu()));
+            builder.neighbour(server, port, neighbour.mac(), serverMtu(server, route, route.mtu()));
         }
     }
 
-    /** The MTU towards a server: its route's (0 for its interface's), or a smaller path MTU learnt. */
-    private int serverMtu(final IpAddress server, final int routeMtu)
+    /** A path MTU learnt towards a server, with the route it was learnt through. */
+    private static final class PathMtu
     {
-        final long[] learnt = pathMtus.get(server);
+        final int mtu;
+        final Route route;
+        long expiresNs;
+
+        PathMtu(final int mtu, final Route route, final long expiresNs)
+        {
+            this.mtu = mtu;
+            this.route = route;
+            this.expiresNs = expiresNs;
+        }
+    }
+
+    /**
+     * The MTU towards a server: its route's (0 for its interface's), or a smaller path MTU learnt through that same
+     * route. One learnt through a route since replaced or removed is forgotten, as the kernel's route exceptions go
+     * with the nexthop they hang from.
+     *
+     * @param route the route to the server now, null for a {@code neighbour} statement's.
+     */
+    private int serverMtu(final IpAddress server, final Route route, final int routeMtu)
+    {
+        final PathMtu learnt = pathMtus.get(server);
         if (learnt == null)
         {
             return routeMtu;
         }
-        return routeMtu == 0 ? (int)learnt[0] : Math.min(routeMtu, (int)learnt[0]);
+        if (!java.util.Objects.equals(learnt.route, route))
+        {
+            pathMtus.remove(server);
+            DaemonLog.info("path mtu to " + server + ": forgotten (the route to it changed)");
+            return routeMtu;
+        }
+        return routeMtu == 0 ? learnt.mtu : Math.min(routeMtu, learnt.mtu);
     }
 
     /**
@@ -301,16 +335,17 @@ final class KernelTopology implements TopologySource
     @Override
     public boolean learnPathMtu(final IpAddress server, final int mtu, final long nowNs)
     {
-        final long[] learnt = pathMtus.get(server);
-        if (learnt != null && learnt[0] <= mtu)
+        final PathMtu learnt = pathMtus.get(server);
+        if (learnt != null && learnt.mtu <= mtu)
         {
-            if (learnt[0] == mtu)
+            if (learnt.mtu == mtu)
             {
-                learnt[1] = nowNs + PATH_MTU_EXPIRES_NS;
+                learnt.expiresNs = nowNs + PATH_MTU_EXPIRES_NS;
             }
             return false;
         }
-        pathMtus.put(server, new long[] {mtu, nowNs + PATH_MTU_EXPIRES_NS});
+        final Route route = config.neighbours().containsKey(server) ? null : serverRoute(server);
+        pathMtus.put(server, new PathMtu(mtu, route, nowNs + PATH_MTU_EXPIRES_NS));
         DaemonLog.info("path mtu to " + server + ": " + mtu + " (from a router's error about a tunnelled packet), " +
             "for " + PATH_MTU_EXPIRES_NS / 1_000_000_000L + " s");
         return true;
@@ -322,7 +357,7 @@ final class KernelTopology implements TopologySource
         final boolean[] expired = {false};
         pathMtus.entrySet().removeIf(entry ->
         {
-            if (nowNs - entry.getValue()[1] < 0)
+            if (nowNs - entry.getValue().expiresNs < 0)
             {
                 return false;
             }

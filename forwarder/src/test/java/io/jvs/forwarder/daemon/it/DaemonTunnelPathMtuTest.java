@@ -29,6 +29,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  *       itself answers its first big segment with frag-needed naming 1380, as the kernel would from the route
  *       exception ipv4_update_pmtu left, and no packet too big for the router reaches it.</li>
  *   <li>After a reload (SIGHUP), the same again: the learnt MTU is kept, not learnt anew.</li>
+ *   <li>A new route to the server forgets it; the router's next error teaches it again.</li>
  * </ol>
  * Root only (namespaces, XDP).
  */
@@ -95,6 +96,20 @@ class DaemonTunnelPathMtuTest
                     .isEqualTo(refusedAfterLearning);
                 assertThat(daemon.log()).as("learnt once").filteredOn(line -> line.contains(" info path mtu to "))
                     .hasSize(1);
+
+                // 4. A new route to the server (here with an MTU of its own) forgets it, as the kernel's route
+                // exceptions go with the route they hang from; the router's next error teaches it again.
+                final String via = topology.routerServerSide().orElseThrow().ipv4().getHostAddress();
+                topology.inNamespace(topology.directorNamespace(), "ip", "route", "change",
+                    server.ipv4().getHostAddress() + "/32", "via", via, "dev", LbTopology.DIRECTOR_SERVER_DEVICE, "mtu",
+                    "1500");
+                daemon.awaitLog("path mtu to " + server.ipv4().getHostAddress() + ": forgotten", Duration.ofSeconds(5));
+                topology.inNamespace(topology.clientNamespace(), "ip", "route", "flush", "cache");
+                upload(topology, daemon, topology.clientAddresses4().get(1));
+                assertThat(Netns.snmp(router, "Ip", "FragFails")).as("the router refused big packets again")
+                    .isGreaterThan(refusedAfterLearning);
+                assertThat(daemon.log()).as("learnt again").filteredOn(line -> line.contains(" info path mtu to ") &&
+                    line.contains(": " + PATH_MTU + " ")).hasSize(2);
             }
         }
     }
