@@ -29,6 +29,7 @@ final class StolenFrames implements HostPassPolicy
     private static final int ICMP_ECHO_REQUEST = 8;
     private static final int ICMPV6_ECHO_REQUEST = 128;
     private static final int ND_FIRST_TYPE = 133;
+    private static final int NEXTHDR_FRAGMENT = 44;
     private static final int ND_LAST_TYPE = 137;
 
     private record Sets(AddressSet vips, AddressSet locals, AddressSet servers, PrefixSet destinations,
@@ -158,7 +159,12 @@ final class StolenFrames implements HostPassPolicy
         final long destinationLow = Frames.i64(ip + 32);
         final long sourceHigh = Frames.i64(ip + 8);
         final long sourceLow = Frames.i64(ip + 16);
-        final boolean icmp = Frames.u8(ip + 6) == Ipv4Header.PROTOCOL_ICMPV6;
+        final int nextHeader = Frames.u8(ip + 6);
+        if (nextHeader == NEXTHDR_FRAGMENT)
+        {
+            return stolenV6Fragment(current, ip, available);
+        }
+        final boolean icmp = nextHeader == Ipv4Header.PROTOCOL_ICMPV6;
         if (icmp && available <= 40)
         {
             return false;
@@ -183,6 +189,55 @@ final class StolenFrames implements HostPassPolicy
         if (current.destinations.containsV6(destinationHigh, destinationLow))
         {
             return icmpType != ICMPV6_ECHO_REQUEST;
+        }
+        return current.sources.containsV6(sourceHigh, sourceLow);
+    }
+
+    /**
+     * A fragment header directly after the IPv6 header (cut short: the kernel's): a first fragment of an ICMPv6
+     * echo request, or any later fragment of ICMPv6 (no type), is the kernel's as an echo request is.
+     */
+    private static boolean stolenV6Fragment(final Sets current, final long ip, final int available)
+    {
+        if (available < 48)
+        {
+            return false;
+        }
+        boolean echoRequest = false;
+        if (Frames.u8(ip + 40) == Ipv4Header.PROTOCOL_ICMPV6)
+        {
+            if ((Frames.u16(ip + 42) & 0xFFF8) != 0)
+            {
+                echoRequest = true;
+            }
+            else if (available <= 48)
+            {
+                return false;
+            }
+            else
+            {
+                echoRequest = Frames.u8(ip + 48) == ICMPV6_ECHO_REQUEST;
+            }
+        }
+        final long destinationHigh = Frames.i64(ip + 24);
+        final long destinationLow = Frames.i64(ip + 32);
+        if (current.vips.containsV6(destinationHigh, destinationLow))
+        {
+            return !echoRequest;
+        }
+        if (current.locals.containsV6(destinationHigh, destinationLow))
+        {
+            return false;
+        }
+        final long sourceHigh = Frames.i64(ip + 8);
+        final long sourceLow = Frames.i64(ip + 16);
+        if (current.servers.containsV6(sourceHigh, sourceLow))
+        {
+            return true;
+        }
+        if (current.destinations.containsV6(destinationHigh, destinationLow))
+        {
+            return !echoRequest;
         }
         return current.sources.containsV6(sourceHigh, sourceLow);
     }

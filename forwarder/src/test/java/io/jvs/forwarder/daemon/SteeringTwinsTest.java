@@ -163,14 +163,20 @@ class SteeringTwinsTest
             network.low() | any.low() & ~mask.low()) : IpAddress.ofV4((int)(network.low() | any.low() & ~mask.low()));
     }
 
-    /** Between two pool addresses of one family: UDP, ICMP echo request or reply, an ICMP error, ND. */
+    /** Between two pool addresses of one family: UDP, ICMP echo request or reply, an ICMP error, ND, fragments. */
     private static byte[] frame(final Random random, final List<IpAddress> pool)
     {
         final boolean v6 = random.nextBoolean();
         final IpAddress source = pick(random, pool, v6);
         final IpAddress destination = pick(random, pool, v6);
-        final byte[] packet = switch (random.nextInt(5))
+        final byte[] packet = switch (random.nextInt(6))
         {
+            // IPv6: a fragment of ICMPv6 (an echo request's or reply's first, or a later one) or of UDP.
+            case 5 -> v6 ? ip(source, destination, 44, ByteBuffer.allocate(8 + 16)
+                .put((byte)(random.nextInt(3) == 0 ? 17 : 58)).put((byte)0)
+                .putShort((short)(random.nextBoolean() ? 1 : 0x05a9)).putInt(7)
+                .put(icmp(random.nextBoolean() ? 128 : 129, new byte[8])).array())
+                : ip(source, destination, 17, new byte[8]);
             case 0, 1 -> ip(source, destination, 17, new byte[8 + random.nextInt(20)]);
             case 2 -> ip(source, destination, v6 ? 58 : 1, icmp(v6 ? (random.nextBoolean() ? 128 : 129) :
                 (random.nextBoolean() ? 8 : 0), new byte[8]));

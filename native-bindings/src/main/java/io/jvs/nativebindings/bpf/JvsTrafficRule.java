@@ -57,8 +57,9 @@ import static io.jvs.nativebindings.bpf.BpfSize.WORD;
  * <p>
  * Always the kernel's, even to a VIP: ICMPv6 neighbour discovery (types 133 to 137 directly after the IPv6
  * header), which the kernel answers for the box's addresses, and echo requests to a VIP or to an address of a
- * destination prefix (ICMP type 8 and ICMPv6 128 directly after the header, and every later fragment of an IPv4
- * ICMP message, which carries no type): the kernel holds the VIPs on {@code lo} and answers ping itself. The one
+ * destination prefix (ICMP type 8 and ICMPv6 128 directly after the header or after an IPv6 fragment header, and
+ * every later fragment of an IPv4 ICMP message or of an ICMPv6 one behind a fragment header, which carries no type):
+ * the kernel holds the VIPs on {@code lo}, reassembles a large ping and answers it itself. The one
  * exception is a VIP whose map value says its echo requests are jvs's ({@link XdpVipFilter#addVip(java.net.InetAddress,
  * boolean)}: {@code vip-arp on}, where the box does not hold it). A frame
  * too short for the header a decision needs (an ICMP message cut short before its type included) is the kernel's.
@@ -97,6 +98,13 @@ final class JvsTrafficRule
     private static final int ETH_P_8021AD = 0xa888;
     /** The fragment offset of the IPv4 flags-and-offset word, as a little-endian load reads it. */
     private static final int IPV4_FRAGMENT_OFFSET_LOADED = 0xff1f;
+
+    /** The fragment offset of an IPv6 fragment header's offset-and-flags word, as a little-endian load reads it. */
+    private static final int IPV6_FRAGMENT_OFFSET_LOADED = 0xf8ff;
+    private static final int NEXTHDR_FRAGMENT = 44;
+    private static final int FRAGMENT_HEADER = 8;
+    /** Where the offset-and-flags word sits in the fragment header. */
+    private static final int FRAGMENT_OFFSET = 2;
 
     private static final int ETHERNET_HEADER = 14;
     private static final int ETHERTYPE_OFFSET = 12;
@@ -183,15 +191,28 @@ final class JvsTrafficRule
         boundsCheck(asm, labels, IPV6_HEADER)
             .mov64(R8, 0)
             .load(BYTE, R4, R7, IPV6_NEXT_HEADER)
+            .jumpIf(R4, EQUAL, NEXTHDR_FRAGMENT, "rule_ipv6_fragment")
             .jumpIf(R4, NOT_EQUAL, IPPROTO_ICMPV6, "rule_ipv6_lookup");
         boundsCheck(asm, labels, IPV6_HEADER + 1)
             .load(BYTE, R4, R7, IPV6_HEADER)
-            .jumpIf(R4, NOT_EQUAL, ICMPV6_ECHO_REQUEST, "rule_ipv6_nd")
-            .mov64(R8, 1)
-            .jump("rule_ipv6_lookup")
-            .label("rule_ipv6_nd")
+            .jumpIf(R4, EQUAL, ICMPV6_ECHO_REQUEST, "rule_ipv6_echo")
             .jumpIf(R4, LESS, ND_FIRST_TYPE, "rule_ipv6_lookup")
             .jumpIf(R4, LESS_OR_EQUAL, ND_LAST_TYPE, labels.kernel())
+            .jump("rule_ipv6_lookup")
+            // A fragment header directly after the IPv6 header: an ICMPv6 echo request's first fragment, or any later
+            // fragment of ICMPv6 (no type), is the kernel's as the whole message would be (it reassembles them).
+            .label("rule_ipv6_fragment");
+        boundsCheck(asm, labels, IPV6_HEADER + FRAGMENT_HEADER)
+            .load(BYTE, R4, R7, IPV6_HEADER)
+            .jumpIf(R4, NOT_EQUAL, IPPROTO_ICMPV6, "rule_ipv6_lookup")
+            .load(HALF, R4, R7, IPV6_HEADER + FRAGMENT_OFFSET)
+            .alu64(BpfOpcode.ALU_AND, R4, IPV6_FRAGMENT_OFFSET_LOADED)
+            .jumpIf(R4, NOT_EQUAL, 0, "rule_ipv6_echo");
+        boundsCheck(asm, labels, IPV6_HEADER + FRAGMENT_HEADER + 1)
+            .load(BYTE, R4, R7, IPV6_HEADER + FRAGMENT_HEADER)
+            .jumpIf(R4, NOT_EQUAL, ICMPV6_ECHO_REQUEST, "rule_ipv6_lookup")
+            .label("rule_ipv6_echo")
+            .mov64(R8, 1)
             .label("rule_ipv6_lookup");
         jumpIfAddressIn(asm, XdpPrograms.VIPS_V6, IPV6_DESTINATION, "rule_vip");
         jumpIfAddressIn(asm, XdpPrograms.LOCALS_V6, IPV6_DESTINATION, labels.kernel());

@@ -155,6 +155,14 @@ class BpfXdpProgramsTest
                 new TestFrame().icmpv6(CLIENT_V6, VIP_V6, 128), false),
             Arguments.of("IPv6 echo reply to a VIP", new TestFrame().icmpv6(CLIENT_V6, VIP_V6, 129), true),
             Arguments.of("IPv6 echo request from a real server", new TestFrame().icmpv6(REAL_V6, CLIENT_V6, 128), true),
+            Arguments.of("IPv6 first fragment of an echo request to a VIP: the kernel reassembles and answers",
+                new TestFrame().ipv6Fragment(CLIENT_V6, VIP_V6, 58, 0x0001, 128), false),
+            Arguments.of("IPv6 later fragment of an ICMPv6 message to a VIP",
+                new TestFrame().ipv6Fragment(CLIENT_V6, VIP_V6, 58, 0x05a8, 0), false),
+            Arguments.of("IPv6 first fragment of an echo reply to a VIP",
+                new TestFrame().ipv6Fragment(CLIENT_V6, VIP_V6, 58, 0x0001, 129), true),
+            Arguments.of("IPv6 later fragment of UDP to a VIP",
+                new TestFrame().ipv6Fragment(CLIENT_V6, VIP_V6, 17, 0x05a8, 128), true),
             Arguments.of("IPv4 echo request to a VIP: the kernel answers ping",
                 new TestFrame().icmpv4(CLIENT_V4, VIP_V4, 8, 0, 0), false),
             Arguments.of("802.1Q IPv4 echo request with options to a VIP",
@@ -362,8 +370,11 @@ class BpfXdpProgramsTest
             case 0, 1 -> builder.ipv4(v4[random.nextInt(v4.length)], v4[random.nextInt(v4.length)],
                 random.nextInt(40));
             case 2 -> builder.ipv6Udp(v6[random.nextInt(v6.length)], v6[random.nextInt(v6.length)], random.nextInt(40));
-            case 3 -> builder.icmpv6(v6[random.nextInt(v6.length)], v6[random.nextInt(v6.length)],
-                icmpTypes[random.nextInt(10)]);
+            case 3 -> random.nextInt(3) == 0
+                ? builder.ipv6Fragment(v6[random.nextInt(v6.length)], v6[random.nextInt(v6.length)],
+                    random.nextBoolean() ? 58 : 17, fragmentWords[random.nextInt(5)], icmpTypes[random.nextInt(10)])
+                : builder.icmpv6(v6[random.nextInt(v6.length)], v6[random.nextInt(v6.length)],
+                    icmpTypes[random.nextInt(10)]);
             case 4 -> builder.icmpv4(v4[random.nextInt(v4.length)], v4[random.nextInt(v4.length)],
                 icmpv4Types[random.nextInt(4)],
                 fragmentWords[random.nextInt(5)], random.nextInt(3));

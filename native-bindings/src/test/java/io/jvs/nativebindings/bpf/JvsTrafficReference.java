@@ -124,6 +124,29 @@ record JvsTrafficReference(Set<ByteBuffer> vipsV4, Set<ByteBuffer> vipsV6, Set<B
                 }
                 echoRequest = type == 128;
             }
+            else if ((frame[network + 6] & 0xff) == 44)
+            {
+                // A fragment of ICMPv6: an echo request's first, or any later one (no type), is the kernel's.
+                if (frame.length < network + 48)
+                {
+                    return false;
+                }
+                if ((frame[network + 40] & 0xff) == TestFrame.IPPROTO_ICMPV6)
+                {
+                    if ((u16(frame, network + 42) & 0xfff8) != 0)
+                    {
+                        echoRequest = true;
+                    }
+                    else if (frame.length < network + 49)
+                    {
+                        return false;
+                    }
+                    else
+                    {
+                        echoRequest = (frame[network + 48] & 0xff) == 128;
+                    }
+                }
+            }
             if (vipsV6.contains(slice(frame, network + 24, 16)))
             {
                 return !echoRequest;

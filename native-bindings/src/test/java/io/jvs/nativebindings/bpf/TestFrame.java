@@ -20,6 +20,7 @@ final class TestFrame
     static final int IPPROTO_ICMP = 1;
     static final int IPPROTO_UDP = 17;
     static final int IPPROTO_ICMPV6 = 58;
+    static final int IPPROTO_FRAGMENT = 44;
 
     private final List<Integer> tags = new ArrayList<>();
 
@@ -146,6 +147,21 @@ final class TestFrame
         final byte[] icmp = new byte[24];
         icmp[0] = (byte)type;
         return ipv6(source, destination, IPPROTO_ICMPV6, icmp);
+    }
+
+    /**
+     * A fragment of an ICMPv6 message of {@code type}: a fragment header (next header {@code nextHeader}, the
+     * offset-and-flags word {@code offsetWord}) then the message's start, which a later fragment does not hold.
+     */
+    byte[] ipv6Fragment(final String source, final String destination, final int nextHeader, final int offsetWord,
+        final int type)
+    {
+        final byte[] payload = new byte[8 + 24];
+        payload[0] = (byte)nextHeader;
+        payload[2] = (byte)(offsetWord >> 8);
+        payload[3] = (byte)offsetWord;
+        payload[8] = (byte)type;
+        return ipv6(source, destination, IPPROTO_FRAGMENT, payload);
     }
 
     /** Any EtherType with {@code payloadBytes} of zeros (an ARP request is 28 bytes). */
