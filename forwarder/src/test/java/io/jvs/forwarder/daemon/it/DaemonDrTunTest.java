@@ -15,8 +15,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The daemon in direct routing ({@code -g}: the frame goes to the real server with only its MAC addresses
- * changed) and tunnelling ({@code -i}: the packet goes inside an IPv4 header to the server), over AF_XDP and
- * over AF_PACKET: three
+ * changed) and tunnelling ({@code -i}: the packet goes inside an IPv4 header to the server, an IPv6 one for an
+ * IPv6 VIP), with IPv4 and IPv6 VIPs, over AF_XDP and over AF_PACKET: three
  * real servers that hold the VIP on {@code lo} and answer the client directly through the router, 30 TCP
  * connections of 1 MiB byte-exact, shared by rr. Root only (namespaces, XDP), as CI runs.
  */
@@ -49,18 +49,46 @@ class DaemonDrTunTest
         }
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"afxdp xdp-mode drv", "afpacket"})
+    void shouldCarryThirtyMebibyteIpv6ConnectionsByDirectRouting(final String port) throws Exception
+    {
+        try (LbTopology topology = LbTopology.builder("ddr6").mode(Mode.DR).realServers(3).build())
+        {
+            carryThirty(topology, 'g', port, true);
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"afxdp xdp-mode drv", "afpacket"})
+    void shouldCarryThirtyMebibyteIpv6ConnectionsThroughIpv6Tunnels(final String port) throws Exception
+    {
+        // IPv6 in IPv6 (RFC 2473), as IPVS's ip_vs_tunnel_xmit_v6 sends it: the outer header's 40 bytes on top.
+        try (LbTopology topology = LbTopology.builder("dtun6").mode(Mode.TUN).realServers(3).serverMtu(1540).build())
+        {
+            carryThirty(topology, 'i', port, true);
+        }
+    }
+
     private void carryThirty(final LbTopology topology, final char forward, final String port)
+    {
+        carryThirty(topology, forward, port, false);
+    }
+
+    private void carryThirty(final LbTopology topology, final char forward, final String port, final boolean ipv6)
     {
         DaemonConfigs.sendersComputeChecksums(topology);
         topology.startTcpServers(PORT, false);
-        final String config = DaemonConfigs.twoArm(port) + DaemonConfigs.service('t', topology.vip4(), PORT, "rr",
-            forward, DaemonConfigs.serversV4(topology), DaemonConfigs.ones(3));
+        final java.net.InetAddress vip = ipv6 ? topology.vip6() : topology.vip4();
+        final String config = DaemonConfigs.twoArm(port) + DaemonConfigs.service('t', vip, PORT, "rr",
+            forward, ipv6 ? DaemonConfigs.serversV6(topology) : DaemonConfigs.serversV4(topology),
+            DaemonConfigs.ones(3));
         final String router = topology.routerNamespace().orElseThrow();
         try (DaemonProcess daemon = DaemonProcess.start(topology.directorNamespace(), directory, config))
         {
             final Netns.Counters before = Netns.counters(router, LbTopology.ROUTER_CLIENT_DEVICE);
             final List<TcpDigestClient.Connection> connections = TcpDigestClient.run(topology.clientNamespace(),
-                TcpDigestClient.Load.of(new InetSocketAddress(topology.vip4(), PORT), 30, MIB).parallel(3));
+                TcpDigestClient.Load.of(new InetSocketAddress(vip, PORT), 30, MIB).parallel(3));
             final Map<String, Long> status = daemon.status();
             assertThat(TcpDigestClient.failures(connections)).as(String.join("\n", daemon.log()) + "\n" + status)
                 .isEmpty();
@@ -70,7 +98,8 @@ class DaemonDrTunTest
                 .allSatisfy((name, count) -> assertThat(count).isEqualTo(10));
             for (final Host server : topology.realServers())
             {
-                assertThat(status).containsEntry("server." + DaemonConfigs.endpoint(server.ipv4(), PORT) +
+                assertThat(status).containsEntry("server." +
+                    DaemonConfigs.endpoint(ipv6 ? server.ipv6() : server.ipv4(), PORT) +
                     ".connections", 10L);
             }
             assertThat(status.get("connections")).isGreaterThanOrEqualTo(30);
