@@ -9,7 +9,9 @@ import io.jvs.core.stats.TrafficStats;
 import io.jvs.core.stats.TrafficStatsDescriptor;
 import io.jvs.forwarder.port.PortCountersDescriptor;
 
+import java.util.HashMap;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * The control socket's {@code status} answer: one {@code name value} pair a line, summed over the workers
@@ -117,6 +119,7 @@ final class Status
             TrafficStats.sumService(traffic, slot, sum);
             ipvsStats(out, name, sum);
         }
+        final String[] serverNames = serverNames(plane);
         for (int slot = 1; slot < plane.serverSlots(); slot++)
         {
             final RealServer server = plane.server(slot);
@@ -124,7 +127,7 @@ final class Status
             {
                 continue;
             }
-            final String name = "server." + server;
+            final String name = serverNames[slot];
             long packets = 0;
             long serverConnections = 0;
             for (int w = 0; w < workers; w++)
@@ -152,6 +155,38 @@ final class Status
             line(out, "tap." + tap.name() + ".written", tap.written());
         }
         return out.toString();
+    }
+
+    /**
+     * The status names of the snapshot's servers, by slot (null where no server): {@code server.ADDR:PORT}, and
+     * for an address and port that several services have (IPVS keeps a destination per service, each with its
+     * own counters) {@code server.ADDR:PORT@SERVICE} for each, e.g. {@code server.10.1.0.11:8080@tcp-198.51.100.10:82},
+     * so that no two lines of the answer share a name.
+     */
+    static String[] serverNames(final DataPlane plane)
+    {
+        final Map<String, Integer> services = new HashMap<>();
+        for (int slot = 1; slot < plane.serverSlots(); slot++)
+        {
+            final RealServer server = plane.server(slot);
+            if (server != null)
+            {
+                services.merge(server.toString(), 1, Integer::sum);
+            }
+        }
+        final String[] names = new String[plane.serverSlots()];
+        for (int slot = 1; slot < plane.serverSlots(); slot++)
+        {
+            final RealServer server = plane.server(slot);
+            if (server != null)
+            {
+                final String endpoint = server.toString();
+                final VirtualService service = plane.service(plane.serviceOfServer(slot));
+                names[slot] = services.get(endpoint) > 1 && service != null ?
+                    "server." + endpoint + "@" + key(service) : "server." + endpoint;
+            }
+        }
+        return names;
     }
 
     private static String key(final VirtualService service)
