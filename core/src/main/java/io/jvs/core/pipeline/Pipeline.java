@@ -137,6 +137,8 @@ public final class Pipeline
     private long lastSweepNs;
     /** Time since the last sweep that has not yet been paid for in swept slots. */
     private long sweepCredit;
+    /** The most slots of a table one burst sweeps ({@link #limitBurstSweep}). */
+    private int burstSweepLimit = Integer.MAX_VALUE;
     /** When an idle sweep last looked at templates, and the time since then not yet paid for in buckets. */
     private long lastTemplateSweepNs;
     private long templateCredit;
@@ -697,15 +699,44 @@ public final class Pipeline
         final int budget6 = (int)(v6.slots() * sweepCredit / SWEEP_PERIOD_NS);
         if (budget4 >= minimumSlots || budget6 >= minimumSlots)
         {
-            v4.sweep(nowTick, budget4);
-            v6.sweep(nowTick, budget6);
+            final int largest = Math.max(budget4, budget6);
+            long spent = sweepCredit;
+            int swept4 = budget4;
+            int swept6 = budget6;
+            if (largest > burstSweepLimit)
+            {
+                // Part of what is due now, the rest later: the same share of each table and of the credit.
+                swept4 = (int)((long)budget4 * burstSweepLimit / largest);
+                swept6 = (int)((long)budget6 * burstSweepLimit / largest);
+                spent = sweepCredit * burstSweepLimit / largest;
+            }
+            v4.sweep(nowTick, swept4);
+            v6.sweep(nowTick, swept6);
             final int share = templateSweeper.buckets();
-            templateSweeper.sweep(nowNs, (int)Math.min(share, 1 + share * sweepCredit / SWEEP_PERIOD_NS),
+            templateSweeper.sweep(nowNs, (int)Math.min(share, 1 + share * spent / SWEEP_PERIOD_NS),
                 plane.servers);
-            sweepCredit = 0;
+            sweepCredit = Math.min(SWEEP_PERIOD_NS, sweepCredit - spent);
             lastTemplateSweepNs = now;
             templateCredit = 0;
         }
+    }
+
+    /**
+     * Bounds the sweeping one burst does before its frames can leave, for a worker that also sweeps when it has
+     * nothing to receive ({@link #sweep}): the rest of what is due waits for that, or for the next bursts. Without
+     * it the first burst after a quiet spell paid for the whole spell's sweeping, up to both tables end to end,
+     * before its first packet left (milliseconds on a daemon's default tables). Replay and the benchmarks, which never
+     * sweep from an idle loop, leave it unbounded.
+     *
+     * @param slots the most slots of each table a burst sweeps, at least 1.
+     */
+    public void limitBurstSweep(final int slots)
+    {
+        if (slots < 1)
+        {
+            throw new IllegalArgumentException("a burst must sweep at least one slot, not " + slots);
+        }
+        burstSweepLimit = slots;
     }
 
     /**
@@ -750,6 +781,9 @@ public final class Pipeline
         rewriter.nowNs = now;
         v4.sweep(ConnectionTable.tick(now), budget);
         v6.sweep(ConnectionTable.tick(now), budget);
+        // What a sweep from the idle loop covered is not due again from the next burst.
+        lastSweepNs = now;
+        sweepCredit = 0;
         if (flushing)
         {
             flushStep(current, now);

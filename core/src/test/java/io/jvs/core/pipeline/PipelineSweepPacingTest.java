@@ -95,4 +95,46 @@ class PipelineSweepPacingTest
         }
         assertThat(server.activeConnections() + server.inactiveConnections()).isZero();
     }
+
+    @Test
+    void shouldSweepNoMoreThanItsLimitWithTheFirstBurstAfterAPause()
+    {
+        final PipelineFixture fixture = fixture();
+        for (int client = 0; client < 200; client++)
+        {
+            fixture.sendOne(query(client));
+        }
+        final RealServer server = server(fixture);
+        // The fixture's tables hold 4096 connections; 64 slots a burst are about 1/128 of one.
+        fixture.pipeline.limitBurstSweep(64);
+        final int slots = fixture.pipeline.connectionsV4().slots();
+        fixture.nowNs += 5_000 * MILLISECOND_NS;
+        fixture.sendOne(idle());
+        final int left = server.activeConnections() + server.inactiveConnections();
+        assertThat(200 - left).as("expired entries one burst removed").isLessThanOrEqualTo(200 * 64 * 2 / slots + 8)
+            .isLessThan(100);
+        // The rest of what was due stays due: the bursts that follow carry on with it, 64 slots each.
+        for (int burst = 0; burst < 2 * slots / 64; burst++)
+        {
+            fixture.nowNs += MILLISECOND_NS;
+            fixture.sendOne(idle());
+        }
+        assertThat(server.activeConnections() + server.inactiveConnections()).isZero();
+    }
+
+    @Test
+    void shouldLeaveNothingDueForTheNextBurstAfterASweepFromTheIdleLoop()
+    {
+        final PipelineFixture fixture = fixture();
+        for (int client = 0; client < 200; client++)
+        {
+            fixture.sendOne(query(client));
+        }
+        final RealServer server = server(fixture);
+        fixture.nowNs += 5_000 * MILLISECOND_NS;
+        // The idle loop sweeps a little; the next burst owes nothing for the pause the idle loop accounted for.
+        fixture.pipeline.sweep(fixture.nowNs, 1);
+        fixture.sendOne(idle());
+        assertThat(server.activeConnections() + server.inactiveConnections()).isGreaterThan(190);
+    }
 }

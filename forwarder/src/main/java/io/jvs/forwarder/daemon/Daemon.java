@@ -512,6 +512,7 @@ public final class Daemon implements AutoCloseable
                 Math.max(1024, config.connections() / 4), MAX_SERVICES, MAX_SERVERS,
                 config.settings().icmpRepliesPerSecond(), HugePageAllocator.FAULTED_IN, templates, epochs,
                 NativeCachePrefetch.best());
+            pipeline.limitBurstSweep(Worker.BURST_SWEEP_SLOTS);
             final boolean[] portHandsOff = new boolean[ports[w].length];
             final HostPassPolicy[] policies = new HostPassPolicy[ports[w].length];
             for (int p = 0; p < ports[w].length; p++)
@@ -978,6 +979,7 @@ public final class Daemon implements AutoCloseable
                 pipelines[w] = new Pipeline(publisher, w, 1 << 16, 1 << 16, MAX_SERVICES, MAX_SERVERS,
                     config.settings().icmpRepliesPerSecond(), OffHeapAllocator.DIRECT, templates, epochs,
                     NativeCachePrefetch.best());
+                pipelines[w].limitBurstSweep(Worker.BURST_SWEEP_SLOTS);
                 final HostPassPolicy[] policies = new HostPassPolicy[ports.length];
                 java.util.Arrays.fill(policies, HostPassPolicy.NEVER);
                 final HandoffRing[] inbound = new HandoffRing[scratchWorkers];

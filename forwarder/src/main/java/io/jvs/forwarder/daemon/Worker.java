@@ -51,6 +51,13 @@ final class Worker implements Agent
     static final long HOLD_NS = 1_000_000_000L;
     /** Held frames are tried again this often, and at every new snapshot. */
     static final long HOLD_RETRY_NS = 20_000_000L;
+    /**
+     * The most slots of a connection table a burst sweeps before its frames leave (about 64 KiB of entries); the
+     * rest of what is due is swept when the worker has nothing to receive ({@link #idleSweep}).
+     */
+    static final int BURST_SWEEP_SLOTS = 1024;
+    /** The most slots of a connection table one sweep from the idle loop takes (about 1 MiB of entries). */
+    static final int IDLE_SWEEP_SLOTS = 16_384;
     /** {@link #hold} results. */
     private static final int HELD = 0;
     private static final int GIVEN_UP = 1;
@@ -142,6 +149,8 @@ final class Worker implements Agent
     private final org.HdrHistogram.Histogram latencyCopy;
     private int cpu = -1;
     private long lastSweepNs = System.nanoTime();
+    /** Slots of each table due to be swept from the idle loop ({@link #idleSweep}). */
+    private long idleSweepDue;
 
     /**
      * @param index      this worker's number.
@@ -321,7 +330,7 @@ final class Worker implements Agent
         if (work == 0)
         {
             pipeline.followSnapshot();
-            idleSweep(now);
+            work = idleSweep(now);
         }
         return work;
     }
@@ -823,18 +832,30 @@ final class Worker implements Agent
         }
     }
 
-    /** With nothing to receive, expired connections are still swept: each table end to end once a second. */
-    private void idleSweep(final long now)
+    /**
+     * With nothing to receive, expired connections are still swept: each table end to end once a second. What is due
+     * is swept {@link #IDLE_SWEEP_SLOTS} slots at a time, the ports polled between, so that a frame arriving during a
+     * sweep waits for one part of it (after a sleep, a tenth of the tables is due).
+     *
+     * @return 1 while some of what is due is left (the worker polls again rather than sleep), else 0.
+     */
+    int idleSweep(final long now)
     {
         final long elapsed = now - lastSweepNs;
-        if (elapsed < 10_000_000L)
-        {
-            return;
-        }
-        lastSweepNs = now;
         final long slots = Math.max(pipeline.connectionsV4().slots(), pipeline.connectionsV6().slots());
-        final int budget = (int)Math.min(slots, Math.max(64, slots * Math.min(elapsed, Pipeline.SWEEP_PERIOD_NS) /
-            Pipeline.SWEEP_PERIOD_NS));
+        if (elapsed >= 10_000_000L)
+        {
+            lastSweepNs = now;
+            idleSweepDue = Math.min(slots, idleSweepDue + Math.max(64, slots * Math.min(elapsed,
+                Pipeline.SWEEP_PERIOD_NS) / Pipeline.SWEEP_PERIOD_NS));
+        }
+        if (idleSweepDue == 0)
+        {
+            return 0;
+        }
+        final int budget = (int)Math.min(idleSweepDue, IDLE_SWEEP_SLOTS);
+        idleSweepDue -= budget;
         pipeline.sweep(now, budget);
+        return idleSweepDue > 0 ? 1 : 0;
     }
 }

@@ -49,6 +49,44 @@ class WorkerTest
     private static final int SYN_ACK = L4Headers.TCP_SYN | L4Headers.TCP_ACK;
 
     @Test
+    void shouldSweepWhatAPauseMadeDueInPartsWithThePortsPolledBetween() throws Exception
+    {
+        try (WorkerFarm farm = new WorkerFarm(1, 0))
+        {
+            final byte[][] syns = new byte[8][];
+            for (int n = 0; n < syns.length; n++)
+            {
+                syns[n] = farm.toVip(n, SYN);
+            }
+            final MemoryPort[] ports = farm.ports(new FrameTemplates(syns.length, syns), null, new Sent(), new Sent());
+            final Worker worker = farm.worker(0, ports, new boolean[2], WorkerFarm::ownerByParity);
+            assertThat(worker.doWork()).isEqualTo(8);
+            final long slots = Math.max(worker.pipeline().connectionsV4().slots(),
+                worker.pipeline().connectionsV6().slots());
+            final long parts = (slots + Worker.IDLE_SWEEP_SLOTS - 1) / Worker.IDLE_SWEEP_SLOTS;
+            assertThat(parts).as("the farm's tables need more than one part").isGreaterThan(1);
+
+            // Two seconds without frames: a whole table is due, swept a part a call, 1 returned while some is left.
+            final long later = System.nanoTime() + 2_000_000_000L;
+            for (long part = 1; part < parts; part++)
+            {
+                assertThat(worker.idleSweep(later)).as("part %d of %d", part, parts).isEqualTo(1);
+                assertThat(worker.pipeline().connectionsV4().size()).as("the SYNs' entries (60 s) not yet expired")
+                    .isEqualTo(8);
+            }
+            assertThat(worker.idleSweep(later)).as("the last part").isZero();
+            assertThat(worker.idleSweep(later)).as("nothing due").isZero();
+            // A hundred seconds on, the entries have expired: the next parts remove them.
+            final long muchLater = later + 100_000_000_000L;
+            while (worker.idleSweep(muchLater) == 1)
+            {
+                assertThat(worker.pipeline().connectionsV4().size()).isLessThanOrEqualTo(8);
+            }
+            assertThat(worker.pipeline().connectionsV4().size()).isZero();
+        }
+    }
+
+    @Test
     void shouldSendNatFramesToTheVipOutOfTheServersPortRewritten() throws Exception
     {
         try (WorkerFarm farm = new WorkerFarm(1, 0))
