@@ -44,15 +44,21 @@ class PipelineSweepPacingTest
         return fixture.publisher.current().servers[1];
     }
 
-    @Test
-    void shouldSweepTheWholeTableOverASecondOfBursts()
+    /** Opens 200 UDP connections, one a client, and returns their server. */
+    private static RealServer openConnections(final PipelineFixture fixture)
     {
-        final PipelineFixture fixture = fixture();
         for (int client = 0; client < 200; client++)
         {
             fixture.sendOne(query(client));
         }
-        final RealServer server = server(fixture);
+        return server(fixture);
+    }
+
+    @Test
+    void shouldSweepTheWholeTableOverASecondOfBursts()
+    {
+        final PipelineFixture fixture = fixture();
+        final RealServer server = openConnections(fixture);
         assertThat(server.activeConnections() + server.inactiveConnections()).isEqualTo(200);
         // Two seconds later every one has expired; bursts every 10 ms for a second sweep them all.
         fixture.nowNs += 2_000 * MILLISECOND_NS;
@@ -69,11 +75,7 @@ class PipelineSweepPacingTest
     void shouldSweepWithTheFirstBurstAfterAPauseAndNotWithBurstsThatFollowAtOnce()
     {
         final PipelineFixture fixture = fixture();
-        for (int client = 0; client < 200; client++)
-        {
-            fixture.sendOne(query(client));
-        }
-        final RealServer server = server(fixture);
+        final RealServer server = openConnections(fixture);
         // Every connection expired during the pause: the first burst after it sweeps (about) the whole table.
         fixture.nowNs += 5_000 * MILLISECOND_NS;
         fixture.sendOne(idle());
@@ -100,11 +102,7 @@ class PipelineSweepPacingTest
     void shouldSweepNoMoreThanItsLimitWithTheFirstBurstAfterAPause()
     {
         final PipelineFixture fixture = fixture();
-        for (int client = 0; client < 200; client++)
-        {
-            fixture.sendOne(query(client));
-        }
-        final RealServer server = server(fixture);
+        final RealServer server = openConnections(fixture);
         // The fixture's tables hold 4096 connections; 64 slots a burst are about 1/128 of one.
         fixture.pipeline.limitBurstSweep(64);
         final int slots = fixture.pipeline.connectionsV4().slots();
@@ -126,11 +124,7 @@ class PipelineSweepPacingTest
     void shouldLeaveNothingDueForTheNextBurstAfterASweepFromTheIdleLoop()
     {
         final PipelineFixture fixture = fixture();
-        for (int client = 0; client < 200; client++)
-        {
-            fixture.sendOne(query(client));
-        }
-        final RealServer server = server(fixture);
+        final RealServer server = openConnections(fixture);
         fixture.nowNs += 5_000 * MILLISECOND_NS;
         // The idle loop sweeps a little; the next burst owes nothing for the pause the idle loop accounted for.
         fixture.pipeline.sweep(fixture.nowNs, 1);
