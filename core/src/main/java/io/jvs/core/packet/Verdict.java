@@ -33,9 +33,11 @@ public final class Verdict
     }
 
     /**
-     * A transmit verdict for an IPv4 packet longer than the egress port's MTU that may be fragmented (DF clear): the
-     * worker sends it in fragments ({@link Ipv4Fragmenter}), as the kernel's IP output fragments a packet IPVS
-     * forwards (ip_vs_nat_xmit and its kin check only DF packets against the MTU, then ip_finish_output fragments).
+     * A transmit verdict for a packet longer than the egress port's MTU that may be fragmented: IPv4 with DF clear,
+     * or a tunnel's IPv6 outer packet around an IPv4 one without DF. The worker sends it in fragments ({@link
+     * IpFragmenter}), as the kernel's IP output fragments a packet IPVS forwards (ip_vs_nat_xmit and its kin check
+     * only DF packets against the MTU, then ip_finish_output fragments; ip_vs_tunnel_xmit_v6 sets ignore_df, so
+     * ip6_fragment splits the outer packet).
      *
      * @param port the egress port index, 0..255.
      * @param mtu  the path's MTU, which the fragments must fit: the egress port's, or less when the route to the

@@ -254,15 +254,16 @@ final class Rewriter
         final boolean innerV6 = p.kind(i) == ParsedBurst.KIND_IPV6;
         // The outer IPv4 header copies the inner one's DF (writeOuterV4): without it the outer packet is fragmented, as
         // ip_vs_tunnel_xmit's output does. With pmtu_disc off an IPv4 packet is fragmented whatever its DF and the
-        // outer DF is clear (ensure_mtu_is_adequate skips the check for a tunnel). jvs does not fragment an IPv6 outer
-        // packet: it is dropped as mtu-exceeded.
+        // outer DF is clear (ensure_mtu_is_adequate skips the check for a tunnel). An IPv6 outer packet around an IPv4
+        // one that may be fragmented is split by the worker as ip6_fragment splits it (ip_vs_tunnel_xmit_v6 sets
+        // ignore_df); around an IPv6 one it never is: the client gets a packet-too-big.
         final boolean pmtuDisc = plane.settings.pmtuDisc();
         final int mtu = plane.serverMtu[serverSlot];
         final boolean fragments = innerLength + overhead > mtu;
         final boolean mayFragment = pmtuDisc ? mayFragment(burst, i, p) : !innerV6;
-        if (fragments && (outerV6 || !mayFragment))
+        if (fragments && !mayFragment)
         {
-            return outerV6 && mayFragment ? Verdict.drop(DropReason.MTU_EXCEEDED) : tooBig(mtu - overhead);
+            return tooBig(mtu - overhead);
         }
         long inner = burst.address(i) + l3;
         if (plane.settings.clampMss() && p.protocol(i) == Ipv4Header.PROTOCOL_TCP &&

@@ -126,6 +126,37 @@ class PipelineTunnelEdgesTest
         assertThat(tun.pipeline.counters().icmpSent()).isZero();
     }
 
+    @Test
+    void shouldSendAnIpv6OuterPacketTooBigForThePathInFragmentsWhenItsIpv4PacketHasNoDf()
+    {
+        // ip_vs_tunnel_xmit_v6 sets ignore_df, so ip6_fragment splits an outer IPv6 packet over the MTU whose IPv4
+        // packet may be fragmented; one whose packet has DF is answered with the MTU less the outer 40 bytes.
+        final PipelineFixture tun = tunnel(false);
+        final byte[] fits = ipv4(JVS_MAC, ROUTER_MAC, CLIENT, VIP, 64, Segment.tcp(40001, 443, SYN, 1420), 0, 1);
+        final PipelineFixture.Result sent = tun.sendOne(fits);
+        assertThat(Verdict.toString(sent.verdict())).isEqualTo("transmit:0");
+        assertThat(sent.frame()).hasSize(14 + 1500);
+
+        final byte[] tooBig = ipv4(JVS_MAC, ROUTER_MAC, CLIENT, VIP, 64, Segment.tcp(40002, 443, SYN, 1421), 0, 2);
+        final PipelineFixture.Result fragmented = tun.sendOne(tooBig);
+        assertThat(Verdict.toString(fragmented.verdict())).isEqualTo("transmit:0:fragments");
+        assertThat(Verdict.fragmentMtu(fragmented.verdict())).isEqualTo(1500);
+        assertThat(u16(fragmented.frame(), 12)).isEqualTo(0x86DD);
+        assertThat(fragmented.frame()).hasSize(14 + 1501);
+        assertThat(tun.pipeline.counters().icmpSent()).isZero();
+
+        final byte[] tooBigDf =
+            ipv4(JVS_MAC, ROUTER_MAC, CLIENT, VIP, 64, Segment.tcp(40003, 443, SYN, 1421), 0x4000, 3);
+        final byte[] answer = tun.sendOne(tooBigDf).frame();
+        assertThat(answer[34]).as("frag-needed").isEqualTo((byte)3);
+        assertThat(answer[35]).isEqualTo((byte)4);
+        assertThat(u16(answer, 40)).isEqualTo(1460);
+
+        // pmtu_disc off: DF or not, it leaves in fragments (ensure_mtu_is_adequate skips the check for a tunnel).
+        final PipelineFixture noPmtuDisc = tunnel(false, false);
+        assertThat(Verdict.inFragments(noPmtuDisc.sendOne(tooBigDf).verdict())).as("pmtu_disc off").isTrue();
+    }
+
     /** A router between jvs and the server (on port 0, as everything in this fixture). */
     private static final IpAddress PATH_ROUTER = IpAddress.parse("192.168.9.1");
     private static final IpAddress OWN = IpAddress.parse("10.0.0.1");

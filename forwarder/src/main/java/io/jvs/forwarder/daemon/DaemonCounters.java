@@ -38,7 +38,10 @@ final class DaemonCounters
      * device went down or away; see {@link PollSet}).
      */
     static final int SOCKET_ERRORS = 11;
-    /** Packets the pipeline sent in fragments ({@link io.jvs.core.packet.Verdict#inFragments}): IPv4 without DF. */
+    /**
+     * Packets the pipeline sent in fragments ({@link io.jvs.core.packet.Verdict#inFragments}): IPv4 without DF, and
+     * the IPv6 outer packets of IPv4 ones without DF.
+     */
     static final int FRAGMENTED = 12;
     /** The fragments they were split into. */
     static final int FRAGMENTS = 13;

@@ -2,7 +2,7 @@ package io.jvs.forwarder.daemon;
 
 import io.jvs.core.packet.DropReason;
 import io.jvs.core.packet.Frames;
-import io.jvs.core.packet.Ipv4Fragmenter;
+import io.jvs.core.packet.IpFragmenter;
 import io.jvs.core.packet.Verdict;
 import io.jvs.core.pipeline.FrameBurst;
 import io.jvs.core.pipeline.NeighbourMisses;
@@ -119,7 +119,7 @@ final class Worker implements Agent
     /** Where a packet that leaves in fragments is split, and the fragments as a burst for its egress port. */
     private final ByteBuffer fragmentMemory = ByteBuffer.allocateDirect(FRAGMENT_MEMORY);
     private final long fragmentBase = Frames.addressOf(fragmentMemory);
-    private final Ipv4Fragmenter fragmenter = new Ipv4Fragmenter(FrameBurst.MAX_FRAMES);
+    private final IpFragmenter fragmenter = new IpFragmenter(FrameBurst.MAX_FRAMES);
     private final FrameBurst fragments = new FrameBurst();
     private final int[] fragmentIndices = new int[FrameBurst.MAX_FRAMES];
     /** Frames dropped as no-neighbour, kept (a copy, untouched by the rewrite) until their next hop resolves. */

@@ -3,7 +3,7 @@ package io.jvs.forwarder.replay;
 import io.jvs.core.net.IpAddress;
 import io.jvs.core.packet.DropReason;
 import io.jvs.core.packet.Frames;
-import io.jvs.core.packet.Ipv4Fragmenter;
+import io.jvs.core.packet.IpFragmenter;
 import io.jvs.core.packet.Ipv4Header;
 import io.jvs.core.packet.ParsedBurst;
 import io.jvs.core.packet.Verdict;
@@ -54,7 +54,7 @@ final class ReplayOutput implements AutoCloseable
     private long fragmentRecords;
     private long decisionLines;
     /** Where a packet forwarded in fragments is split before they are written, as the daemon's worker sends them. */
-    private final Ipv4Fragmenter fragmenter = new Ipv4Fragmenter(FrameBurst.MAX_FRAMES);
+    private final IpFragmenter fragmenter = new IpFragmenter(FrameBurst.MAX_FRAMES);
     private ByteBuffer fragmentMemory;
 
     ReplayOutput(final ReplayOptions options, final DataPlane plane)

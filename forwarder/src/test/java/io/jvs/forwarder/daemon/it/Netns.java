@@ -257,6 +257,26 @@ public final class Netns
     }
 
     /**
+     * @param name a counter of the namespace's {@code /proc/net/snmp6}, e.g. {@code Ip6ReasmOKs} (packets the kernel
+     *             put back together from their fragments).
+     * @return its value.
+     */
+    public static long snmp6(final String namespace, final String name)
+    {
+        final List<String> lines = TestNetwork.callIn(namespace,
+            () -> Files.readAllLines(Path.of("/proc/thread-self/net/snmp6")));
+        for (final String line : lines)
+        {
+            final String[] fields = line.trim().split("\\s+");
+            if (fields.length == 2 && fields[0].equals(name))
+            {
+                return Long.parseLong(fields[1]);
+            }
+        }
+        throw new IllegalStateException("no " + name + " in /proc/net/snmp6 of " + namespace);
+    }
+
+    /**
      * Waits until every device of the namespace but {@code lo} is operationally up and, with IPv6, has a
      * link-local address that is not tentative. A veth's carrier is on as soon as both ends are up, but its
      * operational state (and with it IPv6's link-local address) follows only when the kernel's link-watch

@@ -17,9 +17,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Fragments against RFC 791's rules, over random packets (options copied or not, packets that are fragments
  * themselves, link headers with a VLAN tag or without) and MTUs: each fits, has a valid header checksum, carries a
- * multiple of 8 bytes unless it is the last, and the fragments put back together give the packet.
+ * multiple of 8 bytes unless it is the last, and the fragments put back together give the packet. IPv6 against RFC
+ * 8200's: the header kept but for its payload length and next header, a Fragment header naming the packet's next
+ * header, one identification per packet and a new one for the next.
  */
-class Ipv4FragmenterTest
+class IpFragmenterTest
 {
     private static final int OUT_CAPACITY = 1 << 18;
     private final ByteBuffer in = ByteBuffer.allocateDirect(1 << 17);
@@ -51,8 +53,8 @@ class Ipv4FragmenterTest
         final byte[] packet = packet(link, options, payload, ownOffset, ownMore, false);
         Frames.write(packet, inAddress);
 
-        final Ipv4Fragmenter fragmenter = new Ipv4Fragmenter(2048);
-        final int count = fragmenter.fragment(inAddress, l3Offset, mtu, outAddress, OUT_CAPACITY);
+        final IpFragmenter fragmenter = new IpFragmenter(2048);
+        final int count = fragmenter.fragmentV4(inAddress, l3Offset, mtu, outAddress, OUT_CAPACITY);
 
         assertThat(count).isGreaterThan(1);
         final ByteArrayOutputStream joined = new ByteArrayOutputStream();
@@ -96,8 +98,8 @@ class Ipv4FragmenterTest
         {
             fragments.add(Frames.read(fragmenter.address(f), fragmenter.length(f)));
         }
-        final Ipv4Fragmenter again = new Ipv4Fragmenter(2048);
-        assertThat(again.fragment(inAddress, l3Offset, even, outAddress, OUT_CAPACITY)).isEqualTo(count);
+        final IpFragmenter again = new IpFragmenter(2048);
+        assertThat(again.fragmentV4(inAddress, l3Offset, even, outAddress, OUT_CAPACITY)).isEqualTo(count);
         for (int f = 0; f < count; f++)
         {
             assertThat(Frames.read(again.address(f), again.length(f))).as("fragment %d at MTU %d", f, even)
@@ -108,18 +110,18 @@ class Ipv4FragmenterTest
     @Test
     void shouldRefuseWhatCannotOrNeedNotBeFragmented()
     {
-        final Ipv4Fragmenter fragmenter = new Ipv4Fragmenter(4);
+        final IpFragmenter fragmenter = new IpFragmenter(4);
         final byte[] link = new byte[14];
         Frames.write(packet(link, new byte[0], new byte[2000], 0, false, true), inAddress);
-        assertThat(fragmenter.fragment(inAddress, 14, 1500, outAddress, OUT_CAPACITY)).as("DF").isEqualTo(-1);
+        assertThat(fragmenter.fragmentV4(inAddress, 14, 1500, outAddress, OUT_CAPACITY)).as("DF").isEqualTo(-1);
         Frames.write(packet(link, new byte[0], new byte[2000], 0, false, false), inAddress);
-        assertThat(fragmenter.fragment(inAddress, 14, 2020, outAddress, OUT_CAPACITY)).as("fits").isEqualTo(-1);
-        assertThat(fragmenter.fragment(inAddress, 14, 1500, outAddress, OUT_CAPACITY)).isEqualTo(2);
-        assertThat(fragmenter.fragment(inAddress, 14, 500, outAddress, OUT_CAPACITY)).as("5 fragments").isEqualTo(-1);
-        assertThat(fragmenter.fragment(inAddress, 14, 1500, outAddress, 1600)).as("no room").isEqualTo(-1);
+        assertThat(fragmenter.fragmentV4(inAddress, 14, 2020, outAddress, OUT_CAPACITY)).as("fits").isEqualTo(-1);
+        assertThat(fragmenter.fragmentV4(inAddress, 14, 1500, outAddress, OUT_CAPACITY)).isEqualTo(2);
+        assertThat(fragmenter.fragmentV4(inAddress, 14, 500, outAddress, OUT_CAPACITY)).as("5 fragments").isEqualTo(-1);
+        assertThat(fragmenter.fragmentV4(inAddress, 14, 1500, outAddress, 1600)).as("no room").isEqualTo(-1);
         // An option whose length runs past the header.
         Frames.write(packet(link, new byte[] {(byte)0x83, 7, 4, 0}, new byte[2000], 0, false, false), inAddress);
-        assertThat(fragmenter.fragment(inAddress, 14, 1500, outAddress, OUT_CAPACITY)).isEqualTo(-1);
+        assertThat(fragmenter.fragmentV4(inAddress, 14, 1500, outAddress, OUT_CAPACITY)).isEqualTo(-1);
     }
 
     private static byte[] packet(final byte[] link, final byte[] options, final byte[] payload, final int offset,
@@ -205,5 +207,117 @@ class Ipv4FragmenterTest
             copied.write(0);
         }
         return copied.toByteArray();
+    }
+
+    @ParameterizedTest
+    @MethodSource("seeds")
+    void shouldSplitAnIpv6PacketIntoFragmentsThatPutBackTogetherGiveIt(final long seed)
+    {
+        final Random random = new Random(seed);
+        final boolean tagged = random.nextBoolean();
+        final int l3Offset = tagged ? 18 : 14;
+        final byte[] link = new byte[l3Offset];
+        random.nextBytes(link);
+        link[12] = (byte)(tagged ? 0x81 : 0x86);
+        link[13] = (byte)(tagged ? 0x00 : 0xDD);
+        if (tagged)
+        {
+            link[16] = (byte)0x86;
+            link[17] = (byte)0xDD;
+        }
+        final int mtu = 1280 + random.nextInt(8000);
+        final byte[] payload = new byte[mtu - 40 + 1 + random.nextInt(20000)];
+        random.nextBytes(payload);
+        final int nextHeader = random.nextBoolean() ? 4 : 41;
+        final byte[] packet = ipv6(link, nextHeader, payload, random);
+        Frames.write(packet, inAddress);
+
+        final IpFragmenter fragmenter = new IpFragmenter(2048);
+        final int count = fragmenter.fragmentFrame(inAddress, packet.length, mtu, outAddress, OUT_CAPACITY);
+
+        assertThat(count).isGreaterThan(1);
+        final ByteArrayOutputStream joined = new ByteArrayOutputStream();
+        int identification = 0;
+        for (int f = 0; f < count; f++)
+        {
+            final byte[] fragment = Frames.read(fragmenter.address(f), fragmenter.length(f));
+            assertThat((fragmenter.address(f) - outAddress) % 64).as("64-byte aligned").isZero();
+            assertThat(Arrays.copyOf(fragment, l3Offset)).as("the link header").isEqualTo(link);
+            final ByteBuffer view = ByteBuffer.wrap(fragment);
+            final int payloadLength = view.getShort(l3Offset + 4) & 0xFFFF;
+            assertThat(40 + payloadLength).as("fits the MTU").isLessThanOrEqualTo(mtu)
+                .isEqualTo(fragment.length - l3Offset);
+            assertThat(fragment[l3Offset + 6]).as("next header: Fragment").isEqualTo((byte)44);
+            for (final int field : new int[] {0, 1, 2, 3, 7})
+            {
+                assertThat(fragment[l3Offset + field]).as("header byte " + field).isEqualTo(packet[l3Offset + field]);
+            }
+            assertThat(Arrays.copyOfRange(fragment, l3Offset + 8, l3Offset + 40)).as("addresses")
+                .isEqualTo(Arrays.copyOfRange(packet, l3Offset + 8, l3Offset + 40));
+            final int header = l3Offset + 40;
+            assertThat(fragment[header]).as("the packet's next header").isEqualTo((byte)nextHeader);
+            assertThat(fragment[header + 1]).as("reserved").isZero();
+            final int offsetAndFlags = view.getShort(header + 2) & 0xFFFF;
+            assertThat(offsetAndFlags & 6).as("reserved bits").isZero();
+            final boolean last = f == count - 1;
+            assertThat((offsetAndFlags & 1) != 0).as("more fragments").isEqualTo(!last);
+            assertThat(offsetAndFlags & 0xFFF8).as("offset").isEqualTo(joined.size());
+            if (f == 0)
+            {
+                identification = view.getInt(header + 4);
+            }
+            assertThat(view.getInt(header + 4)).as("one identification").isEqualTo(identification);
+            final int carried = payloadLength - 8;
+            if (!last)
+            {
+                assertThat(carried % 8).isZero();
+            }
+            joined.write(fragment, header + 8, carried);
+        }
+        assertThat(joined.toByteArray()).isEqualTo(payload);
+
+        assertThat(fragmenter.fragmentFrame(inAddress, packet.length, mtu & ~1, outAddress, OUT_CAPACITY))
+            .as("the even MTU a verdict carries: as many fragments").isEqualTo(count);
+        assertThat(ByteBuffer.wrap(Frames.read(fragmenter.address(0), fragmenter.length(0))).getInt(l3Offset + 44))
+            .as("the next packet's identification").isNotEqualTo(identification);
+    }
+
+    @Test
+    void shouldRefuseAnIpv6PacketThatCannotOrNeedNotBeFragmented()
+    {
+        final IpFragmenter fragmenter = new IpFragmenter(4);
+        final byte[] link = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, (byte)0x86, (byte)0xDD};
+        final Random random = new Random(7);
+        final byte[] packet = ipv6(link, 4, new byte[2000], random);
+        Frames.write(packet, inAddress);
+        assertThat(fragmenter.fragmentFrame(inAddress, packet.length, 2040, outAddress, OUT_CAPACITY)).as("fits")
+            .isEqualTo(-1);
+        assertThat(fragmenter.fragmentFrame(inAddress, packet.length, 1500, outAddress, OUT_CAPACITY)).isEqualTo(2);
+        assertThat(fragmenter.fragmentFrame(inAddress, packet.length, 1500, outAddress, 1600)).as("no room")
+            .isEqualTo(-1);
+        assertThat(fragmenter.fragmentFrame(inAddress, packet.length - 1, 1500, outAddress, OUT_CAPACITY))
+            .as("the frame shorter than its header says").isEqualTo(-1);
+        assertThat(fragmenter.fragmentFrame(inAddress, packet.length, 55, outAddress, OUT_CAPACITY))
+            .as("no room for 8 bytes").isEqualTo(-1);
+        assertThat(fragmenter.fragmentFrame(inAddress, packet.length, 56, outAddress, OUT_CAPACITY))
+            .as("250 fragments").isEqualTo(-1);
+        for (final int unfragmentable : new int[] {0, 43, 44, 60})
+        {
+            Frames.write(ipv6(link, unfragmentable, new byte[2000], random), inAddress);
+            assertThat(fragmenter.fragmentFrame(inAddress, packet.length, 1500, outAddress, OUT_CAPACITY))
+                .as("next header %d", unfragmentable).isEqualTo(-1);
+        }
+    }
+
+    private static byte[] ipv6(final byte[] link, final int nextHeader, final byte[] payload, final Random random)
+    {
+        final ByteBuffer packet = ByteBuffer.allocate(link.length + 40 + payload.length);
+        packet.put(link);
+        packet.putInt(0x6000_0000 | random.nextInt(1 << 28)).putShort((short)payload.length);
+        packet.put((byte)nextHeader).put((byte)(1 + random.nextInt(255)));
+        final byte[] addresses = new byte[32];
+        random.nextBytes(addresses);
+        packet.put(addresses).put(payload);
+        return packet.array();
     }
 }

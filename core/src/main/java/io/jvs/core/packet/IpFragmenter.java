@@ -1,17 +1,29 @@
 package io.jvs.core.packet;
 
+import java.util.concurrent.ThreadLocalRandom;
+
 /**
- * Splits an IPv4 packet that may be fragmented (DF clear) into fragments that fit an MTU, as the kernel's
- * ip_do_fragment does for a forwarded packet too big for its route (RFC 791, section "Fragmentation"): every fragment
+ * Splits a packet too big for its path into fragments that fit an MTU, as the kernel's IP output does for a packet
+ * it forwards or sends.
+ * <p>
+ * IPv4 (DF clear), as ip_do_fragment does for a forwarded packet (RFC 791, section "Fragmentation"): every fragment
  * but the last carries a multiple of 8 payload bytes; the first keeps all of the header's options, the others only
  * those whose copied flag is set; the offsets continue the packet's own (a fragment may be fragmented again) and
- * its last fragment keeps the packet's more-fragments flag. Each fragment gets the frame's link header (the bytes
- * before the IP header) and its own header checksum; the payload, transport header and checksum included, is
- * copied unchanged.
+ * its last fragment keeps the packet's more-fragments flag. Each fragment gets its own header checksum.
+ * <p>
+ * IPv6, as ip6_fragment does for a packet its source sends (RFC 8200, section 4.5): jvs is the source only of the
+ * outer header of a tunnelled packet, so the packet's fixed header must be followed directly by its fragmentable part
+ * (no hop-by-hop, routing or destination options header, and not a fragment already). Each fragment is that header,
+ * its payload length adjusted and its next header a Fragment header naming the original one, with an identification
+ * shared by the packet's fragments and hard to guess from the packets before (RFC 7739), then a multiple of 8 bytes
+ * of the rest unless it is the last.
+ * <p>
+ * Either way each fragment gets the frame's link header (the bytes before the IP header), and the payload, transport
+ * header and checksum included, is copied unchanged.
  * <p>
  * Allocation-free: the caller gives the memory the fragments are written to. Not thread-safe (one per worker).
  */
-public final class Ipv4Fragmenter
+public final class IpFragmenter
 {
     /** {@link #fragment}'s answer when the packet cannot be split as asked. */
     public static final int CANNOT = -1;
@@ -25,18 +37,21 @@ public final class Ipv4Fragmenter
     private final byte[] laterOptions = new byte[MAX_HEADER];
     private final int[] lengths;
     private final long[] addresses;
+    /** IPv6 fragments' identifications: a counter from a random start, scrambled so one does not tell the next. */
+    private final long identificationKey = ThreadLocalRandom.current().nextLong() | 1;
+    private long identificationCounter = ThreadLocalRandom.current().nextLong();
 
     /**
      * @param maxFragments the most fragments one packet may be split into.
      */
-    public Ipv4Fragmenter(final int maxFragments)
+    public IpFragmenter(final int maxFragments)
     {
         this.lengths = new int[maxFragments];
         this.addresses = new long[maxFragments];
     }
 
     /**
-     * {@link #fragment(long, int, int, long, int)} for an Ethernet frame, its IPv4 header after up to
+     * {@link #fragmentV4} or {@link #fragmentV6} for an Ethernet frame, its IP header after up to
      * {@link EthernetHeader#MAX_TAGS} VLAN tags.
      *
      * @param frame  the frame's address.
@@ -55,17 +70,26 @@ public final class Ipv4Fragmenter
             type = Frames.u16(frame + l3Offset + 2);
             l3Offset += EthernetHeader.TAG_LENGTH;
         }
+        if (type == EthernetHeader.TYPE_IPV6)
+        {
+            if (l3Offset + Ipv6Header.LENGTH > length ||
+                l3Offset + Ipv6Header.LENGTH + Ipv6Header.payloadLength(frame + l3Offset) > length)
+            {
+                return CANNOT;
+            }
+            return fragmentV6(frame, l3Offset, mtu, out, capacity);
+        }
         if (type != EthernetHeader.TYPE_IPV4 || l3Offset + Ipv4Header.MIN_LENGTH > length ||
             l3Offset + Ipv4Header.totalLength(frame + l3Offset) > length)
         {
             return CANNOT;
         }
-        return fragment(frame, l3Offset, mtu, out, capacity);
+        return fragmentV4(frame, l3Offset, mtu, out, capacity);
     }
 
     /**
-     * Writes the fragments of the packet one after the other into {@code out}, each starting at an address that is a
-     * multiple of 64 bytes past {@code out}.
+     * Writes the fragments of an IPv4 packet one after the other into {@code out}, each starting at an address that is
+     * a multiple of 64 bytes past {@code out}.
      *
      * @param frame    the frame's address.
      * @param l3Offset where its IPv4 header starts (the link header before it is copied into every fragment).
@@ -76,7 +100,7 @@ public final class Ipv4Fragmenter
      *         when the packet has DF set, is not longer than the MTU, has malformed options, or would need more
      *         fragments or memory than given.
      */
-    public int fragment(final long frame, final int l3Offset, final int mtu, final long out, final int capacity)
+    public int fragmentV4(final long frame, final int l3Offset, final int mtu, final long out, final int capacity)
     {
         final long ip = frame + l3Offset;
         final int headerLength = Ipv4Header.headerLength(ip);
@@ -138,6 +162,72 @@ public final class Ipv4Fragmenter
             at += (length + 63) & ~63;
         }
         return count;
+    }
+
+    /**
+     * Writes the fragments of an IPv6 packet one after the other into {@code out}, each starting at an address that is
+     * a multiple of 64 bytes past {@code out}.
+     *
+     * @param frame    the frame's address.
+     * @param l3Offset where its IPv6 header starts (the link header before it is copied into every fragment).
+     * @param mtu      the largest IP packet the fragments may be (56 or more: room for 8 bytes of payload).
+     * @param out      where to write the fragments.
+     * @param capacity how many bytes {@code out} holds.
+     * @return how many fragments were written ({@link #address} and {@link #length} tell where), or {@link #CANNOT}
+     *         when the packet is not longer than the MTU, has an extension header of the unfragmentable part or is a
+     *         fragment, or would need more fragments or memory than given.
+     */
+    public int fragmentV6(final long frame, final int l3Offset, final int mtu, final long out, final int capacity)
+    {
+        final long ip = frame + l3Offset;
+        final int payloadLength = Ipv6Header.payloadLength(ip);
+        final int nextHeader = Ipv6Header.nextHeader(ip);
+        final int room = (mtu - Ipv6Header.LENGTH - Ipv6Header.FRAGMENT_HEADER_LENGTH) & ~7;
+        if (Ipv6Header.LENGTH + payloadLength <= mtu || room < 8 || nextHeader == Ipv6Header.NEXT_HOP_BY_HOP ||
+            nextHeader == Ipv6Header.NEXT_ROUTING || nextHeader == Ipv6Header.NEXT_DESTINATION_OPTIONS ||
+            nextHeader == Ipv6Header.NEXT_FRAGMENT)
+        {
+            return CANNOT;
+        }
+        final int identification = nextIdentification();
+        int done = 0;
+        int count = 0;
+        long at = out;
+        final long end = out + capacity;
+        while (done < payloadLength)
+        {
+            final int part = Math.min(room, payloadLength - done);
+            final boolean last = done + part == payloadLength;
+            final int length = l3Offset + Ipv6Header.LENGTH + Ipv6Header.FRAGMENT_HEADER_LENGTH + part;
+            if (count == lengths.length || at + length > end)
+            {
+                return CANNOT;
+            }
+            Frames.copy(frame, at, l3Offset + Ipv6Header.LENGTH);
+            final long fragmentIp = at + l3Offset;
+            Ipv6Header.payloadLength(fragmentIp, Ipv6Header.FRAGMENT_HEADER_LENGTH + part);
+            Frames.putU8(fragmentIp + Ipv6Header.NEXT_HEADER_OFFSET, Ipv6Header.NEXT_FRAGMENT);
+            final long fragmentHeader = fragmentIp + Ipv6Header.LENGTH;
+            Frames.putU8(fragmentHeader, nextHeader);
+            Frames.putU8(fragmentHeader + 1, 0);
+            Frames.putU16(fragmentHeader + 2, done | (last ? 0 : Ipv6Header.FRAGMENT_MORE));
+            Frames.putI32(fragmentHeader + 4, identification);
+            Frames.copy(ip + Ipv6Header.LENGTH + done, fragmentHeader + Ipv6Header.FRAGMENT_HEADER_LENGTH, part);
+            addresses[count] = at;
+            lengths[count] = length;
+            count++;
+            done += part;
+            at += (length + 63) & ~63;
+        }
+        return count;
+    }
+
+    private int nextIdentification()
+    {
+        long z = (identificationCounter++) * identificationKey;
+        z = (z ^ (z >>> 32)) * 0xD6E8_FEB8_6659_FD93L;
+        final int identification = (int)(z ^ (z >>> 32));
+        return identification != 0 ? identification : 1;
     }
 
     /** @return where the fragment was written. */
