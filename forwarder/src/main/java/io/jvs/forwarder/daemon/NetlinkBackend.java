@@ -6,7 +6,6 @@ import io.jvs.core.control.IpvsView;
 import io.jvs.core.control.IpvsadmCommandLine;
 import io.jvs.core.control.KernelError;
 import io.jvs.core.control.ServiceView;
-import io.jvs.core.net.IpAddress;
 import io.jvs.core.net.Protocol;
 import io.jvs.core.rules.RuleCommand;
 import io.jvs.core.sched.SchedulerFlags;
@@ -19,6 +18,7 @@ import io.jvs.forwarder.control.netlink.IpvsInfo;
 import io.jvs.forwarder.control.netlink.IpvsNetlink;
 import io.jvs.forwarder.control.netlink.IpvsNetlinkBackend;
 import io.jvs.forwarder.control.netlink.IpvsNetlinkRequest;
+import io.jvs.forwarder.control.netlink.IpvsProcFiles;
 import io.jvs.forwarder.control.netlink.IpvsServiceEntry;
 import io.jvs.forwarder.control.netlink.IpvsServiceKey;
 import io.jvs.forwarder.control.netlink.IpvsServiceOptions;
@@ -257,24 +257,10 @@ final class NetlinkBackend implements IpvsNetlinkBackend
         {
             // ip_vs_conn_seq_show: hexadecimal IPv4 addresses in host order, %pI6's eight groups for IPv6.
             text.append(String.format(Locale.ROOT, "%-3s %s %04X %s %04X %s %04X %-11s %7d%n", entry.protocol(),
-                proc(entry.client()), entry.clientPort(), proc(entry.virtualAddress()), entry.virtualPort(),
-                proc(entry.destination()), entry.destinationPort(), entry.state(), entry.expiresMs() / 1000));
-        }
-        return text.toString();
-    }
-
-    private static String proc(final IpAddress address)
-    {
-        if (!address.isV6())
-        {
-            return String.format(Locale.ROOT, "%08X", address.v4());
-        }
-        final StringBuilder text = new StringBuilder();
-        for (int group = 0; group < 8; group++)
-        {
-            final long half = group < 4 ? address.high() : address.low();
-            final int value = (int)(half >>> (48 - 16 * (group % 4))) & 0xFFFF;
-            text.append(group == 0 ? "" : ":").append(String.format(Locale.ROOT, "%04x", value));
+                IpvsProcFiles.address(entry.client()), entry.clientPort(),
+                IpvsProcFiles.address(entry.virtualAddress()), entry.virtualPort(),
+                IpvsProcFiles.address(entry.destination()), entry.destinationPort(), entry.state(),
+                entry.expiresMs() / 1000));
         }
         return text.toString();
     }

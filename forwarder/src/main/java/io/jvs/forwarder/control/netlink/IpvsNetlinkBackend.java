@@ -57,6 +57,9 @@ public interface IpvsNetlinkBackend
         return switch (path)
         {
             case "/proc/net/ip_vs_conn" -> Optional.of(connectionsFile().getBytes(StandardCharsets.US_ASCII));
+            case "/proc/net/ip_vs" -> Optional.of(IpvsProcFiles.services(this).getBytes(StandardCharsets.US_ASCII));
+            case "/proc/net/ip_vs_stats" ->
+                Optional.of(IpvsProcFiles.stats(this).getBytes(StandardCharsets.US_ASCII));
             default -> Optional.empty();
         };
     }

@@ -198,6 +198,28 @@ class DaemonIpvsadmTest
                 assertThat(proc.lines().filter(line -> line.startsWith(hex)).toList()).as(proc).singleElement()
                     .satisfies(line -> assertThat(line).matches(java.util.regex.Pattern.quote(hex) +
                         " {5} {1,6}\\d{1,2}"));
+
+                // /proc/net/ip_vs and ip_vs_stats as ip_vs_info_seq_show and ip_vs_stats_show print them: the
+                // persistence timeout in jiffies (60 s at this kernel's CONFIG_HZ of 250), the /24 as a mask.
+                final String services = withIpvs(daemon, "/bin/cat", "/proc/net/ip_vs");
+                final String listed = ok(daemon, "-L", "-n");
+                final String[] counts = listed.lines().filter(line -> line.startsWith("  -> " + server)).findFirst()
+                    .orElseThrow().trim().split("\\s+");
+                assertThat(services).isEqualTo(listed.lines().findFirst().orElseThrow() + "\n" +
+                    "Prot LocalAddress:Port Scheduler Flags\n" +
+                    "  -> RemoteAddress:Port Forward Weight ActiveConn InActConn\n" +
+                    String.format(java.util.Locale.ROOT, "UDP  %08X:%04X rr  persistent 15000 FFFFFF00\n",
+                        java.nio.ByteBuffer.wrap(topology.vip4().getAddress()).getInt(), PORT) +
+                    String.format(java.util.Locale.ROOT, "  -> %08X:%04X      Masq    1      %-10s %-10s\n",
+                        java.nio.ByteBuffer.wrap(rs1.ipv4().getAddress()).getInt(), PORT, counts[4], counts[5]));
+                final String totals = withIpvs(daemon, "/bin/cat", "/proc/net/ip_vs_stats");
+                final String[] counted = statsOf(ok(daemon, "-L", "-n", "--stats", "--exact"), "UDP  " + vip);
+                final String[] hexCounts = totals.lines().skip(2).findFirst().orElseThrow().trim().split("\\s+");
+                for (int column = 0; column < 5; column++)
+                {
+                    assertThat(Long.parseLong(hexCounts[column], 16)).as("column %d of %s", column, totals)
+                        .isEqualTo(Long.parseLong(counted[column + 2]));
+                }
             }
         }
     }
