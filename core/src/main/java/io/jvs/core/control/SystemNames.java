@@ -103,6 +103,13 @@ public final class SystemNames implements Names
     @Override
     public IpAddress hostAddress(final String name)
     {
+        // The JDK's resolver takes what gethostbyname does not: an empty name as the loopback address, and an
+        // IPv6 literal (bracketed or not) such as ::ffff:1.2.3.4 as its IPv4 address. ipvsadm refuses both
+        // ("-t :80", "-t ::ffff:1.2.3.4:80"), and no host name has a colon or a bracket in it.
+        if (name.isEmpty() || name.indexOf(':') >= 0 || name.indexOf('[') >= 0)
+        {
+            return null;
+        }
         try
         {
             for (final InetAddress address : InetAddress.getAllByName(name))

@@ -41,6 +41,34 @@ class SystemNamesTest
     }
 
     @Test
+    void shouldFindNoHostForAnEmptyNameOrAnAddressLiteralAsGethostbynameDoes(@TempDir final Path dir)
+        throws IOException
+    {
+        final SystemNames names = new SystemNames(dir.resolve("none"));
+        // The JDK's resolver gives the loopback address and an IPv4-mapped address's IPv4 one for these.
+        assertThat(names.hostAddress("")).isNull();
+        assertThat(names.hostAddress("::ffff:1.2.3.4")).isNull();
+        assertThat(names.hostAddress("[::ffff:1.2.3.4]")).isNull();
+        assertThat(names.hostAddress("::1")).isNull();
+    }
+
+    @Test
+    void shouldRefuseAnEmptyHostOrAMappedIpv6LiteralInAServiceAddressAsIpvsadmDoes(@TempDir final Path dir)
+        throws IOException
+    {
+        final SystemNames names = new SystemNames(dir.resolve("none"));
+        for (final String service : new String[] {":80", "::ffff:1.2.3.4:80", "::1:80x"})
+        {
+            final java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+            final int status = Ipvsadm.run("ipvsadm", new String[] {"-A", "-t", service},
+                new java.io.StringReader(""), new java.io.PrintStream(new java.io.ByteArrayOutputStream()),
+                new java.io.PrintStream(err), new Ipvsadm.InMemoryBackend(new IpvsModel()), names);
+            assertThat(status).as(service).isEqualTo(2);
+            assertThat(err.toString()).as(service).isEqualTo("illegal virtual server address[:port] specified\n");
+        }
+    }
+
+    @Test
     void shouldSkipCommentedOutLinesAndTakeALineOfJustANameAndAPort(@TempDir final Path dir) throws IOException
     {
         final Path file = dir.resolve("services");
