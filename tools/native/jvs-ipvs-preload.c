@@ -53,7 +53,7 @@
 #define JVS_HEADER 12
 /* As the daemon's limits: a datagram or an answer beyond these is a broken peer, not data. */
 #define MAX_DATAGRAM (1u << 20)
-#define MAX_ANSWER (4u << 20)
+#define MAX_ANSWER (1u << 30) /* ControlProtocol.MAX_ANSWER: a /proc/net/ip_vs_conn of millions of entries */
 #define MAX_FDS 65536
 #define MAX_OPTIONS 16
 /* The errno a request gets when no daemon is at the control socket, and when its answer was cut part way. */

@@ -40,8 +40,13 @@ public final class ControlProtocol
     public static final int MAGIC = 0x4A565343;
     public static final int VERSION = 1;
     public static final int HEADER_LENGTH = 12;
-    /** The largest payload either side accepts: an {@code -R} of many thousand rules fits. */
+    /** The largest request payload the daemon accepts: an {@code -R} of many thousand rules fits. */
     public static final int MAX_PAYLOAD = 4 << 20;
+    /**
+     * The largest answer payload: an {@code -L -n -c} of millions of connection entries (about 80 bytes each) fits,
+     * as the kernel's listing of its table has no bound but the table's.
+     */
+    public static final int MAX_ANSWER = 1 << 30;
     /** The most arguments an ipvsadm request may have. */
     public static final int MAX_ARGUMENTS = 256;
 
@@ -75,14 +80,14 @@ public final class ControlProtocol
                 {
                     length += 4 + argument.length;
                 }
-                final ByteBuffer frame = header(IPVSADM, length);
+                final ByteBuffer frame = header(IPVSADM, length, MAX_PAYLOAD);
                 frame.putShort((short)arguments.size());
                 arguments.forEach(argument -> frame.putInt(argument.length).put(argument));
                 final byte[] input = ipvsadm.input();
                 yield frame.putInt(input.length).put(input).flip();
             }
-            case ControlRequest.Status status -> header(STATUS, 0).flip();
-            case ControlRequest.Reload reload -> header(RELOAD, 0).flip();
+            case ControlRequest.Status status -> header(STATUS, 0, MAX_PAYLOAD).flip();
+            case ControlRequest.Reload reload -> header(RELOAD, 0, MAX_PAYLOAD).flip();
         };
     }
 
@@ -95,13 +100,13 @@ public final class ControlProtocol
             {
                 final byte[] output = result.output();
                 final byte[] error = result.error();
-                yield header(RESULT, 4 + 4 + output.length + 4 + error.length).putInt(result.status())
+                yield header(RESULT, 4 + 4 + output.length + 4 + error.length, MAX_ANSWER).putInt(result.status())
                     .putInt(output.length).put(output).putInt(error.length).put(error).flip();
             }
             case ControlResponse.Refused refused ->
             {
                 final byte[] reason = refused.reason().getBytes(StandardCharsets.UTF_8);
-                yield header(REFUSED, reason.length).put(reason).flip();
+                yield header(REFUSED, reason.length, MAX_ANSWER).put(reason).flip();
             }
         };
     }
@@ -109,14 +114,14 @@ public final class ControlProtocol
     /** @return the header that turns a connection into a netlink datagram stream. */
     public static ByteBuffer encodeNetlinkStart()
     {
-        return header(NETLINK, 0).flip();
+        return header(NETLINK, 0, MAX_PAYLOAD).flip();
     }
 
     /** @return a {@link #PROC_FILE} request for the path. */
     public static ByteBuffer encodeProcFile(final String path)
     {
         final byte[] bytes = path.getBytes(StandardCharsets.UTF_8);
-        return header(PROC_FILE, bytes.length).put(bytes).flip();
+        return header(PROC_FILE, bytes.length, MAX_PAYLOAD).put(bytes).flip();
     }
 
     /**
@@ -136,25 +141,37 @@ public final class ControlProtocol
         return text(bytes, "the path");
     }
 
-    private static ByteBuffer header(final int type, final int payload)
+    private static ByteBuffer header(final int type, final int payload, final int max)
     {
-        if (payload > MAX_PAYLOAD)
+        if (payload > max)
         {
-            throw new IllegalArgumentException("a control message of " + payload + " bytes is larger than " +
-                MAX_PAYLOAD);
+            throw new IllegalArgumentException("a control message of " + payload + " bytes is larger than " + max);
         }
         return ByteBuffer.allocate(HEADER_LENGTH + payload).putInt(MAGIC).put((byte)VERSION).put((byte)type)
             .putShort((short)0).putInt(payload);
     }
 
     /**
-     * Checks a frame's header.
+     * Checks a request's header.
      *
      * @param header the first {@link #HEADER_LENGTH} bytes, positioned at the start.
      * @return the message type; the payload length is {@code header.getInt(8)}.
      * @throws ControlProtocolException naming the field that is wrong.
      */
     public static int checkHeader(final ByteBuffer header) throws ControlProtocolException
+    {
+        return checkHeader(header, MAX_PAYLOAD);
+    }
+
+    /**
+     * Checks an answer's header: as {@link #checkHeader(ByteBuffer)}, with an answer's larger bound.
+     */
+    public static int checkAnswerHeader(final ByteBuffer header) throws ControlProtocolException
+    {
+        return checkHeader(header, MAX_ANSWER);
+    }
+
+    private static int checkHeader(final ByteBuffer header, final int max) throws ControlProtocolException
     {
         final int magic = header.getInt(0);
         if (magic != MAGIC)
@@ -174,9 +191,9 @@ public final class ControlProtocol
             throw new ControlProtocolException(String.format("unknown flags 0x%04x", flags));
         }
         final long length = Integer.toUnsignedLong(header.getInt(8));
-        if (length > MAX_PAYLOAD)
+        if (length > max)
         {
-            throw new ControlProtocolException("a payload of " + length + " bytes is larger than " + MAX_PAYLOAD);
+            throw new ControlProtocolException("a payload of " + length + " bytes is larger than " + max);
         }
         return Byte.toUnsignedInt(header.get(5));
     }
@@ -282,7 +299,7 @@ public final class ControlProtocol
     }
 
     /**
-     * Reads one frame from a non-blocking channel, giving up at the deadline.
+     * Reads one answer from a non-blocking channel, giving up at the deadline.
      *
      * @return the type (from the checked header) and the payload, or null when the peer closed before a byte.
      * @throws ControlProtocolException when the header is wrong (nothing more is read) or the frame is cut short.
@@ -300,7 +317,7 @@ public final class ControlProtocol
             }
             throw new ControlProtocolException("the message ends inside its " + HEADER_LENGTH + "-byte header");
         }
-        final int type = checkHeader(header);
+        final int type = checkAnswerHeader(header);
         final ByteBuffer payload = ByteBuffer.allocate(header.getInt(8));
         if (!fill(channel, payload, deadlineNs))
         {

@@ -61,7 +61,10 @@ final class ControlServer implements AutoCloseable
 {
     /** The longest text request line. */
     static final int MAX_TEXT_REQUEST = 4096;
-    /** A client must send its whole request, and take its whole answer, within this long. */
+    /**
+     * A client must send its whole request within this long, and take its whole answer within this long of the
+     * answer being ready (a listing of a large connection table may take seconds to make).
+     */
     static final long REQUEST_TIMEOUT_MS = 5_000;
     private static final int ENOENT = 2;
 
@@ -473,7 +476,12 @@ final class ControlServer implements AutoCloseable
             counters.increment(refusal != null ? ControlCounters.REFUSED_PEERS : ControlCounters.MALFORMED);
             response = new ControlResponse.Refused(refusal != null ? refusal : ex.getMessage());
         }
-        ControlProtocol.write(client, ControlProtocol.encode(response), deadline);
+        ControlProtocol.write(client, ControlProtocol.encode(response), answerDeadline());
+    }
+
+    private static long answerDeadline()
+    {
+        return System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(REQUEST_TIMEOUT_MS);
     }
 
     /** Serves a netlink session until the client goes; a timeout inside a datagram propagates (counted). */
@@ -565,7 +573,7 @@ final class ControlServer implements AutoCloseable
             };
         }
         ControlProtocol.write(client, ByteBuffer.wrap((answer.endsWith("\n") ? answer : answer + "\n")
-            .concat("\n").getBytes(StandardCharsets.UTF_8)), deadline);
+            .concat("\n").getBytes(StandardCharsets.UTF_8)), answerDeadline());
     }
 
     /** Tells a client that ran out of time why it is dropped, if it takes the answer within a second. */

@@ -172,6 +172,23 @@ class ControlServerTest
     }
 
     @Test
+    void shouldCarryAnAnswerLargerThanTheLargestRequest() throws Exception
+    {
+        // An -L -n -c of 100 000 connections is some 8 MB: the daemon once refused to encode it and closed the
+        // connection, so ctl said it could not reach the daemon.
+        final Path path = dir.resolve("control");
+        final byte[] listing = new byte[2 * ControlProtocol.MAX_PAYLOAD + 7];
+        java.util.Arrays.fill(listing, (byte)'c');
+        open(path, null, request -> new ControlResponse.Result(0, listing, new byte[0]));
+
+        final ControlResponse response = ControlClient.exchange(path,
+            new ControlRequest.Ipvsadm(List.of("-L", "-n", "-c"), new byte[0]), TIMEOUT);
+
+        assertThat(response).isInstanceOf(ControlResponse.Result.class);
+        assertThat(((ControlResponse.Result)response).output()).isEqualTo(listing);
+    }
+
+    @Test
     void shouldDropSilentAndHalfFinishedClientsAtTheTimeLimitWhileServingOthers() throws Exception
     {
         final Path path = dir.resolve("control");
