@@ -47,6 +47,11 @@ public final class ControlProtocol
      * as the kernel's listing of its table has no bound but the table's.
      */
     public static final int MAX_ANSWER = 1 << 30;
+    /**
+     * The most a payload is given before its bytes come: a larger one grows as they arrive, so that a client
+     * claiming {@link #MAX_PAYLOAD} and sending nothing more costs this much, not what it claims.
+     */
+    static final int FIRST_ALLOCATION = 64 << 10;
     /** The most arguments an ipvsadm request may have. */
     public static final int MAX_ARGUMENTS = 256;
 
@@ -318,13 +323,34 @@ public final class ControlProtocol
             throw new ControlProtocolException("the message ends inside its " + HEADER_LENGTH + "-byte header");
         }
         final int type = checkAnswerHeader(header);
-        final ByteBuffer payload = ByteBuffer.allocate(header.getInt(8));
-        if (!fill(channel, payload, deadlineNs))
+        return new Frame(type, readPayload(channel, header.getInt(8), deadlineNs));
+    }
+
+    /**
+     * Reads a payload of a checked length from a non-blocking channel, giving up at the deadline. Its buffer grows
+     * as the bytes come (from {@link #FIRST_ALLOCATION}), so a peer pays in bytes sent for the memory it takes.
+     *
+     * @return the payload, positioned at its start.
+     * @throws ControlProtocolException when the peer closed before the whole payload came.
+     * @throws SocketTimeoutException   when it did not come by the deadline.
+     */
+    public static ByteBuffer readPayload(final SocketChannel channel, final int length, final long deadlineNs)
+        throws IOException, ControlProtocolException
+    {
+        ByteBuffer payload = ByteBuffer.allocate(Math.min(length, FIRST_ALLOCATION));
+        while (true)
         {
-            throw new ControlProtocolException("the message ends after " + payload.position() + " of its " +
-                payload.capacity() + " payload bytes");
+            if (!fill(channel, payload, deadlineNs))
+            {
+                throw new ControlProtocolException("the message ends after " + payload.position() + " of its " +
+                    length + " payload bytes");
+            }
+            if (payload.capacity() == length)
+            {
+                return payload.flip();
+            }
+            payload = ByteBuffer.allocate((int)Math.min(length, 2L * payload.capacity())).put(payload.flip());
         }
-        return new Frame(type, payload.flip());
     }
 
     /**

@@ -449,19 +449,14 @@ final class ControlServer implements AutoCloseable
                 serveNetlink(client);
                 return;
             }
-            final ByteBuffer payload = ByteBuffer.allocate(header.getInt(8));
-            if (!ControlProtocol.fill(client, payload, deadline))
-            {
-                throw new ControlProtocolException("the message ends after " + payload.position() + " of its " +
-                    payload.capacity() + " payload bytes");
-            }
+            final ByteBuffer payload = ControlProtocol.readPayload(client, header.getInt(8), deadline);
             if (type == ControlProtocol.PROC_FILE)
             {
-                response = procFile(ControlProtocol.decodeProcFile(payload.flip()));
+                response = procFile(ControlProtocol.decodeProcFile(payload));
             }
             else
             {
-                response = handler.apply(ControlProtocol.decodeRequest(type, payload.flip()));
+                response = handler.apply(ControlProtocol.decodeRequest(type, payload));
             }
             counters.increment(ControlCounters.SERVED);
         }

@@ -189,6 +189,42 @@ class ControlServerTest
     }
 
     @Test
+    void shouldTakeMemoryForAPayloadAsItsBytesComeNotAsItsHeaderClaims() throws Exception
+    {
+        final Path path = dir.resolve("control");
+        open(path, null, this::echo);
+        final java.lang.management.MemoryMXBean memory = java.lang.management.ManagementFactory.getMemoryMXBean();
+        final int clients = 50;
+        final List<SocketChannel> stalled = new ArrayList<>();
+        try
+        {
+            System.gc();
+            final long before = memory.getHeapMemoryUsage().getUsed();
+            for (int i = 0; i < clients; i++)
+            {
+                final SocketChannel client = SocketChannel.open(UnixDomainSocketAddress.of(path));
+                stalled.add(client);
+                final ByteBuffer header = ControlProtocol.encode(new ControlRequest.Status());
+                header.putInt(8, ControlProtocol.MAX_PAYLOAD);
+                write(client, bytes(header));
+            }
+            // Their threads have read the headers and wait for the 4 MiB each announced.
+            Thread.sleep(1_000);
+            System.gc();
+            final long held = memory.getHeapMemoryUsage().getUsed() - before;
+            assertThat(held).as("bytes held for %d clients that each claimed %d", clients, ControlProtocol.MAX_PAYLOAD)
+                .isLessThan((long)clients * ControlProtocol.MAX_PAYLOAD / 8);
+        }
+        finally
+        {
+            for (final SocketChannel client : stalled)
+            {
+                client.close();
+            }
+        }
+    }
+
+    @Test
     void shouldDropSilentAndHalfFinishedClientsAtTheTimeLimitWhileServingOthers() throws Exception
     {
         final Path path = dir.resolve("control");
