@@ -52,6 +52,8 @@ public final class ControlProtocol
      * claiming {@link #MAX_PAYLOAD} and sending nothing more costs this much, not what it claims.
      */
     static final int FIRST_ALLOCATION = 64 << 10;
+    /** The longest sleep between two reads or writes that moved nothing (see {@link #pause}). */
+    static final long LONGEST_PAUSE_MS = 50;
     /** The most arguments an ipvsadm request may have. */
     public static final int MAX_ARGUMENTS = 256;
 
@@ -361,12 +363,10 @@ public final class ControlProtocol
     public static void write(final SocketChannel channel, final ByteBuffer frame, final long deadlineNs)
         throws IOException
     {
+        int pauses = 0;
         while (frame.hasRemaining())
         {
-            if (channel.write(frame) == 0)
-            {
-                pause(deadlineNs);
-            }
+            pauses = channel.write(frame) == 0 ? pause(deadlineNs, pauses) : 0;
         }
     }
 
@@ -379,6 +379,7 @@ public final class ControlProtocol
     public static boolean fill(final SocketChannel channel, final ByteBuffer into, final long deadlineNs)
         throws IOException
     {
+        int pauses = 0;
         while (into.hasRemaining())
         {
             final int read = channel.read(into);
@@ -386,15 +387,20 @@ public final class ControlProtocol
             {
                 return false;
             }
-            if (read == 0)
-            {
-                pause(deadlineNs);
-            }
+            pauses = read == 0 ? pause(deadlineNs, pauses) : 0;
         }
         return true;
     }
 
-    private static void pause(final long deadlineNs) throws IOException
+    /**
+     * Sleeps after the peer's {@code pauses}-th idle turn in a row: 1 ms, then twice as long each turn up to
+     * {@link #LONGEST_PAUSE_MS}. A peer that sends or reads at once waits a millisecond or two; one that stalls
+     * until the deadline wakes its thread some twenty times a second, not a thousand (a thousand stalled clients
+     * polled every millisecond took both cores of a two-core box from the workers).
+     *
+     * @return the count for the next idle turn.
+     */
+    private static int pause(final long deadlineNs, final int pauses) throws IOException
     {
         if (System.nanoTime() - deadlineNs >= 0)
         {
@@ -402,7 +408,8 @@ public final class ControlProtocol
         }
         try
         {
-            Thread.sleep(1);
+            Thread.sleep(Math.min(LONGEST_PAUSE_MS, 1L << Math.min(pauses, 16)));
+            return pauses + 1;
         }
         catch (final InterruptedException ex)
         {

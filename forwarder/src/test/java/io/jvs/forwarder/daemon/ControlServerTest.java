@@ -225,6 +225,38 @@ class ControlServerTest
     }
 
     @Test
+    void shouldNotSpendTheCoresOnClientsThatStall() throws Exception
+    {
+        // Each stalled client's thread once polled its socket every millisecond: a thousand of them kept both cores
+        // of a two-core box busy, which the workers need.
+        final Path path = dir.resolve("control");
+        open(path, null, this::echo);
+        final com.sun.management.OperatingSystemMXBean system = (com.sun.management.OperatingSystemMXBean)
+            java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+        final List<SocketChannel> stalled = new ArrayList<>();
+        try
+        {
+            for (int i = 0; i < 300; i++)
+            {
+                stalled.add(SocketChannel.open(UnixDomainSocketAddress.of(path)));
+            }
+            Thread.sleep(500);
+            final long cpuBefore = system.getProcessCpuTime();
+            final long wallBefore = System.nanoTime();
+            Thread.sleep(2_000);
+            final double cores = (double)(system.getProcessCpuTime() - cpuBefore) / (System.nanoTime() - wallBefore);
+            assertThat(cores).as("cores busy while 300 clients stall").isLessThan(0.25);
+        }
+        finally
+        {
+            for (final SocketChannel client : stalled)
+            {
+                client.close();
+            }
+        }
+    }
+
+    @Test
     void shouldDropSilentAndHalfFinishedClientsAtTheTimeLimitWhileServingOthers() throws Exception
     {
         final Path path = dir.resolve("control");
