@@ -1219,7 +1219,8 @@ public final class IpvsadmCommandLine
     /** inet_pton(AF_INET6): null unless the text is an IPv6 literal. */
     static IpAddress ipv6(final String text)
     {
-        if (text.indexOf(':') < 0 || text.startsWith("[") || text.indexOf('%') >= 0)
+        // IpAddress.parse trims the text; inet_pton takes no white space ("[2001:db8::1 ]:80" is refused).
+        if (text.indexOf(':') < 0 || text.startsWith("[") || text.indexOf('%') >= 0 || !text.trim().equals(text))
         {
             return null;
         }
@@ -1262,11 +1263,28 @@ public final class IpvsadmCommandLine
 
     /**
      * inet_aton: one to four parts, each decimal, octal (leading 0) or hexadecimal (0x); the last part fills the
-     * bytes left ("10.1" is 10.0.0.1).
+     * bytes left ("10.1" is 10.0.0.1). As glibc's, it stops at white space after a part and ignores the rest, so
+     * "10.0.0.1 x" is 10.0.0.1 (ipvsadm takes "-t '10.0.0.1 x:80'").
      *
      * @return the address, or null when the text is not one.
      */
     static IpAddress inetAton(final String text)
+    {
+        int end = 0;
+        while (end < text.length() && !isCSpace(text.charAt(end)))
+        {
+            end++;
+        }
+        return inetAtonWhole(text.substring(0, end));
+    }
+
+    /** isspace(3) in the C locale. */
+    private static boolean isCSpace(final char c)
+    {
+        return c == ' ' || c == '\t' || c == '\n' || c == 0x0B || c == '\f' || c == '\r';
+    }
+
+    private static IpAddress inetAtonWhole(final String text)
     {
         final String[] parts = text.split("\\.", -1);
         if (parts.length > 4 || text.isEmpty())

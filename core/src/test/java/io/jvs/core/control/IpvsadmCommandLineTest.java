@@ -118,6 +118,25 @@ class IpvsadmCommandLineTest
     }
 
     @Test
+    void shouldReadAddressesWithWhiteSpaceAsGlibcDoes()
+    {
+        // Found by comparing with Debian's ipvsadm: glibc's inet_aton stops at white space and ignores what
+        // follows, inet_pton takes none. Arguments, not words of a line: a script may quote them so.
+        assertThat(((IpvsadmRequest.Change)IpvsadmCommandLine.parse(List.of("-A", "-t", "10.0.0.1 x:80"), false))
+            .command()).isEqualTo(new RuleCommand.AddService(tcp("10.0.0.1", 80), ServiceSettings.of("wlc", false)));
+        assertThat(((IpvsadmRequest.Change)IpvsadmCommandLine.parse(List.of("-A", "-u", "10.1\t:53"), false))
+            .command()).isEqualTo(new RuleCommand.AddService(ServiceKey.of(Protocol.UDP, ip("10.0.0.1"), 53),
+            ServiceSettings.of("wlc", false)));
+        for (final String address : List.of("[2001:db8::1 ]:80", "[ 2001:db8::1]:80", " 10.0.0.1:80", "10.0. 1:80"))
+        {
+            final IpvsadmException ex = catchThrowableOfType(IpvsadmException.class,
+                () -> IpvsadmCommandLine.parse(List.of("-A", "-t", address), false));
+            assertThat(ex).as(address).isNotNull();
+            assertThat(ex.getMessage()).as(address).isEqualTo("illegal virtual server address[:port] specified");
+        }
+    }
+
+    @Test
     void shouldMakeTheQuestions()
     {
         assertThat(IpvsadmCommandLine.parse(List.of(), false)).isEqualTo(
