@@ -7,6 +7,7 @@ import io.jvs.forwarder.control.ControlResponse;
 import io.jvs.forwarder.control.netlink.GenericNetlink;
 import io.jvs.forwarder.control.netlink.InMemoryIpvsBackend;
 import io.jvs.forwarder.control.netlink.IpvsNetlink;
+import io.jvs.forwarder.control.netlink.IpvsNetlinkSession;
 import io.jvs.forwarder.control.netlink.Netlink;
 import io.jvs.forwarder.control.netlink.NetlinkMessage;
 import io.jvs.forwarder.control.netlink.NetlinkWriter;
@@ -214,6 +215,40 @@ class ControlServerTest
             final long held = memory.getHeapMemoryUsage().getUsed() - before;
             assertThat(held).as("bytes held for %d clients that each claimed %d", clients, ControlProtocol.MAX_PAYLOAD)
                 .isLessThan((long)clients * ControlProtocol.MAX_PAYLOAD / 8);
+        }
+        finally
+        {
+            for (final SocketChannel client : stalled)
+            {
+                client.close();
+            }
+        }
+    }
+
+    @Test
+    void shouldTakeMemoryForANetlinkDatagramAsItsBytesCome() throws Exception
+    {
+        final Path path = dir.resolve("control");
+        open(path, null, this::echo, new InMemoryIpvsBackend());
+        final java.lang.management.MemoryMXBean memory = java.lang.management.ManagementFactory.getMemoryMXBean();
+        final int sessions = 200;
+        final List<SocketChannel> stalled = new ArrayList<>();
+        try
+        {
+            System.gc();
+            final long before = memory.getHeapMemoryUsage().getUsed();
+            for (int i = 0; i < sessions; i++)
+            {
+                final SocketChannel client = SocketChannel.open(UnixDomainSocketAddress.of(path));
+                stalled.add(client);
+                write(client, bytes(ByteBuffer.allocate(ControlProtocol.HEADER_LENGTH + 4)
+                    .put(ControlProtocol.encodeNetlinkStart()).putInt(IpvsNetlinkSession.MAX_DATAGRAM).flip()));
+            }
+            Thread.sleep(1_000);
+            System.gc();
+            final long held = memory.getHeapMemoryUsage().getUsed() - before;
+            assertThat(held).as("bytes held for %d sessions that each announced %d", sessions,
+                IpvsNetlinkSession.MAX_DATAGRAM).isLessThan((long)sessions * IpvsNetlinkSession.MAX_DATAGRAM / 8);
         }
         finally
         {

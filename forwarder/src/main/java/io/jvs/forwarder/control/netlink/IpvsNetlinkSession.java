@@ -1,6 +1,7 @@
 package io.jvs.forwarder.control.netlink;
 
 import io.jvs.forwarder.control.ControlProtocol;
+import io.jvs.forwarder.control.ControlProtocolException;
 
 import java.io.IOException;
 import java.net.SocketTimeoutException;
@@ -77,8 +78,14 @@ public final class IpvsNetlinkSession
             {
                 return End.MALFORMED;
             }
-            final ByteBuffer datagram = ByteBuffer.allocate((int)size);
-            if (!ControlProtocol.fill(channel, datagram, deadline))
+            // Memory as the bytes come, not as the length claims: each session announcing a megabyte and sending
+            // nothing more would hold a megabyte of the daemon's heap until its deadline.
+            final ByteBuffer datagram;
+            try
+            {
+                datagram = ControlProtocol.readPayload(channel, (int)size, deadline);
+            }
+            catch (final ControlProtocolException ex)
             {
                 return End.MALFORMED;
             }
