@@ -17,9 +17,11 @@ final class ControlCounters
     static final int MALFORMED = 2;
     /** Clients dropped for not sending a whole request, or not taking the answer, in time. */
     static final int TIMED_OUT = 3;
-    static final int COUNT = 4;
+    /** Clients lost to an I/O error, most often one that left before its answer was written (a broken pipe). */
+    static final int CLIENT_ERRORS = 4;
+    static final int COUNT = 5;
 
-    private static final String[] LABELS = {"served", "refused-peers", "malformed", "timed-out"};
+    private static final String[] LABELS = {"served", "refused-peers", "malformed", "timed-out", "client-errors"};
 
     private final AtomicBuffer buffer = new UnsafeBuffer(new byte[COUNT * Long.BYTES]);
 

@@ -88,6 +88,9 @@ final class ControlServer implements AutoCloseable
     private final int group;
     private final Thread acceptor;
     private final ControlCounters counters = new ControlCounters();
+    /** A client may leave before its answer as often as it likes: one line a second at most says so. */
+    private final ThrottledWarnings clientErrorLog =
+        new ThrottledWarnings(TimeUnit.SECONDS.toNanos(1), System::nanoTime);
     private final Syscalls credentials = Syscalls.create();
     private volatile boolean closed;
 
@@ -384,7 +387,8 @@ final class ControlServer implements AutoCloseable
         }
         catch (final IOException | RuntimeException ex)
         {
-            DaemonLog.warning("control client: " + ex.getMessage());
+            counters.increment(ControlCounters.CLIENT_ERRORS);
+            clientErrorLog.warning("control client: " + ex.getMessage());
         }
     }
 
