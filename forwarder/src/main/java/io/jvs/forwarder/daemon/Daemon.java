@@ -1158,7 +1158,7 @@ public final class Daemon implements AutoCloseable
         {
             for (int w = 0; w < workers; w++)
             {
-                final org.HdrHistogram.Histogram copy = worker(w).latency(LATENCY_COPY_WAIT_NS);
+                final org.HdrHistogram.Histogram copy = worker(w).latency(wakeWorker(w), LATENCY_COPY_WAIT_NS);
                 if (copy != null)
                 {
                     if (latencyBaselines[w] != null)
@@ -1182,7 +1182,7 @@ public final class Daemon implements AutoCloseable
         {
             for (int w = 0; w < workers; w++)
             {
-                final org.HdrHistogram.Histogram copy = worker(w).latency(LATENCY_COPY_WAIT_NS);
+                final org.HdrHistogram.Histogram copy = worker(w).latency(wakeWorker(w), LATENCY_COPY_WAIT_NS);
                 if (copy != null)
                 {
                     latencyBaselines[w] = copy;
@@ -1287,6 +1287,19 @@ public final class Daemon implements AutoCloseable
         }
     }
 
+    /** @return what wakes worker {@code index} from its poll(2), for a thread that asks it for an answer. */
+    private Runnable wakeWorker(final int index)
+    {
+        final Wakeup wakeup = workerWakeups[index];
+        return () ->
+        {
+            synchronized (otherThreads)
+            {
+                wakeup.wake(otherThreads);
+            }
+        };
+    }
+
     Worker worker(final int index)
     {
         return workerAgents[index];
@@ -1308,14 +1321,7 @@ public final class Daemon implements AutoCloseable
             final ConnectionPage page = new ConnectionPage();
             for (int w = 0; w < workers; w++)
             {
-                final Wakeup wakeup = workerWakeups[w];
-                final Runnable wake = () ->
-                {
-                    synchronized (otherThreads)
-                    {
-                        wakeup.wake(otherThreads);
-                    }
-                };
+                final Runnable wake = wakeWorker(w);
                 for (final boolean v6 : new boolean[] {false, true})
                 {
                     page.v6 = v6;

@@ -371,11 +371,11 @@ final class Worker implements Agent
 
     /**
      * @return whether another worker has handed this one frames not yet processed, or another thread waits for an
-     *         answer (a connection page): the worker must not sleep.
+     *         answer (a connection page, a latency copy): the worker must not sleep.
      */
     boolean hasInbound()
     {
-        if (pageAsked != pageAnswered)
+        if (pageAsked != pageAnswered || latencyAsked != latencyCopied)
         {
             return true;
         }
@@ -787,11 +787,15 @@ final class Worker implements Agent
      * A consistent copy of this worker's per-packet latency histogram (receive to the transmit kick, ns), made by the worker
      * between two bursts: HdrHistogram is not safe to read while it records. Called by another thread.
      *
+     * @param wake      wakes the worker if it sleeps: an idle worker would otherwise answer only when its poll(2)
+     *                  times out ({@link WorkerIdleStrategy#SLEEP_MS}), and the caller spins until then.
+     * @param timeoutNs how long to wait.
      * @return the copy, or null when the worker did not answer within the time (stopped).
      */
-    org.HdrHistogram.Histogram latency(final long timeoutNs)
+    org.HdrHistogram.Histogram latency(final Runnable wake, final long timeoutNs)
     {
         final long asked = requestLatencyCopy();
+        wake.run();
         final long deadline = System.nanoTime() + timeoutNs;
         while (latencyCopied != asked)
         {
