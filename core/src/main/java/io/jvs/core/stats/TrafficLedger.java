@@ -4,6 +4,7 @@ import io.jvs.core.pipeline.DataPlane;
 import io.jvs.core.service.RealServer;
 import io.jvs.core.service.VirtualService;
 
+import java.util.Arrays;
 import java.util.IdentityHashMap;
 import java.util.Map;
 
@@ -25,12 +26,16 @@ import static io.jvs.core.stats.TrafficStatsDescriptor.FIELDS;
  */
 public final class TrafficLedger
 {
+    /** Every field a slot counts: IPVS's five, then jvs's frames and their bytes. */
+    private static final int ALL_FIELDS = TrafficStatsDescriptor.FRAME_BYTES + 1;
+
     private final TrafficStats[] workers;
     private final Ledger services;
     private final Ledger servers;
     /** The service each server slot's occupant was bound to when its figures last started again, by server slot. */
     private final VirtualService[] serverBoundTo;
     private final long[] sum = new long[FIELDS];
+    private final long[] all = new long[ALL_FIELDS];
     private DataPlane plane;
 
     /**
@@ -64,6 +69,7 @@ public final class TrafficLedger
             {
                 TrafficStats.sumService(workers, slot, sum);
                 services.start(slot, service, sum);
+                services.join(slot, sumAll(false, slot));
             }
         }
         for (int slot = 1; slot < Math.min(next.serverSlots(), servers.occupant.length); slot++)
@@ -78,6 +84,7 @@ public final class TrafficLedger
             {
                 TrafficStats.sumServer(workers, slot, sum);
                 servers.start(slot, server, sum);
+                servers.join(slot, sumAll(true, slot));
                 serverBoundTo[slot] = server.service();
             }
             else if (serverBoundTo[slot] != server.service())
@@ -85,6 +92,7 @@ public final class TrafficLedger
                 // Taken back by a service created again under its old one's key: ip_vs_zero_stats, as -Z does.
                 TrafficStats.sumServer(workers, slot, sum);
                 servers.zero(slot, sum);
+                servers.join(slot, sumAll(true, slot));
                 serverBoundTo[slot] = server.service();
             }
         }
@@ -133,6 +141,43 @@ public final class TrafficLedger
         }
         TrafficStats.sumServer(workers, slot, sum);
         return servers.figures(slot, sum);
+    }
+
+    /**
+     * @return the service's counts by {@link TrafficStatsDescriptor} field id, IPVS's five and jvs's frames and
+     *         frame bytes, since it took its slot: what the daemon's status shows, which {@code -Z} leaves alone. The
+     *         workers' counters of a slot run on from one occupant to the next; null when no snapshot observed holds
+     *         the service.
+     */
+    public long[] sinceJoined(final VirtualService service)
+    {
+        final Integer slot = services.slots.get(service);
+        return slot == null ? null : services.sinceJoined(slot, sumAll(false, slot));
+    }
+
+    /**
+     * @return the server's counts, as {@link #sinceJoined(VirtualService)}, since it took its slot or was taken back
+     *         by a service created again under its old one's key (a new destination for IPVS); null when no snapshot
+     *         observed holds it.
+     */
+    public long[] sinceJoined(final RealServer server)
+    {
+        final Integer slot = servers.slots.get(server);
+        return slot == null ? null : servers.sinceJoined(slot, sumAll(true, slot));
+    }
+
+    /** @return every field of a server's or a service's slot, summed over the workers (in a reused array). */
+    private long[] sumAll(final boolean server, final int slot)
+    {
+        Arrays.fill(all, 0L);
+        for (final TrafficStats stats : workers)
+        {
+            for (int field = 0; field < ALL_FIELDS; field++)
+            {
+                all[field] += server ? stats.server(slot, field) : stats.service(slot, field);
+            }
+        }
+        return all;
     }
 
     /** {@code ipvsadm -Z -t|-u|-f SERVICE}: the service's counters and rates, and its servers', start again. */
@@ -212,6 +257,8 @@ public final class TrafficLedger
     {
         final Object[] occupant;
         final long[][] baseline;
+        /** Every field's sum when the occupant took the slot: {@link #zero} leaves it. */
+        final long[][] joined;
         final RateEstimator[] estimators;
         final Map<Object, Integer> slots = new IdentityHashMap<>();
         private final long[] since = new long[FIELDS];
@@ -220,6 +267,7 @@ public final class TrafficLedger
         {
             occupant = new Object[slotCount];
             baseline = new long[slotCount][FIELDS];
+            joined = new long[slotCount][ALL_FIELDS];
             estimators = new RateEstimator[slotCount];
         }
 
@@ -240,6 +288,21 @@ public final class TrafficLedger
             System.arraycopy(totals, 0, baseline[slot], 0, FIELDS);
             estimators[slot] = new RateEstimator();
             estimators[slot].zero(zeroes());
+        }
+
+        void join(final int slot, final long[] allTotals)
+        {
+            System.arraycopy(allTotals, 0, joined[slot], 0, ALL_FIELDS);
+        }
+
+        long[] sinceJoined(final int slot, final long[] allTotals)
+        {
+            final long[] counts = new long[ALL_FIELDS];
+            for (int field = 0; field < ALL_FIELDS; field++)
+            {
+                counts[field] = allTotals[field] - joined[slot][field];
+            }
+            return counts;
         }
 
         void sample(final int slot, final long[] totals)

@@ -5,6 +5,7 @@ import io.jvs.core.pipeline.WorkerCounters;
 import io.jvs.core.pipeline.WorkerCountersDescriptor;
 import io.jvs.core.service.RealServer;
 import io.jvs.core.service.VirtualService;
+import io.jvs.core.stats.TrafficLedger;
 import io.jvs.core.stats.TrafficStats;
 import io.jvs.core.stats.TrafficStatsDescriptor;
 import io.jvs.forwarder.port.PortCountersDescriptor;
@@ -12,6 +13,9 @@ import io.jvs.forwarder.port.PortCountersDescriptor;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * The control socket's {@code status} answer: one {@code name value} pair a line, summed over the workers
@@ -22,6 +26,9 @@ import java.util.Map;
  */
 final class Status
 {
+    /** How long the status waits for the conductor's service and server lines. */
+    private static final long SLOTS_WAIT_S = 2;
+
     private Status()
     {
     }
@@ -92,56 +99,26 @@ final class Status
                 }
             }
         }
-        final DataPlane plane = daemon.conductor().current();
         final TrafficStats[] traffic = new TrafficStats[workers];
         for (int w = 0; w < workers; w++)
         {
             traffic[w] = daemon.worker(w).pipeline().traffic();
         }
-        final long[] sum = new long[TrafficStatsDescriptor.FIELDS];
-        for (int slot = 0; slot < plane.serviceCount(); slot++)
+        // On the conductor, whose ledger knows when each occupant took its slot: the workers' counters of a slot run
+        // on from one occupant to the next (a removed server's slot is given to the next one added). Left out when
+        // the conductor does not answer, as a reload stuck on a hung file system would keep it.
+        try
         {
-            final VirtualService service = plane.service(slot);
-            if (service == null)
-            {
-                continue;
-            }
-            final String name = "service." + key(service);
-            long packets = 0;
-            long serviceConnections = 0;
-            for (int w = 0; w < workers; w++)
-            {
-                packets += traffic[w].service(slot, TrafficStatsDescriptor.FRAMES);
-                serviceConnections += traffic[w].service(slot, TrafficStatsDescriptor.CONNECTIONS);
-            }
-            line(out, name + ".connections", serviceConnections);
-            line(out, name + ".packets", packets);
-            TrafficStats.sumService(traffic, slot, sum);
-            ipvsStats(out, name, sum);
+            out.append(daemon.conductor().call(conductor -> slots(conductor.current(), traffic, conductor.ledger()))
+                .get(SLOTS_WAIT_S, TimeUnit.SECONDS));
         }
-        final String[] serverNames = serverNames(plane);
-        for (int slot = 1; slot < plane.serverSlots(); slot++)
+        catch (final ExecutionException | TimeoutException ex)
         {
-            final RealServer server = plane.server(slot);
-            if (server == null)
-            {
-                continue;
-            }
-            final String name = serverNames[slot];
-            long packets = 0;
-            long serverConnections = 0;
-            for (int w = 0; w < workers; w++)
-            {
-                packets += traffic[w].server(slot, TrafficStatsDescriptor.FRAMES);
-                serverConnections += traffic[w].server(slot, TrafficStatsDescriptor.CONNECTIONS);
-            }
-            line(out, name + ".connections", serverConnections);
-            line(out, name + ".packets", packets);
-            TrafficStats.sumServer(traffic, slot, sum);
-            ipvsStats(out, name, sum);
-            line(out, name + ".active", server.activeConnections());
-            line(out, name + ".inactive", server.inactiveConnections());
-            line(out, name + ".weight", server.weight());
+            DaemonLog.warning("status: no service and server lines: the conductor did not answer");
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
         }
         final org.HdrHistogram.Histogram latency = daemon.latencySinceZero();
         line(out, "latency.count", latency.getTotalCount());
@@ -155,6 +132,66 @@ final class Status
             line(out, "tap." + tap.name() + ".written", tap.written());
         }
         return out.toString();
+    }
+
+    /**
+     * The services' and servers' lines of the snapshot, each counted since it took its slot ({@link
+     * TrafficLedger#sinceJoined}: {@code ipvsadm -Z} leaves them), or over the slot's whole life without a ledger.
+     */
+    static String slots(final DataPlane plane, final TrafficStats[] traffic, final TrafficLedger ledger)
+    {
+        final StringBuilder out = new StringBuilder();
+        for (int slot = 0; slot < plane.serviceCount(); slot++)
+        {
+            final VirtualService service = plane.service(slot);
+            if (service == null)
+            {
+                continue;
+            }
+            final long[] counts = ledger == null ? null : ledger.sinceJoined(service);
+            counts(out, "service." + key(service), counts != null ? counts : sum(traffic, false, slot));
+        }
+        final String[] serverNames = serverNames(plane);
+        for (int slot = 1; slot < plane.serverSlots(); slot++)
+        {
+            final RealServer server = plane.server(slot);
+            if (server == null)
+            {
+                continue;
+            }
+            final String name = serverNames[slot];
+            final long[] counts = ledger == null ? null : ledger.sinceJoined(server);
+            counts(out, name, counts != null ? counts : sum(traffic, true, slot));
+            line(out, name + ".active", server.activeConnections());
+            line(out, name + ".inactive", server.inactiveConnections());
+            line(out, name + ".weight", server.weight());
+        }
+        return out.toString();
+    }
+
+    /** @return every field of a slot over its whole life, summed over the workers. */
+    private static long[] sum(final TrafficStats[] traffic, final boolean server, final int slot)
+    {
+        final long[] sum = new long[TrafficStatsDescriptor.FRAMES + 1];
+        for (final TrafficStats stats : traffic)
+        {
+            for (int field = 0; field < sum.length; field++)
+            {
+                sum[field] += server ? stats.server(slot, field) : stats.service(slot, field);
+            }
+        }
+        return sum;
+    }
+
+    /** A service's or server's connections and frames, then IPVS's counters ({@code ipvsadm --stats}'s). */
+    private static void counts(final StringBuilder out, final String name, final long[] counts)
+    {
+        line(out, name + ".connections", counts[TrafficStatsDescriptor.CONNECTIONS]);
+        line(out, name + ".packets", counts[TrafficStatsDescriptor.FRAMES]);
+        for (int field = TrafficStatsDescriptor.IN_PACKETS; field < TrafficStatsDescriptor.FIELDS; field++)
+        {
+            line(out, name + "." + TrafficStatsDescriptor.name(field), counts[field]);
+        }
     }
 
     /**
@@ -197,15 +234,6 @@ final class Status
     private static void line(final StringBuilder out, final String name, final long value)
     {
         out.append(name).append(' ').append(value).append('\n');
-    }
-
-    /** The IPVS counters of a service or server ({@code ipvsadm --stats}'s, since start): in and out, IP bytes. */
-    private static void ipvsStats(final StringBuilder out, final String name, final long[] sum)
-    {
-        for (int field = TrafficStatsDescriptor.IN_PACKETS; field < TrafficStatsDescriptor.FIELDS; field++)
-        {
-            line(out, name + "." + TrafficStatsDescriptor.name(field), sum[field]);
-        }
     }
 
 }
