@@ -576,6 +576,10 @@ public final class Daemon implements AutoCloseable
         }
         final ConductorIdleStrategy conductorIdle = new ConductorIdleStrategy(own(new PollSet(control, conductorPoll)),
             conductorWakeup, conductor::hasInput);
+        // The start's garbage (parsing, the warm-up, the first snapshot) collected now, before any traffic: the
+        // first young collections under traffic otherwise copy what it left alive, the longest pauses the workers
+        // ever meet (perf/RESULTS.md, issue 11's twenty-second session).
+        System.gc();
         conductorRunner = new AgentRunner(conductorIdle, errors, null, conductor);
         AgentRunner.startOnThread(conductorRunner);
         workerRunners = new AgentRunner[workers];
