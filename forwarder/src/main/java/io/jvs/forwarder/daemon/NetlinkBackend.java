@@ -28,7 +28,6 @@ import io.jvs.forwarder.control.netlink.Netlink;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 
 /**
  * The running daemon as the IPVS generic-netlink family sees it (Debian's ipvsadm and keepalived through the
@@ -255,14 +254,38 @@ final class NetlinkBackend implements IpvsNetlinkBackend
             "Pro FromIP   FPrt ToIP     TPrt DestIP   DPrt State       Expires PEName PEData\n");
         for (final io.jvs.core.control.ConnectionView entry : ipvs.view(true).connections())
         {
-            // ip_vs_conn_seq_show: hexadecimal IPv4 addresses in host order, %pI6's eight groups for IPv6.
-            text.append(String.format(Locale.ROOT, "%-3s %s %04X %s %04X %s %04X %-11s %7d%n", entry.protocol(),
-                IpvsProcFiles.address(entry.client()), entry.clientPort(),
-                IpvsProcFiles.address(entry.virtualAddress()), entry.virtualPort(),
-                IpvsProcFiles.address(entry.destination()), entry.destinationPort(), entry.state(),
-                entry.expiresMs() / 1000));
+            appendConnection(text, entry);
         }
         return text.toString();
+    }
+
+    /**
+     * Appends one line of {@code /proc/net/ip_vs_conn}, as ip_vs_conn_seq_show prints it with {@code "%-3s %s %04X %s
+     * %04X %s %04X %-11s %7u\n"}: hexadecimal IPv4 addresses in host order, %pI6's eight groups for IPv6. Piece by
+     * piece: a formatter a line was most of a big listing's garbage, whose collections pause the workers.
+     */
+    static void appendConnection(final StringBuilder text, final io.jvs.core.control.ConnectionView entry)
+    {
+        pad(text.append(entry.protocol()), entry.protocol().length(), 3).append(' ');
+        IpvsProcFiles.appendAddress(text, entry.client()).append(' ');
+        IpvsProcFiles.appendHex(text, entry.clientPort(), 4, true).append(' ');
+        IpvsProcFiles.appendAddress(text, entry.virtualAddress()).append(' ');
+        IpvsProcFiles.appendHex(text, entry.virtualPort(), 4, true).append(' ');
+        IpvsProcFiles.appendAddress(text, entry.destination()).append(' ');
+        IpvsProcFiles.appendHex(text, entry.destinationPort(), 4, true).append(' ');
+        pad(text.append(entry.state()), entry.state().length(), 11).append(' ');
+        final String seconds = Long.toString(entry.expiresMs() / 1000);
+        pad(text, seconds.length(), 7).append(seconds).append('\n');
+    }
+
+    /** Appends the spaces that widen {@code written} characters to {@code width}, as printf's field widths do. */
+    private static StringBuilder pad(final StringBuilder out, final int written, final int width)
+    {
+        for (int i = written; i < width; i++)
+        {
+            out.append(' ');
+        }
+        return out;
     }
 
     private static IpvsServiceEntry entry(final ServiceView service)

@@ -130,18 +130,48 @@ public final class IpvsProcFiles
      */
     public static String address(final IpAddress address)
     {
+        return appendAddress(new StringBuilder(39), address).toString();
+    }
+
+    /**
+     * {@link #address} appended: a listing of every connection calls it three times an entry, without the garbage of a
+     * formatter.
+     *
+     * @return {@code out}.
+     */
+    public static StringBuilder appendAddress(final StringBuilder out, final IpAddress address)
+    {
         if (!address.isV6())
         {
-            return String.format(Locale.ROOT, "%08X", address.v4());
+            return appendHex(out, address.v4() & 0xFFFF_FFFFL, 8, true);
         }
-        final StringBuilder text = new StringBuilder(39);
         for (int group = 0; group < 8; group++)
         {
             final long half = group < 4 ? address.high() : address.low();
-            final int value = (int)(half >>> (48 - 16 * (group % 4))) & 0xFFFF;
-            text.append(group == 0 ? "" : ":").append(String.format(Locale.ROOT, "%04x", value));
+            if (group != 0)
+            {
+                out.append(':');
+            }
+            appendHex(out, half >>> (48 - 16 * (group % 4)) & 0xFFFF, 4, false);
         }
-        return text.toString();
+        return out;
+    }
+
+    /**
+     * Appends the value's low {@code digits} hexadecimal digits, zero-padded, as {@code %0NX} or {@code %0Nx} print
+     * a value that fits them.
+     *
+     * @return {@code out}.
+     */
+    public static StringBuilder appendHex(final StringBuilder out, final long value, final int digits,
+        final boolean upperCase)
+    {
+        final String alphabet = upperCase ? "0123456789ABCDEF" : "0123456789abcdef";
+        for (int shift = 4 * (digits - 1); shift >= 0; shift -= 4)
+        {
+            out.append(alphabet.charAt((int)(value >>> shift) & 0xF));
+        }
+        return out;
     }
 
     /** ip_vs_proto_name. */
