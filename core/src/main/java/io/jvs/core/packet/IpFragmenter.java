@@ -155,11 +155,8 @@ public final class IpFragmenter
             Frames.putU16(fragmentIp + Ipv4Header.FLAGS_FRAGMENT_OFFSET, keptFlags |
                 (!last || moreAfter ? Ipv4Header.FLAG_MORE_FRAGMENTS : 0) | (offsetUnits + (done >>> 3)));
             Ipv4Header.checksum(fragmentIp, Checksums.ipv4HeaderChecksum(fragmentIp));
-            addresses[count] = at;
-            lengths[count] = length;
-            count++;
+            at = written(count++, at, length);
             done += part;
-            at += (length + 63) & ~63;
         }
         return count;
     }
@@ -213,13 +210,18 @@ public final class IpFragmenter
             Frames.putU16(fragmentHeader + 2, done | (last ? 0 : Ipv6Header.FRAGMENT_MORE));
             Frames.putI32(fragmentHeader + 4, identification);
             Frames.copy(ip + Ipv6Header.LENGTH + done, fragmentHeader + Ipv6Header.FRAGMENT_HEADER_LENGTH, part);
-            addresses[count] = at;
-            lengths[count] = length;
-            count++;
+            at = written(count++, at, length);
             done += part;
-            at += (length + 63) & ~63;
         }
         return count;
+    }
+
+    /** Records where fragment {@code fragment} was written. @return where the next one starts: 64-byte aligned. */
+    private long written(final int fragment, final long at, final int length)
+    {
+        addresses[fragment] = at;
+        lengths[fragment] = length;
+        return at + ((length + 63) & ~63);
     }
 
     private int nextIdentification()
