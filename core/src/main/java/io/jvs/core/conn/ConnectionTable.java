@@ -708,6 +708,14 @@ public final class ConnectionTable
 
     private int sweepEverySlot(final int nowTick, final int budget)
     {
+        if (size == 0)
+        {
+            // Nothing to expire: the cursor goes where looking at each empty slot would have left it. An idle
+            // daemon's tables are empty once their connections have gone, and its sweep, a whole table a second,
+            // was most of its idle CPU.
+            sweepCursor = (int)((sweepCursor + (long)budget) % slots);
+            return 0;
+        }
         int expired = 0;
         int cursor = sweepCursor;
         for (int examined = 0; examined < budget; examined++)

@@ -508,6 +508,14 @@ public final class TemplateTable
             {
                 return 0;
             }
+            if (table.entries() == 0)
+            {
+                // No template anywhere (one volatile read): the cursor goes where looking at each empty bucket would
+                // have left it; a template another worker adds meanwhile is looked at on the next pass, as it would
+                // be had it come a moment later.
+                cursor = (int)((cursor + (long)Math.min(budget, count)) % count);
+                return 0;
+            }
             this.servers = snapshotServers;
             int retired = 0;
             for (int i = 0, n = Math.min(budget, count); i < n; i++)
