@@ -9,8 +9,6 @@ import io.jvs.core.pipeline.DataPlaneBuilder;
 import io.jvs.core.pipeline.DataPlanePublisher;
 import io.jvs.core.pipeline.WorkerEpochs;
 import io.jvs.core.rules.RuleParser;
-import io.jvs.core.sched.SchedulerFlags;
-import io.jvs.core.sched.SchedulerSettings;
 import io.jvs.core.service.RealServer;
 import io.jvs.core.service.ServiceKey;
 import io.jvs.core.service.ServiceTable;
@@ -193,9 +191,7 @@ class IpvsBackendSlotsTest
             -a -t 198.51.100.10:9001 -r 10.1.0.11:9001 -m -w 1
             """);
         final JvsConfig config = JvsConfig.load(file);
-        final ServiceTable table = config.serviceTable(new SchedulerSettings(SchedulerFlags.NONE,
-            Daemon.workerCount(config), SchedulerSettings.DEFAULT_EXPIRATION_NS,
-            SchedulerSettings.DEFAULT_EXPIRATION_NS));
+        final ServiceTable table = config.serviceTable(config.schedulerSettings(Daemon.workerCount(config)));
         final TopologySource topology = new ReloadTest.EveryServerNextDoor();
         final DataPlaneBuilder builder = new DataPlaneBuilder(8, 16, epochs);
         final DataPlanePublisher publisher = new DataPlanePublisher(Conductor.firstSnapshot(table, builder, topology,

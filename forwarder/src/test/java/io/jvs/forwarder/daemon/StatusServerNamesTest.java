@@ -2,8 +2,6 @@ package io.jvs.forwarder.daemon;
 
 import io.jvs.core.pipeline.DataPlane;
 import io.jvs.core.pipeline.DataPlaneBuilder;
-import io.jvs.core.sched.SchedulerFlags;
-import io.jvs.core.sched.SchedulerSettings;
 import io.jvs.core.service.ServiceTable;
 import io.jvs.forwarder.config.JvsConfig;
 import org.junit.jupiter.api.Test;
@@ -40,9 +38,7 @@ class StatusServerNamesTest
             -a -t 198.51.100.10:82 -r 10.1.0.11:8080 -m -w 1
             """);
         final JvsConfig config = JvsConfig.load(file);
-        final ServiceTable table = config.serviceTable(new SchedulerSettings(SchedulerFlags.NONE,
-            Daemon.workerCount(config), SchedulerSettings.DEFAULT_EXPIRATION_NS,
-            SchedulerSettings.DEFAULT_EXPIRATION_NS));
+        final ServiceTable table = config.serviceTable(config.schedulerSettings(Daemon.workerCount(config)));
         final DataPlane plane = Conductor.firstSnapshot(table, new DataPlaneBuilder(8, 16, null),
             new ReloadTest.EveryServerNextDoor(), config.connectionTimeouts(), config.settings(), config.markRules());
 

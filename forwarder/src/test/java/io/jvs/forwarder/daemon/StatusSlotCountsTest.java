@@ -4,8 +4,6 @@ import io.jvs.core.net.IpAddress;
 import io.jvs.core.pipeline.DataPlane;
 import io.jvs.core.pipeline.DataPlaneBuilder;
 import io.jvs.core.rules.RuleParser;
-import io.jvs.core.sched.SchedulerFlags;
-import io.jvs.core.sched.SchedulerSettings;
 import io.jvs.core.service.RealServer;
 import io.jvs.core.service.ServiceTable;
 import io.jvs.core.stats.TrafficLedger;
@@ -46,9 +44,7 @@ class StatusSlotCountsTest
             -a -u 198.51.100.10:53 -r 10.1.0.12:53 -m -w 1
             """);
         final JvsConfig config = JvsConfig.load(file);
-        final ServiceTable table = config.serviceTable(new SchedulerSettings(SchedulerFlags.NONE,
-            Daemon.workerCount(config), SchedulerSettings.DEFAULT_EXPIRATION_NS,
-            SchedulerSettings.DEFAULT_EXPIRATION_NS));
+        final ServiceTable table = config.serviceTable(config.schedulerSettings(Daemon.workerCount(config)));
         final DataPlaneBuilder builder = new DataPlaneBuilder(8, 16, null);
         final DataPlane first = snapshot(config, table, builder);
         final TrafficStats traffic = new TrafficStats(16, 16);
