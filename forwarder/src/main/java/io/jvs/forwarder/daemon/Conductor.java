@@ -421,6 +421,7 @@ final class Conductor implements Agent
         final Set<IpPrefix> sourcePrefixes = sourcePrefixes(marks);
         maps.update(steered, sources, topologySource.localAddresses(), destinationPrefixes, sourcePrefixes, true);
         publisher.publish(next);
+        topologySource.published();
         if (ledger != null)
         {
             ledger.observe(next);

@@ -64,6 +64,11 @@ final class KernelTopology implements TopologySource
     private final Map<IpAddress, Route> serverRoutes = new HashMap<>();
     /** Path MTUs learnt towards servers ({@link #learnPathMtu}). */
     private final Map<IpAddress, PathMtu> pathMtus = new HashMap<>();
+    /**
+     * What changed in the path MTUs, logged by {@link #published} once a snapshot that carries it is in the workers'
+     * hands: a line read as "in effect" was otherwise written while the snapshot was still being made.
+     */
+    private final List<String> pathMtuNews = new ArrayList<>();
     private final Map<NeighbourKey, Long> asked = new HashMap<>();
     private final Set<NeighbourKey> inUse = new LinkedHashSet<>();
     private long lastRefreshNs;
@@ -322,7 +327,7 @@ final class KernelTopology implements TopologySource
         if (!java.util.Objects.equals(learnt.route, route))
         {
             pathMtus.remove(server);
-            DaemonLog.info("path mtu to " + server + ": forgotten (the route to it changed)");
+            pathMtuNews.add("path mtu to " + server + ": forgotten (the route to it changed)");
             return routeMtu;
         }
         return routeMtu == 0 ? learnt.mtu : Math.min(routeMtu, learnt.mtu);
@@ -346,9 +351,19 @@ final class KernelTopology implements TopologySource
         }
         final Route route = config.neighbours().containsKey(server) ? null : serverRoute(server);
         pathMtus.put(server, new PathMtu(mtu, route, nowNs + PATH_MTU_EXPIRES_NS));
-        DaemonLog.info("path mtu to " + server + ": " + mtu + " (from a router's error about a tunnelled packet), " +
+        pathMtuNews.add("path mtu to " + server + ": " + mtu + " (from a router's error about a tunnelled packet), " +
             "for " + PATH_MTU_EXPIRES_NS / 1_000_000_000L + " s");
         return true;
+    }
+
+    @Override
+    public void published()
+    {
+        for (final String news : pathMtuNews)
+        {
+            DaemonLog.info(news);
+        }
+        pathMtuNews.clear();
     }
 
     /** Forgets the path MTUs whose time is up. */
@@ -361,7 +376,7 @@ final class KernelTopology implements TopologySource
             {
                 return false;
             }
-            DaemonLog.info("path mtu to " + entry.getKey() + ": expired");
+            pathMtuNews.add("path mtu to " + entry.getKey() + ": expired");
             expired[0] = true;
             return true;
         });

@@ -41,6 +41,14 @@ interface TopologySource extends AutoCloseable
     }
 
     /**
+     * A snapshot made from {@link #topology} is in the workers' hands: what the source reports of it (a path MTU
+     * learnt or forgotten) is now in effect.
+     */
+    default void published()
+    {
+    }
+
+    /**
      * Takes a reloaded configuration's {@code neighbour} and {@code gateway} statements (its interfaces are the
      * running ones: a reload that changes them is refused before this).
      */

@@ -39,8 +39,6 @@ class DaemonTunnelPathMtuTest
     private static final int PATH_MTU = 1400;
     private static final int OUTER_HEADER = 20;
     private static final int UPLOAD = 256 << 10;
-    /** A learnt path MTU is in the conductor's next snapshot, at most its rebuild period (50 ms) later. */
-    private static final Duration SNAPSHOT_WAIT = Duration.ofMillis(300);
     private static final Pattern ROUTE_MTU = Pattern.compile("\\bmtu (\\d+)");
 
     @TempDir
@@ -69,9 +67,9 @@ class DaemonTunnelPathMtuTest
                     .isGreaterThan(refusedBefore);
                 assertThat(clientPathMtu(topology)).as("the relayed error reached the client")
                     .isEqualTo(PATH_MTU - OUTER_HEADER);
+                // Logged once the snapshot that carries it is published.
                 daemon.awaitLog("path mtu to " + server.ipv4().getHostAddress() + ": " + PATH_MTU,
                     Duration.ofSeconds(5));
-                Thread.sleep(SNAPSHOT_WAIT.toMillis());
 
                 // 2. The learnt MTU, from jvs itself.
                 topology.inNamespace(topology.clientNamespace(), "ip", "route", "flush", "cache");
