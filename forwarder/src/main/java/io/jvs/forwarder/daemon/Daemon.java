@@ -535,7 +535,7 @@ public final class Daemon implements AutoCloseable
             }
             final PollSet pollSet = own(new PollSet(workerSyscalls[w], pollFds(ports[w], wakeups[w]), true));
             worker.sleepsIn(pollSet);
-            idles[w] = new WorkerIdleStrategy(config.idle(), pollSet, wakeups[w], worker::hasInbound)
+            idles[w] = new WorkerIdleStrategy(config.idle(), pollSet, wakeups[w], worker::longestSleepMs)
                 .countInto(counters, w);
         }
 

@@ -389,6 +389,29 @@ final class Worker implements Agent
         return false;
     }
 
+    /**
+     * @return the longest this worker may sleep now: 0 while another worker's frames or a waiting answer are due
+     *         ({@link #hasInbound}), {@link WorkerIdleStrategy#TRANSMIT_RETRY_MS} while a port's kernel has not taken
+     *         all it was given (a copy-mode AF_XDP kick sends at most 32 frames and one refused sends none: frames
+     *         left in the ring through a long sleep reached their hosts that much later, after newer ones), else
+     *         {@link WorkerIdleStrategy#SLEEP_MS}.
+     */
+    int longestSleepMs()
+    {
+        if (hasInbound())
+        {
+            return 0;
+        }
+        for (final Port port : ports)
+        {
+            if (port.transmitPending())
+            {
+                return WorkerIdleStrategy.TRANSMIT_RETRY_MS;
+            }
+        }
+        return WorkerIdleStrategy.SLEEP_MS;
+    }
+
     private int pollPort(final int port, final long now)
     {
         final FrameBurst burst = this.burst;

@@ -4,7 +4,7 @@ import io.jvs.forwarder.config.IdleMode;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
 
-import java.util.function.BooleanSupplier;
+import java.util.function.IntSupplier;
 
 /**
  * A worker's {@link IdleStrategy} for each {@link IdleMode}. The sleeping modes wait in poll(2) on the worker's
@@ -19,28 +19,31 @@ final class WorkerIdleStrategy implements IdleStrategy
 {
     /** The longest sleep: housekeeping (sweeps, snapshot epochs) runs at least this often. */
     static final int SLEEP_MS = 100;
+    /** The longest sleep while a port's kernel holds frames it has not sent: the next flush kicks it again. */
+    static final int TRANSMIT_RETRY_MS = 1;
     static final int ADAPTIVE_SPINS = 16;
     static final int ADAPTIVE_YIELDS = 128;
 
     private final IdleMode mode;
     private final PollSet pollSet;
     private final Wakeup wakeup;
-    private final BooleanSupplier hasInbound;
+    private final IntSupplier longestSleepMs;
     private final BackoffIdleStrategy backoff = new BackoffIdleStrategy();
     private int emptyPolls;
     private DaemonCounters counters;
     private int worker;
 
     /**
-     * @param hasInbound whether frames from other workers are waiting (checked once more before sleeping).
+     * @param longestSleepMs how long the worker may sleep, asked once more before each sleep: 0 while frames from
+     *                       other workers wait, less than {@link #SLEEP_MS} while a port has frames left to send.
      */
     WorkerIdleStrategy(final IdleMode mode, final PollSet pollSet, final Wakeup wakeup,
-        final BooleanSupplier hasInbound)
+        final IntSupplier longestSleepMs)
     {
         this.mode = mode;
         this.pollSet = pollSet;
         this.wakeup = wakeup;
-        this.hasInbound = hasInbound;
+        this.longestSleepMs = longestSleepMs;
     }
 
     @Override
@@ -94,9 +97,10 @@ final class WorkerIdleStrategy implements IdleStrategy
     private void sleep()
     {
         wakeup.aboutToSleep();
-        if (!hasInbound.getAsBoolean())
+        final int longest = longestSleepMs.getAsInt();
+        if (longest > 0)
         {
-            pollSet.await(SLEEP_MS);
+            pollSet.await(longest);
             if (counters != null)
             {
                 counters.add(worker, DaemonCounters.SLEEPS, 1);

@@ -59,6 +59,15 @@ public interface Port extends AutoCloseable
     void flush();
 
     /**
+     * @return whether frames queued for transmission are still waiting for the kernel to take them (a kick it
+     *         refused, or one that took only some): the worker flushes again soon rather than sleep on them.
+     */
+    default boolean transmitPending()
+    {
+        return false;
+    }
+
+    /**
      * @return the port's counters, kernel statistics refreshed by {@link PortCounters#refresh}.
      */
     PortCounters counters();

@@ -541,6 +541,33 @@ class WorkerTest
     }
 
     @Test
+    void shouldSleepOnlyBrieflyWhileAPortsKernelHoldsFramesItHasNotSent() throws Exception
+    {
+        // A copy-mode AF_XDP kick sends at most 32 frames and a refused one none: a worker that then slept its full
+        // 100 ms delivered the rest that much later, behind frames sent since (a stale frag-needed reached a client
+        // after it had forgotten its path MTU, and overrode the current one).
+        try (WorkerFarm farm = new WorkerFarm(1, 0))
+        {
+            final MemoryPort[] memory = farm.ports(new FrameTemplates(1, farm.toVip(1, SYN)), null,
+                TransmitObserver.NONE, TransmitObserver.NONE);
+            final boolean[] pending = new boolean[1];
+            final Port[] ports = {memory[0], new PendingPort(memory[1], pending)};
+            final Worker worker = farm.worker(0, ports, new boolean[2], WorkerFarm::ownerByParity);
+            worker.doWork();
+            assertThat(worker.longestSleepMs()).as("all sent").isEqualTo(WorkerIdleStrategy.SLEEP_MS);
+
+            pending[0] = true;
+            assertThat(worker.longestSleepMs()).as("frames left in a ring")
+                .isEqualTo(WorkerIdleStrategy.TRANSMIT_RETRY_MS);
+            worker.requestLatencyCopy();
+            assertThat(worker.longestSleepMs()).as("an answer waits: no sleep at all").isZero();
+            worker.doWork();
+            pending[0] = false;
+            assertThat(worker.longestSleepMs()).isEqualTo(WorkerIdleStrategy.SLEEP_MS);
+        }
+    }
+
+    @Test
     void shouldDoNothingOnceStopped() throws Exception
     {
         try (WorkerFarm farm = new WorkerFarm(1, 0))
@@ -575,6 +602,64 @@ class WorkerTest
             clients.add(new Frame(frame).source() - WorkerFarm.CLIENT_BASE);
         }
         return clients;
+    }
+
+    /** A port whose kernel has, or has not, taken everything it was given, as the test says. */
+    private record PendingPort(Port port, boolean[] pending) implements Port
+    {
+        @Override
+        public int index()
+        {
+            return port.index();
+        }
+
+        @Override
+        public String name()
+        {
+            return port.name();
+        }
+
+        @Override
+        public int receive(final io.jvs.core.pipeline.FrameBurst burst, final long nowNs)
+        {
+            return port.receive(burst, nowNs);
+        }
+
+        @Override
+        public int transmit(final io.jvs.core.pipeline.FrameBurst burst, final int[] indices, final int count)
+        {
+            return port.transmit(burst, indices, count);
+        }
+
+        @Override
+        public void release(final io.jvs.core.pipeline.FrameBurst burst)
+        {
+            port.release(burst);
+        }
+
+        @Override
+        public void flush()
+        {
+            port.flush();
+        }
+
+        @Override
+        public boolean transmitPending()
+        {
+            return pending[0];
+        }
+
+        @Override
+        public io.jvs.forwarder.port.PortCounters counters()
+        {
+            return port.counters();
+        }
+
+        @Override
+        public void close()
+        {
+            port.close();
+        }
     }
 
     /** Keeps a copy of every frame a port transmits. */

@@ -338,6 +338,13 @@ public final class AfPacketPort implements Port
         }
     }
 
+    /** Frames queued since the last kick, or left in the ring as SEND_REQUEST by a refused one. */
+    @Override
+    public boolean transmitPending()
+    {
+        return !closed && (queuedSinceKick != 0 || kickRefused);
+    }
+
     /** @return the receive socket, for poll(2): readable when the kernel has retired a block; -1 without one. */
     public int receiveFd()
     {

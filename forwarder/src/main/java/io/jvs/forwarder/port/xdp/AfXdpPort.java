@@ -241,6 +241,13 @@ public final class AfXdpPort implements Port
         reapCompletions();
     }
 
+    /** The TX ring holds descriptors the kernel has not consumed: in copy mode, only a kick makes it send them. */
+    @Override
+    public boolean transmitPending()
+    {
+        return !closed && tx.unconsumed() > 0;
+    }
+
     @Override
     public PortCounters counters()
     {

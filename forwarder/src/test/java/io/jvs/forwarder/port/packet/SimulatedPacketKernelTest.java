@@ -153,6 +153,35 @@ class SimulatedPacketKernelTest
     }
 
     @Test
+    void shouldSayFramesArePendingFromTheirTransmitUntilAKickSucceeds()
+    {
+        try (SimulatedPacketKernel kernel = SimulatedPacketKernel.open(syscalls, SETTINGS, new int[] {0}))
+        {
+            final AfPacketPort port = kernel.port(0);
+            assertThat(port.transmitPending()).as("nothing given").isFalse();
+            assertThat(kernel.deliver(0, 1, (address, capacity) -> 60)).isOne();
+            kernel.expire(0);
+            final FrameBurst burst = new FrameBurst();
+            assertThat(port.receive(burst, 0)).isOne();
+            assertThat(port.transmit(burst, new int[] {0}, 1)).isOne();
+            port.release(burst);
+            assertThat(port.transmitPending()).as("queued, not kicked").isTrue();
+
+            final int fd = port.transmitSocket().fd();
+            while (syscalls.kickTransmit(fd) == 0)
+            {
+                // The simulated kernel falls behind: its next kicks are refused.
+            }
+            port.flush();
+            assertThat(port.transmitPending()).as("the kick was refused").isTrue();
+
+            kernel.complete();
+            port.flush();
+            assertThat(port.transmitPending()).as("the kernel took them").isFalse();
+        }
+    }
+
+    @Test
     void shouldGiveBackEveryDescriptorWhenClosed() throws IOException
     {
         final SimulatedPacketKernel kernel = SimulatedPacketKernel.open(syscalls, SETTINGS, new int[] {0, 1});

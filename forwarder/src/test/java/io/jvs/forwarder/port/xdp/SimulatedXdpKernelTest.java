@@ -65,8 +65,11 @@ class SimulatedXdpKernelTest
             in.release(burst);
             out.flush();
             assertThat(in.umem().freeCount()).as("six chunks in flight on TX").isEqualTo(free - 6);
+            assertThat(out.transmitPending()).as("kicked, not yet sent by the kernel").isTrue();
+            assertThat(in.transmitPending()).isFalse();
 
             kernel.complete();
+            assertThat(out.transmitPending()).as("the kernel took them").isFalse();
             out.flush();
 
             assertThat(kernel.completed()).isEqualTo(6);
