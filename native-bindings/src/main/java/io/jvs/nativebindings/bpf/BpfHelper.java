@@ -8,6 +8,9 @@ public final class BpfHelper
     /** {@code void *bpf_map_lookup_elem(map, key)}: the value, or NULL. */
     public static final int MAP_LOOKUP_ELEM = 1;
 
+    /** {@code u64 bpf_ktime_get_ns(void)}: CLOCK_MONOTONIC in nanoseconds, the clock of System.nanoTime. */
+    public static final int KTIME_GET_NS = 5;
+
     /**
      * {@code long bpf_skb_load_bytes(skb, offset, to, len)}: copies {@code len} bytes from {@code offset} of the
      * packet data (where the program type's {@code skb->data} points) into memory the program owns; 0, or

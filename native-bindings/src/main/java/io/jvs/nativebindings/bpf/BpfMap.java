@@ -32,6 +32,10 @@ public final class BpfMap implements AutoCloseable
     public static final int TYPE_XSKMAP = 17;
     /** {@code BPF_F_NO_PREALLOC}: entries allocated as they are added (an LPM trie takes nothing else). */
     public static final int F_NO_PREALLOC = 1;
+    /** {@code BPF_F_MMAPABLE}: an ARRAY whose values a process can map into its memory and read without calls. */
+    public static final int F_MMAPABLE = 1 << 10;
+    /** {@code BPF_MAP_TYPE_DEVMAP}: slot to interface index, for {@code bpf_redirect_map} from XDP. */
+    public static final int TYPE_DEVMAP = 14;
 
     private static final int ENOENT = 2;
 

@@ -165,20 +165,46 @@ public final class BpfProgram implements AutoCloseable
      * @param data a frame of at least 14 bytes (the kernel refuses shorter input for XDP).
      * @return the program's return value (an XDP action).
      */
-    public synchronized int testRun(final byte[] data)
+    public int testRun(final byte[] data)
+    {
+        return testRunWithOutput(data).action();
+    }
+
+    /**
+     * As {@link #testRun}, and the frame as the program left it.
+     *
+     * @return the program's return value and the frame's bytes afterwards.
+     */
+    public synchronized TestRunResult testRunWithOutput(final byte[] data)
     {
         try (Arena arena = Arena.ofConfined())
         {
             final MemorySegment attr = arena.allocate(BpfAttr.SIZE_BYTES, 8);
+            // Room for a program that grows the frame at its head or tail (XDP's headroom and tailroom).
+            final MemorySegment out = arena.allocate(data.length + 4096, 8);
             attr.set(ValueLayout.JAVA_INT, TestRun.PROG_FD, fd());
             attr.set(ValueLayout.JAVA_INT, TestRun.DATA_SIZE_IN, data.length);
             attr.set(ValueLayout.JAVA_LONG, TestRun.DATA_IN, arena.allocateFrom(ValueLayout.JAVA_BYTE, data).address());
+            attr.set(ValueLayout.JAVA_INT, TestRun.DATA_SIZE_OUT, (int)out.byteSize());
+            attr.set(ValueLayout.JAVA_LONG, TestRun.DATA_OUT, out.address());
             attr.set(ValueLayout.JAVA_INT, TestRun.REPEAT, 1);
             Syscalls.check("bpf(BPF_PROG_TEST_RUN)",
                 syscalls.bpf(TestRun.COMMAND, attr.address(), BpfAttr.SIZE_BYTES),
                 "program " + name + " on " + data.length + " bytes");
-            return attr.get(ValueLayout.JAVA_INT, TestRun.RETVAL);
+            final int length = attr.get(ValueLayout.JAVA_INT, TestRun.DATA_SIZE_OUT);
+            return new TestRunResult(attr.get(ValueLayout.JAVA_INT, TestRun.RETVAL),
+                out.asSlice(0, length).toArray(ValueLayout.JAVA_BYTE));
         }
+    }
+
+    /**
+     * What {@link #testRunWithOutput} gives back.
+     *
+     * @param action the program's return value.
+     * @param frame  the frame afterwards.
+     */
+    public record TestRunResult(int action, byte[] frame)
+    {
     }
 
     /**

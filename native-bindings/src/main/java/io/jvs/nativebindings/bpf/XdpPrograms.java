@@ -79,6 +79,26 @@ public final class XdpPrograms
     public static BpfBytecode redirectJvsTraffic(final int whenNoSocket)
     {
         final BpfAssembler asm = new BpfAssembler();
+        redirectJvsTraffic(asm, whenNoSocket);
+        return asm.build();
+    }
+
+    /**
+     * {@link #redirectJvsTraffic} behind {@link XdpFlowTable}'s fast path: a frame of a flow in
+     * {@link XdpFlowTable#FLOWS} is rewritten and redirected out of its egress port in XDP; every other frame is
+     * decided as {@link #redirectJvsTraffic} decides it.
+     */
+    public static BpfBytecode forwardFlowsThenRedirectJvsTraffic(final int whenNoSocket)
+    {
+        final BpfAssembler asm = new BpfAssembler();
+        XdpFlowTable.emit(asm, "rules");
+        asm.label("rules");
+        redirectJvsTraffic(asm, whenNoSocket);
+        return asm.build();
+    }
+
+    private static void redirectJvsTraffic(final BpfAssembler asm, final int whenNoSocket)
+    {
         JvsTrafficRule.decide(asm, JvsTrafficRule.Context.XDP, "redirect", "pass");
         asm.label("pass")
             .mov64(R0, XdpAction.PASS)
@@ -101,7 +121,6 @@ public final class XdpPrograms
             .label("counted")
             .mov64(R0, R7)
             .exit();
-        return asm.build();
     }
 
     /** r2 = the queue index; r0 = bpf_redirect_map(&xsks, r2, whenNoSocket). */
