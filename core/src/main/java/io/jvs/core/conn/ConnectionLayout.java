@@ -60,6 +60,11 @@ final class ConnectionLayout
      * another service (an FTP control connection's template) or an edit of the service changes its persistence.
      */
     static final int FLAG_PACKETS_PORT = 0x40;
+    /**
+     * The connection's frames are forwarded outside the pipeline (pipeline.ConnectionOffload), until it is
+     * withdrawn: the pipeline offers it once and withdraws it before the entry goes.
+     */
+    static final int FLAG_OFFLOADED = 0x80;
 
     private ConnectionLayout()
     {

@@ -44,6 +44,8 @@ public final class ConnectionTable
     public static final int FLAG_ASSURED = ConnectionLayout.FLAG_ASSURED;
     /** See {@link ConnectionLayout#FLAG_PACKETS_PORT}: set when the entry is opened, never changed. */
     public static final int FLAG_PACKETS_PORT = ConnectionLayout.FLAG_PACKETS_PORT;
+    /** See {@link ConnectionLayout#FLAG_OFFLOADED}. */
+    public static final int FLAG_OFFLOADED = ConnectionLayout.FLAG_OFFLOADED;
     /** The flag's bit moved to {@link ServerAddresses#PACKETS_PORT}'s by one multiplication (a shift). */
     private static final int PACKETS_PORT_SCALE = ServerAddresses.PACKETS_PORT / ConnectionLayout.FLAG_PACKETS_PORT;
 

@@ -163,6 +163,18 @@ public final class Pipeline
     /** When the flush's last step was taken, or {@link Long#MIN_VALUE} before its first. */
     private long flushLastStepNs = Long.MIN_VALUE;
 
+    /** Where established IPv4 connections are offered ({@link ConnectionOffload}); NONE unless told otherwise. */
+    private ConnectionOffload offload = ConnectionOffload.NONE;
+    private boolean offloading;
+    /** IPv4 slots the burst's fast loop found ready to offer, offered once the burst is done. */
+    private final int[] offers = new int[FrameBurst.MAX_FRAMES];
+    private int offerCount;
+    private final OffloadedConnection described = new OffloadedConnection();
+    /** How many entries of the IPv4 table are offloaded ({@link ConnectionTable#FLAG_OFFLOADED}). */
+    private int offloadedCount;
+    /** The snapshot the offloaded connections were last described under. */
+    private DataPlane offloadedUnder;
+
     /**
      * @param publisher       where the current snapshot comes from.
      * @param workerIndex     this worker's index among the workers (rr and wrr keep a cursor each).
@@ -374,6 +386,54 @@ public final class Pipeline
         return pathMtus;
     }
 
+    /**
+     * Offers this worker's established IPv4 NAT and DR connections to {@code offload} from now on (set before the
+     * first burst).
+     */
+    public void offloadTo(final ConnectionOffload offload)
+    {
+        this.offload = offload;
+        this.offloading = offload != ConnectionOffload.NONE;
+    }
+
+    /** @return how many of the IPv4 table's connections are offloaded now. */
+    public int offloadedConnections()
+    {
+        return offloadedCount;
+    }
+
+    /**
+     * What frames of an offloaded connection did outside the pipeline (the owner of the {@link ConnectionOffload},
+     * on this worker's thread): counted as the fast loop counts the frames it forwards, and the connection's timer
+     * re-armed from the last of them as that loop re-arms it, in the connection's present state.
+     *
+     * @param towardsServer true for the client's frames, false for a NAT server's replies.
+     * @param packets       how many frames since the last call.
+     * @param bytes         their IP datagrams' length.
+     * @param frameBytes    their Ethernet frames' length.
+     * @param lastSeenNs    when the last of them passed (System.nanoTime's clock).
+     */
+    public void offloadedTraffic(final ConnectionTable table, final int slot, final boolean towardsServer,
+        final long packets, final long bytes, final long frameBytes, final long lastSeenNs)
+    {
+        if (packets == 0)
+        {
+            return;
+        }
+        final DataPlane current = plane != null ? plane : publisher.current();
+        final int serverSlot = table.server(slot);
+        final int service = current.serverService[serverSlot];
+        traffic.offloaded(service, serverSlot, towardsServer, packets, bytes, frameBytes);
+        final int[] ticks = current.timeouts.publishedTicks();
+        final int timeout = table.protocol(slot) == Ipv4Header.PROTOCOL_TCP ? ticks[table.state(slot)] :
+            ticks[TcpStates.COUNT];
+        final int expires = ConnectionTable.tick(lastSeenNs) + timeout;
+        if (expires - table.expiresTick(slot) > 0)
+        {
+            table.expiresTick(slot, expires);
+        }
+    }
+
     public ConnectionTable connectionsV4()
     {
         return v4;
@@ -424,6 +484,11 @@ public final class Pipeline
         {
             noticeServersGone(current);
         }
+        if (current != offloadedUnder && offloadedCount > 0)
+        {
+            describeOffloadedAgain(current);
+        }
+        offloadedUnder = current;
         this.plane = current;
         this.nowNs = now;
         this.nowTick = ConnectionTable.tick(now);
@@ -503,6 +568,10 @@ public final class Pipeline
             i++;
         }
         counters.framesReceived(count);
+        if (offerCount > 0)
+        {
+            offerEstablished(current);
+        }
 
         sweepDue(now, settings.sweepSlotsPerBurst());
         if (flushing)
@@ -613,6 +682,10 @@ public final class Pipeline
                 traffic.serverFrame(serverSlot, length);
                 traffic.out(current.serverService[serverSlot], serverSlot, datagram);
                 transmitted++;
+                if (offloading && table == v4 && readyToOffload(table, slot, table.flags(slot), protocol))
+                {
+                    offers[offerCount++] = slot;
+                }
                 continue;
             }
             final int slot = table.lookupForward(homes[i], protocol, p.sourceHigh(i), p.sourceLow(i),
@@ -679,6 +752,10 @@ public final class Pipeline
             runFrameBytes += length;
             burst.verdict(i, verdict);
             transmitted++;
+            if (offloading && table == v4 && readyToOffload(table, slot, entryFlags, protocol))
+            {
+                offers[offerCount++] = slot;
+            }
         }
         traffic.serviceForwarded(runService, runPackets, runBytes, runFrameBytes);
         counters.transmitted(transmitted);
@@ -1070,6 +1147,7 @@ public final class Pipeline
             p.sourceLow(i), p.sourcePort(i), p.destinationHigh(i), p.destinationLow(i), p.destinationPort(i));
         if (slot >= 0)
         {
+            withdrawOffloaded(table, slot);
             final int serverSlot = table.server(slot);
             // The same tests as openConnection's, in its order: a live entry to an available server, and no SYN
             // that connection reuse would turn into a new connection.
@@ -1335,6 +1413,10 @@ public final class Pipeline
         final ConnectionTable table = isV6 ? v6 : v4;
         final int slot = table.lookupReverse(homes[i], p.protocol(i), p.destinationHigh(i), p.destinationLow(i),
             p.destinationPort(i), p.sourceHigh(i), p.sourceLow(i), p.sourcePort(i), current.serverAddresses);
+        if (slot >= 0)
+        {
+            withdrawOffloaded(table, slot);
+        }
         // Only NAT replies come back through jvs; DR and TUN servers answer clients directly.
         if (slot < 0 || table.isExpired(slot, nowTick) || table.method(slot) != 0)
         {
@@ -1655,6 +1737,7 @@ public final class Pipeline
      */
     private void onRemoved(final ConnectionTable table, final int slot, final boolean evicted)
     {
+        withdrawOffloaded(table, slot);
         final DataPlane current = plane != null ? plane : publisher.current();
         final int serverSlot = table.server(slot);
         final RealServer server = serverSlot > 0 && serverSlot < current.servers.length ? current.servers[serverSlot] : null;
@@ -1668,5 +1751,108 @@ public final class Pipeline
             templates.detach(template);
         }
         counters.connectionEnded();
+    }
+
+    /**
+     * Whether a connection whose frame the fast loop just forwarded is one to offer: not offloaded yet, of a service
+     * without persistence (a template's timers follow its connections' packets), TCP once established (its other
+     * states move on the frames the offload leaves to the pipeline, and their timers differ) or UDP.
+     */
+    private static boolean readyToOffload(final ConnectionTable table, final int slot, final int entryFlags,
+        final int protocol)
+    {
+        return (entryFlags & ConnectionTable.FLAG_OFFLOADED) == 0 && table.template(slot) < 0 &&
+            (protocol == Ipv4Header.PROTOCOL_UDP || table.state(slot) == TcpStates.ESTABLISHED);
+    }
+
+    /** Offers the connections the burst found ready, each once. */
+    private void offerEstablished(final DataPlane current)
+    {
+        final ConnectionTable table = v4;
+        for (int k = 0; k < offerCount; k++)
+        {
+            final int slot = offers[k];
+            final int flags = table.flags(slot);
+            if ((flags & ConnectionTable.FLAG_OFFLOADED) == 0 && table.isUsed(slot) &&
+                describe(table, slot, current) && offload.offer(table, slot, described))
+            {
+                table.flags(slot, flags | ConnectionTable.FLAG_OFFLOADED);
+                offloadedCount++;
+            }
+        }
+        offerCount = 0;
+    }
+
+    /**
+     * A new snapshot: each offloaded connection is offered again as it now describes it (a server's next hop, MTU
+     * or port may have changed), or withdrawn when the fast loop would no longer take its frames.
+     */
+    private void describeOffloadedAgain(final DataPlane current)
+    {
+        final ConnectionTable table = v4;
+        for (int slot = 0, slots = table.slots(); slot < slots && offloadedCount > 0; slot++)
+        {
+            if (table.isUsed(slot) && (table.flags(slot) & ConnectionTable.FLAG_OFFLOADED) != 0 &&
+                !(describe(table, slot, current) && offload.offer(table, slot, described)))
+            {
+                withdrawOffloaded(table, slot);
+            }
+        }
+    }
+
+    /** Takes an offloaded connection's frames back into the pipeline (nothing for one that is not offloaded). */
+    private void withdrawOffloaded(final ConnectionTable table, final int slot)
+    {
+        final int flags = table.flags(slot);
+        if ((flags & ConnectionTable.FLAG_OFFLOADED) != 0)
+        {
+            offload.withdraw(table, slot);
+            table.flags(slot, flags & ~ConnectionTable.FLAG_OFFLOADED);
+            offloadedCount--;
+        }
+    }
+
+    /**
+     * Fills {@link #described} with what the fast loop does to the connection's frames under {@code current}.
+     *
+     * @return false when the loop would not take them (no next hop, a server out of its service, TUN).
+     */
+    private boolean describe(final ConnectionTable table, final int slot, final DataPlane current)
+    {
+        final int serverSlot = table.server(slot);
+        final int entryFlags = table.flags(slot);
+        final int method = ConnectionTable.methodOf(entryFlags);
+        final int egress = current.serverEgressPort[serverSlot];
+        if (method > 1 || egress == DataPlane.NO_PORT ||
+            (entryFlags & DataPlane.FAST_PATH_FLAGS) != current.serverFastPathFlags[serverSlot])
+        {
+            return false;
+        }
+        final OffloadedConnection d = described;
+        d.protocol = table.protocol(slot);
+        d.nat = method == 0;
+        d.client = (int)table.clientLow(slot);
+        d.clientPort = table.clientPort(slot);
+        d.virtual = (int)table.virtualLow(slot);
+        d.virtualPort = table.virtualPort(slot);
+        d.server = d.nat ? (int)current.serverAddresses.low(serverSlot) : d.virtual;
+        d.serverPort = d.nat ? current.serverAddresses.portBySlotRule(serverSlot, d.virtualPort) : d.virtualPort;
+        d.serverEgress = egress;
+        d.serverMac = current.serverNextHopMac[serverSlot];
+        d.serverSourceMac = current.portMac[egress];
+        d.serverMtu = current.serverMtu[serverSlot];
+        if (d.nat)
+        {
+            final long hop = current.clientNeighbours.find(false, 0, table.clientLow(slot));
+            if (hop == NeighbourIndex.NONE)
+            {
+                return false;
+            }
+            d.clientEgress = NeighbourIndex.port(hop);
+            d.clientMac = NeighbourIndex.mac(hop);
+            d.clientSourceMac = current.portMac[d.clientEgress];
+            d.clientMtu = Rewriter.clientMtu(current, d.clientEgress, false, 0, table.clientLow(slot));
+        }
+        return true;
     }
 }

@@ -404,7 +404,7 @@ final class Rewriter
      * @return the MTU towards a client: the egress port's, or the MTU of the kernel's route to the client when that
      *     route has a lower one (ip_forward holds a packet to the route's MTU).
      */
-    private static int clientMtu(final DataPlane plane, final int egress, final boolean v6, final long high,
+    static int clientMtu(final DataPlane plane, final int egress, final boolean v6, final long high,
         final long low)
     {
         final int routeMtu = plane.clientRouteMtus.find(v6, high, low);

@@ -121,6 +121,35 @@ public final class TrafficStats
         count(serverLine(server), FRAMES, FRAME_BYTES, frameBytes);
     }
 
+    /**
+     * Frames of one of {@code server}'s connections forwarded outside the pipeline (an offloaded connection), counted
+     * as the pipeline's fast loop counts those it forwards itself (the writer only): a client's in both slots' IPVS
+     * and frame counts, a server's reply in both slots' IPVS counts and the server's frame counts.
+     *
+     * @param towardsServer the client's frames, not the server's replies.
+     * @param bytes         their IP datagrams' length.
+     * @param frameBytes    their Ethernet frames' length.
+     */
+    public void offloaded(final int service, final int server, final boolean towardsServer, final long packets,
+        final long bytes, final long frameBytes)
+    {
+        final long serviceLine = serviceLine(service);
+        final long serverLine = serverLine(server);
+        final int packetField = towardsServer ? IN_PACKETS : OUT_PACKETS;
+        final int byteField = towardsServer ? IN_BYTES : OUT_BYTES;
+        add(serviceLine + packetField * Long.BYTES, packets);
+        add(serviceLine + byteField * Long.BYTES, bytes);
+        add(serverLine + packetField * Long.BYTES, packets);
+        add(serverLine + byteField * Long.BYTES, bytes);
+        add(serverLine + FRAMES * Long.BYTES, packets);
+        add(serverLine + FRAME_BYTES * Long.BYTES, frameBytes);
+        if (towardsServer)
+        {
+            add(serviceLine + FRAMES * Long.BYTES, packets);
+            add(serviceLine + FRAME_BYTES * Long.BYTES, frameBytes);
+        }
+    }
+
     /** A packet from {@code server} back to a client (the writer only). */
     public void out(final int service, final int server, final int bytes)
     {
