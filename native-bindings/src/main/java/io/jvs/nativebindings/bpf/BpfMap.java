@@ -158,6 +158,81 @@ public final class BpfMap implements AutoCloseable
         }
     }
 
+    /**
+     * @return native buffers for one thread to write keys and values into and update or delete entries with, no
+     *         allocation a call (the worker's hot path may put a flow a new connection); closed with the map's user.
+     */
+    public Elements elements()
+    {
+        return new Elements();
+    }
+
+    /**
+     * A key, a value and a {@code bpf_attr}, in native memory, reused by {@link #update()} and {@link #delete()}:
+     * one thread's, not thread-safe.
+     */
+    public final class Elements implements AutoCloseable
+    {
+        private final Arena arena = Arena.ofShared();
+        private final MemorySegment key = arena.allocate(keySize, 8);
+        private final MemorySegment value = arena.allocate(valueSize, 8);
+        private final MemorySegment attr = arena.allocate(BpfAttr.SIZE_BYTES, 8);
+
+        private Elements()
+        {
+        }
+
+        /** @return where the key is written. */
+        public MemorySegment key()
+        {
+            return key;
+        }
+
+        /** @return where the value is written. */
+        public MemorySegment value()
+        {
+            return value;
+        }
+
+        /**
+         * Creates or replaces the entry of {@link #key()} with {@link #value()} ({@code BPF_MAP_UPDATE_ELEM},
+         * UPDATE_ANY).
+         *
+         * @return 0, or -errno (E2BIG: the map is full).
+         */
+        public long update()
+        {
+            prepare();
+            attr.set(ValueLayout.JAVA_LONG, MapElement.VALUE, value.address());
+            attr.set(ValueLayout.JAVA_LONG, MapElement.FLAGS, MapElement.UPDATE_ANY);
+            return syscalls.bpf(MapElement.UPDATE_COMMAND, attr.address(), BpfAttr.SIZE_BYTES);
+        }
+
+        /**
+         * Removes the entry of {@link #key()} ({@code BPF_MAP_DELETE_ELEM}).
+         *
+         * @return 0, or -errno (ENOENT: there was none).
+         */
+        public long delete()
+        {
+            prepare();
+            return syscalls.bpf(MapElement.DELETE_COMMAND, attr.address(), BpfAttr.SIZE_BYTES);
+        }
+
+        private void prepare()
+        {
+            attr.fill((byte)0);
+            attr.set(ValueLayout.JAVA_INT, MapElement.MAP_FD, fd());
+            attr.set(ValueLayout.JAVA_LONG, MapElement.KEY, key.address());
+        }
+
+        @Override
+        public void close()
+        {
+            arena.close();
+        }
+    }
+
     /** Sets the entry whatever it held: {@link #update(byte[], byte[], long)} with UPDATE_ANY. */
     public void put(final byte[] key, final byte[] value)
     {

@@ -22,7 +22,8 @@ import static io.jvs.nativebindings.bpf.BpfSize.DOUBLE;
 import static io.jvs.nativebindings.bpf.BpfSize.HALF;
 import static io.jvs.nativebindings.bpf.BpfSize.WORD;
 
-import java.nio.ByteBuffer;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 import java.util.Map;
 
@@ -126,6 +127,16 @@ public final class XdpFlowTable implements AutoCloseable
     /** The word (TTL, protocol) loses 1 in a little-endian load when the TTL loses 1 (Checksums.TTL_DECREMENT). */
     private static final int TTL_DECREMENT_LOADED = 0xFFFE;
 
+    private static final ValueLayout.OfInt BIG_ENDIAN_INT =
+        ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final ValueLayout.OfShort BIG_ENDIAN_SHORT =
+        ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final ValueLayout.OfInt LITTLE_ENDIAN_INT =
+        ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final long PAGE = 4096;
+    private static final int PROT_READ = 0x1;
+    private static final int MAP_SHARED = 0x01;
+
     // Where the program keeps its key and the stats slot's index on the stack.
     private static final int STACK_KEY = -KEY_BYTES;
     private static final int STACK_SLOT = -KEY_BYTES - 8;
@@ -190,6 +201,39 @@ public final class XdpFlowTable implements AutoCloseable
         return stats;
     }
 
+    /**
+     * Maps {@link #FLOW_STATS} into this process, read-only: slot {@code i}'s counts at {@code address + i *
+     * STATS_BYTES}, written by the program on every CPU while the mapping lives.
+     *
+     * @return the mapping; {@link FlowStats#close} unmaps it.
+     */
+    public FlowStats mapStats(final Syscalls syscalls)
+    {
+        final long bytes = ((long)stats.maxEntries() * STATS_BYTES + PAGE - 1) / PAGE * PAGE;
+        final long address = syscalls.mmap(0, bytes, PROT_READ, MAP_SHARED, stats.fd(), 0);
+        if (address < 0 && address > -4096)
+        {
+            throw new io.jvs.nativebindings.NativeCallException("mmap", (int)-address,
+                "the flow stats map, " + bytes + " bytes");
+        }
+        return new FlowStats(syscalls, address, bytes, stats.maxEntries());
+    }
+
+    /**
+     * The stats slots mapped into this process ({@link #mapStats}).
+     *
+     * @param address where slot 0 starts.
+     * @param slots   how many there are.
+     */
+    public record FlowStats(Syscalls syscalls, long address, long bytes, int slots) implements AutoCloseable
+    {
+        @Override
+        public void close()
+        {
+            syscalls.munmap(address, bytes);
+        }
+    }
+
     /** Frames of flows naming {@code port} leave by the interface {@code ifindex}. */
     public void egress(final int port, final int ifindex)
     {
@@ -210,11 +254,26 @@ public final class XdpFlowTable implements AutoCloseable
     public static byte[] key(final int protocol, final byte[] source, final int sourcePort, final byte[] destination,
         final int destinationPort)
     {
-        final ByteBuffer key = ByteBuffer.allocate(KEY_BYTES).order(ByteOrder.BIG_ENDIAN);
-        key.put(KEY_SOURCE, source, 0, 4).put(KEY_DESTINATION, destination, 0, 4)
-            .putShort(KEY_SOURCE_PORT, (short)sourcePort).putShort(KEY_DESTINATION_PORT, (short)destinationPort)
-            .put(KEY_PROTOCOL, (byte)protocol);
-        return key.array();
+        final byte[] key = new byte[KEY_BYTES];
+        writeKey(MemorySegment.ofArray(key), protocol, address(source), sourcePort, address(destination),
+            destinationPort);
+        return key;
+    }
+
+    /**
+     * Writes a flow's key, as the program builds it from a frame.
+     *
+     * @param source      an IPv4 address as its big-endian value (10.1.0.11 is 0x0A01000B).
+     * @param destination likewise.
+     */
+    public static void writeKey(final MemorySegment key, final int protocol, final int source, final int sourcePort,
+        final int destination, final int destinationPort)
+    {
+        key.set(BIG_ENDIAN_INT, KEY_SOURCE, source);
+        key.set(BIG_ENDIAN_INT, KEY_DESTINATION, destination);
+        key.set(BIG_ENDIAN_SHORT, KEY_SOURCE_PORT, (short)sourcePort);
+        key.set(BIG_ENDIAN_SHORT, KEY_DESTINATION_PORT, (short)destinationPort);
+        key.set(ValueLayout.JAVA_INT_UNALIGNED, KEY_PROTOCOL, protocol & 0xFF);
     }
 
     /**
@@ -234,42 +293,65 @@ public final class XdpFlowTable implements AutoCloseable
         final int newPort, final long destinationMac, final long sourceMac, final int egressPort, final int mtu,
         final int statsSlot)
     {
-        final ByteBuffer value = ByteBuffer.allocate(VALUE_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+        final byte[] value = new byte[VALUE_BYTES];
+        writeValue(MemorySegment.ofArray(value), rewrite, address(oldAddress), oldPort, address(newAddress), newPort,
+            destinationMac, sourceMac, egressPort, mtu, statsSlot);
+        return value;
+    }
+
+    /**
+     * Writes a flow's value, its checksum adjustments computed: {@link #value} with addresses as their big-endian
+     * values.
+     */
+    public static void writeValue(final MemorySegment value, final int rewrite, final int oldAddress,
+        final int oldPort, final int newAddress, final int newPort, final long destinationMac, final long sourceMac,
+        final int egressPort, final int mtu, final int statsSlot)
+    {
         int ipDelta = TTL_DECREMENT_LOADED;
         int l4Delta = 0;
         if (rewrite != REWRITE_MACS_ONLY)
         {
-            value.put(VALUE_ADDRESS, newAddress, 0, 4);
-            value.put(VALUE_PORT, (byte)(newPort >>> 8)).put(VALUE_PORT + 1, (byte)newPort);
-            final int addressChange = complementLoaded(oldAddress) + loaded(newAddress);
+            value.set(BIG_ENDIAN_INT, VALUE_ADDRESS, newAddress);
+            value.set(BIG_ENDIAN_SHORT, VALUE_PORT, (short)newPort);
+            final int addressChange = (~loadedHigh(oldAddress) & 0xFFFF) + (~loadedLow(oldAddress) & 0xFFFF) +
+                loadedHigh(newAddress) + loadedLow(newAddress);
             ipDelta += addressChange;
             l4Delta = addressChange + (~swap16(oldPort) & 0xFFFF) + swap16(newPort);
         }
-        value.put(VALUE_REWRITE, (byte)rewrite)
-            .putInt(VALUE_IP_CHECKSUM_DELTA, ipDelta)
-            .putInt(VALUE_L4_CHECKSUM_DELTA, l4Delta)
-            .putInt(VALUE_EGRESS, egressPort)
-            .putInt(VALUE_MTU, mtu)
-            .putInt(VALUE_STATS_SLOT, statsSlot);
+        else
+        {
+            value.set(ValueLayout.JAVA_INT_UNALIGNED, VALUE_ADDRESS, 0);
+            value.set(ValueLayout.JAVA_SHORT_UNALIGNED, VALUE_PORT, (short)0);
+        }
+        value.set(ValueLayout.JAVA_BYTE, VALUE_REWRITE, (byte)rewrite);
+        value.set(ValueLayout.JAVA_BYTE, VALUE_REWRITE + 1, (byte)0);
+        value.set(LITTLE_ENDIAN_INT, VALUE_IP_CHECKSUM_DELTA, ipDelta);
+        value.set(LITTLE_ENDIAN_INT, VALUE_L4_CHECKSUM_DELTA, l4Delta);
         for (int b = 0; b < 6; b++)
         {
-            value.put(VALUE_DESTINATION_MAC + b, (byte)(destinationMac >>> (40 - 8 * b)));
-            value.put(VALUE_SOURCE_MAC + b, (byte)(sourceMac >>> (40 - 8 * b)));
+            value.set(ValueLayout.JAVA_BYTE, VALUE_DESTINATION_MAC + b, (byte)(destinationMac >>> (40 - 8 * b)));
+            value.set(ValueLayout.JAVA_BYTE, VALUE_SOURCE_MAC + b, (byte)(sourceMac >>> (40 - 8 * b)));
         }
-        return value.array();
+        value.set(LITTLE_ENDIAN_INT, VALUE_EGRESS, egressPort);
+        value.set(LITTLE_ENDIAN_INT, VALUE_MTU, mtu);
+        value.set(LITTLE_ENDIAN_INT, VALUE_STATS_SLOT, statsSlot);
     }
 
-    /** The sum of an address's two 16-bit words as little-endian loads read them. */
-    private static int loaded(final byte[] address)
+    private static int address(final byte[] bytes)
     {
-        return (address[0] & 0xFF | (address[1] & 0xFF) << 8) + (address[2] & 0xFF | (address[3] & 0xFF) << 8);
+        return (bytes[0] & 0xFF) << 24 | (bytes[1] & 0xFF) << 16 | (bytes[2] & 0xFF) << 8 | bytes[3] & 0xFF;
     }
 
-    /** As {@link #loaded}, of each word's complement. */
-    private static int complementLoaded(final byte[] address)
+    /** The address's first 16-bit word as a little-endian load of its big-endian bytes reads it. */
+    private static int loadedHigh(final int address)
     {
-        return (~(address[0] & 0xFF | (address[1] & 0xFF) << 8) & 0xFFFF) +
-            (~(address[2] & 0xFF | (address[3] & 0xFF) << 8) & 0xFFFF);
+        return (address >>> 24) | (address >>> 8 & 0xFF00);
+    }
+
+    /** Its second word, likewise. */
+    private static int loadedLow(final int address)
+    {
+        return (address >>> 8 & 0xFF) | (address & 0xFF) << 8;
     }
 
     /** A port as a little-endian load of the big-endian field reads it. */

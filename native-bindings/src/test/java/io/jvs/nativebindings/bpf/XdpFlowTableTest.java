@@ -97,6 +97,37 @@ class XdpFlowTableTest
         assertThat(inbound.getLong(XdpFlowTable.STATS_LAST_SEEN)).isBetween(before, after);
         assertThat(stats(8).getLong(XdpFlowTable.STATS_PACKETS)).isOne();
         assertThat(stats(8).getLong(XdpFlowTable.STATS_BYTES_COUNTED)).isEqualTo(20 + 20 + 1000);
+        try (XdpFlowTable.FlowStats mapped = table.mapStats(syscalls))
+        {
+            final java.lang.foreign.MemorySegment slots =
+                java.lang.foreign.MemorySegment.ofAddress(mapped.address()).reinterpret(mapped.bytes());
+            assertThat(mapped.slots()).isEqualTo(1024);
+            assertThat(slots.get(java.lang.foreign.ValueLayout.JAVA_LONG, 7L * XdpFlowTable.STATS_BYTES)).as("mapped")
+                .isEqualTo(2);
+            assertThat(slots.get(java.lang.foreign.ValueLayout.JAVA_LONG, 8L * XdpFlowTable.STATS_BYTES +
+                XdpFlowTable.STATS_BYTES_COUNTED)).isEqualTo(20 + 20 + 1000);
+        }
+    }
+
+    @Test
+    void shouldPutAndRemoveFlowsThroughReusedNativeBuffers()
+    {
+        try (BpfMap.Elements elements = table.flows().elements())
+        {
+            XdpFlowTable.writeKey(elements.key(), UDP, 0xCB007107, 5000, 0xC633640A, 53);
+            XdpFlowTable.writeValue(elements.value(), XdpFlowTable.REWRITE_DESTINATION, 0xC633640A, 53, 0x0A01000B,
+                5353, SERVER_MAC, PORT1_MAC, 1, MTU, 9);
+            assertThat(elements.update()).isZero();
+            assertThat(table.flows().lookup(XdpFlowTable.key(UDP, CLIENT, 5000, VIP, 53))).contains(
+                XdpFlowTable.value(XdpFlowTable.REWRITE_DESTINATION, VIP, 53, SERVER, 5353, SERVER_MAC, PORT1_MAC, 1,
+                    MTU, 9));
+            final byte[] query = frame(UDP, CLIENT, 5000, VIP, 53, 0, 64, 10, f -> { });
+            assertThat(program.testRunWithOutput(query).action()).isEqualTo(XdpAction.REDIRECT);
+
+            assertThat(elements.delete()).isZero();
+            assertThat(elements.delete()).as("gone").isEqualTo(-2);
+            assertThat(program.testRunWithOutput(query).action()).isEqualTo(XdpAction.PASS);
+        }
     }
 
     @Test
