@@ -44,7 +44,7 @@ final class JvsConfigParser
 {
     /** Every statement word, for the unknown-statement message and for included rules files. */
     static final List<String> STATEMENTS = List.of("interface", "workers", "idle", "connections", "control",
-        "vip-arp", "mark", "port", "gateway", "neighbour", "set", "timeout", "rules");
+        "vip-arp", "offload", "mark", "port", "gateway", "neighbour", "set", "timeout", "rules");
     /** The bytes of a unix socket path: {@code sun_path} of {@code struct sockaddr_un} less its NUL. */
     static final int MAX_SOCKET_PATH = 107;
     /** IFNAMSIZ less the NUL, as the kernel's dev_valid_name() checks a device name. */
@@ -67,6 +67,7 @@ final class JvsConfigParser
     private Path control = JvsConfig.DEFAULT_CONTROL;
     private String controlGroup;
     private boolean vipArp;
+    private boolean offload;
     private final List<PendingMark> marks = new ArrayList<>();
 
     private final Map<Integer, Topology.Port> ports = new TreeMap<>();
@@ -156,6 +157,7 @@ final class JvsConfigParser
                 case "connections" -> connections(lower);
                 case "control" -> control(words);
                 case "vip-arp" -> vipArp(lower);
+                case "offload" -> offload(lower);
                 case "mark" -> mark(words);
                 case "rules" -> include(words);
                 case "port" -> port(lower);
@@ -244,7 +246,7 @@ final class JvsConfigParser
             expireNodestConn, expireQuiescentTemplate, sloppyTcp, connReuse, activeEstablishedOnly,
             icmpRepliesPerSecond, clampMss, sweepSlotsPerBurst, vipArp, pmtuDisc, scheduleIcmp);
         return new JvsConfig(source, interfaces, workers, cpus, idle, connections, control, controlGroup, vipArp,
-            markRules, List.copyOf(ports.values()), neighbours, gatewayV4, gatewayV6, settings,
+            offload, markRules, List.copyOf(ports.values()), neighbours, gatewayV4, gatewayV6, settings,
             new JvsConfig.Timeouts(timeouts[0], timeouts[1], timeouts[2]),
             new JvsConfig.Expirations(lblcExpiration, lblcrExpiration), rules, servicesAt, includes, workersAt,
             controlAt);
@@ -598,6 +600,17 @@ final class JvsConfigParser
                 (words.length == 2 ? ", not \"" + words[1] + "\"" : ""));
         }
         vipArp = words[1].equals("on");
+    }
+
+    private void offload(final String[] words)
+    {
+        once("offload");
+        if (words.length != 2 || !(words[1].equals("on") || words[1].equals("off")))
+        {
+            throw new IllegalArgumentException("offload: needs on or off" +
+                (words.length == 2 ? ", not \"" + words[1] + "\"" : ""));
+        }
+        offload = words[1].equals("on");
     }
 
     private void mark(final String[] words)

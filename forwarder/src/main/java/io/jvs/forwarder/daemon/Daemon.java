@@ -40,6 +40,7 @@ import io.jvs.nativebindings.bpf.FanoutPrograms;
 import io.jvs.nativebindings.bpf.TcPrograms;
 import io.jvs.nativebindings.bpf.TcxDirection;
 import io.jvs.nativebindings.bpf.TcxLink;
+import io.jvs.nativebindings.bpf.XdpFlowTable;
 import io.jvs.nativebindings.bpf.XdpVipFilter;
 import io.jvs.nativebindings.packet.AfPacket;
 import org.agrona.ErrorHandler;
@@ -83,6 +84,8 @@ public final class Daemon implements AutoCloseable
 
     private static final int MAX_SERVICES = 1024;
     private static final int MAX_SERVERS = 8192;
+    /** The most connections a worker offloads with {@code offload on} (two flows each, about 100 B of kernel memory). */
+    static final int OFFLOADED_PER_WORKER = 1 << 16;
     private static final int HANDOFF_SLOTS = 4096;
     private static final int BATCH = 64;
     /** How long a status waits for a worker's copy of its latency histogram. */
@@ -123,6 +126,9 @@ public final class Daemon implements AutoCloseable
     private boolean closed;
     /** The AF_XDP interfaces' sockets and programs, or null; the conductor's once the daemon runs. */
     private AfXdpDevices xdpDevices;
+    /** With {@code offload on}: the flows the XDP program forwards, and their counts mapped in. */
+    private XdpFlowTable flowTable;
+    private XdpFlowTable.FlowStats flowStats;
     /** By port, its place among {@link #xdpDevices}' devices, or -1 for an AF_PACKET interface. */
     private int[] xdpDeviceOf;
     /** By port, the fanout program of an AF_PACKET interface with several workers, or null. */
@@ -436,6 +442,7 @@ public final class Daemon implements AutoCloseable
             Conductor.sourceAddresses(table, config.markRules()), topology.localAddresses(),
             Conductor.destinationPrefixes(config.markRules()), Conductor.sourcePrefixes(config.markRules()), false);
         warnOfUnsteerableMarks();
+        offloadPrepared(filter);
         final Port[][] ports = openPorts(workerSyscalls, filter);
         final String[] portNames = new String[config.interfaces().size()];
         final int[] boundIndexes = new int[portNames.length];
@@ -529,6 +536,14 @@ public final class Daemon implements AutoCloseable
             final Worker worker = new Worker(w, ports[w], portHandsOff, pipeline, taps, policies, rings[w], inbound,
                 wakeups, workerSyscalls[w], owners(owner), counters, BATCH, conductor.fromWorkers());
             workerAgents[w] = worker;
+            if (flowStats != null)
+            {
+                final int pairs = flowStats.slots() / 2 / workers;
+                final XdpFlowOffload offload = new XdpFlowOffload(pipeline, own(flowTable.flows().elements()),
+                    flowStats, w * 2 * pairs, pairs, pipeline.connectionsV4().slots(), counters, w);
+                pipeline.offloadTo(offload);
+                worker.offload(offload);
+            }
             if (!config.cpus().isEmpty())
             {
                 worker.pinTo(config.cpus().get(w));
@@ -662,6 +677,35 @@ public final class Daemon implements AutoCloseable
     }
 
     /** @return by worker, its ports in interface order. */
+    /**
+     * With {@code offload on}, makes the flow table the AF_XDP ports' program forwards established connections by
+     * (XdpFlowTable), before the ports load it: room for {@link #OFFLOADED_PER_WORKER} connections a worker (at most
+     * its table's), and each port's device as its egress. Every interface must be an AF_XDP one: the program runs
+     * on those only, and an AF_PACKET port's frames would reach the kernel as well.
+     */
+    private void offloadPrepared(final XdpVipFilter filter)
+    {
+        if (!config.offload())
+        {
+            return;
+        }
+        if (config.interfaces().stream().anyMatch(face -> face.port() != PortKind.AFXDP))
+        {
+            DaemonLog.warning("offload: off, as it needs every interface on port afxdp");
+            return;
+        }
+        final int perWorker = Math.min(OFFLOADED_PER_WORKER, config.connections());
+        flowTable = own(XdpFlowTable.create(control, 2 * perWorker * workers));
+        for (int p = 0; p < config.interfaces().size(); p++)
+        {
+            flowTable.egress(p, control.ifNameToIndex(config.interfaces().get(p).name()));
+        }
+        flowStats = own(flowTable.mapStats(control));
+        filter.forwardFlows(flowTable);
+        DaemonLog.info("offload: established IPv4 NAT and DR connections forwarded in XDP, up to " + perWorker +
+            " a worker");
+    }
+
     private Port[][] openPorts(final Syscalls[] workerSyscalls, final XdpVipFilter filter)
     {
         final List<InterfaceConfig> faces = config.interfaces();

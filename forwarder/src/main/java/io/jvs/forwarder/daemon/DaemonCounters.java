@@ -55,15 +55,24 @@ final class DaemonCounters
      * ({@link io.jvs.forwarder.port.xdp.AfXdpPort#reclaimChunks}).
      */
     static final int CHUNKS_RECLAIMED = 15;
-    static final int COUNT = 16;
+    /** Connections the pipeline offered that the XDP program forwards from then on ({@link XdpFlowOffload}). */
+    static final int OFFLOADED = 16;
+    /** Offloaded connections taken back into the pipeline (a FIN or RST, expiry, a server gone). */
+    static final int OFFLOAD_WITHDRAWN = 17;
+    /** Offers not taken: the flow table was full, or the kernel refused the flow. */
+    static final int OFFLOAD_REFUSED = 18;
+    /** Frames the XDP program forwarded for this worker's connections, as last taken in. */
+    static final int OFFLOADED_FRAMES = 19;
+    static final int COUNT = 20;
 
-    /** Bytes per worker: 16 longs, two cache lines, so workers never share a line. */
-    static final int BLOCK = 128;
+    /** Bytes per worker: 32 longs, four cache lines, so workers never share a line. */
+    static final int BLOCK = 256;
 
     private static final String[] LABELS = {
         "handed-off", "handoff-dropped", "handoff-received", "host-passed", "host-refused", "no-such-port",
         "bursts", "sleeps", "neighbour-misses", "held", "held-expired", "socket-errors", "fragmented", "fragments",
-        "fragmentation-failed", "chunks-reclaimed"};
+        "fragmentation-failed", "chunks-reclaimed", "offloaded", "offload-withdrawn", "offload-refused",
+        "offloaded-frames"};
 
     private final AtomicBuffer buffer;
 

@@ -482,6 +482,10 @@ final class Reload
         {
             return "vip-arp";
         }
+        if (running.offload() != next.offload())
+        {
+            return "offload";
+        }
         return null;
     }
 }

@@ -87,6 +87,8 @@ final class Worker implements Agent
     }
 
     private final int index;
+    /** Where the pipeline's offloaded connections are, whose counts this worker takes in; null without. */
+    private XdpFlowOffload offload;
     /** The ports this worker polls: its own thread's copy of {@link #adoptedPorts}, read without an ordering. */
     private Port[] ports;
     /**
@@ -204,6 +206,12 @@ final class Worker implements Agent
     /**
      * @param cpu the CPU to bind the worker's thread to when it starts (the config's {@code cpus}), or -1.
      */
+    /** Takes in the offloaded connections' counts from its rounds (set before it runs). */
+    void offload(final XdpFlowOffload offload)
+    {
+        this.offload = offload;
+    }
+
     void pinTo(final int cpu)
     {
         this.cpu = cpu;
@@ -326,6 +334,10 @@ final class Worker implements Agent
         if (pageAsked != pageAnswered)
         {
             answerPage(now);
+        }
+        if (offload != null)
+        {
+            offload.fold(now);
         }
         if (work == 0)
         {

@@ -45,6 +45,7 @@ public final class XdpVipFilter implements AutoCloseable
     private final BpfMap sourcePrefixesV4;
     private final BpfMap sourcePrefixesV6;
     private final BpfMap unplaced;
+    private volatile XdpFlowTable flows;
 
     private XdpVipFilter(final BpfMap[] maps)
     {
@@ -115,7 +116,25 @@ public final class XdpVipFilter implements AutoCloseable
     public BpfProgram loadProgram(
         final Syscalls syscalls, final String name, final BpfMap xsks, final int whenNoSocket)
     {
-        return BpfProgram.loadXdp(syscalls, name, XdpPrograms.redirectJvsTraffic(whenNoSocket).link(mapFds(xsks)));
+        final XdpFlowTable flows = this.flows;
+        if (flows == null)
+        {
+            return BpfProgram.loadXdp(syscalls, name, XdpPrograms.redirectJvsTraffic(whenNoSocket).link(mapFds(xsks)));
+        }
+        final Map<String, Integer> fds = new HashMap<>(mapFds(xsks));
+        fds.putAll(flows.mapFds());
+        return BpfProgram.loadXdp(syscalls, name,
+            XdpPrograms.forwardFlowsThenRedirectJvsTraffic(whenNoSocket).link(fds));
+    }
+
+    /**
+     * Programs loaded from now on forward the flows of {@code flows} themselves before they decide as
+     * {@link XdpPrograms#redirectJvsTraffic} does ({@link XdpPrograms#forwardFlowsThenRedirectJvsTraffic}); set
+     * before the first is loaded. The table stays its caller's to close.
+     */
+    public void forwardFlows(final XdpFlowTable flows)
+    {
+        this.flows = flows;
     }
 
     /**

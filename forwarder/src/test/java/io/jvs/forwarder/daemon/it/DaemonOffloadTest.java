@@ -1,0 +1,76 @@
+package io.jvs.forwarder.daemon.it;
+
+import io.jvs.forwarder.daemon.it.LbTopology.Mode;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@code offload on}: the NAT selftest's 30 TCP connections of 1 MiB, their established frames forwarded by the
+ * AF_XDP ports' XDP program (XdpFlowTable) rather than by the worker, byte-exact; every connection offered once
+ * established and withdrawn at its FIN; the frames the program forwarded counted in the service's and servers'
+ * counters as the worker counts its own. The switch ports the director's veths lead to run NAPI (GRO on), as a
+ * veth that takes redirected frames must (veth_xdp_xmit). Root only (namespaces, XDP).
+ */
+class DaemonOffloadTest
+{
+    private static final int PORT = 8080;
+    private static final int MIB = 1 << 20;
+
+    @TempDir
+    Path directory;
+
+    @Test
+    void shouldForwardEstablishedNatConnectionsInXdpByteExactAndCountThem() throws Exception
+    {
+        try (LbTopology topology = LbTopology.builder("doff").mode(Mode.NAT).realServers(3).build())
+        {
+            DaemonConfigs.sendersComputeChecksums(topology);
+            for (final String namespace : List.of(topology.clientSwitchNamespace(), topology.serverSwitchNamespace()))
+            {
+                topology.inNamespace(namespace, "ethtool", "-K", "pl", "gro", "on");
+            }
+            topology.startTcpServers(PORT, false);
+            final String config = DaemonConfigs.twoArm() + "offload on\n" + DaemonConfigs.service('t',
+                topology.vip4(), PORT, "rr", 'm', DaemonConfigs.serversV4(topology), DaemonConfigs.ones(3));
+            try (DaemonProcess daemon = DaemonProcess.start(topology.directorNamespace(), directory, config))
+            {
+                final List<TcpDigestClient.Connection> connections = TcpDigestClient.run(topology.clientNamespace(),
+                    TcpDigestClient.Load.of(new InetSocketAddress(topology.vip4(), PORT), 30, MIB).parallel(3));
+                Thread.sleep(1200);
+                final Map<String, Long> status = daemon.status();
+                final String log = String.join("\n", daemon.log()) + "\n" + status;
+                assertThat(TcpDigestClient.failures(connections)).as(log).isEmpty();
+                assertThat(connections).allSatisfy(connection ->
+                    assertThat(connection.bytesConfirmed()).isEqualTo(MIB));
+                assertThat(status.get("offloaded")).as("offered once established: %s", log).isEqualTo(30);
+                assertThat(status.get("offload-withdrawn")).as("withdrawn at the FINs").isEqualTo(30);
+                assertThat(status.get("offload-refused")).isZero();
+                final String service = "service.tcp-" + topology.vip4().getHostAddress() + ":" + PORT + ".";
+                final long packets = status.get(service + "inpkts") + status.get(service + "outpkts");
+                assertThat(status.get("offloaded-frames")).as("most frames forwarded in XDP")
+                    .isGreaterThan(packets / 2);
+                assertThat(status.get("frames")).as("the worker saw the rest").isLessThan(packets / 2);
+                assertThat(status.get(service + "inbytes") + status.get(service + "outbytes"))
+                    .as("IP bytes both ways").isGreaterThan(30L * MIB);
+                for (final String field : List.of("inpkts", "outpkts", "inbytes", "outbytes"))
+                {
+                    assertThat(status.entrySet().stream()
+                        .filter(entry -> entry.getKey().startsWith("server.") && entry.getKey().endsWith("." + field))
+                        .mapToLong(Map.Entry::getValue).sum()).as("servers' " + field)
+                        .isEqualTo(status.get(service + field));
+                }
+                daemon.signal("TERM");
+                assertThat(daemon.awaitExit(Duration.ofSeconds(20))).isZero();
+                assertThat(Netns.ip(topology.directorNamespace(), "-d", "link")).doesNotContain("xdp");
+            }
+        }
+    }
+}
