@@ -96,7 +96,8 @@ class PipelineOffloadTest
         nat.send(in(ACK), in(ACK), out(ACK));
 
         assertThat(offload.events).containsExactly("offer nat 6 198.51.100.7:40000 10.0.0.100:80 -> " +
-            "192.168.1.2:8080 port 0 mac 20000000102 from " + Long.toHexString(JVS_MAC) + " mtu 1500; back port 0 mac " +
+            "192.168.1.2:8080 port 0 mac 20000000102 from " + Long.toHexString(JVS_MAC) + " mtu 1500; " +
+            "back port 0 mac " +
             Long.toHexString(ROUTER_MAC) + " from " + Long.toHexString(JVS_MAC) + " mtu 1500");
         assertThat(nat.pipeline.offloadedConnections()).isOne();
         nat.sendOne(out(ACK));

@@ -84,7 +84,7 @@ public final class Daemon implements AutoCloseable
 
     private static final int MAX_SERVICES = 1024;
     private static final int MAX_SERVERS = 8192;
-    /** The most connections a worker offloads with {@code offload on} (two flows each, about 100 B of kernel memory). */
+    /** The most connections a worker offloads with {@code offload on} (two flows each, about 100 B in the kernel). */
     static final int OFFLOADED_PER_WORKER = 1 << 16;
     private static final int HANDOFF_SLOTS = 4096;
     private static final int BATCH = 64;
