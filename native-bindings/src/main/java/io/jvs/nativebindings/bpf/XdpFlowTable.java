@@ -54,11 +54,11 @@ import io.jvs.nativebindings.Syscalls;
  * array: packets and bytes (the IP total length, which IPVS counts) by atomic adds, and the time it was last seen
  * ({@code bpf_ktime_get_ns}, CLOCK_MONOTONIC, the clock of System.nanoTime), by which the worker's sweep keeps
  * the connection alive. Frames leave by {@code bpf_redirect_map} through {@link #EGRESS}, a DEVMAP from jvs's port
- * numbers to interface indexes: a frame whose port has no entry is dropped (XDP_ABORTED, which the kernel's
- * xdp_exception tracepoint shows), which jvs prevents by putting the ports before any flow. An egress device must
+ * numbers to interface indexes; a frame whose port has no entry there goes on to the workers untouched. An egress
+ * device must
  * take redirected frames (ndo_xdp_xmit, NETDEV_XDP_ACT_NDO_XMIT in its xdp-features): a veth does only while its
- * peer runs NAPI, with an XDP program or GRO on the peer, and otherwise drops them (veth_xdp_xmit), so flows are put
- * only for ports whose device says it takes them.
+ * peer runs NAPI, with an XDP program or GRO on the peer, and otherwise drops them (veth_xdp_xmit), so a port is in
+ * {@link #EGRESS} only while its device says it takes them (NetdevNetlink).
  */
 public final class XdpFlowTable implements AutoCloseable
 {
@@ -238,6 +238,12 @@ public final class XdpFlowTable implements AutoCloseable
     public void egress(final int port, final int ifindex)
     {
         egress.put(port, ifindex);
+    }
+
+    /** Frames of flows naming {@code port} go to the workers from now on, untouched: it takes no redirects. */
+    public void noEgress(final int port)
+    {
+        egress.delete(port);
     }
 
     @Override
@@ -444,7 +450,15 @@ public final class XdpFlowTable implements AutoCloseable
             .load(HALF, R4, R7, 2)
             .toBigEndian(R4, 16)
             .load(WORD, R5, R9, VALUE_MTU)
-            .jumpIf(R4, GREATER, R5, restore);
+            .jumpIf(R4, GREATER, R5, restore)
+            // An egress port without an entry takes no redirected frames now: the frame goes to the workers.
+            .load(WORD, R4, R9, VALUE_EGRESS)
+            .store(WORD, R10, STACK_SLOT, R4)
+            .loadMap(R1, EGRESS)
+            .mov64(R2, R10)
+            .add64(R2, STACK_SLOT)
+            .call(BpfHelper.MAP_LOOKUP_ELEM)
+            .jumpIf(R0, EQUAL, 0, restore);
         rewrite(asm, tcp, p);
         count(asm, p);
         asm.load(WORD, R2, R9, VALUE_EGRESS)

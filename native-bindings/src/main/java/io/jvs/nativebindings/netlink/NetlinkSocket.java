@@ -64,9 +64,18 @@ final class NetlinkSocket implements AutoCloseable
      */
     static NetlinkSocket open(final Syscalls syscalls, final boolean nonBlocking, final String what)
     {
+        return open(syscalls, nonBlocking, Rtnetlink.NETLINK_ROUTE, what);
+    }
+
+    /**
+     * As {@link #open(Syscalls, boolean, String)} for another netlink protocol (NETLINK_GENERIC).
+     */
+    static NetlinkSocket open(final Syscalls syscalls, final boolean nonBlocking, final int protocol,
+        final String what)
+    {
         final int type = Sockets.SOCK_RAW | Sockets.SOCK_CLOEXEC | (nonBlocking ? Sockets.SOCK_NONBLOCK : 0);
         final int fd = (int)Syscalls.check("socket AF_NETLINK",
-            syscalls.socket(Rtnetlink.AF_NETLINK, type, Rtnetlink.NETLINK_ROUTE), what);
+            syscalls.socket(Rtnetlink.AF_NETLINK, type, protocol), what);
         final Arena arena = Arena.ofShared();
         final NetlinkSocket socket;
         try

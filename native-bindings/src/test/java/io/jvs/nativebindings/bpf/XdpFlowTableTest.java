@@ -21,7 +21,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * redirected, rewritten as the flow says, its checksums those of RFC 1624's update of the fields that changed (a
  * reference written here, in network byte order, against the program's little-endian one), counted in its stats
  * slot; every frame the pipeline must see (SYN, FIN, RST, fragments, TTL 1, options, a VLAN tag, a bad length, too
- * big for the flow, no flow) goes on to the rules untouched. Root only (BPF).
+ * big for the flow, no flow, an egress port that takes no redirects) goes on to the rules untouched. Root only.
  */
 class XdpFlowTableTest
 {
@@ -107,6 +107,21 @@ class XdpFlowTableTest
             assertThat(slots.get(java.lang.foreign.ValueLayout.JAVA_LONG, 8L * XdpFlowTable.STATS_BYTES +
                 XdpFlowTable.STATS_BYTES_COUNTED)).isEqualTo(20 + 20 + 1000);
         }
+    }
+
+    @Test
+    void shouldLeaveAFlowsFramesToTheWorkersWhileItsEgressTakesNoRedirects()
+    {
+        putNat(TCP, 40_000, 80, 8080, 1, 2);
+        final byte[] ack = frame(TCP, CLIENT, 40_000, VIP, 80, 0x10, 64, 100, f -> { });
+        table.noEgress(1);
+        final BpfProgram.TestRunResult passed = program.testRunWithOutput(ack);
+        assertThat(passed.action()).isEqualTo(XdpAction.PASS);
+        assertThat(passed.frame()).as("untouched").isEqualTo(ack);
+        assertThat(stats(1).getLong(XdpFlowTable.STATS_PACKETS)).as("not counted").isZero();
+
+        table.egress(1, 1);
+        assertThat(program.testRunWithOutput(ack).action()).isEqualTo(XdpAction.REDIRECT);
     }
 
     @Test
