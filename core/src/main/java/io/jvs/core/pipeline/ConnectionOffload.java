@@ -31,6 +31,15 @@ public interface ConnectionOffload
     };
 
     /**
+     * @return whether connections may be offered now (asked once a burst): an offload whose frames could not leave
+     *         (no egress takes them now) says no, and the pipeline spares each frame the offer.
+     */
+    default boolean offering()
+    {
+        return true;
+    }
+
+    /**
      * Forwards the connection's frames from now on, as {@code connection} describes them; again, with a description
      * that may differ, after a new snapshot.
      *

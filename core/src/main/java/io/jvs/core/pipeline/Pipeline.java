@@ -489,6 +489,7 @@ public final class Pipeline
             describeOffloadedAgain(current);
         }
         offloadedUnder = current;
+        offloading = offload != ConnectionOffload.NONE && offload.offering();
         this.plane = current;
         this.nowNs = now;
         this.nowTick = ConnectionTable.tick(now);

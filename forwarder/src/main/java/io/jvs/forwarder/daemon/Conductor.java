@@ -67,6 +67,8 @@ final class Conductor implements Agent
     private long lastBuildNs;
     private long snapshots;
     private final List<Runnable> afterPublish = new ArrayList<>();
+    /** Told the time at each of the conductor's rounds; each keeps its own period. */
+    private final List<java.util.function.LongConsumer> periodic = new ArrayList<>();
     /** Where each worker records the snapshot it uses, or null (tests). */
     private io.jvs.core.pipeline.WorkerEpochs epochs;
     /** With {@code vip-arp on}: answers ARP and neighbour solicitations for the VIPs, announces new ones. */
@@ -392,6 +394,10 @@ final class Conductor implements Agent
             publish(now);
             work++;
         }
+        for (final java.util.function.LongConsumer task : periodic)
+        {
+            task.accept(now);
+        }
         if (ledger != null && now - lastSampleNs >= RateEstimator.INTERVAL_NS)
         {
             // The kernel's estimator ticks every two seconds whatever else it does (ip_vs_est.c).
@@ -539,6 +545,12 @@ final class Conductor implements Agent
     }
 
     /** Runs after every publication (the daemon refreshes the workers' owner function). */
+    /** Runs {@code task} with the time at each round from now on (set before the conductor runs). */
+    void periodically(final java.util.function.LongConsumer task)
+    {
+        periodic.add(task);
+    }
+
     void afterPublish(final Runnable action)
     {
         afterPublish.add(action);

@@ -129,6 +129,7 @@ public final class Daemon implements AutoCloseable
     /** With {@code offload on}: the flows the XDP program forwards, and their counts mapped in. */
     private XdpFlowTable flowTable;
     private XdpFlowTable.FlowStats flowStats;
+    private OffloadEgress offloadEgress;
     /** By port, its place among {@link #xdpDevices}' devices, or -1 for an AF_PACKET interface. */
     private int[] xdpDeviceOf;
     /** By port, the fanout program of an AF_PACKET interface with several workers, or null. */
@@ -463,6 +464,10 @@ public final class Daemon implements AutoCloseable
         conductor = new Conductor(table, builder, publisher, topology, maps, timeouts, config.settings(),
             config.markRules(), config);
         conductor.epochs(epochs);
+        if (offloadEgress != null)
+        {
+            conductor.periodically(offloadEgress::check);
+        }
         refreshOwner(maps);
         conductor.afterPublish(() -> refreshOwner(maps));
         final StolenFrames stolen = new StolenFrames();
@@ -540,7 +545,8 @@ public final class Daemon implements AutoCloseable
             {
                 final int pairs = flowStats.slots() / 2 / workers;
                 final XdpFlowOffload offload = new XdpFlowOffload(pipeline, own(flowTable.flows().elements()),
-                    flowStats, w * 2 * pairs, pairs, pipeline.connectionsV4().slots(), counters, w);
+                    flowStats, w * 2 * pairs, pairs, pipeline.connectionsV4().slots(), counters, w,
+                    offloadEgress::allTake);
                 pipeline.offloadTo(offload);
                 worker.offload(offload);
             }
@@ -696,10 +702,9 @@ public final class Daemon implements AutoCloseable
         }
         final int perWorker = Math.min(OFFLOADED_PER_WORKER, config.connections());
         flowTable = own(XdpFlowTable.create(control, 2 * perWorker * workers));
-        for (int p = 0; p < config.interfaces().size(); p++)
-        {
-            flowTable.egress(p, control.ifNameToIndex(config.interfaces().get(p).name()));
-        }
+        offloadEgress = own(new OffloadEgress(control, flowTable,
+            config.interfaces().stream().map(InterfaceConfig::name).toList()));
+        offloadEgress.check(System.nanoTime());
         flowStats = own(flowTable.mapStats(control));
         filter.forwardFlows(flowTable);
         DaemonLog.info("offload: established IPv4 NAT and DR connections forwarded in XDP, up to " + perWorker +

@@ -55,6 +55,8 @@ final class XdpFlowOffload implements ConnectionOffload
     private final long[] foldedPackets;
     private final long[] foldedBytes;
     private long lastFoldNs;
+    /** Whether every port takes redirected frames now (OffloadEgress): new connections are offered only then. */
+    private final java.util.function.BooleanSupplier egressTakesFrames;
 
     /**
      * @param stats     the mapped stats slots ({@link XdpFlowTable#mapStats}).
@@ -63,8 +65,10 @@ final class XdpFlowOffload implements ConnectionOffload
      * @param slots     the slots of the pipeline's IPv4 connection table.
      */
     XdpFlowOffload(final Pipeline pipeline, final BpfMap.Elements flows, final XdpFlowTable.FlowStats stats,
-        final int firstSlot, final int pairs, final int slots, final DaemonCounters counters, final int worker)
+        final int firstSlot, final int pairs, final int slots, final DaemonCounters counters, final int worker,
+        final java.util.function.BooleanSupplier egressTakesFrames)
     {
+        this.egressTakesFrames = egressTakesFrames;
         if ((long)firstSlot + 2L * pairs > stats.slots())
         {
             throw new IllegalArgumentException("stats slots " + firstSlot + " + 2 * " + pairs + " past the table's " +
@@ -96,6 +100,12 @@ final class XdpFlowOffload implements ConnectionOffload
         this.nat = new boolean[pairs];
         this.foldedPackets = new long[2 * pairs];
         this.foldedBytes = new long[2 * pairs];
+    }
+
+    @Override
+    public boolean offering()
+    {
+        return egressTakesFrames.getAsBoolean();
     }
 
     @Override

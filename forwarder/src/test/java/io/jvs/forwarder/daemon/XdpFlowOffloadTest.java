@@ -67,7 +67,7 @@ class XdpFlowOffloadTest
         elements = table.flows().elements();
         pipeline = new Pipeline(farm.publisher, 0, 1 << 12, 1 << 10, 4, 8, 0);
         offload = new XdpFlowOffload(pipeline, elements, stats, 0, 64, pipeline.connectionsV4().slots(),
-            farm.counters, 0);
+            farm.counters, 0, () -> true);
         pipeline.offloadTo(offload);
     }
 

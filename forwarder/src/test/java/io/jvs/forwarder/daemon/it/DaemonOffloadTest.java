@@ -73,4 +73,36 @@ class DaemonOffloadTest
             }
         }
     }
+
+    @Test
+    void shouldLeaveConnectionsToTheWorkersWhileAPortTakesNoRedirectedFramesAndOffloadOnceItDoes() throws Exception
+    {
+        try (LbTopology topology = LbTopology.builder("doff2").mode(Mode.NAT).realServers(1).build())
+        {
+            DaemonConfigs.sendersComputeChecksums(topology);
+            topology.inNamespace(topology.serverSwitchNamespace(), "ethtool", "-K", "pl", "gro", "on");
+            topology.startTcpServers(PORT, false);
+            final String config = DaemonConfigs.twoArm() + "offload on\n" + DaemonConfigs.service('t',
+                topology.vip4(), PORT, "rr", 'm', DaemonConfigs.serversV4(topology), DaemonConfigs.ones(1));
+            try (DaemonProcess daemon = DaemonProcess.start(topology.directorNamespace(), directory, config))
+            {
+                assertThat(daemon.awaitLog("offload: " + LbTopology.DIRECTOR_CLIENT_DEVICE + " (port 0): its driver " +
+                    "takes no redirected frames now", Duration.ofSeconds(5))).contains(" warning ");
+                final InetSocketAddress vip = new InetSocketAddress(topology.vip4(), PORT);
+                assertThat(TcpDigestClient.failures(TcpDigestClient.run(topology.clientNamespace(),
+                    TcpDigestClient.Load.of(vip, 3, MIB)))).isEmpty();
+                assertThat(daemon.status().get("offloaded")).as("nothing offered while lc takes none").isZero();
+
+                topology.inNamespace(topology.clientSwitchNamespace(), "ethtool", "-K", "pl", "gro", "on");
+                daemon.awaitLog("offload: " + LbTopology.DIRECTOR_CLIENT_DEVICE + " (port 0) takes redirected " +
+                    "frames again", Duration.ofSeconds(5));
+                final List<TcpDigestClient.Connection> connections = TcpDigestClient.run(topology.clientNamespace(),
+                    TcpDigestClient.Load.of(vip, 3, MIB));
+                assertThat(TcpDigestClient.failures(connections)).isEmpty();
+                final Map<String, Long> status = daemon.status();
+                assertThat(status.get("offloaded")).as("offered now: %s", status).isEqualTo(3);
+                assertThat(status.get("offloaded-frames")).isPositive();
+            }
+        }
+    }
 }
