@@ -36,7 +36,7 @@ import java.util.function.ToIntFunction;
  * connections N
  * control PATH [group NAME]
  * vip-arp on|off
- * offload on|off
+ * offload auto|on|off
  * mark N [in IFNAME] [src PREFIX] [dst PREFIX] [proto P] [dport N]
  * port N mac MAC [mtu N] [ipv4 ADDRESS] [ipv6 ADDRESS]
  * gateway mac MAC [port N] [family ipv4|ipv6|both]
@@ -59,7 +59,7 @@ import java.util.function.ToIntFunction;
  * @param vipArp       whether jvs answers ARP requests and neighbour solicitations for its virtual addresses
  *                     (off by default: the VIPs are on the box's {@code lo}, as with IPVS).
  * @param offload      whether established IPv4 NAT and DR connections are forwarded by the AF_XDP ports' XDP
- *                     program rather than by the workers (XdpFlowTable); off by default.
+ *                     program rather than by the workers (XdpFlowTable); {@link OffloadMode#AUTO} by default.
  * @param markRules    the {@code mark} statements in order (first match wins); {@code in} names are resolved
  *                     to interface indexes.
  * @param ports        the {@code port} statements, by index (not necessarily every port).
@@ -88,7 +88,7 @@ public record JvsConfig(
     Path control,
     String controlGroup,
     boolean vipArp,
-    boolean offload,
+    OffloadMode offload,
     List<MarkRule> markRules,
     List<Topology.Port> ports,
     Map<IpAddress, Topology.Neighbour> neighbours,

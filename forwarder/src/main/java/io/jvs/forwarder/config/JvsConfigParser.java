@@ -67,7 +67,7 @@ final class JvsConfigParser
     private Path control = JvsConfig.DEFAULT_CONTROL;
     private String controlGroup;
     private boolean vipArp;
-    private boolean offload;
+    private OffloadMode offload = OffloadMode.AUTO;
     private final List<PendingMark> marks = new ArrayList<>();
 
     private final Map<Integer, Topology.Port> ports = new TreeMap<>();
@@ -605,12 +605,16 @@ final class JvsConfigParser
     private void offload(final String[] words)
     {
         once("offload");
-        if (words.length != 2 || !(words[1].equals("on") || words[1].equals("off")))
+        for (final OffloadMode mode : OffloadMode.values())
         {
-            throw new IllegalArgumentException("offload: needs on or off" +
-                (words.length == 2 ? ", not \"" + words[1] + "\"" : ""));
+            if (words.length == 2 && mode.word().equals(words[1]))
+            {
+                offload = mode;
+                return;
+            }
         }
-        offload = words[1].equals("on");
+        throw new IllegalArgumentException("offload: needs auto, on or off" +
+            (words.length == 2 ? ", not \"" + words[1] + "\"" : ""));
     }
 
     private void mark(final String[] words)

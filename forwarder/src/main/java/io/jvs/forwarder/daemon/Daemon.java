@@ -18,6 +18,7 @@ import io.jvs.core.sched.SchedulerSettings;
 import io.jvs.core.service.ServiceTable;
 import io.jvs.forwarder.config.CpuList;
 import io.jvs.forwarder.config.InterfaceConfig;
+import io.jvs.forwarder.config.OffloadMode;
 import io.jvs.forwarder.config.JvsConfig;
 import io.jvs.forwarder.config.PortKind;
 import io.jvs.forwarder.control.ControlRequest;
@@ -546,7 +547,7 @@ public final class Daemon implements AutoCloseable
                 final int pairs = flowStats.slots() / 2 / workers;
                 final XdpFlowOffload offload = new XdpFlowOffload(pipeline, own(flowTable.flows().elements()),
                     flowStats, w * 2 * pairs, pairs, pipeline.connectionsV4().slots(), counters, w,
-                    offloadEgress::allTake);
+                    offloadEgress::anyTakes);
                 pipeline.offloadTo(offload);
                 worker.offload(offload);
             }
@@ -691,24 +692,51 @@ public final class Daemon implements AutoCloseable
      */
     private void offloadPrepared(final XdpVipFilter filter)
     {
-        if (!config.offload())
+        final OffloadMode mode = config.offload();
+        if (mode == OffloadMode.OFF)
         {
             return;
         }
         if (config.interfaces().stream().anyMatch(face -> face.port() != PortKind.AFXDP))
         {
-            DaemonLog.warning("offload: off, as it needs every interface on port afxdp");
+            offloadNote(mode, "offload: off, as it needs every interface on port afxdp");
             return;
         }
+        final OffloadEgress egress;
+        try
+        {
+            egress = new OffloadEgress(control, config.interfaces().stream().map(InterfaceConfig::name).toList(),
+                mode == OffloadMode.ON);
+        }
+        catch (final NativeCallException ex)
+        {
+            offloadNote(mode, "offload: off, as the kernel does not say which devices take redirected frames " +
+                "(its netdev netlink family, Linux 6.3 or later): " + ex.getMessage());
+            return;
+        }
+        own(egress);
         final int perWorker = Math.min(OFFLOADED_PER_WORKER, config.connections());
         flowTable = own(XdpFlowTable.create(control, 2 * perWorker * workers));
-        offloadEgress = own(new OffloadEgress(control, flowTable,
-            config.interfaces().stream().map(InterfaceConfig::name).toList()));
-        offloadEgress.check(System.nanoTime());
+        egress.table(flowTable);
+        egress.check(System.nanoTime());
+        offloadEgress = egress;
         flowStats = own(flowTable.mapStats(control));
         filter.forwardFlows(flowTable);
         DaemonLog.info("offload: established IPv4 NAT and DR connections forwarded in XDP, up to " + perWorker +
             " a worker");
+    }
+
+    /** What keeps {@code offload} from working: a warning when the file asked for it, else said in passing. */
+    private static void offloadNote(final OffloadMode mode, final String message)
+    {
+        if (mode == OffloadMode.ON)
+        {
+            DaemonLog.warning(message);
+        }
+        else
+        {
+            DaemonLog.info(message);
+        }
     }
 
     private Port[][] openPorts(final Syscalls[] workerSyscalls, final XdpVipFilter filter)

@@ -12,37 +12,49 @@ import java.util.List;
  * {@link XdpFlowTable#EGRESS} as the kernel says (NETDEV_XDP_ACT_NDO_XMIT, {@link NetdevNetlink}), checked at start
  * and every {@link #CHECK_PERIOD_NS} from the conductor: a port whose device stops taking them (a veth whose peer
  * stopped running NAPI) leaves the map, and its flows' frames go through the workers until it takes them again; its
- * device made again under its name is followed to its new index. Workers offer new connections only while every
- * port takes them ({@link #allTake}, a volatile read).
+ * device made again under its name is followed to its new index. Workers offer new connections while any port takes
+ * them ({@link #anyTakes}, a volatile read): a NAT connection's direction whose port takes none goes through the
+ * workers (the program finds no egress), the other in XDP.
  */
 final class OffloadEgress implements AutoCloseable
 {
     static final long CHECK_PERIOD_NS = 1_000_000_000L;
 
     private final Syscalls syscalls;
-    private final XdpFlowTable table;
+    private XdpFlowTable table;
     private final NetdevNetlink netdev;
+    /** Whether what keeps a port out is a warning ({@code offload on}) or said in passing ({@code auto}). */
+    private final boolean warn;
     private final List<String> devices;
     /** Per port, the index it is in the map under, or 0 while it is not. */
     private final int[] mapped;
     private final boolean[] reported;
-    private volatile boolean allTake;
+    private volatile boolean anyTakes;
     private long lastCheckNs = Long.MIN_VALUE;
 
-    OffloadEgress(final Syscalls syscalls, final XdpFlowTable table, final List<String> devices)
+    /**
+     * @throws NativeCallException when the kernel has no netdev family to ask.
+     */
+    OffloadEgress(final Syscalls syscalls, final List<String> devices, final boolean warn)
     {
         this.syscalls = syscalls;
-        this.table = table;
+        this.warn = warn;
         this.netdev = NetdevNetlink.open(syscalls);
         this.devices = List.copyOf(devices);
         this.mapped = new int[devices.size()];
         this.reported = new boolean[devices.size()];
     }
 
-    /** @return whether every port takes redirected frames now (any thread). */
-    boolean allTake()
+    /** The table whose DEVMAP it keeps (before the first {@link #check}). */
+    void table(final XdpFlowTable table)
     {
-        return allTake;
+        this.table = table;
+    }
+
+    /** @return whether any port takes redirected frames now (any thread). */
+    boolean anyTakes()
+    {
+        return anyTakes;
     }
 
     /**
@@ -56,7 +68,7 @@ final class OffloadEgress implements AutoCloseable
             return;
         }
         lastCheckNs = nowNs;
-        boolean all = true;
+        boolean any = false;
         for (int port = 0; port < devices.size(); port++)
         {
             final String device = devices.get(port);
@@ -96,17 +108,25 @@ final class OffloadEgress implements AutoCloseable
             }
             if (why != null && !reported[port])
             {
-                DaemonLog.warning("offload: " + device + " (port " + port + "): " + why +
-                    "; its connections' frames go through the workers");
+                final String message = "offload: " + device + " (port " + port + "): " + why +
+                    "; the frames leaving by it go through the workers";
+                if (warn)
+                {
+                    DaemonLog.warning(message);
+                }
+                else
+                {
+                    DaemonLog.info(message);
+                }
             }
             else if (why == null && reported[port])
             {
                 DaemonLog.info("offload: " + device + " (port " + port + ") takes redirected frames again");
             }
             reported[port] = why != null;
-            all &= why == null;
+            any |= why == null;
         }
-        allTake = all;
+        anyTakes = any;
     }
 
     @Override

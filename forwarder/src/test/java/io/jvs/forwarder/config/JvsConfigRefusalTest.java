@@ -132,8 +132,15 @@ class JvsConfigRefusalTest
     void shouldListTheStatementsForAnUnknownOne()
     {
         assertThat(refusal("route 10.0.0.0/8 via 192.0.2.1")).isEqualTo("box.conf:3: unknown statement \"route\" " +
-            "(interface, workers, idle, connections, control, vip-arp, mark, port, gateway, neighbour, set, timeout, " +
-            "rules, or an ipvsadm rule: -A, -E, -D, -C, -a, -e, -d, --set)");
+            "(interface, workers, idle, connections, control, vip-arp, offload, mark, port, gateway, neighbour, set, " +
+            "timeout, rules, or an ipvsadm rule: -A, -E, -D, -C, -a, -e, -d, --set)");
+    }
+
+    @Test
+    void shouldTakeOffloadAutoOnOrOffOnceAndRefuseAnythingElse()
+    {
+        assertThat(refusal("offload yes")).isEqualTo("box.conf:3: offload: needs auto, on or off, not \"yes\"");
+        assertThat(refusal("offload")).isEqualTo("box.conf:3: offload: needs auto, on or off");
     }
 
     @Test

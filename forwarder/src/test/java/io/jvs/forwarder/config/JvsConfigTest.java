@@ -71,6 +71,7 @@ class JvsConfigTest
             "connections 65536",
             "control /run/jvs/box.sock group jvs",
             "vip-arp on",
+            "offload off",
             "mark 0x10 in Eth1",
             "mark 2147483647 proto udp dport 53",
             "mark 3 dst fd00::/64 proto sctp",
@@ -95,6 +96,7 @@ class JvsConfigTest
         assertThat(config.control()).isEqualTo(Path.of("/run/jvs/box.sock"));
         assertThat(config.controlGroup()).isEqualTo("jvs");
         assertThat(config.vipArp()).isTrue();
+        assertThat(config.offload()).isEqualTo(OffloadMode.OFF);
         assertThat(config.markRules()).as("in file order, in names resolved to interface indexes").containsExactly(
             new MarkRule(9, 2, IpPrefix.parse("10.1.0.0/16"), IpPrefix.parse("198.51.100.0/24"), 6, 443),
             new MarkRule(16, 1, null, null, 0, 0),
@@ -120,6 +122,7 @@ class JvsConfigTest
         assertThat(config.control()).isEqualTo(Path.of("/run/jvs/jvs.sock"));
         assertThat(config.controlGroup()).isNull();
         assertThat(config.vipArp()).isFalse();
+        assertThat(config.offload()).as("wherever it can").isEqualTo(OffloadMode.AUTO);
         assertThat(config.markRules()).isEmpty();
         assertThat(config.ports()).isEmpty();
         assertThat(config.portCount()).isEqualTo(1);
