@@ -51,6 +51,14 @@ final class XdpFlowOffload implements ConnectionOffload
     private final int[] server;
     private final int[] serverPort;
     private final boolean[] nat;
+    // What the flows' values said last, by pair: a connection offered again under a new snapshot that describes it
+    // as before (the usual case: most snapshots change other things) costs no call.
+    private final long[] serverMac;
+    private final long[] serverSourceMac;
+    private final long[] clientMac;
+    private final long[] clientSourceMac;
+    private final int[] egresses;
+    private final int[] mtus;
     /** The counts of each stats slot already told to the pipeline. */
     private final long[] foldedPackets;
     private final long[] foldedBytes;
@@ -98,6 +106,12 @@ final class XdpFlowOffload implements ConnectionOffload
         this.server = new int[pairs];
         this.serverPort = new int[pairs];
         this.nat = new boolean[pairs];
+        this.serverMac = new long[pairs];
+        this.serverSourceMac = new long[pairs];
+        this.clientMac = new long[pairs];
+        this.clientSourceMac = new long[pairs];
+        this.egresses = new int[pairs];
+        this.mtus = new int[pairs];
         this.foldedPackets = new long[2 * pairs];
         this.foldedBytes = new long[2 * pairs];
     }
@@ -132,6 +146,10 @@ final class XdpFlowOffload implements ConnectionOffload
         {
             deleteFlows(pair);
         }
+        else if (sameValues(pair, c))
+        {
+            return true;
+        }
         protocol[pair] = c.protocol();
         client[pair] = c.client();
         clientPort[pair] = c.clientPort();
@@ -140,6 +158,12 @@ final class XdpFlowOffload implements ConnectionOffload
         server[pair] = c.server();
         serverPort[pair] = c.serverPort();
         nat[pair] = c.nat();
+        serverMac[pair] = c.serverMac();
+        serverSourceMac[pair] = c.serverSourceMac();
+        clientMac[pair] = c.clientMac();
+        clientSourceMac[pair] = c.clientSourceMac();
+        egresses[pair] = c.serverEgress() | c.clientEgress() << 16;
+        mtus[pair] = c.serverMtu() | c.clientMtu() << 16;
         final int statsSlot = firstSlot + 2 * pair;
         XdpFlowTable.writeKey(flows.key(), c.protocol(), c.client(), c.clientPort(), c.virtual(), c.virtualPort());
         XdpFlowTable.writeValue(flows.value(), c.nat() ? XdpFlowTable.REWRITE_DESTINATION :
@@ -244,6 +268,14 @@ final class XdpFlowOffload implements ConnectionOffload
         return protocol[pair] == c.protocol() && client[pair] == c.client() && clientPort[pair] == c.clientPort() &&
             virtual[pair] == c.virtual() && virtualPort[pair] == c.virtualPort() && server[pair] == c.server() &&
             serverPort[pair] == c.serverPort() && nat[pair] == c.nat();
+    }
+
+    private boolean sameValues(final int pair, final OffloadedConnection c)
+    {
+        return serverMac[pair] == c.serverMac() && serverSourceMac[pair] == c.serverSourceMac() &&
+            egresses[pair] == (c.serverEgress() | c.clientEgress() << 16) &&
+            mtus[pair] == (c.serverMtu() | c.clientMtu() << 16) &&
+            (!c.nat() || clientMac[pair] == c.clientMac() && clientSourceMac[pair] == c.clientSourceMac());
     }
 
     private void deleteFlows(final int pair)

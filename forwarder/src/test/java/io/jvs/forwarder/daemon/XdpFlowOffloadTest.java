@@ -176,6 +176,38 @@ class XdpFlowOffloadTest
         assertThat(connectionsV4.size()).isEqualTo(connections.stream().map(k -> k[0] + ":" + k[1]).distinct().count());
     }
 
+    @org.junit.jupiter.api.Test
+    void shouldFollowANewSnapshotsDescriptionOfAnOffloadedConnection()
+    {
+        final Random random = new Random(7);
+        final int client = WorkerFarm.CLIENT_BASE + 9;
+        final ByteBuffer forwarded = ByteBuffer.wrap(pipelined(frame(WorkerFarm.PORT0_MAC, WorkerFarm.ROUTER_MAC,
+            client, 40_000, WorkerFarm.VIP, 80, 0x02, 64, 0, random)));
+        final int server = forwarded.getInt(14 + 16);
+        pipelined(frame(WorkerFarm.PORT1_MAC, WorkerFarm.SERVER_MAC_BASE + (server & 0xFF), server,
+            WorkerFarm.SERVER_PORT, client, 40_000, 0x12, 64, 0, random));
+        pipelined(frame(WorkerFarm.PORT0_MAC, WorkerFarm.ROUTER_MAC, client, 40_000, WorkerFarm.VIP, 80, 0x10, 64,
+            0, random));
+        pipelined(frame(WorkerFarm.PORT0_MAC, WorkerFarm.ROUTER_MAC, client, 40_000, WorkerFarm.VIP, 80, 0x10, 64,
+            0, random));
+        final byte[] big = frame(WorkerFarm.PORT0_MAC, WorkerFarm.ROUTER_MAC, client, 40_000, WorkerFarm.VIP, 80,
+            0x10, 64, 1400, random);
+        assertThat(program.testRunWithOutput(big).action()).as("offloaded").isEqualTo(XdpAction.REDIRECT);
+
+        // The same description under a new snapshot: still forwarded. A narrower server port: too big for it now.
+        farm.serverNeighbours(true);
+        pipelined(frame(WorkerFarm.PORT0_MAC, WorkerFarm.ROUTER_MAC, client, 40_000, WorkerFarm.VIP, 80, 0x10, 64,
+            0, random));
+        assertThat(program.testRunWithOutput(big).action()).isEqualTo(XdpAction.REDIRECT);
+        farm.serverPortMtu(1400);
+        pipelined(frame(WorkerFarm.PORT0_MAC, WorkerFarm.ROUTER_MAC, client, 40_000, WorkerFarm.VIP, 80, 0x10, 64,
+            0, random));
+        final BpfProgram.TestRunResult tooBig = program.testRunWithOutput(big);
+        assertThat(tooBig.action()).as("the pipeline's to answer or fragment").isEqualTo(XdpAction.PASS);
+        assertThat(tooBig.frame()).isEqualTo(big);
+        assertThat(offload.offloaded()).isOne();
+    }
+
     private int firstUsed()
     {
         final ConnectionTable connections = pipeline.connectionsV4();
