@@ -9,15 +9,16 @@
 # Usage (as root, from the repository root, after a build): perf/wire/l2fwd-vs-peers.sh [CASE...]
 #   cases: route xdp dpdk_afxdp dpdk_afxdp_threaded dpdk_afpacket nft_dnat jvs_afxdp_skb jvs_afxdp_drv
 #   jvs_afpacket jvs_afpacket_steal jvs_afpacket_steal_paged jvs_daemon_nat_afxdp jvs_daemon_nat_afpacket
-#   jvs_daemon_nat_afxdp_offload jvs_daemon_latency jvs_daemon_idle
+#   jvs_daemon_nat_afxdp_offload_off jvs_daemon_latency jvs_daemon_idle
 #   (default: the issue 4 set: route xdp dpdk_afxdp dpdk_afpacket jvs_afxdp_* jvs_afpacket jvs_afpacket_steal);
 #   the DPDK cases run twice, with the l0/l1 NAPI in kthreads on CPU1 (threaded) and with busy-poll settings
 #   (no NAPI threads: veth's receive work then runs as softirq on the sender's CPU0); dpdk_afxdp_threaded only
 #   the first. nft_dnat is the shared bench's nat_jhash (DNAT over conntrack to 10.0.1.2-4).
 #   jvs_daemon_nat_*: the daemon with default settings (jvs_daemon_nat_afxdp_idle_MODE: with `idle MODE`), one
 #   worker, wlc over 10.0.1.2-4 for udp 10.0.0.100:80, started fresh, measured once it logs "ready", its status
-#   saved at the end (logs/<case>_60.status); jvs_daemon_nat_afxdp_offload with `offload on` (established
-#   connections forwarded by the XDP program; the sink's s0 runs XDP, so it takes redirected frames).
+#   saved at the end (logs/<case>_60.status). By default the daemon offloads established connections to the XDP
+#   program wherever a port takes redirected frames (here l1, whose peer s0 runs the sink's XDP program);
+#   jvs_daemon_nat_afxdp_offload_off measures the workers' path alone (`offload off`).
 #   jvs_daemon_latency: a fresh daemon under `bench txgen --rate JVS_LAT_RATE` (frames/s, default 250000; bursts
 #   of 16, each at its own time), whatever GEN says; its status's latency.* are the workers' histograms over the
 #   measured window (zeroed by `ctl -Z` as it starts; JVS_LAT_FROM_START=1: from the daemon's start). Not
@@ -227,8 +228,12 @@ daemon_latency() {
     else
         zero="JVS_SKIP_BUILD=1 $ROOT/tools/jvs ctl --socket=$BENCH_DIR/logs/$name$S.sock -Z"
     fi
+    # The workers' histograms time the frames that pass a worker: offloaded ones never do, so the case measures
+    # the workers' path (offload off).
+    local statements="offload off"
+    [ -n "${JVS_LAT_IDLE:-}" ] && statements+=$'\n'"idle $JVS_LAT_IDLE"
     WIRE_GEN=jvs JVS_GEN_CMD="$JVS_GEN_CMD --rate $rate --burst 16" WIRE_WINDOW_START="$zero" \
-        daemon_case "$name" afxdp "${JVS_LAT_IDLE:+idle $JVS_LAT_IDLE}"
+        daemon_case "$name" afxdp "$statements"
 }
 
 # Idle CPU: a fresh daemon, no traffic; utime + stime of all its threads over the window.
@@ -275,7 +280,8 @@ for c in "${CASES[@]}"; do
         nft_dnat) TAG=$S ./run_case.sh nat_jhash 60 "$REPS" "$DUR" ;;
         jvs_daemon_nat_afxdp) daemon_case jvs_daemon_nat_afxdp_$JVS_LB_NAPI afxdp ;;
         jvs_daemon_nat_afpacket) daemon_case jvs_daemon_nat_afpacket_$JVS_LB_NAPI afpacket ;;
-        jvs_daemon_nat_afxdp_offload) daemon_case jvs_daemon_nat_afxdp_offload_$JVS_LB_NAPI afxdp "offload on" ;;
+        jvs_daemon_nat_afxdp_offload_off) daemon_case jvs_daemon_nat_afxdp_offload_off_$JVS_LB_NAPI afxdp \
+                                              "offload off" ;;
         jvs_daemon_nat_afxdp_idle_*) daemon_case jvs_daemon_nat_afxdp_${JVS_LB_NAPI}_${c#jvs_daemon_nat_afxdp_} afxdp \
                                          "idle ${c#jvs_daemon_nat_afxdp_idle_}" ;;
         jvs_daemon_latency) daemon_latency ;;
