@@ -85,6 +85,23 @@ public final class Daemon implements AutoCloseable
 
     private static final int MAX_SERVICES = 1024;
     private static final int MAX_SERVERS = 8192;
+    /** What the warm-up's pipelines offer their connections to: it takes none. */
+    private static final io.jvs.core.pipeline.ConnectionOffload WARM_UP_OFFLOAD =
+        new io.jvs.core.pipeline.ConnectionOffload()
+        {
+            @Override
+            public boolean offer(final io.jvs.core.conn.ConnectionTable table, final int slot,
+                final io.jvs.core.pipeline.OffloadedConnection connection)
+            {
+                return false;
+            }
+
+            @Override
+            public void withdraw(final io.jvs.core.conn.ConnectionTable table, final int slot)
+            {
+            }
+        };
+
     /** The most connections a worker offloads with {@code offload on} (two flows each, about 100 B in the kernel). */
     static final int OFFLOADED_PER_WORKER = 1 << 16;
     private static final int HANDOFF_SLOTS = 4096;
@@ -1061,6 +1078,12 @@ public final class Daemon implements AutoCloseable
                     config.settings().icmpRepliesPerSecond(), OffHeapAllocator.DIRECT, templates, epochs,
                     NativeCachePrefetch.best());
                 pipelines[w].limitBurstSweep(Worker.BURST_SWEEP_SLOTS);
+                if (config.offload() != OffloadMode.OFF)
+                {
+                    // The fast loop's offers taken, as a live worker's are, so that the first real one meets compiled
+                    // code rather than a branch the JIT left out; declined, so that every frame offers again.
+                    pipelines[w].offloadTo(WARM_UP_OFFLOAD);
+                }
                 final HostPassPolicy[] policies = new HostPassPolicy[ports.length];
                 java.util.Arrays.fill(policies, HostPassPolicy.NEVER);
                 final HandoffRing[] inbound = new HandoffRing[scratchWorkers];
