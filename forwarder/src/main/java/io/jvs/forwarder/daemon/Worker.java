@@ -342,7 +342,11 @@ final class Worker implements Agent
         if (work == 0)
         {
             pipeline.followSnapshot();
-            work = idleSweep(now);
+            // Not work for the idle strategy, which counts the rounds without frames: a part left keeps the worker
+            // from sleeping (longestSleepMs), but its spins and yields go on. Counted as work, a part reset them,
+            // and on a busy core, where a yield can last the other task's time slice, the 10 ms that make more than
+            // a part due passed before the 128 yields did: the worker never slept.
+            idleSweep(now);
         }
         return work;
     }
@@ -403,14 +407,14 @@ final class Worker implements Agent
 
     /**
      * @return the longest this worker may sleep now: 0 while another worker's frames or a waiting answer are due
-     *         ({@link #hasInbound}), {@link WorkerIdleStrategy#TRANSMIT_RETRY_MS} while a port's kernel has not taken
-     *         all it was given (a copy-mode AF_XDP kick sends at most 32 frames and one refused sends none: frames
-     *         left in the ring through a long sleep reached their hosts that much later, after newer ones), else
-     *         {@link WorkerIdleStrategy#SLEEP_MS}.
+     *         ({@link #hasInbound}) or parts of an idle sweep are left ({@link #idleSweep}), {@link
+     *         WorkerIdleStrategy#TRANSMIT_RETRY_MS} while a port's kernel has not taken all it was given (a copy-mode
+     *         AF_XDP kick sends at most 32 frames and one refused sends none: frames left in the ring through a long
+     *         sleep reached their hosts that much later, after newer ones), else {@link WorkerIdleStrategy#SLEEP_MS}.
      */
     int longestSleepMs()
     {
-        if (hasInbound())
+        if (hasInbound() || idleSweepDue > 0)
         {
             return 0;
         }
@@ -876,7 +880,8 @@ final class Worker implements Agent
      * is swept {@link #IDLE_SWEEP_SLOTS} slots at a time, the ports polled between, so that a frame arriving during a
      * sweep waits for one part of it (after a sleep, a tenth of the tables is due).
      *
-     * @return 1 while some of what is due is left (the worker polls again rather than sleep), else 0.
+     * @return 1 while some of what is due is left (the worker polls again rather than sleep: {@link
+     *         #longestSleepMs}), else 0.
      */
     int idleSweep(final long now)
     {
