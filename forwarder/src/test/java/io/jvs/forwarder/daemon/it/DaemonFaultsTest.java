@@ -15,6 +15,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Predicate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -28,6 +30,7 @@ class DaemonFaultsTest
     private static final int PORT = 8080;
     /** An idle worker sleeps in poll(2) for at most 100 ms: about ten sleeps a second, a spinning one millions. */
     private static final long MOST_SLEEPS_IN_A_SECOND = 100;
+    private static final Duration STATUS_WAIT = Duration.ofSeconds(20);
 
     @TempDir
     Path directory;
@@ -49,15 +52,14 @@ class DaemonFaultsTest
                 daemon.awaitLog(" warning interface ls (port 1): down", Duration.ofSeconds(5));
                 Netns.ip(topology.directorNamespace(), "link", "set", "dev", LbTopology.DIRECTOR_SERVER_DEVICE, "up");
                 daemon.awaitLog(" info interface ls (port 1): up", Duration.ofSeconds(5));
-                Thread.sleep(500);
+                // The worker reads the ENETDOWN in its first sleep after the down, and sleeps from then on.
+                awaitStatus(daemon, "ENETDOWN read from the packet socket",
+                    status -> status.get("worker.0.socket-errors") > 0);
 
                 final long before = daemon.status().get("worker.0.sleeps");
                 Thread.sleep(1000);
-                final Map<String, Long> after = daemon.status();
-                assertThat(after.get("worker.0.sleeps") - before).as("the worker's sleeps in a second: it spins on " +
-                    "the socket's error otherwise").isLessThan(MOST_SLEEPS_IN_A_SECOND);
-                assertThat(after.get("worker.0.socket-errors")).as("ENETDOWN read from the packet socket")
-                    .isPositive();
+                assertThat(daemon.status().get("worker.0.sleeps") - before).as("the worker's sleeps in a second: it " +
+                    "spins on the socket's error otherwise").isLessThan(MOST_SLEEPS_IN_A_SECOND);
                 assertForwards(topology, daemon, 2);
             }
         }
@@ -76,6 +78,9 @@ class DaemonFaultsTest
                 assertThat(daemon.awaitLog("interface lc (port 0) was removed", Duration.ofSeconds(5)))
                     .contains(" error ").endsWith("nothing is received or sent on it until a device of that name is " +
                         "made again");
+                // Once asleep, an idle worker sleeps from then on: a second's count of its sleeps means something.
+                final long removed = daemon.status().get("worker.0.sleeps");
+                awaitStatus(daemon, "the worker sleeps", status -> status.get("worker.0.sleeps") > removed);
                 final long before = daemon.status().get("worker.0.sleeps");
                 Thread.sleep(1000);
                 assertThat(daemon.status().get("worker.0.sleeps") - before).isLessThan(MOST_SLEEPS_IN_A_SECOND);
@@ -174,6 +179,29 @@ class DaemonFaultsTest
                 assertThat(Netns.ip(topology.clientNamespace(), "neigh", "show", vip))
                     .as("the VIP answered from the new device's MAC").contains(mac);
             }
+        }
+    }
+
+    /**
+     * Waits until the status shows the condition. An idle worker sleeps only after 16 spins and 128 sched_yields, and
+     * on a busy core each yield can wait out the other task's time slice: with a busy loop on each core, the worker
+     * was still yielding more than 1.5 s after its last frame, so a second's count of its sleeps was 0 whether it
+     * slept well or spun on a socket's error, and the ENETDOWN was not read yet.
+     */
+    private static void awaitStatus(final DaemonProcess daemon, final String what,
+        final Predicate<Map<String, Long>> condition) throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + STATUS_WAIT.toNanos();
+        Map<String, Long> status = daemon.status();
+        while (!condition.test(status))
+        {
+            if (System.nanoTime() - deadline > 0)
+            {
+                throw new AssertionError(what + " not seen in " + STATUS_WAIT + ": " + new TreeMap<>(status) +
+                    "\n" + String.join("\n", daemon.log()));
+            }
+            Thread.sleep(20);
+            status = daemon.status();
         }
     }
 
