@@ -12,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.function.Predicate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -50,9 +51,12 @@ class DaemonExpireNodestFlushTest
                 final List<InetAddress> sources = List.copyOf(topology.clientAddresses4());
                 final InetSocketAddress target = new InetSocketAddress(topology.vip4(), PORT);
                 // Three clients whose connections end (udp 3) while their templates (300 s) stay, placing nothing,
-                // then three whose connections are open at the -d.
+                // then three whose connections are open at the -d: they last 900 s, since with 3 s one of them ended
+                // before the listing after the -d when the exchanges and listings took their time (a loaded box).
                 exchange(topology, target, sources.subList(0, 3));
-                Thread.sleep(4500);
+                awaitEntries(daemon, entries -> entries.size() == 3 && entries.stream().allMatch(fields ->
+                    fields.get(3).endsWith(":0")), "only the three templates");
+                ipvsadm(daemon, "--set", "0", "0", "900");
                 exchange(topology, target, sources.subList(3, 6));
                 final List<List<String>> before = entries(daemon);
                 assertThat(before).as("connections and templates of both servers").hasSize(9)
@@ -79,6 +83,19 @@ class DaemonExpireNodestFlushTest
         assertThat(UdpDigestClient.run(topology.clientNamespace(), new UdpDigestClient.Load(target, sources.size(),
             100, 1, sources, Duration.ofSeconds(1), 3))).allSatisfy(exchange ->
             assertThat(exchange.ok()).as(exchange.toString()).isTrue());
+    }
+
+    private static void awaitEntries(final DaemonProcess daemon, final Predicate<List<List<String>>> condition,
+        final String what) throws Exception
+    {
+        final long deadline = System.nanoTime() + TIMEOUT.toNanos();
+        List<List<String>> entries = entries(daemon);
+        while (!condition.test(entries))
+        {
+            assertThat(System.nanoTime() - deadline).as("%s within %s: %s", what, TIMEOUT, entries).isNegative();
+            Thread.sleep(100);
+            entries = entries(daemon);
+        }
     }
 
     /** @return -L -n -c's entries, each as its fields: pro expire state source virtual destination. */
