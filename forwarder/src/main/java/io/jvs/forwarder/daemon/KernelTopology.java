@@ -65,10 +65,11 @@ final class KernelTopology implements TopologySource
     /** Path MTUs learnt towards servers ({@link #learnPathMtu}). */
     private final Map<IpAddress, PathMtu> pathMtus = new HashMap<>();
     /**
-     * What changed in the path MTUs, logged by {@link #published} once a snapshot that carries it is in the workers'
-     * hands: a line read as "in effect" was otherwise written while the snapshot was still being made.
+     * What changed that the snapshots carry (a path MTU learnt, forgotten or expired; an interface's new MTU or MAC),
+     * logged by {@link #published} once a snapshot that carries it is in the workers' hands: a line read as "in
+     * effect" was otherwise written while the snapshot was still being made, or up to a rebuild period before.
      */
-    private final List<String> pathMtuNews = new ArrayList<>();
+    private final List<String> news = new ArrayList<>();
     private final Map<NeighbourKey, Long> asked = new HashMap<>();
     private final Set<NeighbourKey> inUse = new LinkedHashSet<>();
     private long lastRefreshNs;
@@ -327,7 +328,7 @@ final class KernelTopology implements TopologySource
         if (!java.util.Objects.equals(learnt.route, route))
         {
             pathMtus.remove(server);
-            pathMtuNews.add("path mtu to " + server + ": forgotten (the route to it changed)");
+            news.add("path mtu to " + server + ": forgotten (the route to it changed)");
             return routeMtu;
         }
         return routeMtu == 0 ? learnt.mtu : Math.min(routeMtu, learnt.mtu);
@@ -351,7 +352,7 @@ final class KernelTopology implements TopologySource
         }
         final Route route = config.neighbours().containsKey(server) ? null : serverRoute(server);
         pathMtus.put(server, new PathMtu(mtu, route, nowNs + PATH_MTU_EXPIRES_NS));
-        pathMtuNews.add("path mtu to " + server + ": " + mtu + " (from a router's error about a tunnelled packet), " +
+        news.add("path mtu to " + server + ": " + mtu + " (from a router's error about a tunnelled packet), " +
             "for " + PATH_MTU_EXPIRES_NS / 1_000_000_000L + " s");
         return true;
     }
@@ -359,11 +360,11 @@ final class KernelTopology implements TopologySource
     @Override
     public void published()
     {
-        for (final String news : pathMtuNews)
+        for (final String line : news)
         {
-            DaemonLog.info(news);
+            DaemonLog.info(line);
         }
-        pathMtuNews.clear();
+        news.clear();
     }
 
     /** Forgets the path MTUs whose time is up. */
@@ -376,7 +377,7 @@ final class KernelTopology implements TopologySource
             {
                 return false;
             }
-            pathMtuNews.add("path mtu to " + entry.getKey() + ": expired");
+            news.add("path mtu to " + entry.getKey() + ": expired");
             expired[0] = true;
             return true;
         });
@@ -596,12 +597,13 @@ final class KernelTopology implements TopologySource
         }
         if (before.mtu() != after.mtu())
         {
-            DaemonLog.info(what + ": mtu " + before.mtu() + " -> " + after.mtu());
+            news.add(what + ": mtu " + before.mtu() + " -> " + after.mtu());
             warnOfFramesLongerThanChunks(config.interfaces().get(port), after.mtu());
         }
         if (before.mac() != after.mac())
         {
-            DaemonLog.info(what + ": mac " + EthernetHeader.macToString(before.mac()) + " -> " +
+            // Logged once the TAP and the VIP announcements have it (here) and the workers' snapshot too.
+            news.add(what + ": mac " + EthernetHeader.macToString(before.mac()) + " -> " +
                 EthernetHeader.macToString(after.mac()));
             if (after.hasMac())
             {

@@ -42,7 +42,7 @@ interface TopologySource extends AutoCloseable
 
     /**
      * A snapshot made from {@link #topology} is in the workers' hands: what the source reports of it (a path MTU
-     * learnt or forgotten) is now in effect.
+     * learnt or forgotten, an interface's new MTU or MAC) is now in effect.
      */
     default void published()
     {
