@@ -54,7 +54,7 @@ class ConductorIdleStrategyTest
             final AtomicBoolean queued = new AtomicBoolean();
             final ConductorIdleStrategy idle = new ConductorIdleStrategy(poll, wakeup, queued::get, A_MINUTE_MS);
             final Thread sleeper = Thread.ofPlatform().start(() -> idle.idle(0));
-            Thread.sleep(100);
+            Sleepers.awaitInPoll(sleeper);
             queued.set(true);
             wakeup.wake(Syscalls.create());
             sleeper.join(TimeUnit.SECONDS.toMillis(5));

@@ -102,7 +102,7 @@ class WakeupTest
             });
             assertThat(asleep.await(10, TimeUnit.SECONDS)).isTrue();
             // Let it reach poll(2): a wake before that would be seen as readable on entry, which proves less.
-            Thread.sleep(100);
+            Sleepers.awaitInPoll(sleeper);
             final long woken = System.nanoTime();
             wakeup.wake(syscalls);
             sleeper.join(10_000);
