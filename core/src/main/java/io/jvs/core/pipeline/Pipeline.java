@@ -854,6 +854,13 @@ public final class Pipeline
         {
             noticeServersGone(current);
         }
+        if (current != offloadedUnder && offloadedCount > 0)
+        {
+            // An idle worker too: the offloaded connections' frames may never reach it, and a server removed or a
+            // next hop changed must still take them back or change them.
+            describeOffloadedAgain(current);
+        }
+        offloadedUnder = current;
         this.plane = current;
         this.nowNs = now;
         rewriter.nowNs = now;

@@ -175,6 +175,24 @@ class PipelineOffloadTest
     }
 
     @Test
+    void shouldTakeBackAnOffloadedConnectionOfARemovedServerWithoutAFrameOfItReachingThePipeline()
+    {
+        // The offload forwards every frame of the connection: only the sweep of an idle worker sees the snapshot.
+        final PipelineFixture nat = nat();
+        establish(nat);
+        nat.sendOne(in(ACK));
+        nat.rules("-d -t 10.0.0.100:80 -r 192.168.1.2:8080");
+        nat.republish();
+        assertThat(offload.events).hasSize(1);
+
+        nat.nowNs += SECOND_NS;
+        nat.pipeline.sweep(nat.nowNs, 16);
+
+        assertThat(offload.events).last().isEqualTo("withdraw " + offload.slots.get(0));
+        assertThat(nat.pipeline.offloadedConnections()).isZero();
+    }
+
+    @Test
     void shouldOfferUdpAndDirectRoutingButNeitherPersistentServicesNorTunnels()
     {
         final PipelineFixture dr = fixture("-A -u 10.0.0.100:53 -s rr", "-a -u 10.0.0.100:53 -r 192.168.1.2:53 -g");

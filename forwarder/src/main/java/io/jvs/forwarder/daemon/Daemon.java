@@ -102,7 +102,7 @@ public final class Daemon implements AutoCloseable
             }
         };
 
-    /** The most connections a worker offloads with {@code offload on} (two flows each, about 100 B in the kernel). */
+    /** The most connections a worker offloads (two flows each, about 100 B of kernel memory a flow). */
     static final int OFFLOADED_PER_WORKER = 1 << 16;
     private static final int HANDOFF_SLOTS = 4096;
     private static final int BATCH = 64;
@@ -144,7 +144,7 @@ public final class Daemon implements AutoCloseable
     private boolean closed;
     /** The AF_XDP interfaces' sockets and programs, or null; the conductor's once the daemon runs. */
     private AfXdpDevices xdpDevices;
-    /** With {@code offload on}: the flows the XDP program forwards, and their counts mapped in. */
+    /** Unless {@code offload off}: the flows the XDP program forwards, and their counts mapped in. */
     private XdpFlowTable flowTable;
     private XdpFlowTable.FlowStats flowStats;
     private OffloadEgress offloadEgress;
@@ -702,10 +702,11 @@ public final class Daemon implements AutoCloseable
 
     /** @return by worker, its ports in interface order. */
     /**
-     * With {@code offload on}, makes the flow table the AF_XDP ports' program forwards established connections by
+     * Unless {@code offload off}, makes the flow table the AF_XDP ports' program forwards established connections by
      * (XdpFlowTable), before the ports load it: room for {@link #OFFLOADED_PER_WORKER} connections a worker (at most
-     * its table's), and each port's device as its egress. Every interface must be an AF_XDP one: the program runs
-     * on those only, and an AF_PACKET port's frames would reach the kernel as well.
+     * its table's), and the ports whose devices take redirected frames as its egresses ({@link OffloadEgress}). Every
+     * interface must be an AF_XDP one: the program runs on those only, and an AF_PACKET port's frames would reach
+     * the kernel as well.
      */
     private void offloadPrepared(final XdpVipFilter filter)
     {
