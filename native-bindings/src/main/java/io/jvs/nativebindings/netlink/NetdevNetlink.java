@@ -3,7 +3,6 @@ package io.jvs.nativebindings.netlink;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 
-import io.jvs.nativebindings.Errno;
 import io.jvs.nativebindings.NativeCallException;
 import io.jvs.nativebindings.Syscalls;
 
@@ -38,7 +37,6 @@ public final class NetdevNetlink implements AutoCloseable
     /** struct genlmsghdr: cmd, version, reserved. */
     private static final int GENL_HEADER = 4;
     private static final int GENL_VERSION = 1;
-    private static final int ETIMEDOUT = 110;
 
     private final NetlinkSocket socket;
     private final RequestWriter request;
@@ -118,24 +116,10 @@ public final class NetdevNetlink implements AutoCloseable
     private long exchange(final String what)
     {
         socket.send(request.finish(), what);
-        final long deadline = System.nanoTime() + RouteNetlink.TIMEOUT_MS * 1_000_000L;
         final MemorySegment replies = socket.receiveBuffer();
         while (true)
         {
-            final long received = socket.receive();
-            if (received == -Errno.EAGAIN || received == -Errno.EINTR)
-            {
-                if (System.nanoTime() - deadline > 0 || !socket.awaitReadable(RouteNetlink.TIMEOUT_MS, what))
-                {
-                    throw new NativeCallException("recvfrom AF_NETLINK", ETIMEDOUT, what);
-                }
-                continue;
-            }
-            Syscalls.check("recvfrom AF_NETLINK", received, what);
-            if (received > NetlinkSocket.RECEIVE_BUFFER || socket.senderPort() != 0)
-            {
-                continue;
-            }
+            final int received = socket.receiveFromKernel(RouteNetlink.TIMEOUT_MS, what);
             long position = 0;
             while (position < received)
             {

@@ -180,6 +180,44 @@ final class NetlinkSocket implements AutoCloseable
     }
 
     /**
+     * @return the length of the next datagram from the kernel (others' are skipped), waiting at most
+     *         {@code timeoutMs} for it.
+     * @throws NetlinkFormatException when it did not fit the buffer.
+     * @throws IllegalStateException when none came in time.
+     */
+    int receiveFromKernel(final int timeoutMs, final String what)
+    {
+        final long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
+        while (true)
+        {
+            final long received = receive();
+            if (received >= 0)
+            {
+                if (received > RECEIVE_BUFFER)
+                {
+                    throw new NetlinkFormatException(what + ": an answer of " + received + " bytes did not fit the " +
+                        RECEIVE_BUFFER + "-byte buffer");
+                }
+                if (senderPort() == 0)
+                {
+                    return (int)received;
+                }
+                continue;
+            }
+            if (received != -Errno.EAGAIN && received != -Errno.EINTR)
+            {
+                throw new NativeCallException("recvfrom AF_NETLINK", (int)-received, what);
+            }
+            final long remainingMs = (deadline - System.nanoTime()) / 1_000_000L;
+            if (remainingMs <= 0)
+            {
+                throw new IllegalStateException(what + ": the kernel did not answer within " + timeoutMs + " ms");
+            }
+            awaitReadable((int)remainingMs, what);
+        }
+    }
+
+    /**
      * @return the port id the last received datagram came from: 0 for the kernel. Other processes with
      * CAP_NET_ADMIN could send to the groups too; only the kernel's messages are believed.
      */

@@ -326,7 +326,7 @@ public final class RouteNetlink implements AutoCloseable
         boolean interrupted = false;
         while (true)
         {
-            final int length = receiveDatagram(what);
+            final int length = socket.receiveFromKernel(TIMEOUT_MS, what);
             long position = 0;
             while (position < length)
             {
@@ -377,7 +377,7 @@ public final class RouteNetlink implements AutoCloseable
     {
         while (true)
         {
-            final int length = receiveDatagram(what);
+            final int length = socket.receiveFromKernel(TIMEOUT_MS, what);
             long position = 0;
             while (position < length)
             {
@@ -411,41 +411,6 @@ public final class RouteNetlink implements AutoCloseable
         {
             throw new NetlinkFormatException(what + ": the kernel answered " + Rtnetlink.typeName(type) +
                 " where " + Rtnetlink.typeName(expectedType) + " was expected");
-        }
-    }
-
-    /**
-     * @return the length of the next datagram from the kernel, waiting at most {@link #TIMEOUT_MS} for it.
-     */
-    private int receiveDatagram(final String what)
-    {
-        final long deadline = System.nanoTime() + TIMEOUT_MS * 1_000_000L;
-        while (true)
-        {
-            final long received = socket.receive();
-            if (received >= 0)
-            {
-                if (received > NetlinkSocket.RECEIVE_BUFFER)
-                {
-                    throw new NetlinkFormatException(what + ": an answer of " + received + " bytes did not fit the " +
-                        NetlinkSocket.RECEIVE_BUFFER + "-byte buffer");
-                }
-                if (socket.senderPort() == 0)
-                {
-                    return (int)received;
-                }
-                continue;
-            }
-            if (received != -Errno.EAGAIN && received != -Errno.EINTR)
-            {
-                throw new NativeCallException("recvfrom AF_NETLINK", (int)-received, what);
-            }
-            final long remainingMs = (deadline - System.nanoTime()) / 1_000_000L;
-            if (remainingMs <= 0)
-            {
-                throw new IllegalStateException(what + ": the kernel did not answer within " + TIMEOUT_MS + " ms");
-            }
-            socket.awaitReadable((int)remainingMs, what);
         }
     }
 
