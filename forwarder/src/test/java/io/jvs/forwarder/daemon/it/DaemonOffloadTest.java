@@ -44,8 +44,8 @@ class DaemonOffloadTest
             {
                 final List<TcpDigestClient.Connection> connections = TcpDigestClient.run(topology.clientNamespace(),
                     TcpDigestClient.Load.of(new InetSocketAddress(topology.vip4(), PORT), 30, MIB).parallel(3));
-                Thread.sleep(1200);
-                final Map<String, Long> status = daemon.status();
+                // Each connection is taken back at its FIN, and what the program forwarded for it counted then.
+                final Map<String, Long> status = awaitStatus(daemon, "offload-withdrawn", 30);
                 final String log = String.join("\n", daemon.log()) + "\n" + status;
                 assertThat(TcpDigestClient.failures(connections)).as(log).isEmpty();
                 assertThat(connections).allSatisfy(connection ->
@@ -106,13 +106,26 @@ class DaemonOffloadTest
                 final List<TcpDigestClient.Connection> connections = TcpDigestClient.run(topology.clientNamespace(),
                     TcpDigestClient.Load.of(vip, 3, MIB));
                 assertThat(TcpDigestClient.failures(connections)).isEmpty();
-                Thread.sleep(1200);
-                final Map<String, Long> status = daemon.status();
+                final Map<String, Long> status = awaitStatus(daemon, "offload-withdrawn", 3);
                 assertThat(status.get("offloaded")).as("offered now: %s", status).isEqualTo(3);
                 assertThat(status.get("offloaded-frames")).as("the uploads' segments").isGreaterThan(3L * MIB / 1500);
                 assertThat(status.get("frames") - before.get("frames")).as("the replies, through the worker")
                     .isGreaterThanOrEqualTo(status.get(service + "outpkts") - before.get(service + "outpkts"));
             }
         }
+    }
+
+    /** @return the daemon's status once {@code key} reached {@code value}, or after 10 s, whatever it says then. */
+    private static Map<String, Long> awaitStatus(final DaemonProcess daemon, final String key, final long value)
+        throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        Map<String, Long> status = daemon.status();
+        while (status.getOrDefault(key, -1L) < value && System.nanoTime() - deadline < 0)
+        {
+            Thread.sleep(50);
+            status = daemon.status();
+        }
+        return status;
     }
 }
