@@ -169,4 +169,19 @@ public final class BpfAttr
         {
         }
     }
+
+    /**
+     * {@code BPF_RAW_TRACEPOINT_OPEN}: attaches a {@code BPF_PROG_TYPE_RAW_TRACEPOINT} program to the tracepoint
+     * named at {@code name} (a C string); returns an fd whose closing detaches it.
+     */
+    public static final class RawTracepointOpen
+    {
+        public static final int COMMAND = 17;
+        public static final int NAME = 0;
+        public static final int PROG_FD = 8;
+
+        private RawTracepointOpen()
+        {
+        }
+    }
 }

@@ -25,6 +25,13 @@ public final class BpfHelper
      */
     public static final int REDIRECT_MAP = 51;
 
+    /**
+     * {@code long bpf_probe_read_kernel(dst, size, unsafe_ptr)}: copies {@code size} bytes of kernel memory into
+     * the program's stack; 0, or a negative errno with {@code dst} zeroed. Tracing programs read kernel structures
+     * this way.
+     */
+    public static final int PROBE_READ_KERNEL = 113;
+
     private BpfHelper()
     {
     }

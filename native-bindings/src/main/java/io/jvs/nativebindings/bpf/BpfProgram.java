@@ -30,6 +30,11 @@ public final class BpfProgram implements AutoCloseable
     public static final int TYPE_XDP = 6;
     /** {@code BPF_PROG_TYPE_SCHED_CLS}: tc classifiers, the type tcx runs. */
     public static final int TYPE_SCHED_CLS = 3;
+    /**
+     * {@code BPF_PROG_TYPE_RAW_TRACEPOINT}: runs at a kernel tracepoint with its arguments as an array of u64 (the
+     * context), attached by name with {@code BPF_RAW_TRACEPOINT_OPEN}.
+     */
+    public static final int TYPE_RAW_TRACEPOINT = 17;
     /** {@code BPF_XDP}, the attach type of XDP links. */
     public static final int ATTACH_TYPE_XDP = 37;
     /** The log level that makes the verifier print each instruction it checks (level 0: no log). */
