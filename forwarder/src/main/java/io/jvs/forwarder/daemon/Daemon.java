@@ -42,6 +42,7 @@ import io.jvs.nativebindings.bpf.TcPrograms;
 import io.jvs.nativebindings.bpf.TcxDirection;
 import io.jvs.nativebindings.bpf.TcxLink;
 import io.jvs.nativebindings.bpf.XdpFlowTable;
+import io.jvs.nativebindings.bpf.XdpKernelDrops;
 import io.jvs.nativebindings.bpf.XdpVipFilter;
 import io.jvs.nativebindings.packet.AfPacket;
 import org.agrona.ErrorHandler;
@@ -148,6 +149,20 @@ public final class Daemon implements AutoCloseable
     private XdpFlowTable flowTable;
     private XdpFlowTable.FlowStats flowStats;
     private OffloadEgress offloadEgress;
+    /**
+     * The kernel's drops of frames the AF_XDP interfaces' programs decided on (aborted, refused redirects, unsent
+     * bulk transmits), or null without AF_XDP interfaces or when the kernel cannot count them.
+     */
+    private XdpKernelDrops kernelDrops;
+    /** By port, the ifindex {@link #kernelDrops} watches for it, or 0; the conductor's once the daemon runs. */
+    private int[] kernelDropsWatched;
+    /** By port, the drops counted on devices of its name before it was made again; the conductor's. */
+    private long[][] kernelDropsBefore;
+    /** How often the conductor looks for refused redirects, to take a port that refuses them out at once. */
+    private static final long REFUSALS_SAMPLE_NS = 10_000_000L;
+    private long lastRefusalsSampleNs = Long.MIN_VALUE / 2;
+    /** The refused and unsent redirects of the last look, summed over the ports watched now. */
+    private long refusalsSeen;
     /** By port, its place among {@link #xdpDevices}' devices, or -1 for an AF_PACKET interface. */
     private int[] xdpDeviceOf;
     /** By port, the fanout program of an AF_PACKET interface with several workers, or null. */
@@ -470,6 +485,7 @@ public final class Daemon implements AutoCloseable
             portNames[p] = config.interfaces().get(p).name();
             boundIndexes[p] = control.ifNameToIndex(portNames[p]);
         }
+        kernelDrops = watchKernelDrops(boundIndexes);
         taps = openTaps(workerSyscalls, first.topology());
         final HostTap[] hostTaps = taps;
         final Syscalls tapControl = Syscalls.create();
@@ -485,6 +501,10 @@ public final class Daemon implements AutoCloseable
         if (offloadEgress != null)
         {
             conductor.periodically(offloadEgress::check);
+            if (kernelDrops != null)
+            {
+                conductor.periodically(this::egressCheckedOnRefusals);
+            }
         }
         refreshOwner(maps);
         conductor.afterPublish(() -> refreshOwner(maps));
@@ -592,8 +612,11 @@ public final class Daemon implements AutoCloseable
 
         // Workers are made: a device made again under an interface's name has its ports opened on it from now on.
         final PortReopener reopener = own(new PortReopener(portNames, boundIndexes, workerAgents, wakeups, control,
-            port -> reopenPorts(port, filter), (port, link) -> conductor.portReopened(port, link.index(),
-            link.mac())));
+            port -> reopenPorts(port, filter), (port, link) ->
+            {
+                conductor.portReopened(port, link.index(), link.mac());
+                kernelDropsMoved(port, link.index());
+            }));
         topology.onPortLink(reopener::linkChanged);
 
         final ErrorHandler errors = error -> DaemonLog.error("uncaught in an agent: " + error);
@@ -742,6 +765,130 @@ public final class Daemon implements AutoCloseable
         filter.forwardFlows(flowTable);
         DaemonLog.info("offload: established IPv4 NAT and DR connections forwarded in XDP, up to " + perWorker +
             " a worker");
+    }
+
+    /**
+     * Counts what the kernel drops after the AF_XDP interfaces' programs (XdpKernelDrops), for the status: without
+     * it a frame the kernel refused to redirect, or a redirected one the egress device could not take, would be
+     * seen only in that device's own statistics.
+     *
+     * @return null without AF_XDP interfaces, or when the kernel cannot count them (said once, in passing).
+     */
+    private XdpKernelDrops watchKernelDrops(final int[] boundIndexes)
+    {
+        if (config.interfaces().stream().noneMatch(face -> face.port() == PortKind.AFXDP))
+        {
+            return null;
+        }
+        final XdpKernelDrops drops;
+        try
+        {
+            drops = own(XdpKernelDrops.open(control, boundIndexes.length));
+        }
+        catch (final java.io.IOException | NativeCallException ex)
+        {
+            DaemonLog.info("the kernel's drops after XDP (xdp-aborted, xdp-*-refused, xdp-transmit-dropped) are " +
+                "not counted: " + ex.getMessage());
+            return null;
+        }
+        kernelDropsWatched = new int[boundIndexes.length];
+        kernelDropsBefore = new long[boundIndexes.length][XdpKernelDrops.COUNTS];
+        for (int p = 0; p < boundIndexes.length; p++)
+        {
+            if (config.interfaces().get(p).port() == PortKind.AFXDP)
+            {
+                drops.watch(boundIndexes[p]);
+                kernelDropsWatched[p] = boundIndexes[p];
+            }
+        }
+        return drops;
+    }
+
+    /**
+     * On the conductor, every {@link #REFUSALS_SAMPLE_NS}: when the kernel refused or failed to send redirected frames
+     * since the last look, asks it at once which ports take them ({@link OffloadEgress#checkNow}), so that a port
+     * whose device stopped taking them (a veth whose peer stopped running NAPI) leaves the flow table's egresses at
+     * its first refused frames rather than at the next second's check, and its flows go through the workers.
+     */
+    private void egressCheckedOnRefusals(final long nowNs)
+    {
+        if (nowNs - lastRefusalsSampleNs < REFUSALS_SAMPLE_NS)
+        {
+            return;
+        }
+        lastRefusalsSampleNs = nowNs;
+        long refusals = 0;
+        for (int p = 0; p < kernelDropsWatched.length; p++)
+        {
+            if (kernelDropsWatched[p] != 0)
+            {
+                final long[] counted = kernelDrops.counts(kernelDropsWatched[p]);
+                refusals += counted[XdpKernelDrops.DEVICE_REFUSED] + counted[XdpKernelDrops.TRANSMIT_DROPPED];
+            }
+        }
+        if (refusals != refusalsSeen)
+        {
+            refusalsSeen = refusals;
+            offloadEgress.checkNow(nowNs);
+        }
+    }
+
+    /** On the conductor: port {@code port}'s device was made again as {@code ifindex}; its counts carry over. */
+    private void kernelDropsMoved(final int port, final int ifindex)
+    {
+        if (kernelDrops == null || kernelDropsWatched[port] == 0)
+        {
+            return;
+        }
+        final long[] counted = kernelDrops.counts(kernelDropsWatched[port]);
+        for (int c = 0; c < counted.length; c++)
+        {
+            kernelDropsBefore[port][c] += counted[c];
+        }
+        kernelDrops.unwatch(kernelDropsWatched[port]);
+        kernelDrops.watch(ifindex);
+        kernelDropsWatched[port] = ifindex;
+    }
+
+    /**
+     * @return by AF_XDP interface (in interface order, null for others), the kernel's drops after its program
+     *         ({@link XdpKernelDrops#counts}), read by the conductor; null when they are not counted or the
+     *         conductor does not answer in time.
+     */
+    long[][] kernelDrops()
+    {
+        if (kernelDrops == null)
+        {
+            return null;
+        }
+        try
+        {
+            return conductor.call(c ->
+            {
+                final long[][] counts = new long[kernelDropsWatched.length][];
+                for (int p = 0; p < counts.length; p++)
+                {
+                    if (kernelDropsWatched[p] != 0)
+                    {
+                        counts[p] = kernelDrops.counts(kernelDropsWatched[p]);
+                        for (int k = 0; k < counts[p].length; k++)
+                        {
+                            counts[p][k] += kernelDropsBefore[p][k];
+                        }
+                    }
+                }
+                return counts;
+            }).get(2, TimeUnit.SECONDS);
+        }
+        catch (final java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException ex)
+        {
+            return null;
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            return null;
+        }
     }
 
     /** What keeps {@code offload} from working: a warning when the file asked for it, else said in passing. */
@@ -1368,6 +1515,12 @@ public final class Daemon implements AutoCloseable
     int workers()
     {
         return workers;
+    }
+
+    /** @return the name of interface {@code port}, as the configuration gives it. */
+    String interfaceName(final int port)
+    {
+        return config.interfaces().get(port).name();
     }
 
     /**

@@ -9,9 +9,10 @@ import java.util.List;
 
 /**
  * Which of the daemon's ports take the frames the XDP program redirects to them, kept in the flow table's
- * {@link XdpFlowTable#EGRESS} as the kernel says (NETDEV_XDP_ACT_NDO_XMIT, {@link NetdevNetlink}), checked at start
- * and every {@link #CHECK_PERIOD_NS} from the conductor: a port whose device stops taking them (a veth whose peer
- * stopped running NAPI) leaves the map, and its flows' frames go through the workers until it takes them again; its
+ * {@link XdpFlowTable#EGRESS} as the kernel says (NETDEV_XDP_ACT_NDO_XMIT, {@link NetdevNetlink}), checked at start,
+ * every {@link #CHECK_PERIOD_NS} from the conductor, and at once when the kernel refuses redirected frames
+ * ({@link #checkNow}): a port whose device stops taking them (a veth whose peer stopped running NAPI) leaves the
+ * map, and its flows' frames go through the workers until it takes them again; its
  * device made again under its name is followed to its new index. Workers offer new connections while any port takes
  * them ({@link #anyTakes}, a volatile read): a NAT connection's direction whose port takes none goes through the
  * workers (the program finds no egress), the other in XDP.
@@ -55,6 +56,16 @@ final class OffloadEgress implements AutoCloseable
     boolean anyTakes()
     {
         return anyTakes;
+    }
+
+    /**
+     * Asks the kernel about each port's device now, whenever it last asked: the kernel has just refused or failed to
+     * send a redirected frame (XdpKernelDrops), so a port may have stopped taking them since the last check.
+     */
+    void checkNow(final long nowNs)
+    {
+        lastCheckNs = Long.MIN_VALUE;
+        check(nowNs);
     }
 
     /**

@@ -9,6 +9,7 @@ import io.jvs.core.stats.TrafficLedger;
 import io.jvs.core.stats.TrafficStats;
 import io.jvs.core.stats.TrafficStatsDescriptor;
 import io.jvs.forwarder.port.PortCountersDescriptor;
+import io.jvs.nativebindings.bpf.XdpKernelDrops;
 
 import java.util.HashMap;
 import java.util.Locale;
@@ -63,6 +64,7 @@ final class Status
             }
         }
         line(out, "xdp-unplaced", daemon.unplacedFrames());
+        kernelDrops(out, daemon);
         final DaemonCounters counters = daemon.counters();
         for (int id = 0; id < DaemonCounters.COUNT; id++)
         {
@@ -132,6 +134,38 @@ final class Status
             line(out, "tap." + tap.name() + ".written", tap.written());
         }
         return out.toString();
+    }
+
+    /**
+     * What the kernel dropped after the AF_XDP interfaces' XDP programs decided ({@link XdpKernelDrops}): summed as
+     * {@code xdp-aborted}, {@code xdp-socket-refused}, {@code xdp-device-refused} and {@code xdp-transmit-dropped},
+     * then per interface as {@code xdp.IFNAME.aborted} and so on; -1 in the sums when they are not counted.
+     */
+    private static void kernelDrops(final StringBuilder out, final Daemon daemon)
+    {
+        final long[][] counts = daemon.kernelDrops();
+        for (int c = 0; c < XdpKernelDrops.COUNTS; c++)
+        {
+            long sum = counts == null ? -1 : 0;
+            if (counts != null)
+            {
+                for (final long[] port : counts)
+                {
+                    sum += port == null ? 0 : port[c];
+                }
+            }
+            line(out, "xdp-" + XdpKernelDrops.label(c), sum);
+        }
+        if (counts != null)
+        {
+            for (int p = 0; p < counts.length; p++)
+            {
+                for (int c = 0; counts[p] != null && c < XdpKernelDrops.COUNTS; c++)
+                {
+                    line(out, "xdp." + daemon.interfaceName(p) + "." + XdpKernelDrops.label(c), counts[p][c]);
+                }
+            }
+        }
     }
 
     /**
