@@ -68,6 +68,11 @@ public final class XdpFlowTable implements AutoCloseable
     public static final String FLOW_STATS = "flow_stats";
     /** A DEVMAP from a flow's egress port number to the interface index frames leave by. */
     public static final String EGRESS = "flow_egress";
+    /**
+     * An ARRAY of one u32, 1 while {@link #EGRESS} has any port: while none takes redirected frames (a veth whose
+     * peer runs no NAPI) the program skips the flow lookup, and frames cost what they cost without the table.
+     */
+    public static final String SWITCH = "flow_on";
 
     /** Source address, destination address (network order, as in the packet), ports (likewise), protocol, 0 0 0. */
     public static final int KEY_BYTES = 16;
@@ -144,16 +149,20 @@ public final class XdpFlowTable implements AutoCloseable
     private final BpfMap flows;
     private final BpfMap stats;
     private final BpfMap egress;
+    private final BpfMap on;
+    /** By port, whether {@link #EGRESS} has it. */
+    private final boolean[] egressPorts = new boolean[MAX_PORTS];
 
-    private XdpFlowTable(final BpfMap flows, final BpfMap stats, final BpfMap egress)
+    private XdpFlowTable(final BpfMap flows, final BpfMap stats, final BpfMap egress, final BpfMap on)
     {
         this.flows = flows;
         this.stats = stats;
         this.egress = egress;
+        this.on = on;
     }
 
     /**
-     * Creates the three maps, empty.
+     * Creates the four maps, empty (no egress: the program skips the table).
      *
      * @param maxFlows how many flows (each direction of a NAT connection is one) the table holds, and how many
      *                 stats slots there are.
@@ -162,24 +171,25 @@ public final class XdpFlowTable implements AutoCloseable
     {
         BpfMap flows = null;
         BpfMap stats = null;
+        BpfMap egress = null;
         try
         {
             flows = BpfMap.createHash(syscalls, "jvs_" + FLOWS, KEY_BYTES, VALUE_BYTES, maxFlows);
             stats = BpfMap.create(syscalls, BpfMap.TYPE_ARRAY, "jvs_" + FLOW_STATS, Integer.BYTES, STATS_BYTES,
                 maxFlows, BpfMap.F_MMAPABLE);
-            final BpfMap egress = BpfMap.create(syscalls, BpfMap.TYPE_DEVMAP, "jvs_" + EGRESS, Integer.BYTES,
-                Integer.BYTES, MAX_PORTS);
-            return new XdpFlowTable(flows, stats, egress);
+            egress = BpfMap.create(syscalls, BpfMap.TYPE_DEVMAP, "jvs_" + EGRESS, Integer.BYTES, Integer.BYTES,
+                MAX_PORTS);
+            final BpfMap on = BpfMap.createArray(syscalls, "jvs_" + SWITCH, Integer.BYTES, 1);
+            return new XdpFlowTable(flows, stats, egress, on);
         }
         catch (final RuntimeException ex)
         {
-            if (stats != null)
+            for (final BpfMap made : new BpfMap[] {egress, stats, flows})
             {
-                stats.close();
-            }
-            if (flows != null)
-            {
-                flows.close();
+                if (made != null)
+                {
+                    made.close();
+                }
             }
             throw ex;
         }
@@ -188,7 +198,7 @@ public final class XdpFlowTable implements AutoCloseable
     /** @return the fd of each of the table's maps by the name the program gives it. */
     public Map<String, Integer> mapFds()
     {
-        return Map.of(FLOWS, flows.fd(), FLOW_STATS, stats.fd(), EGRESS, egress.fd());
+        return Map.of(FLOWS, flows.fd(), FLOW_STATS, stats.fd(), EGRESS, egress.fd(), SWITCH, on.fd());
     }
 
     public BpfMap flows()
@@ -199,6 +209,12 @@ public final class XdpFlowTable implements AutoCloseable
     public BpfMap stats()
     {
         return stats;
+    }
+
+    /** {@link #SWITCH}, for tests that set it apart from the egresses. */
+    BpfMap onSwitch()
+    {
+        return on;
     }
 
     /**
@@ -235,20 +251,32 @@ public final class XdpFlowTable implements AutoCloseable
     }
 
     /** Frames of flows naming {@code port} leave by the interface {@code ifindex}. */
-    public void egress(final int port, final int ifindex)
+    public synchronized void egress(final int port, final int ifindex)
     {
         egress.put(port, ifindex);
+        egressPorts[port] = true;
+        on.put(0, 1);
     }
 
     /** Frames of flows naming {@code port} go to the workers from now on, untouched: it takes no redirects. */
-    public void noEgress(final int port)
+    public synchronized void noEgress(final int port)
     {
         egress.delete(port);
+        egressPorts[port] = false;
+        for (final boolean any : egressPorts)
+        {
+            if (any)
+            {
+                return;
+            }
+        }
+        on.put(0, 0);
     }
 
     @Override
     public void close()
     {
+        on.close();
         egress.close();
         stats.close();
         flows.close();
@@ -378,6 +406,15 @@ public final class XdpFlowTable implements AutoCloseable
     {
         final String restore = "flow_slow";
         asm.mov64(R6, R1)
+            // The switch: an array lookup, which the verifier inlines, in place of a hash lookup of every frame.
+            .storeImmediate(WORD, R10, STACK_KEY, 0)
+            .mov64(R2, R10)
+            .add64(R2, STACK_KEY)
+            .loadMap(R1, SWITCH)
+            .call(BpfHelper.MAP_LOOKUP_ELEM)
+            .jumpIf(R0, EQUAL, 0, restore)
+            .load(WORD, R0, R0, 0)
+            .jumpIf(R0, EQUAL, 0, restore)
             .load(WORD, R2, R6, XdpMetadata.DATA)
             .load(WORD, R3, R6, XdpMetadata.DATA_END)
             .mov64(R7, R2)

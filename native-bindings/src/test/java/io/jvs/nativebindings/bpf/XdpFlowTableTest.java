@@ -1,6 +1,7 @@
 package io.jvs.nativebindings.bpf;
 
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
@@ -122,6 +123,34 @@ class XdpFlowTableTest
 
         table.egress(1, 1);
         assertThat(program.testRunWithOutput(ack).action()).isEqualTo(XdpAction.REDIRECT);
+    }
+
+    @Test
+    void shouldSkipTheFlowTableWhileNoPortTakesRedirects()
+    {
+        putNat(TCP, 40_000, 80, 8080, 1, 2);
+        final byte[] ack = frame(TCP, CLIENT, 40_000, VIP, 80, 0x10, 64, 100, f -> { });
+        table.noEgress(0);
+        assertThat(switchValue()).as("port 1 still takes them").isOne();
+        table.noEgress(1);
+        assertThat(switchValue()).as("no port takes them").isZero();
+        table.egress(0, 1);
+        assertThat(switchValue()).isOne();
+
+        // With the flow's egress mapped but the switch off, the program does not look: the frame goes on untouched.
+        table.egress(1, 1);
+        table.onSwitch().put(0, 0);
+        final BpfProgram.TestRunResult passed = program.testRunWithOutput(ack);
+        assertThat(passed.action()).isEqualTo(XdpAction.PASS);
+        assertThat(passed.frame()).isEqualTo(ack);
+        assertThat(stats(1).getLong(XdpFlowTable.STATS_PACKETS)).isZero();
+        table.onSwitch().put(0, 1);
+        assertThat(program.testRunWithOutput(ack).action()).isEqualTo(XdpAction.REDIRECT);
+    }
+
+    private int switchValue()
+    {
+        return ByteBuffer.wrap(table.onSwitch().lookup(0).orElseThrow()).order(ByteOrder.nativeOrder()).getInt();
     }
 
     @Test
