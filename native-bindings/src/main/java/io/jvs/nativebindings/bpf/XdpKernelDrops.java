@@ -6,6 +6,8 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Map;
 import java.util.Optional;
 
@@ -21,8 +23,10 @@ import io.jvs.nativebindings.Syscalls;
  * Three raw-tracepoint programs, on the tracepoints the kernel fires at exactly those points
  * ({@code xdp_exception} from {@code trace_xdp_exception}, {@code xdp_redirect_err} from
  * {@code xdp_do_redirect}'s error path, {@code xdp_devmap_xmit} from the device map's {@code bq_xmit_all}), add to
- * a hash map keyed by the receiving device's ifindex, read from {@code struct net_device} at the offset the
- * kernel's BTF gives; frames of interfaces not watched are not counted.
+ * a hash map keyed by the receiving device's ifindex and network namespace (the namespace's inode number, as
+ * {@code /proc/self/ns/net} names it), read from {@code struct net_device} and {@code struct net} at the offsets the
+ * kernel's BTF gives; frames of interfaces not watched are not counted, nor those of another namespace's device
+ * that has the same ifindex.
  * <p>
  * A socket's ring-full drops are counted by the socket too ({@code XDP_STATISTICS}' {@code rx_ring_full}): they
  * are kept apart here, as {@link #SOCKET_REFUSED}. The programs cost nothing while nothing fails, except
@@ -50,7 +54,12 @@ public final class XdpKernelDrops implements AutoCloseable
     private static final int DEVICE_ARGUMENT = 0;
     private static final int REDIRECT_MAP_TYPE_ARGUMENT = 4;
     private static final int DEVMAP_DROPS_ARGUMENT = 3;
+    /** The key: the device's ifindex, then its namespace's inode number. */
     private static final int KEY_ON_STACK = -8;
+    private static final int KEY_BYTES = 8;
+    private static final int NAMESPACE_IN_KEY = 4;
+    /** Where the program keeps the device's {@code struct net *} on the stack. */
+    private static final int NET_ON_STACK = -16;
 
     private final Syscalls syscalls;
     private final BpfMap counts;
@@ -76,17 +85,18 @@ public final class XdpKernelDrops implements AutoCloseable
      */
     public static XdpKernelDrops open(final Syscalls syscalls, final int maxInterfaces) throws IOException
     {
-        final int ifindexOffset = KernelBtf.vmlinux().memberByteOffset("net_device", "ifindex")
-            .orElseThrow(() -> new IOException("the kernel's BTF has no ifindex in struct net_device"));
-        final BpfMap counts = BpfMap.createHash(syscalls, "jvs_xdp_drops", Integer.BYTES, VALUE_BYTES, maxInterfaces);
+        final KernelBtf btf = KernelBtf.vmlinux();
+        final Offsets offsets = new Offsets(offset(btf, "net_device", "ifindex"), offset(btf, "net_device", "nd_net"),
+            offset(btf, "net", "ns") + offset(btf, "ns_common", "inum"));
+        final BpfMap counts = BpfMap.createHash(syscalls, "jvs_xdp_drops", KEY_BYTES, VALUE_BYTES, maxInterfaces);
         final BpfProgram[] programs = new BpfProgram[3];
         final int[] attachments = {-1, -1, -1};
         try
         {
             final Map<String, Integer> fds = Map.of(MAP, counts.fd());
-            programs[0] = load(syscalls, "jvs_xdp_exc", exceptionProgram(ifindexOffset).link(fds));
-            programs[1] = load(syscalls, "jvs_xdp_redir", redirectErrorProgram(ifindexOffset).link(fds));
-            programs[2] = load(syscalls, "jvs_xdp_devmap", devmapTransmitProgram(ifindexOffset).link(fds));
+            programs[0] = load(syscalls, "jvs_xdp_exc", exceptionProgram(offsets).link(fds));
+            programs[1] = load(syscalls, "jvs_xdp_redir", redirectErrorProgram(offsets).link(fds));
+            programs[2] = load(syscalls, "jvs_xdp_devmap", devmapTransmitProgram(offsets).link(fds));
             attachments[0] = attach(syscalls, "xdp_exception", programs[0]);
             attachments[1] = attach(syscalls, "xdp_redirect_err", programs[1]);
             attachments[2] = attach(syscalls, "xdp_devmap_xmit", programs[2]);
@@ -99,13 +109,30 @@ public final class XdpKernelDrops implements AutoCloseable
         }
     }
 
+    private static int offset(final KernelBtf btf, final String struct, final String member) throws IOException
+    {
+        return btf.memberByteOffset(struct, member).orElseThrow(() -> new IOException("the kernel's BTF has no " +
+            member + " in struct " + struct));
+    }
+
+    /**
+     * Where the programs read: a device's ifindex and its {@code possible_net_t} in {@code struct net_device} (whose
+     * one member, the {@code struct net *}, is at its start), and the namespace's inode number in {@code struct net}.
+     */
+    record Offsets(int ifindex, int deviceNet, int namespaceInode)
+    {
+    }
+
     /** @return the status name of a count: aborted, socket-refused, device-refused, transmit-dropped. */
     public static String label(final int count)
     {
         return LABELS[count];
     }
 
-    /** Starts counting the frames of the device {@code ifindex}; a device already watched keeps its counts. */
+    /**
+     * Starts counting the frames of the device {@code ifindex} of the calling thread's network namespace; a device
+     * already watched keeps its counts.
+     */
     public synchronized void watch(final int ifindex)
     {
         try
@@ -121,14 +148,14 @@ public final class XdpKernelDrops implements AutoCloseable
         }
     }
 
-    /** Stops counting the frames of the device {@code ifindex} and forgets its counts. */
+    /** Stops counting the frames of the device {@code ifindex} (of the calling thread's namespace), forgetting them. */
     public synchronized void unwatch(final int ifindex)
     {
         counts.delete(key(ifindex));
     }
 
     /**
-     * @return the counts of the device {@code ifindex} since it was first watched, by {@link #ABORTED} to
+     * @return the counts of the device {@code ifindex} of the calling thread's namespace since it was first watched, by {@link #ABORTED} to
      *         {@link #TRANSMIT_DROPPED}; zeros when it is not watched.
      */
     public synchronized long[] counts(final int ifindex)
@@ -175,7 +202,22 @@ public final class XdpKernelDrops implements AutoCloseable
 
     private static byte[] key(final int ifindex)
     {
-        return ByteBuffer.allocate(Integer.BYTES).order(ByteOrder.nativeOrder()).putInt(ifindex).array();
+        return ByteBuffer.allocate(KEY_BYTES).order(ByteOrder.nativeOrder()).putInt(ifindex)
+            .putInt((int)namespaceInode()).array();
+    }
+
+    /** @return the inode number of the calling thread's network namespace ({@code net:[4026531840]}). */
+    static long namespaceInode()
+    {
+        try
+        {
+            final String link = Files.readSymbolicLink(Path.of("/proc/thread-self/ns/net")).toString();
+            return Long.parseLong(link.substring(link.indexOf('[') + 1, link.indexOf(']')));
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            throw new IllegalStateException("cannot read this thread's network namespace: " + ex.getMessage(), ex);
+        }
     }
 
     private static BpfProgram load(final Syscalls syscalls, final String name, final BpfBytecode code)
@@ -197,25 +239,25 @@ public final class XdpKernelDrops implements AutoCloseable
     }
 
     /** {@code xdp_exception(dev, prog, act)}: one frame aborted. */
-    static BpfBytecode exceptionProgram(final int ifindexOffset)
+    static BpfBytecode exceptionProgram(final Offsets offsets)
     {
         final BpfAssembler asm = new BpfAssembler()
             .load(BpfSize.DOUBLE, BpfRegister.R6, BpfRegister.R1, DEVICE_ARGUMENT * TRACEPOINT_ARGUMENT_BYTES)
             .mov64(BpfRegister.R7, 1);
-        countersOfDevice(asm, ifindexOffset);
+        countersOfDevice(asm, offsets);
         asm.atomicAdd(BpfSize.DOUBLE, BpfRegister.R0, ABORTED * Long.BYTES, BpfRegister.R7);
         return end(asm);
     }
 
     /** {@code xdp_redirect_err(dev, prog, target, err, map_type, map_id, index)}: one frame refused. */
-    static BpfBytecode redirectErrorProgram(final int ifindexOffset)
+    static BpfBytecode redirectErrorProgram(final Offsets offsets)
     {
         final BpfAssembler asm = new BpfAssembler()
             .load(BpfSize.DOUBLE, BpfRegister.R6, BpfRegister.R1, DEVICE_ARGUMENT * TRACEPOINT_ARGUMENT_BYTES)
             .load(BpfSize.DOUBLE, BpfRegister.R8, BpfRegister.R1,
                 REDIRECT_MAP_TYPE_ARGUMENT * TRACEPOINT_ARGUMENT_BYTES)
             .mov64(BpfRegister.R7, 1);
-        countersOfDevice(asm, ifindexOffset);
+        countersOfDevice(asm, offsets);
         asm.jumpIf32(BpfRegister.R8, BpfCondition.EQUAL, BpfMap.TYPE_XSKMAP, "socket")
             .atomicAdd(BpfSize.DOUBLE, BpfRegister.R0, DEVICE_REFUSED * Long.BYTES, BpfRegister.R7)
             .jump("out")
@@ -225,7 +267,7 @@ public final class XdpKernelDrops implements AutoCloseable
     }
 
     /** {@code xdp_devmap_xmit(from_dev, to_dev, sent, drops, err)}: {@code drops} frames not sent. */
-    static BpfBytecode devmapTransmitProgram(final int ifindexOffset)
+    static BpfBytecode devmapTransmitProgram(final Offsets offsets)
     {
         final BpfAssembler asm = new BpfAssembler()
             .load(BpfSize.DOUBLE, BpfRegister.R7, BpfRegister.R1, DEVMAP_DROPS_ARGUMENT * TRACEPOINT_ARGUMENT_BYTES)
@@ -233,29 +275,39 @@ public final class XdpKernelDrops implements AutoCloseable
             // The int argument arrives sign-extended to 64 bits; positive here, so its low half is the count.
             .alu32(BpfOpcode.ALU_MOV, BpfRegister.R7, BpfRegister.R7)
             .load(BpfSize.DOUBLE, BpfRegister.R6, BpfRegister.R1, DEVICE_ARGUMENT * TRACEPOINT_ARGUMENT_BYTES);
-        countersOfDevice(asm, ifindexOffset);
+        countersOfDevice(asm, offsets);
         asm.atomicAdd(BpfSize.DOUBLE, BpfRegister.R0, TRANSMIT_DROPPED * Long.BYTES, BpfRegister.R7);
         return end(asm);
     }
 
     /**
-     * {@code r0 = counts[r6->ifindex]}, to "out" when the device is not watched or cannot be read; r6 holds the
-     * {@code struct net_device *}, r7 and r8 are kept.
+     * {@code r0 = counts[{r6->ifindex, r6->nd_net.net->ns.inum}]}, to "out" when the device is not watched or cannot
+     * be read; r6 holds the {@code struct net_device *}, r7 and r8 are kept.
      */
-    private static void countersOfDevice(final BpfAssembler asm, final int ifindexOffset)
+    private static void countersOfDevice(final BpfAssembler asm, final Offsets offsets)
     {
-        asm.mov64(BpfRegister.R1, BpfRegister.R10)
-            .add64(BpfRegister.R1, KEY_ON_STACK)
-            .mov64(BpfRegister.R2, Integer.BYTES)
-            .mov64(BpfRegister.R3, BpfRegister.R6)
-            .add64(BpfRegister.R3, ifindexOffset)
-            .call(BpfHelper.PROBE_READ_KERNEL)
-            .jumpIf(BpfRegister.R0, BpfCondition.NOT_EQUAL, 0, "out")
-            .mov64(BpfRegister.R2, BpfRegister.R10)
+        probeRead(asm, KEY_ON_STACK, Integer.BYTES, BpfRegister.R6, offsets.ifindex());
+        probeRead(asm, NET_ON_STACK, Long.BYTES, BpfRegister.R6, offsets.deviceNet());
+        asm.load(BpfSize.DOUBLE, BpfRegister.R9, BpfRegister.R10, NET_ON_STACK);
+        probeRead(asm, KEY_ON_STACK + NAMESPACE_IN_KEY, Integer.BYTES, BpfRegister.R9, offsets.namespaceInode());
+        asm.mov64(BpfRegister.R2, BpfRegister.R10)
             .add64(BpfRegister.R2, KEY_ON_STACK)
             .loadMap(BpfRegister.R1, MAP)
             .call(BpfHelper.MAP_LOOKUP_ELEM)
             .jumpIf(BpfRegister.R0, BpfCondition.EQUAL, 0, "out");
+    }
+
+    /** {@code bpf_probe_read_kernel(r10 + stack, bytes, from + offset)}, to "out" when it fails. */
+    private static void probeRead(
+        final BpfAssembler asm, final int stack, final int bytes, final BpfRegister from, final int offset)
+    {
+        asm.mov64(BpfRegister.R1, BpfRegister.R10)
+            .add64(BpfRegister.R1, stack)
+            .mov64(BpfRegister.R2, bytes)
+            .mov64(BpfRegister.R3, from)
+            .add64(BpfRegister.R3, offset)
+            .call(BpfHelper.PROBE_READ_KERNEL)
+            .jumpIf(BpfRegister.R0, BpfCondition.NOT_EQUAL, 0, "out");
     }
 
     private static BpfBytecode end(final BpfAssembler asm)

@@ -100,34 +100,46 @@ class XdpKernelDropsTest
                     send(in, 3, 100);
                     Thread.sleep(200);
                 }
+                // The device's ifindex in another namespace (this thread's) is another device.
                 drops.watch(receiving);
-                assertThat(drops.counts(receiving)).containsOnly(0L);
+                TestNetwork.callIn(box, () ->
+                {
+                    drops.watch(receiving);
+                    return null;
+                });
+                assertThat(counts(drops, box, receiving)).containsOnly(0L);
 
                 try (XdpLink link = attach(box, abort))
                 {
                     send(in, 5, 100);
-                    awaitCount(drops, receiving, XdpKernelDrops.ABORTED, 5);
+                    awaitCount(drops, box, receiving, XdpKernelDrops.ABORTED, 5);
                 }
                 try (XdpLink link = attach(box, redirect))
                 {
                     // vd runs no NAPI, so vc takes no redirected frame (it lacks NETDEV_XDP_ACT_NDO_XMIT).
                     send(in, 4, 100);
-                    awaitCount(drops, receiving, XdpKernelDrops.DEVICE_REFUSED, 4);
+                    awaitCount(drops, box, receiving, XdpKernelDrops.DEVICE_REFUSED, 4);
 
                     // With GRO vd runs NAPI; frames longer than its MTU pass vc's own check and are dropped by
                     // veth_xdp_xmit in the bulk transmit, while short ones reach vd.
                     network.inNamespace(beyond, "ip", "link", "set", "vd", "mtu", "1000");
                     network.inNamespace(beyond, "ethtool", "-K", "vd", "gro", "on");
                     send(in, 3, 1200);
-                    awaitCount(drops, receiving, XdpKernelDrops.TRANSMIT_DROPPED, 3);
+                    awaitCount(drops, box, receiving, XdpKernelDrops.TRANSMIT_DROPPED, 3);
                     send(in, 2, 100);
                     assertThat(out.receive(WAIT)).hasSize(100);
                     assertThat(out.receive(WAIT)).hasSize(100);
                 }
-                assertThat(drops.counts(receiving)).containsExactly(5, 0, 4, 3);
+                assertThat(counts(drops, box, receiving)).containsExactly(5, 0, 4, 3);
+                assertThat(drops.counts(receiving)).as("this thread's namespace's device of that ifindex")
+                    .containsOnly(0L);
 
-                drops.unwatch(receiving);
-                assertThat(drops.counts(receiving)).containsOnly(0L);
+                TestNetwork.callIn(box, () ->
+                {
+                    drops.unwatch(receiving);
+                    return null;
+                });
+                assertThat(counts(drops, box, receiving)).containsOnly(0L);
             }
         }
     }
@@ -163,17 +175,22 @@ class XdpKernelDropsTest
         }
     }
 
+    private static long[] counts(final XdpKernelDrops drops, final String namespace, final int ifindex)
+    {
+        return TestNetwork.callIn(namespace, () -> drops.counts(ifindex));
+    }
+
     /** Waits until the count reaches {@code expected}, then checks that it stays there a moment. */
-    private static void awaitCount(final XdpKernelDrops drops, final int ifindex, final int count, final long expected)
-        throws InterruptedException
+    private static void awaitCount(final XdpKernelDrops drops, final String namespace, final int ifindex,
+        final int count, final long expected) throws InterruptedException
     {
         final long deadline = System.nanoTime() + WAIT.toNanos();
-        while (drops.counts(ifindex)[count] < expected && System.nanoTime() < deadline)
+        while (counts(drops, namespace, ifindex)[count] < expected && System.nanoTime() < deadline)
         {
             Thread.sleep(10);
         }
         Thread.sleep(100);
-        assertThat(drops.counts(ifindex)[count]).as(XdpKernelDrops.label(count)).isEqualTo(expected);
+        assertThat(counts(drops, namespace, ifindex)[count]).as(XdpKernelDrops.label(count)).isEqualTo(expected);
     }
 
     /** BTF written by hand: type records as given, then the strings. */
