@@ -201,8 +201,9 @@ daemon_stop() {   # saves the status first
     wait $DAEMON_PID 2>/dev/null || true
     DAEMON_PID=""
     # what bounds it: the counters that name drops, full rings, sleeps, and the latency histogram
-    grep -E '^(frames|transmitted|passed|dropped|connections|sleeps|handed-off) |^drop\.[a-z.-]+ [1-9]|'\
-'^port\..*(rx-frames|tx-frames|tx-ring-full) |^latency\.|^server\..*\.connections ' "$status" |
+    grep -E '^(frames|transmitted|passed|dropped|connections|sleeps|handed-off|offloaded-frames) |'\
+'^drop\.[a-z.-]+ [1-9]|^xdp-[a-z-]+ |^port\..*(rx-frames|tx-frames|tx-ring-full) |^latency\.|'\
+'^server\..*\.connections ' "$status" |
         tr '\n' ' ' | sed 's/^/STATUS: /'; echo
 }
 

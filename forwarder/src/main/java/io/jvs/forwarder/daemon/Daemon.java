@@ -817,6 +817,17 @@ public final class Daemon implements AutoCloseable
             return;
         }
         lastRefusalsSampleNs = nowNs;
+        // Without a connection in the flow table no frame is redirected to a port: an idle daemon makes no call.
+        long offloadedNow = 0;
+        for (int w = 0; w < workers; w++)
+        {
+            offloadedNow += counters.get(w, DaemonCounters.OFFLOADED) -
+                counters.get(w, DaemonCounters.OFFLOAD_WITHDRAWN);
+        }
+        if (offloadedNow == 0)
+        {
+            return;
+        }
         long refusals = 0;
         for (int p = 0; p < kernelDropsWatched.length; p++)
         {
