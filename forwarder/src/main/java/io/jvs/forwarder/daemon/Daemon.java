@@ -111,6 +111,8 @@ public final class Daemon implements AutoCloseable
     private static final long LATENCY_COPY_WAIT_NS = 500_000_000L;
     /** The longest the start waits for the servers' next hops: past the kernel's first ARP retransmission. */
     private static final long START_NEXT_HOP_WAIT_NS = 1_500_000_000L;
+    /** How often the conductor looks for refused redirects, to take a port that refuses them out at once. */
+    private static final long REFUSALS_SAMPLE_NS = 10_000_000L;
 
     private final Path configFile;
     private final JvsConfig config;
@@ -158,8 +160,6 @@ public final class Daemon implements AutoCloseable
     private int[] kernelDropsWatched;
     /** By port, the drops counted on devices of its name before it was made again; the conductor's. */
     private long[][] kernelDropsBefore;
-    /** How often the conductor looks for refused redirects, to take a port that refuses them out at once. */
-    private static final long REFUSALS_SAMPLE_NS = 10_000_000L;
     private long lastRefusalsSampleNs = Long.MIN_VALUE / 2;
     /** The refused and unsent redirects of the last look, summed over the ports watched now. */
     private long refusalsSeen;

@@ -65,18 +65,22 @@ public final class XdpKernelDrops implements AutoCloseable
     private final BpfMap counts;
     private final BpfProgram[] programs;
     private final int[] attachments;
+    /** The inode number of the network namespace whose devices this watches. */
+    private final int namespace;
 
-    private XdpKernelDrops(
-        final Syscalls syscalls, final BpfMap counts, final BpfProgram[] programs, final int[] attachments)
+    private XdpKernelDrops(final Syscalls syscalls, final BpfMap counts, final BpfProgram[] programs,
+        final int[] attachments, final int namespace)
     {
         this.syscalls = syscalls;
         this.counts = counts;
         this.programs = programs;
         this.attachments = attachments;
+        this.namespace = namespace;
     }
 
     /**
-     * Loads and attaches the three programs, watching no interface yet.
+     * Loads and attaches the three programs, watching no interface yet; the interfaces it watches are the calling
+     * thread's network namespace's.
      *
      * @param maxInterfaces how many interfaces may be watched.
      * @throws IOException         when the kernel has no BTF, or its {@code struct net_device} no {@code ifindex}.
@@ -85,6 +89,7 @@ public final class XdpKernelDrops implements AutoCloseable
      */
     public static XdpKernelDrops open(final Syscalls syscalls, final int maxInterfaces) throws IOException
     {
+        final int namespace = (int)namespaceInode();
         final KernelBtf btf = KernelBtf.vmlinux();
         final Offsets offsets = new Offsets(offset(btf, "net_device", "ifindex"), offset(btf, "net_device", "nd_net"),
             offset(btf, "net", "ns") + offset(btf, "ns_common", "inum"));
@@ -100,7 +105,7 @@ public final class XdpKernelDrops implements AutoCloseable
             attachments[0] = attach(syscalls, "xdp_exception", programs[0]);
             attachments[1] = attach(syscalls, "xdp_redirect_err", programs[1]);
             attachments[2] = attach(syscalls, "xdp_devmap_xmit", programs[2]);
-            return new XdpKernelDrops(syscalls, counts, programs, attachments);
+            return new XdpKernelDrops(syscalls, counts, programs, attachments, namespace);
         }
         catch (final RuntimeException ex)
         {
@@ -129,10 +134,7 @@ public final class XdpKernelDrops implements AutoCloseable
         return LABELS[count];
     }
 
-    /**
-     * Starts counting the frames of the device {@code ifindex} of the calling thread's network namespace; a device
-     * already watched keeps its counts.
-     */
+    /** Starts counting the frames of the device {@code ifindex}; a device already watched keeps its counts. */
     public synchronized void watch(final int ifindex)
     {
         try
@@ -148,14 +150,14 @@ public final class XdpKernelDrops implements AutoCloseable
         }
     }
 
-    /** Stops counting the frames of the device {@code ifindex} (of the calling thread's namespace), forgetting them. */
+    /** Stops counting the frames of the device {@code ifindex} and forgets its counts. */
     public synchronized void unwatch(final int ifindex)
     {
         counts.delete(key(ifindex));
     }
 
     /**
-     * @return the counts of the device {@code ifindex} of the calling thread's namespace since it was first watched, by {@link #ABORTED} to
+     * @return the counts of the device {@code ifindex} since it was first watched, by {@link #ABORTED} to
      *         {@link #TRANSMIT_DROPPED}; zeros when it is not watched.
      */
     public synchronized long[] counts(final int ifindex)
@@ -200,10 +202,9 @@ public final class XdpKernelDrops implements AutoCloseable
         counts.close();
     }
 
-    private static byte[] key(final int ifindex)
+    private byte[] key(final int ifindex)
     {
-        return ByteBuffer.allocate(KEY_BYTES).order(ByteOrder.nativeOrder()).putInt(ifindex)
-            .putInt((int)namespaceInode()).array();
+        return ByteBuffer.allocate(KEY_BYTES).order(ByteOrder.nativeOrder()).putInt(ifindex).putInt(namespace).array();
     }
 
     /** @return the inode number of the calling thread's network namespace ({@code net:[4026531840]}). */

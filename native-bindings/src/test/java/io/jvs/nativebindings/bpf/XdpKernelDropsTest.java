@@ -80,7 +80,8 @@ class XdpKernelDropsTest
             final int receiving = TestNetwork.callIn(box, () -> syscalls.ifNameToIndex("vb"));
             final int egress = TestNetwork.callIn(box, () -> syscalls.ifNameToIndex("vc"));
 
-            try (XdpKernelDrops drops = XdpKernelDrops.open(syscalls, 8);
+            try (XdpKernelDrops drops = TestNetwork.callIn(box, () -> XdpKernelDrops.open(Syscalls.create(), 8));
+                 XdpKernelDrops here = XdpKernelDrops.open(syscalls, 8);
                  BpfMap devices = BpfMap.create(syscalls, BpfMap.TYPE_DEVMAP, "test_egress", 4, 4, 1);
                  BpfProgram abort = BpfProgram.loadXdp(syscalls, "test_abort",
                      new BpfAssembler().mov64(BpfRegister.R0, XdpAction.ABORTED).exit().build());
@@ -100,46 +101,37 @@ class XdpKernelDropsTest
                     send(in, 3, 100);
                     Thread.sleep(200);
                 }
-                // The device's ifindex in another namespace (this thread's) is another device.
                 drops.watch(receiving);
-                TestNetwork.callIn(box, () ->
-                {
-                    drops.watch(receiving);
-                    return null;
-                });
-                assertThat(counts(drops, box, receiving)).containsOnly(0L);
+                // The ifindex in another namespace (this thread's) is another device.
+                here.watch(receiving);
+                assertThat(drops.counts(receiving)).containsOnly(0L);
 
                 try (XdpLink link = attach(box, abort))
                 {
                     send(in, 5, 100);
-                    awaitCount(drops, box, receiving, XdpKernelDrops.ABORTED, 5);
+                    awaitCount(drops, receiving, XdpKernelDrops.ABORTED, 5);
                 }
                 try (XdpLink link = attach(box, redirect))
                 {
                     // vd runs no NAPI, so vc takes no redirected frame (it lacks NETDEV_XDP_ACT_NDO_XMIT).
                     send(in, 4, 100);
-                    awaitCount(drops, box, receiving, XdpKernelDrops.DEVICE_REFUSED, 4);
+                    awaitCount(drops, receiving, XdpKernelDrops.DEVICE_REFUSED, 4);
 
                     // With GRO vd runs NAPI; frames longer than its MTU pass vc's own check and are dropped by
                     // veth_xdp_xmit in the bulk transmit, while short ones reach vd.
                     network.inNamespace(beyond, "ip", "link", "set", "vd", "mtu", "1000");
                     network.inNamespace(beyond, "ethtool", "-K", "vd", "gro", "on");
                     send(in, 3, 1200);
-                    awaitCount(drops, box, receiving, XdpKernelDrops.TRANSMIT_DROPPED, 3);
+                    awaitCount(drops, receiving, XdpKernelDrops.TRANSMIT_DROPPED, 3);
                     send(in, 2, 100);
                     assertThat(out.receive(WAIT)).hasSize(100);
                     assertThat(out.receive(WAIT)).hasSize(100);
                 }
-                assertThat(counts(drops, box, receiving)).containsExactly(5, 0, 4, 3);
-                assertThat(drops.counts(receiving)).as("this thread's namespace's device of that ifindex")
-                    .containsOnly(0L);
+                assertThat(drops.counts(receiving)).containsExactly(5, 0, 4, 3);
+                assertThat(here.counts(receiving)).as("this namespace's device of that ifindex").containsOnly(0L);
 
-                TestNetwork.callIn(box, () ->
-                {
-                    drops.unwatch(receiving);
-                    return null;
-                });
-                assertThat(counts(drops, box, receiving)).containsOnly(0L);
+                drops.unwatch(receiving);
+                assertThat(drops.counts(receiving)).containsOnly(0L);
             }
         }
     }
@@ -175,22 +167,17 @@ class XdpKernelDropsTest
         }
     }
 
-    private static long[] counts(final XdpKernelDrops drops, final String namespace, final int ifindex)
-    {
-        return TestNetwork.callIn(namespace, () -> drops.counts(ifindex));
-    }
-
     /** Waits until the count reaches {@code expected}, then checks that it stays there a moment. */
-    private static void awaitCount(final XdpKernelDrops drops, final String namespace, final int ifindex,
-        final int count, final long expected) throws InterruptedException
+    private static void awaitCount(final XdpKernelDrops drops, final int ifindex, final int count, final long expected)
+        throws InterruptedException
     {
         final long deadline = System.nanoTime() + WAIT.toNanos();
-        while (counts(drops, namespace, ifindex)[count] < expected && System.nanoTime() < deadline)
+        while (drops.counts(ifindex)[count] < expected && System.nanoTime() < deadline)
         {
             Thread.sleep(10);
         }
         Thread.sleep(100);
-        assertThat(counts(drops, namespace, ifindex)[count]).as(XdpKernelDrops.label(count)).isEqualTo(expected);
+        assertThat(drops.counts(ifindex)[count]).as(XdpKernelDrops.label(count)).isEqualTo(expected);
     }
 
     /** BTF written by hand: type records as given, then the strings. */
