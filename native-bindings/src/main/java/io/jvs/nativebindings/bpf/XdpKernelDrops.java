@@ -83,7 +83,7 @@ public final class XdpKernelDrops implements AutoCloseable
      * thread's network namespace's.
      *
      * @param maxInterfaces how many interfaces may be watched.
-     * @throws IOException         when the kernel has no BTF, or its {@code struct net_device} no {@code ifindex}.
+     * @throws IOException         when the kernel has no BTF, or its structures lack a member the programs read.
      * @throws NativeCallException when the kernel refuses a map, a program or an attachment (no
      *                             {@code CONFIG_BPF_EVENTS}, no CAP_BPF and CAP_PERFMON).
      */
