@@ -863,14 +863,16 @@ public final class Daemon implements AutoCloseable
 
     /**
      * @return by AF_XDP interface (in interface order, null for others), the kernel's drops after its program
-     *         ({@link XdpKernelDrops#counts}), read by the conductor; null when they are not counted or the
-     *         conductor does not answer in time.
+     *         ({@link XdpKernelDrops#counts}), read by the conductor; all null without AF_XDP interfaces; null when
+     *         the kernel cannot count them or the conductor does not answer in time.
      */
     long[][] kernelDrops()
     {
         if (kernelDrops == null)
         {
-            return null;
+            // Without AF_XDP interfaces there is nothing to count: zeros, not "not counted".
+            return kernelDropsWatched == null && xdpDeviceOf != null && java.util.Arrays.stream(xdpDeviceOf)
+                .allMatch(device -> device < 0) ? new long[xdpDeviceOf.length][] : null;
         }
         try
         {

@@ -139,7 +139,8 @@ final class Status
     /**
      * What the kernel dropped after the AF_XDP interfaces' XDP programs decided ({@link XdpKernelDrops}): summed as
      * {@code xdp-aborted}, {@code xdp-socket-refused}, {@code xdp-device-refused} and {@code xdp-transmit-dropped},
-     * then per interface as {@code xdp.IFNAME.aborted} and so on; -1 in the sums when they are not counted.
+     * then per interface as {@code xdp.IFNAME.aborted} and so on; 0 without AF_XDP interfaces, and -1 in the sums
+     * when the kernel cannot count them.
      */
     private static void kernelDrops(final StringBuilder out, final Daemon daemon)
     {

@@ -9,6 +9,7 @@ import java.net.ConnectException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -61,6 +62,19 @@ class DaemonHostPathTest
                 if (port.startsWith("afxdp"))
                 {
                     assertThat(status.get("host-passed")).as("through the TAP").isPositive();
+                    assertThat(status).as("counted on the XDP interface, nothing dropped")
+                        .containsEntry("xdp." + LbTopology.DIRECTOR_CLIENT_DEVICE + ".aborted", 0L);
+                }
+                else
+                {
+                    assertThat(status).as("no XDP interface: no per-interface lines")
+                        .doesNotContainKey("xdp." + LbTopology.DIRECTOR_CLIENT_DEVICE + ".aborted");
+                }
+                // Passed frames reach the kernel by the XDP program's XDP_PASS or the TAP, never by a drop.
+                for (final String drop : List.of("xdp-aborted", "xdp-socket-refused", "xdp-device-refused",
+                    "xdp-transmit-dropped"))
+                {
+                    assertThat(status.get(drop)).as(drop).isZero();
                 }
             }
         }
