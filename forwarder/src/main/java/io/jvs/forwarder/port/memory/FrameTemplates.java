@@ -5,6 +5,7 @@ import io.jvs.core.packet.Frames;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.ref.Reference;
 
 /**
  * A {@link FrameSource} that replays fixed frames round-robin: template 0, 1, ..., n-1, 0, 1, ... The templates
@@ -15,6 +16,11 @@ public final class FrameTemplates implements FrameSource
     /** Never run out. */
     public static final long FOREVER = Long.MAX_VALUE;
 
+    /**
+     * The templates' memory, held for as long as this source is: an automatic arena frees a segment once it is
+     * unreachable, and {@link #addresses} alone would not keep it (a frame would then be copied from freed memory).
+     */
+    private final MemorySegment memory;
     private final long[] addresses;
     private final int[] lengths;
     private final int maxLength;
@@ -47,8 +53,9 @@ public final class FrameTemplates implements FrameSource
             bytes += frame.length;
             longest = Math.max(longest, frame.length);
         }
-        // Freed by the garbage collector once the source is unreachable.
+        // Freed by the garbage collector once the source is unreachable (the field holds it until then).
         final MemorySegment memory = Arena.ofAuto().allocate(bytes, 64);
+        this.memory = memory;
         this.addresses = new long[frames.length];
         this.lengths = new int[frames.length];
         long offset = 0;
@@ -81,6 +88,8 @@ public final class FrameTemplates implements FrameSource
             return 0;
         }
         Frames.copy(addresses[cursor], address, length);
+        // The copy read raw addresses: the segment must stay reachable until it is done.
+        Reference.reachabilityFence(memory);
         cursor = cursor + 1 == lengths.length ? 0 : cursor + 1;
         delivered++;
         return length;
