@@ -13,14 +13,16 @@ import java.util.List;
  * @param connTableSize the connection table size the header shows.
  * @param services      the services in the kernel's order (what {@code --nosort} prints).
  * @param timeouts      the {@code --set} timeouts.
- * @param connections   the connection entries, in table order; empty when the listing does not need them.
+ * @param connections   the connection entries, in table order; empty when the listing does not need them. A
+ *                      collection is copied; any other iterable is read as it is iterated (a daemon's, from its
+ *                      workers a page at a time, so that a listing of millions of entries never holds them all).
  */
 public record IpvsView(
     int versionCode,
     int connTableSize,
     List<ServiceView> services,
     ConnectionTimeouts.Current timeouts,
-    List<ConnectionView> connections)
+    Iterable<ConnectionView> connections)
 {
     /** IPVS 1.2.1, the version every kernel since 2.6.28 reports. */
     public static final int VERSION_1_2_1 = 0x010201;
@@ -30,12 +32,15 @@ public record IpvsView(
     public static final ConnectionTimeouts.Current DEFAULT_TIMEOUTS = new ConnectionTimeouts.Current(900, 120, 300);
 
     /**
-     * Copies the lists so the view cannot change.
+     * Copies the lists so the view cannot change; connections read as they are iterated stay so.
      */
     public IpvsView
     {
         services = List.copyOf(services);
-        connections = List.copyOf(connections);
+        if (connections instanceof java.util.Collection<ConnectionView> entries)
+        {
+            connections = List.copyOf(entries);
+        }
     }
 
     /**
@@ -84,7 +89,7 @@ public record IpvsView(
      * @param newConnections connection entries.
      * @return this view with them.
      */
-    public IpvsView withConnections(final List<ConnectionView> newConnections)
+    public IpvsView withConnections(final Iterable<ConnectionView> newConnections)
     {
         return new IpvsView(versionCode, connTableSize, services, timeouts, newConnections);
     }

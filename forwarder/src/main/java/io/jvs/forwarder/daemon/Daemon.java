@@ -1577,58 +1577,15 @@ public final class Daemon implements AutoCloseable
     }
 
     /**
-     * Lists every worker's connection entries, a page at a time between their bursts (no worker stops), naming each
-     * entry's real server by the current snapshot; entries whose server has left the snapshot are left out. One
-     * listing runs at a time.
+     * Lists every worker's connection entries as the iteration reaches them ({@link ConnectionListing}): a page at a
+     * time, asked of the worker between its bursts (no worker stops), so a listing of millions of entries holds one
+     * page, not the table's worth of objects.
      *
      * @return the entries, worker by worker, IPv4 before IPv6.
-     * @throws IllegalStateException when a worker does not answer within a second (it is stopping).
      */
-    java.util.List<ListedConnection> connections()
+    java.util.Iterator<ListedConnection> connections()
     {
-        synchronized (listing)
-        {
-            final java.util.List<ListedConnection> entries = new java.util.ArrayList<>();
-            final ConnectionPage page = new ConnectionPage();
-            for (int w = 0; w < workers; w++)
-            {
-                final Runnable wake = wakeWorker(w);
-                for (final boolean v6 : new boolean[] {false, true})
-                {
-                    page.v6 = v6;
-                    page.from = 0;
-                    do
-                    {
-                        if (!workerAgents[w].connections(page, wake, TimeUnit.SECONDS.toNanos(1)))
-                        {
-                            throw new IllegalStateException("worker " + w + " did not answer within a second");
-                        }
-                        final io.jvs.core.pipeline.DataPlane plane = conductor.current();
-                        for (int i = 0; i < page.count; i++)
-                        {
-                            final io.jvs.core.service.RealServer server = page.server[i] < plane.serverSlots() ?
-                                plane.server(page.server[i]) : null;
-                            if (server == null)
-                            {
-                                continue;
-                            }
-                            // The port the entry forwards to, as the kernel's cp->dport holds it: a server of
-                            // port 0 (a -f or port-0 service's), or any connection a persistent -f or port-0 service
-                            // made, takes the packet's own (ip_vs_schedule, ip_vs_sched_persist).
-                            final int serverPort = plane.serverPort(page.server[i], page.portKey[i]);
-                            entries.add(new ListedConnection(page.protocol[i], page.state[i],
-                                page.expiresInTicks[i] * io.jvs.core.conn.ConnectionTable.TICK_NS / 1_000_000L,
-                                address(v6, page.clientHigh[i], page.clientLow[i]), page.clientPort[i],
-                                address(v6, page.virtualHigh[i], page.virtualLow[i]), page.virtualPort[i],
-                                server.address(), serverPort));
-                        }
-                        page.from = page.next;
-                    }
-                    while (page.next != ConnectionPage.END);
-                }
-            }
-            return entries;
-        }
+        return new ConnectionListing(workerAgents, this::wakeWorker, () -> conductor.current(), listing);
     }
 
     /**

@@ -222,27 +222,58 @@ final class IpvsBackend implements Ipvsadm.Backend
         return withConnections ? view.withConnections(connections()) : view;
     }
 
-    private List<ConnectionView> connections()
+    /**
+     * The workers' connection entries, then the templates, read as they are iterated ({@link Daemon#connections}): a
+     * listing holds a page of entries at a time, not the table's worth.
+     */
+    private Iterable<ConnectionView> connections()
     {
-        final List<ConnectionView> views = new ArrayList<>();
-        for (final ListedConnection entry : daemon.connections())
+        return () -> new java.util.Iterator<>()
         {
-            final String protocol = switch (entry.protocol())
+            private final java.util.Iterator<ListedConnection> entries = daemon.connections();
+            private java.util.Iterator<ConnectionView> templates;
+
+            @Override
+            public boolean hasNext()
             {
-                case 6 -> "TCP";
-                case 17 -> "UDP";
-                case 132 -> "SCTP";
-                default -> "IP";
-            };
-            // The kernel names a UDP entry's one state "UDP" (udp_state_name_table); TCP's are its own names.
-            final String state = entry.protocol() == 6 ? TcpStates.name(entry.state()) : protocol;
-            views.add(new ConnectionView(protocol, entry.client(), entry.clientPort(), entry.virtual(),
-                entry.virtualPort(), entry.server(), entry.serverPort(), state, entry.expiresMs()));
-        }
-        // IPVS keeps its templates in the one hash table with the connections and lists both as it walks it, in no
-        // order of their kind; jvs keeps them apart and lists the connections, then the templates.
-        views.addAll(daemon.templates());
-        return views;
+                if (entries.hasNext())
+                {
+                    return true;
+                }
+                // IPVS keeps its templates in the one hash table with the connections and lists both as it walks
+                // it, in no order of their kind; jvs keeps them apart and lists the connections, then the templates.
+                if (templates == null)
+                {
+                    templates = daemon.templates().iterator();
+                }
+                return templates.hasNext();
+            }
+
+            @Override
+            public ConnectionView next()
+            {
+                if (!hasNext())
+                {
+                    throw new java.util.NoSuchElementException();
+                }
+                return templates == null ? view(entries.next()) : templates.next();
+            }
+        };
+    }
+
+    private static ConnectionView view(final ListedConnection entry)
+    {
+        final String protocol = switch (entry.protocol())
+        {
+            case 6 -> "TCP";
+            case 17 -> "UDP";
+            case 132 -> "SCTP";
+            default -> "IP";
+        };
+        // The kernel names a UDP entry's one state "UDP" (udp_state_name_table); TCP's are its own names.
+        final String state = entry.protocol() == 6 ? TcpStates.name(entry.state()) : protocol;
+        return new ConnectionView(protocol, entry.client(), entry.clientPort(), entry.virtual(), entry.virtualPort(),
+            entry.server(), entry.serverPort(), state, entry.expiresMs());
     }
 
     private static Counters counters(final TrafficLedger.Figures figures)

@@ -105,6 +105,78 @@ class WorkerConnectionPagesTest
     }
 
     @Test
+    void shouldAskForPagesOnlyAsTheListingReachesThem() throws Exception
+    {
+        try (WorkerFarm farm = new WorkerFarm(1, 0))
+        {
+            final byte[][] syns = new byte[CONNECTIONS][];
+            for (int n = 0; n < CONNECTIONS; n++)
+            {
+                syns[n] = farm.toVip(n, L4Headers.TCP_SYN);
+            }
+            final MemoryPort[] ports = farm.ports(new FrameTemplates(CONNECTIONS, syns), null, TransmitObserver.NONE,
+                TransmitObserver.NONE);
+            final Worker worker = farm.worker(0, ports, new boolean[2], WorkerFarm::ownerByParity);
+            final AtomicBoolean stop = new AtomicBoolean();
+            final Thread running = Thread.ofPlatform().start(() ->
+            {
+                while (!stop.get())
+                {
+                    if (worker.doWork() == 0)
+                    {
+                        Thread.onSpinWait();
+                    }
+                }
+            });
+            try
+            {
+                final long start = System.nanoTime();
+                while (worker.pipeline().connectionsV4().size() < CONNECTIONS && System.nanoTime() - start < TIMEOUT_NS)
+                {
+                    Thread.sleep(5);
+                }
+                final ConnectionListing listing = new ConnectionListing(new Worker[] {worker}, w -> () -> { },
+                    farm.publisher::current, new Object());
+                assertThat(worker.pagesAnswered()).as("nothing asked before the iteration").isZero();
+                assertThat(listing.hasNext()).isTrue();
+                assertThat(worker.pagesAnswered()).as("the first entry: one page").isOne();
+                final Set<Integer> clientPorts = new HashSet<>();
+                final java.util.List<Integer> askedAt = new java.util.ArrayList<>();
+                long asked = 1;
+                int taken = 0;
+                while (listing.hasNext())
+                {
+                    final ListedConnection entry = listing.next();
+                    assertThat(clientPorts.add(entry.clientPort())).as("listed once").isTrue();
+                    assertThat(entry.virtualPort()).isEqualTo(80);
+                    assertThat(entry.serverPort()).isEqualTo(WorkerFarm.SERVER_PORT);
+                    taken++;
+                    if (taken == 1)
+                    {
+                        assertThat(worker.pagesAnswered()).as("the first entry taken: still one page").isOne();
+                    }
+                    else if (worker.pagesAnswered() > asked)
+                    {
+                        asked = worker.pagesAnswered();
+                        askedAt.add(taken);
+                    }
+                }
+                assertThat(clientPorts).hasSize(CONNECTIONS);
+                assertThat(askedAt).as("the next IPv4 page asked for once the entries before it were taken: " +
+                    "the first page holds what a page's scan of slots found").hasSize(1);
+                assertThat(askedAt.get(0)).isGreaterThan(1).isLessThanOrEqualTo(ConnectionPage.CAPACITY + 1);
+                assertThat(worker.pagesAnswered()).as("every IPv4 page, then the IPv6 table's one")
+                    .isGreaterThanOrEqualTo(3);
+            }
+            finally
+            {
+                stop.set(true);
+                running.join();
+            }
+        }
+    }
+
+    @Test
     void shouldTellTheListerWhenAStoppedWorkerDoesNotAnswer() throws Exception
     {
         try (WorkerFarm farm = new WorkerFarm(1, 0))
