@@ -16,7 +16,6 @@ import io.jvs.core.service.ServiceTable;
 import io.jvs.core.service.VirtualService;
 import io.jvs.core.stats.TrafficLedger;
 
-import java.util.ArrayList;
 import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
