@@ -208,7 +208,7 @@ public final class Ipvsadm
             }
             case IpvsadmRequest.ListConnections list ->
             {
-                out.print(IpvsadmFormatter.connections(backend.view(true), list.format(), names));
+                IpvsadmFormatter.connections(backend.view(true), list.format(), names, out);
                 return 0;
             }
             case IpvsadmRequest.ListTimeouts timeouts ->

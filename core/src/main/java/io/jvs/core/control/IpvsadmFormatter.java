@@ -6,6 +6,7 @@ import io.jvs.core.service.ForwardMethod;
 import io.jvs.core.service.ServiceKey;
 import io.jvs.core.service.ServiceSettings;
 
+import java.io.UncheckedIOException;
 import java.util.List;
 
 /**
@@ -20,6 +21,9 @@ import java.util.List;
  */
 public final class IpvsadmFormatter
 {
+    /** How much text {@link #connections(IpvsView, ListFormat, Names, Appendable)} gathers before it writes it. */
+    private static final int CHUNK_CHARS = 64 * 1024;
+
     private static final String TITLE_SERVICE = "Prot LocalAddress:Port";
     private static final String TITLE_SERVER = "  -> RemoteAddress:Port\n";
 
@@ -106,7 +110,23 @@ public final class IpvsadmFormatter
      */
     public static String connections(final IpvsView view, final ListFormat format, final Names names)
     {
-        final StringBuilder out = new StringBuilder("IPVS connection entries\n");
+        final StringBuilder out = new StringBuilder();
+        connections(view, format, names, out);
+        return out.toString();
+    }
+
+    /**
+     * {@link #connections(IpvsView, ListFormat, Names)}, written to {@code to} as it goes, {@link #CHUNK_CHARS} at a
+     * time: a listing of millions of entries, read from the daemon's workers as it is written, is never held whole
+     * as text here.
+     *
+     * @param to where the text goes (a PrintStream, a StringBuilder).
+     * @throws UncheckedIOException when {@code to} fails.
+     */
+    public static void connections(final IpvsView view, final ListFormat format, final Names names,
+        final Appendable to)
+    {
+        final StringBuilder out = new StringBuilder(CHUNK_CHARS + 256).append("IPVS connection entries\n");
         if (format.persistentConn())
         {
             out.append("pro expire ").append(left("state", 11)).append(' ').append(left("source", 18)).append(' ')
@@ -136,8 +156,25 @@ public final class IpvsadmFormatter
                 .append(left(name(entry.virtualAddress(), entry.virtualPort(), protocol, format, names), 18))
                 .append(' ').append(name(entry.destination(), entry.destinationPort(), protocol, format, names))
                 .append('\n');
+            if (out.length() >= CHUNK_CHARS)
+            {
+                flush(out, to);
+            }
         }
-        return out.toString();
+        flush(out, to);
+    }
+
+    private static void flush(final StringBuilder out, final Appendable to)
+    {
+        try
+        {
+            to.append(out);
+        }
+        catch (final java.io.IOException ex)
+        {
+            throw new UncheckedIOException(ex);
+        }
+        out.setLength(0);
     }
 
     private static String two(final long value)

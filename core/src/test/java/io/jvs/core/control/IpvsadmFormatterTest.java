@@ -153,6 +153,68 @@ class IpvsadmFormatterTest
      * for a firewall-mark service, the mark in the address's first 32 bits. The protocol "IP" is none of print_conn's
      * (proto 0), so without -n no port is named; TCP's port 0 has no name either.
      */
+    /**
+     * A listing written as it goes: the same text as the one made whole, handed over in pieces of at most 64 KiB (and a
+     * line), the entries read once, as they are written (an iterable that is not a collection, as the daemon's is).
+     */
+    @Test
+    void shouldWriteALongConnectionListingInPiecesAsItReadsTheEntries()
+    {
+        final int entries = 3_000;
+        final int[] read = new int[1];
+        final Iterable<ConnectionView> lazy = () -> new java.util.Iterator<>()
+        {
+            private int next;
+
+            @Override
+            public boolean hasNext()
+            {
+                return next < entries;
+            }
+
+            @Override
+            public ConnectionView next()
+            {
+                read[0]++;
+                final int n = next++;
+                return new ConnectionView("TCP", Fixtures.ip("198.51.100." + (n % 250 + 1)), 1024 + n,
+                    Fixtures.ip("198.51.100.10"), 80, Fixtures.ip("10.1.0." + (n % 3 + 11)), 8080, "ESTABLISHED",
+                    n * 1000L);
+            }
+        };
+        final IpvsView view = IpvsView.empty().withConnections(lazy);
+        final java.util.List<Integer> pieces = new java.util.ArrayList<>();
+        final StringBuilder written = new StringBuilder();
+        IpvsadmFormatter.connections(view, N, Names.NUMERIC, new Appendable()
+        {
+            @Override
+            public Appendable append(final CharSequence text)
+            {
+                pieces.add(text.length());
+                written.append(text);
+                return this;
+            }
+
+            @Override
+            public Appendable append(final CharSequence text, final int start, final int end)
+            {
+                return append(text.subSequence(start, end));
+            }
+
+            @Override
+            public Appendable append(final char c)
+            {
+                return append(String.valueOf(c));
+            }
+        });
+        assertThat(read[0]).isEqualTo(entries);
+        final String whole = IpvsadmFormatter.connections(view, N, Names.NUMERIC);
+        assertThat(written.toString()).isEqualTo(whole);
+        assertThat(whole.lines().count()).isEqualTo(entries + 2);
+        assertThat(pieces).as("about 80 bytes an entry, in pieces of 64 KiB").hasSizeGreaterThan(2)
+            .allSatisfy(piece -> assertThat(piece).isLessThanOrEqualTo(64 * 1024 + 200));
+    }
+
     @Test
     void shouldListPersistenceTemplatesAsConnectionEntries()
     {
