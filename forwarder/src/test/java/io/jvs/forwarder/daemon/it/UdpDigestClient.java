@@ -107,9 +107,10 @@ public final class UdpDigestClient
     }
 
     /**
-     * Sends the load's requests one after the other from {@code namespace}, each from a client port none of the
-     * load's earlier requests used: the kernel may hand a closed socket's ephemeral port out again, which would make
-     * a request part of an earlier one's connection on the balancer.
+     * Sends the load's requests one after the other from {@code namespace}, each from a client address and port
+     * none of the load's earlier requests used (with several source addresses, two may share a port): the kernel may
+     * hand a closed socket's ephemeral port out again, which would make a request part of an earlier one's
+     * connection on the balancer.
      *
      * @return one result per request, by index.
      */
