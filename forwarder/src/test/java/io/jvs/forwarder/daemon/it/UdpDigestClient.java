@@ -99,11 +99,6 @@ public final class UdpDigestClient
     public record Exchange(int index, InetSocketAddress local, String serverIdentity, boolean ok, int attempts,
                            Duration elapsed, String failure)
     {
-        /** @return the client port, or -1. */
-        public int localPort()
-        {
-            return local == null ? -1 : local.getPort();
-        }
     }
 
     /**
