@@ -851,20 +851,23 @@ public final class Daemon implements AutoCloseable
         {
             return;
         }
-        final long[] counted = kernelDrops.counts(kernelDropsWatched[port]);
-        for (int c = 0; c < counted.length; c++)
+        synchronized (kernelDrops)
         {
-            kernelDropsBefore[port][c] += counted[c];
+            final long[] counted = kernelDrops.counts(kernelDropsWatched[port]);
+            for (int c = 0; c < counted.length; c++)
+            {
+                kernelDropsBefore[port][c] += counted[c];
+            }
+            kernelDrops.unwatch(kernelDropsWatched[port]);
+            kernelDrops.watch(ifindex);
+            kernelDropsWatched[port] = ifindex;
         }
-        kernelDrops.unwatch(kernelDropsWatched[port]);
-        kernelDrops.watch(ifindex);
-        kernelDropsWatched[port] = ifindex;
     }
 
     /**
      * @return by AF_XDP interface (in interface order, null for others), the kernel's drops after its program
-     *         ({@link XdpKernelDrops#counts}), read by the conductor; all null without AF_XDP interfaces; null when
-     *         the kernel cannot count them or the conductor does not answer in time.
+     *         ({@link XdpKernelDrops#counts}); all null without AF_XDP interfaces; null when the kernel cannot count
+     *         them or the daemon is stopping.
      */
     long[][] kernelDrops()
     {
@@ -874,11 +877,13 @@ public final class Daemon implements AutoCloseable
             return kernelDropsWatched == null && xdpDeviceOf != null && java.util.Arrays.stream(xdpDeviceOf)
                 .allMatch(device -> device < 0) ? new long[xdpDeviceOf.length][] : null;
         }
-        try
+        // Read here, not on the conductor: a status still shows them while a reload holds the conductor. The lock
+        // keeps a port's device made again (kernelDropsMoved, on the conductor) from being read half moved.
+        synchronized (kernelDrops)
         {
-            return conductor.call(c ->
+            final long[][] counts = new long[kernelDropsWatched.length][];
+            try
             {
-                final long[][] counts = new long[kernelDropsWatched.length][];
                 for (int p = 0; p < counts.length; p++)
                 {
                     if (kernelDropsWatched[p] != 0)
@@ -890,17 +895,13 @@ public final class Daemon implements AutoCloseable
                         }
                     }
                 }
-                return counts;
-            }).get(2, TimeUnit.SECONDS);
-        }
-        catch (final java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException ex)
-        {
-            return null;
-        }
-        catch (final InterruptedException ex)
-        {
-            Thread.currentThread().interrupt();
-            return null;
+            }
+            catch (final RuntimeException ex)
+            {
+                // The map closed as the daemon stops.
+                return null;
+            }
+            return counts;
         }
     }
 
