@@ -29,150 +29,90 @@ class WorkerConnectionPagesTest
     @Test
     void shouldListEveryConnectionOnceAcrossPagesWhileTheWorkerRuns() throws Exception
     {
-        try (WorkerFarm farm = new WorkerFarm(1, 0))
+        try (WorkerFarm farm = new WorkerFarm(1, 0);
+             RunningWorker running = RunningWorker.withConnections(farm, CONNECTIONS))
         {
-            final byte[][] syns = new byte[CONNECTIONS][];
-            for (int n = 0; n < CONNECTIONS; n++)
+            final Worker worker = running.worker;
+            final ConnectionPage page = new ConnectionPage();
+            final Set<Integer> clientPorts = new HashSet<>();
+            int pages = 0;
+            page.v6 = false;
+            page.from = 0;
+            do
             {
-                syns[n] = farm.toVip(n, L4Headers.TCP_SYN);
+                assertThat(worker.connections(page, () -> { }, TIMEOUT_NS)).as("answered").isTrue();
+                pages++;
+                for (int i = 0; i < page.count; i++)
+                {
+                    assertThat(clientPorts.add(page.clientPort[i])).as("listed once").isTrue();
+                    assertThat(page.protocol[i]).isEqualTo(6);
+                    assertThat(page.state[i]).isEqualTo(TcpStates.SYN_RECV);
+                    assertThat(page.clientLow[i]).isEqualTo(Integer.toUnsignedLong(
+                        WorkerFarm.client(page.clientPort[i] - 10_000)));
+                    assertThat(page.virtualLow[i]).isEqualTo(Integer.toUnsignedLong(WorkerFarm.VIP));
+                    assertThat(page.virtualPort[i]).isEqualTo(80);
+                    assertThat(page.server[i]).isPositive();
+                    assertThat(page.expiresInTicks[i]).isPositive()
+                        .isLessThanOrEqualTo((int)(TimeUnit.SECONDS.toNanos(60) / ConnectionTable.TICK_NS));
+                }
+                if (page.next != ConnectionPage.END)
+                {
+                    assertThat(page.next - page.from).as("slots one page looked at")
+                        .isPositive().isLessThanOrEqualTo(ConnectionPage.SCAN_LIMIT);
+                }
+                page.from = page.next;
             }
-            final MemoryPort[] ports = farm.ports(new FrameTemplates(CONNECTIONS, syns), null, TransmitObserver.NONE,
-                TransmitObserver.NONE);
-            final Worker worker = farm.worker(0, ports, new boolean[2], WorkerFarm::ownerByParity);
-            final AtomicBoolean stop = new AtomicBoolean();
-            final Thread running = Thread.ofPlatform().start(() ->
-            {
-                while (!stop.get())
-                {
-                    if (worker.doWork() == 0)
-                    {
-                        Thread.onSpinWait();
-                    }
-                }
-            });
-            try
-            {
-                final long start = System.nanoTime();
-                while (worker.pipeline().connectionsV4().size() < CONNECTIONS && System.nanoTime() - start < TIMEOUT_NS)
-                {
-                    Thread.sleep(5);
-                }
-                final ConnectionPage page = new ConnectionPage();
-                final Set<Integer> clientPorts = new HashSet<>();
-                int pages = 0;
-                page.v6 = false;
-                page.from = 0;
-                do
-                {
-                    assertThat(worker.connections(page, () -> { }, TIMEOUT_NS)).as("answered").isTrue();
-                    pages++;
-                    for (int i = 0; i < page.count; i++)
-                    {
-                        assertThat(clientPorts.add(page.clientPort[i])).as("listed once").isTrue();
-                        assertThat(page.protocol[i]).isEqualTo(6);
-                        assertThat(page.state[i]).isEqualTo(TcpStates.SYN_RECV);
-                        assertThat(page.clientLow[i]).isEqualTo(Integer.toUnsignedLong(
-                            WorkerFarm.client(page.clientPort[i] - 10_000)));
-                        assertThat(page.virtualLow[i]).isEqualTo(Integer.toUnsignedLong(WorkerFarm.VIP));
-                        assertThat(page.virtualPort[i]).isEqualTo(80);
-                        assertThat(page.server[i]).isPositive();
-                        assertThat(page.expiresInTicks[i]).isPositive()
-                            .isLessThanOrEqualTo((int)(TimeUnit.SECONDS.toNanos(60) / ConnectionTable.TICK_NS));
-                    }
-                    if (page.next != ConnectionPage.END)
-                    {
-                        assertThat(page.next - page.from).as("slots one page looked at")
-                            .isPositive().isLessThanOrEqualTo(ConnectionPage.SCAN_LIMIT);
-                    }
-                    page.from = page.next;
-                }
-                while (page.next != ConnectionPage.END);
-                assertThat(clientPorts).hasSize(CONNECTIONS);
-                assertThat(pages).isGreaterThanOrEqualTo(2);
+            while (page.next != ConnectionPage.END);
+            assertThat(clientPorts).hasSize(CONNECTIONS);
+            assertThat(pages).isGreaterThanOrEqualTo(2);
 
-                page.v6 = true;
-                page.from = 0;
-                assertThat(worker.connections(page, () -> { }, TIMEOUT_NS)).isTrue();
-                assertThat(page.count).as("no IPv6 connections").isZero();
-                assertThat(page.next).isEqualTo(ConnectionPage.END);
-            }
-            finally
-            {
-                stop.set(true);
-                running.join();
-            }
+            page.v6 = true;
+            page.from = 0;
+            assertThat(worker.connections(page, () -> { }, TIMEOUT_NS)).isTrue();
+            assertThat(page.count).as("no IPv6 connections").isZero();
+            assertThat(page.next).isEqualTo(ConnectionPage.END);
         }
     }
 
     @Test
     void shouldAskForPagesOnlyAsTheListingReachesThem() throws Exception
     {
-        try (WorkerFarm farm = new WorkerFarm(1, 0))
+        try (WorkerFarm farm = new WorkerFarm(1, 0);
+             RunningWorker running = RunningWorker.withConnections(farm, CONNECTIONS))
         {
-            final byte[][] syns = new byte[CONNECTIONS][];
-            for (int n = 0; n < CONNECTIONS; n++)
+            final Worker worker = running.worker;
+            final ConnectionListing listing = new ConnectionListing(new Worker[] {worker}, w -> () -> { },
+                farm.publisher::current, new Object());
+            assertThat(worker.pagesAnswered()).as("nothing asked before the iteration").isZero();
+            assertThat(listing.hasNext()).isTrue();
+            assertThat(worker.pagesAnswered()).as("the first entry: one page").isOne();
+            final Set<Integer> clientPorts = new HashSet<>();
+            final java.util.List<Integer> askedAt = new java.util.ArrayList<>();
+            long asked = 1;
+            int taken = 0;
+            while (listing.hasNext())
             {
-                syns[n] = farm.toVip(n, L4Headers.TCP_SYN);
-            }
-            final MemoryPort[] ports = farm.ports(new FrameTemplates(CONNECTIONS, syns), null, TransmitObserver.NONE,
-                TransmitObserver.NONE);
-            final Worker worker = farm.worker(0, ports, new boolean[2], WorkerFarm::ownerByParity);
-            final AtomicBoolean stop = new AtomicBoolean();
-            final Thread running = Thread.ofPlatform().start(() ->
-            {
-                while (!stop.get())
+                final ListedConnection entry = listing.next();
+                assertThat(clientPorts.add(entry.clientPort())).as("listed once").isTrue();
+                assertThat(entry.virtualPort()).isEqualTo(80);
+                assertThat(entry.serverPort()).isEqualTo(WorkerFarm.SERVER_PORT);
+                taken++;
+                if (taken == 1)
                 {
-                    if (worker.doWork() == 0)
-                    {
-                        Thread.onSpinWait();
-                    }
+                    assertThat(worker.pagesAnswered()).as("the first entry taken: still one page").isOne();
                 }
-            });
-            try
-            {
-                final long start = System.nanoTime();
-                while (worker.pipeline().connectionsV4().size() < CONNECTIONS && System.nanoTime() - start < TIMEOUT_NS)
+                else if (worker.pagesAnswered() > asked)
                 {
-                    Thread.sleep(5);
+                    asked = worker.pagesAnswered();
+                    askedAt.add(taken);
                 }
-                final ConnectionListing listing = new ConnectionListing(new Worker[] {worker}, w -> () -> { },
-                    farm.publisher::current, new Object());
-                assertThat(worker.pagesAnswered()).as("nothing asked before the iteration").isZero();
-                assertThat(listing.hasNext()).isTrue();
-                assertThat(worker.pagesAnswered()).as("the first entry: one page").isOne();
-                final Set<Integer> clientPorts = new HashSet<>();
-                final java.util.List<Integer> askedAt = new java.util.ArrayList<>();
-                long asked = 1;
-                int taken = 0;
-                while (listing.hasNext())
-                {
-                    final ListedConnection entry = listing.next();
-                    assertThat(clientPorts.add(entry.clientPort())).as("listed once").isTrue();
-                    assertThat(entry.virtualPort()).isEqualTo(80);
-                    assertThat(entry.serverPort()).isEqualTo(WorkerFarm.SERVER_PORT);
-                    taken++;
-                    if (taken == 1)
-                    {
-                        assertThat(worker.pagesAnswered()).as("the first entry taken: still one page").isOne();
-                    }
-                    else if (worker.pagesAnswered() > asked)
-                    {
-                        asked = worker.pagesAnswered();
-                        askedAt.add(taken);
-                    }
-                }
-                assertThat(clientPorts).hasSize(CONNECTIONS);
-                assertThat(askedAt).as("the next IPv4 page asked for once the entries before it were taken: " +
-                    "the first page holds what a page's scan of slots found").hasSize(1);
-                assertThat(askedAt.get(0)).isGreaterThan(1).isLessThanOrEqualTo(ConnectionPage.CAPACITY + 1);
-                assertThat(worker.pagesAnswered()).as("every IPv4 page, then the IPv6 table's one")
-                    .isGreaterThanOrEqualTo(3);
             }
-            finally
-            {
-                stop.set(true);
-                running.join();
-            }
+            assertThat(clientPorts).hasSize(CONNECTIONS);
+            assertThat(askedAt).as("the next IPv4 page asked for once the entries before it were taken: " +
+                "the first page holds what a page's scan of slots found").hasSize(1);
+            assertThat(askedAt.get(0)).isGreaterThan(1).isLessThanOrEqualTo(ConnectionPage.CAPACITY + 1);
+            assertThat(worker.pagesAnswered()).as("every IPv4 page, then the IPv6 table's one")
+                .isGreaterThanOrEqualTo(3);
         }
     }
 
@@ -188,6 +128,56 @@ class WorkerConnectionPagesTest
             final ConnectionPage page = new ConnectionPage();
             assertThat(worker.connections(page, () -> { }, TimeUnit.MILLISECONDS.toNanos(200))).isFalse();
             assertThat(worker.hasInbound()).as("a pending request keeps a worker from sleeping").isTrue();
+        }
+    }
+
+    /** A worker of {@code farm} that opened {@code connections} TCP connections, running on a thread of its own. */
+    private static final class RunningWorker implements AutoCloseable
+    {
+        final Worker worker;
+        private final AtomicBoolean stop = new AtomicBoolean();
+        private final Thread thread;
+
+        private RunningWorker(final Worker worker)
+        {
+            this.worker = worker;
+            thread = Thread.ofPlatform().start(() ->
+            {
+                while (!stop.get())
+                {
+                    if (worker.doWork() == 0)
+                    {
+                        Thread.onSpinWait();
+                    }
+                }
+            });
+        }
+
+        static RunningWorker withConnections(final WorkerFarm farm, final int connections) throws InterruptedException
+        {
+            final byte[][] syns = new byte[connections][];
+            for (int n = 0; n < connections; n++)
+            {
+                syns[n] = farm.toVip(n, L4Headers.TCP_SYN);
+            }
+            final MemoryPort[] ports = farm.ports(new FrameTemplates(connections, syns), null, TransmitObserver.NONE,
+                TransmitObserver.NONE);
+            final RunningWorker running = new RunningWorker(farm.worker(0, ports, new boolean[2],
+                WorkerFarm::ownerByParity));
+            final long start = System.nanoTime();
+            while (running.worker.pipeline().connectionsV4().size() < connections &&
+                System.nanoTime() - start < TIMEOUT_NS)
+            {
+                Thread.sleep(5);
+            }
+            return running;
+        }
+
+        @Override
+        public void close() throws InterruptedException
+        {
+            stop.set(true);
+            thread.join();
         }
     }
 }
