@@ -8,6 +8,8 @@ import org.agrona.BufferUtil;
 import org.agrona.UnsafeApi;
 import org.agrona.concurrent.UnsafeBuffer;
 
+import java.nio.ByteBuffer;
+
 /**
  * The per-packet work of {@code ../shared/bench/natpipe} (the hand-written C peer of {@code bench pipeline --mode
  * nat}), written in Java as directly as the C and nothing more: the same frames written per burst, the same two
@@ -55,8 +57,11 @@ public final class NatpipeTwin
     private final long[] serverBytes = new long[SERVERS * COUNTER_STRIDE];
     private final int[] serverAddress = new int[SERVERS];
     private final long[] serverMac = new long[SERVERS];
-    private final long frames = BufferUtil.address(BufferUtil.allocateDirectAligned(BURST * FRAME_STRIDE, 4096));
-    private final long template = BufferUtil.address(BufferUtil.allocateDirectAligned(64, 64));
+    // The buffers are held, not only their addresses: a direct buffer's memory is freed once the buffer is collected.
+    private final ByteBuffer frameMemory = BufferUtil.allocateDirectAligned(BURST * FRAME_STRIDE, 4096);
+    private final long frames = BufferUtil.address(frameMemory);
+    private final ByteBuffer templateMemory = BufferUtil.allocateDirectAligned(64, 64);
+    private final long template = BufferUtil.address(templateMemory);
     private final UnsafeBuffer prefetchList = new UnsafeBuffer(BufferUtil.allocateDirectAligned(BURST * 8, 64));
     private final CachePrefetch prefetch = NativeCachePrefetch.best();
     private final long[] home = new long[BURST];

@@ -18,6 +18,7 @@ import io.jvs.forwarder.memory.HugePageAllocator;
 import io.jvs.core.sched.SchedulerSettings;
 import io.jvs.core.service.ServiceTable;
 import io.jvs.forwarder.memory.NativeCachePrefetch;
+import org.agrona.BufferUtil;
 
 import java.nio.ByteBuffer;
 
@@ -54,6 +55,7 @@ public final class PipelineWorkload
     public static final int FRAME_LENGTH = 60;
     public static final int SERVERS = 16;
     private static final int FRAME_STRIDE = 2048;
+    private static final int PAGE = 4096;
     private static final int HEADROOM = 128;
     private static final long ROUTER_MAC = 0x02_00_00_00_00_FEL;
     private static final long JVS_MAC = 0x02_00_00_00_00_10L;
@@ -164,7 +166,9 @@ public final class PipelineWorkload
         final int capacity = Math.max(1024, flows);
         this.pipeline = new Pipeline(publisher, 0, capacity, 1024, 4, SERVERS + 1, 0, HugePageAllocator.INSTANCE,
             new io.jvs.core.pipeline.TemplateTable(1024), null, NativeCachePrefetch.best());
-        this.memory = ByteBuffer.allocateDirect(FrameBurst.MAX_FRAMES * FRAME_STRIDE + FRAME_STRIDE);
+        // Page-aligned, as the C peer's frames (aligned_alloc) and a port's buffers are: a plain direct buffer starts
+        // where malloc put it, 16 bytes into a line, and every 60-byte frame then spans two cache lines.
+        this.memory = BufferUtil.allocateDirectAligned(FrameBurst.MAX_FRAMES * FRAME_STRIDE + FRAME_STRIDE, PAGE);
         this.base = Frames.addressOf(memory);
         this.template = base + (long)FrameBurst.MAX_FRAMES * FRAME_STRIDE;
         writeTemplate(template);
@@ -361,6 +365,14 @@ public final class PipelineWorkload
     public Pipeline pipeline()
     {
         return pipeline;
+    }
+
+    /**
+     * @return the burst the last {@link #runBurst} or set-up burst wrote and processed (for tests).
+     */
+    FrameBurst burst()
+    {
+        return burst;
     }
 
     public int burstSize()

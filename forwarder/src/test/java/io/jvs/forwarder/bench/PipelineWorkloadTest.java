@@ -1,6 +1,7 @@
 package io.jvs.forwarder.bench;
 
 import io.jvs.core.conn.ConnectionTable;
+import io.jvs.core.pipeline.FrameBurst;
 import io.jvs.core.stats.TrafficStats;
 import io.jvs.core.stats.TrafficStatsDescriptor;
 
@@ -104,6 +105,27 @@ class PipelineWorkloadTest
         }
         assertThat(workload.pipeline().counters().fastPath() - before).as("every flow established")
             .isEqualTo(100L * BURST);
+    }
+
+    @Test
+    void shouldWriteEveryFrameAtTheStartOfACacheLineAsTheCPeerDoes()
+    {
+        // The C peer's frames start on a page, 2048 bytes apart. A 60-byte frame that starts mid-line spans two lines
+        // (16 bytes in, from a plain direct buffer, it did): a second line a frame that the C never touches.
+        for (final boolean newFlows : new boolean[] {false, true})
+        {
+            final PipelineWorkload workload =
+                new PipelineWorkload(PipelineWorkload.Mode.NAT, "wlc", 4096, newFlows, BURST).setUp();
+            workload.runBurst();
+            final FrameBurst burst = workload.burst();
+            assertThat(burst.count).isEqualTo(BURST);
+            for (int i = 0; i < burst.count; i++)
+            {
+                assertThat(burst.address(i) % 64).as("frame %d's offset in its line, new flows %s", i, newFlows)
+                    .isZero();
+                assertThat(burst.length(i)).isEqualTo(PipelineWorkload.FRAME_LENGTH);
+            }
+        }
     }
 
     @ParameterizedTest
