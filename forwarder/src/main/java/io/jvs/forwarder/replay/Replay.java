@@ -23,6 +23,7 @@ import io.jvs.core.service.VirtualService;
 import io.jvs.forwarder.config.JvsConfig;
 import io.jvs.forwarder.memory.HugePageAllocator;
 import io.jvs.forwarder.memory.NativeCachePrefetch;
+import org.agrona.BufferUtil;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
 
@@ -81,6 +82,13 @@ public final class Replay
     private static final int TAILROOM = 256;
     private static final int SMALL_CAPACITY = 2048;
     private static final int LARGE_CAPACITY = PcapReader.DEFAULT_MAX_CAPTURED_LENGTH + 14 + TAILROOM;
+    /**
+     * Every frame starts a cache line, as a port's frames do: from where malloc put a plain direct buffer, 16 bytes
+     * into a line, a minimum frame spanned two lines, each moved from the reading core to the pipeline's.
+     */
+    static final int FRAME_ALIGNMENT = 64;
+    private static final int SMALL_STRIDE = HEADROOM + SMALL_CAPACITY;
+    private static final int LARGE_STRIDE = (HEADROOM + LARGE_CAPACITY + FRAME_ALIGNMENT - 1) & -FRAME_ALIGNMENT;
     /** A window entry's worker when its record's link type has no Ethernet form: counted, given to no pipeline. */
     private static final int UNSUPPORTED_RECORD = -1;
     /** A window entry's worker when its record's header names nothing an Ethernet frame carries. */
@@ -406,8 +414,7 @@ public final class Replay
         }
         final int entry = window.count;
         final boolean fits = captured + EthernetHeader.LENGTH + TAILROOM <= SMALL_CAPACITY;
-        final long frame = fits ? window.smallBase + (long)entry * (HEADROOM + SMALL_CAPACITY) + HEADROOM :
-            window.largeSlot(entry);
+        final long frame = fits ? window.smallSlot(entry) : window.largeSlot(entry);
         final int capacity = fits ? SMALL_CAPACITY : LARGE_CAPACITY;
         final int length = framing.frame(address, captured, linkType, frame);
         if (length == CaptureFraming.OUTGOING)
@@ -616,9 +623,9 @@ public final class Replay
     }
 
     /** Up to {@link #BURST} records of one stretch of capture time: their frames, bursts and what output needs. */
-    private static final class Window
+    static final class Window
     {
-        final ByteBuffer small = ByteBuffer.allocateDirect(BURST * (HEADROOM + SMALL_CAPACITY));
+        final ByteBuffer small = BufferUtil.allocateDirectAligned(BURST * SMALL_STRIDE, FRAME_ALIGNMENT);
         final long smallBase = Frames.addressOf(small);
         /** Room for records too large for a small slot, made when the first one comes. */
         ByteBuffer large;
@@ -642,13 +649,20 @@ public final class Replay
             }
         }
 
+        /** @return the address of entry's frame in the small slots (after its headroom). */
+        long smallSlot(final int entry)
+        {
+            return smallBase + (long)entry * SMALL_STRIDE + HEADROOM;
+        }
+
+        /** @return the address of entry's frame in the large slots (after its headroom), made at the first call. */
         long largeSlot(final int entry)
         {
             if (large == null)
             {
-                large = ByteBuffer.allocateDirect(BURST * (HEADROOM + LARGE_CAPACITY));
+                large = BufferUtil.allocateDirectAligned(BURST * LARGE_STRIDE, FRAME_ALIGNMENT);
             }
-            return Frames.addressOf(large) + (long)entry * (HEADROOM + LARGE_CAPACITY) + HEADROOM;
+            return Frames.addressOf(large) + (long)entry * LARGE_STRIDE + HEADROOM;
         }
 
         void clear()
