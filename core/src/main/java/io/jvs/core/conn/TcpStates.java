@@ -116,6 +116,12 @@ public final class TcpStates
      * Current kernels' {@code tcp_state_active_table}: the handshake counts, so lc/wlc see bursts early. Older
      * kernels counted only ESTABLISHED, which {@code DataPlaneSettings.activeEstablishedOnly} brings back.
      */
+    /**
+     * For each direction and each combination of the four flags the table reads, the states a packet leaves as they
+     * are, one bit a state: {@link #stays}'s answer in one load, where {@link #next} tests the flags one by one.
+     */
+    private static final int[] STAYS = staysTable();
+
     private static final int ACTIVE_MASK =
         (1 << ESTABLISHED) | (1 << SYN_SENT) | (1 << SYN_RECV) | (1 << SYNACK);
 
@@ -172,6 +178,45 @@ public final class TcpStates
         Objects.checkIndex(flagIndex, FLAGS);
         Objects.checkIndex(state, COUNT);
         return NEXT[(direction * FLAGS + flagIndex) * COUNT + state];
+    }
+
+    /**
+     * Whether a packet leaves the connection's state as it is: {@code next(direction, flagIndex(tcpFlags), state) ==
+     * state}, for the fast loop, which leaves at any change.
+     *
+     * @param direction {@link #INPUT}, {@link #OUTPUT} or {@link #INPUT_ONLY}.
+     * @param tcpFlags  the segment's flags byte.
+     * @param state     the connection's state; one out of range never stays.
+     */
+    public static boolean stays(final int direction, final int tcpFlags, final int state)
+    {
+        return (STAYS[direction << 4 | flagBits(tcpFlags)] >>> state & 1) != 0;
+    }
+
+    /** FIN, SYN and RST in bits 0 to 2 and ACK in bit 3: what {@link #flagIndex} reads of a flags byte. */
+    private static int flagBits(final int tcpFlags)
+    {
+        return tcpFlags & (TCP_FIN | TCP_SYN | TCP_RST) | (tcpFlags & TCP_ACK) >>> 1;
+    }
+
+    private static int[] staysTable()
+    {
+        final int[] table = new int[DIRECTIONS << 4];
+        for (int direction = 0; direction < DIRECTIONS; direction++)
+        {
+            for (int bits = 0; bits < 16; bits++)
+            {
+                final int tcpFlags = bits & (TCP_FIN | TCP_SYN | TCP_RST) | (bits & 8) << 1;
+                for (int state = 0; state < COUNT; state++)
+                {
+                    if (next(direction, flagIndex(tcpFlags), state) == state)
+                    {
+                        table[direction << 4 | bits] |= 1 << state;
+                    }
+                }
+            }
+        }
+        return table;
     }
 
     /**

@@ -654,8 +654,7 @@ public final class Pipeline
                 if (protocol == Ipv4Header.PROTOCOL_TCP)
                 {
                     final int state = table.state(slot);
-                    if (table.isNoOutput(slot) ||
-                        TcpStates.next(TcpStates.OUTPUT, TcpStates.flagIndex(flags), state) != state)
+                    if (table.isNoOutput(slot) || !TcpStates.stays(TcpStates.OUTPUT, flags, state))
                     {
                         break;
                     }
@@ -719,7 +718,7 @@ public final class Pipeline
                 }
                 final int state = table.state(slot);
                 final int direction = table.isNoOutput(slot) ? TcpStates.INPUT_ONLY : TcpStates.INPUT;
-                if (TcpStates.next(direction, TcpStates.flagIndex(flags), state) != state)
+                if (!TcpStates.stays(direction, flags, state))
                 {
                     break;
                 }

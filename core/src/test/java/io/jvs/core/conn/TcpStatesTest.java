@@ -108,6 +108,35 @@ class TcpStatesTest
     }
 
     @Test
+    void shouldSayAPacketLeavesTheStateAsItIsExactlyWhenTheTableKeepsIt()
+    {
+        // The fast loop's one-load test against the table it stands for: every direction, flags byte and state, and
+        // states out of range, which must never count as kept.
+        int kept = 0;
+        for (final int direction : new int[] {INPUT, OUTPUT, INPUT_ONLY})
+        {
+            for (int flags = 0; flags < 256; flags++)
+            {
+                for (int state = 0; state < TcpStates.COUNT; state++)
+                {
+                    final boolean expected = TcpStates.next(direction, TcpStates.flagIndex(flags), state) == state;
+                    assertThat(TcpStates.stays(direction, flags, state))
+                        .as("direction %d, flags 0x%02x, %s", direction, flags, TcpStates.name(state))
+                        .isEqualTo(expected);
+                    kept += expected ? 1 : 0;
+                }
+                for (int state = TcpStates.COUNT; state < 32; state++)
+                {
+                    assertThat(TcpStates.stays(direction, flags, state)).as("state %d", state).isFalse();
+                }
+            }
+        }
+        assertThat(kept).isPositive();
+        assertThat(TcpStates.stays(INPUT, TcpStates.TCP_ACK, ESTABLISHED)).isTrue();
+        assertThat(TcpStates.stays(INPUT, TcpStates.TCP_ACK | TcpStates.TCP_FIN, ESTABLISHED)).isFalse();
+    }
+
+    @Test
     void shouldCloseFromEveryStateWhenThePacketHasNoStateFlag()
     {
         for (final int direction : new int[] {INPUT, OUTPUT, INPUT_ONLY})
