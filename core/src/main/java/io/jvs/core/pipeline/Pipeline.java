@@ -98,8 +98,12 @@ public final class Pipeline
         new UnsafeBuffer(BufferUtil.allocateDirectAligned(FrameBurst.MAX_FRAMES * PREFETCH_STRIDE, 64));
     private final long prefetchBase = prefetchAddresses.addressOffset();
     private static final int PREFETCH_STRIDE = Long.BYTES;
-    /** Frames whose home lines are prefetched together, in the first pass over a burst. */
-    private static final int PREFETCH_GROUP = 16;
+    /**
+     * Frames whose home lines are prefetched together, in the first pass over a burst: the first group's misses start
+     * sooner the smaller it is, while each group costs a downcall (8 measured best on the Intel host, 16 and 8 alike on
+     * the AMD one: perf/RESULTS.md).
+     */
+    private static final int PREFETCH_GROUP = 8;
     private final CachePrefetch prefetch;
     private final int[] opened = new int[FrameBurst.MAX_FRAMES];
     private final ConnectionTable v4;
@@ -511,7 +515,7 @@ public final class Pipeline
         // while the rest of the burst is parsed, and the misses of a group overlap. Not the line after a home line as
         // well, where a probe run that fills its home line goes on: few lookups go there, and on a machine whose loads
         // wait on memory longer the second line a frame cost more than the misses it saved (perf/RESULTS.md, issue 13's
-        // fourth session; the groups, its ninth).
+        // fourth session; the groups, its ninth and twenty-fifth).
         for (int group = 0; group < count; group += PREFETCH_GROUP)
         {
             final int groupEnd = Math.min(count, group + PREFETCH_GROUP);
