@@ -113,15 +113,15 @@ public final class TcpStates
     };
 
     /**
-     * Current kernels' {@code tcp_state_active_table}: the handshake counts, so lc/wlc see bursts early. Older
-     * kernels counted only ESTABLISHED, which {@code DataPlaneSettings.activeEstablishedOnly} brings back.
-     */
-    /**
      * For each direction and each combination of the four flags the table reads, the states a packet leaves as they
      * are, one bit a state: {@link #stays}'s answer in one load, where {@link #next} tests the flags one by one.
      */
     private static final int[] STAYS = staysTable();
 
+    /**
+     * Current kernels' {@code tcp_state_active_table}: the handshake counts, so lc/wlc see bursts early. Older
+     * kernels counted only ESTABLISHED, which {@code DataPlaneSettings.activeEstablishedOnly} brings back.
+     */
     private static final int ACTIVE_MASK =
         (1 << ESTABLISHED) | (1 << SYN_SENT) | (1 << SYN_RECV) | (1 << SYNACK);
 
