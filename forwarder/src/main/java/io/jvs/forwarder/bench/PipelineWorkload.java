@@ -310,6 +310,8 @@ public final class PipelineWorkload
             }
             random = state;
         }
+        // The pipeline counts what it transmits, as the C peer counts its packets: no second pass over the verdicts.
+        final long transmittedBefore = pipeline.counters().transmitted();
         pipeline.process(burst, nowNs);
         if (replies)
         {
@@ -317,12 +319,7 @@ public final class PipelineWorkload
         }
         // The frames leave as the burst ends, as the daemon's worker records them once transmitted.
         pipeline.recordLatency(burst, nowNs);
-        int transmitted = 0;
-        for (int i = 0; i < burstSize; i++)
-        {
-            transmitted += Verdict.kind(burst.verdict(i)) == Verdict.TRANSMIT ? 1 : 0;
-        }
-        return transmitted;
+        return (int)(pipeline.counters().transmitted() - transmittedBefore);
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.jvs.forwarder.bench;
 
 import io.jvs.core.conn.ConnectionTable;
+import io.jvs.core.packet.Verdict;
 import io.jvs.core.pipeline.FrameBurst;
 import io.jvs.core.stats.TrafficStats;
 import io.jvs.core.stats.TrafficStatsDescriptor;
@@ -28,6 +29,11 @@ class PipelineWorkloadTest
         for (int i = 0; i < 1000; i++)
         {
             assertThat(workload.runBurst()).isEqualTo(BURST);
+            // runBurst counts by the pipeline's own counter; the verdicts must say the same.
+            for (int frame = 0; frame < BURST; frame++)
+            {
+                assertThat(Verdict.kind(workload.burst().verdict(frame))).isEqualTo(Verdict.TRANSMIT);
+            }
         }
         assertThat(workload.pipeline().connectionsV4().size()).isEqualTo(5000);
         assertThat(workload.bytesPerConnection()).isEqualTo(64.0);
