@@ -2,6 +2,7 @@ package io.jvs.core.conn;
 
 import io.jvs.core.memory.OffHeapAllocator;
 import io.jvs.core.packet.Frames;
+import org.agrona.UnsafeApi;
 
 import static io.jvs.core.conn.ConnectionLayout.*;
 
@@ -107,6 +108,8 @@ public final class ConnectionTable
     private final RemovalListener listener;
     private int size;
     private int sweepCursor;
+    /** How far past {@link #sweepCursor} {@link #sweepAhead} has named lines. */
+    private int aheadOfSweep;
     /**
      * Per block of {@link #BLOCK_SLOTS} slots: no entry in it expires before this tick, or {@link #UNKNOWN};
      * null until {@link #skipIdleBlocks()}.
@@ -702,10 +705,73 @@ public final class ConnectionTable
         {
             mergeBound(block, earliest);
         }
-        sweepCursor = cursor;
+        moveSweepCursor(cursor, budget);
         sweepBlock = block;
         sweepBlockPartial = partial;
         return expired;
+    }
+
+    /**
+     * Names the cache lines a {@link #sweep} will read next that no earlier call named, until {@code slotsAhead}
+     * slots past where the last sweep stopped are covered, for the caller to prefetch while it does other work. A
+     * sweep walks the table in order, but a few lines a call with a burst's random lookups between calls, so the
+     * processor's stream prefetcher never catches up, and in a table beyond the cache each line the sweep reads is a
+     * miss to memory. Called once a burst with the slots the sweep will have due by the next, it names about a
+     * burst's share of lines each time: a whole sweep's prefetches issued at once would fill the core's line-fill
+     * buffers and stall it. It names lines in runs of {@code runLines} lines' worth of slots, as each prefetch call
+     * has a cost of its own. Lines of blocks with nothing due ({@link #skipIdleBlocks}) and lines without an entry are
+     * left out, as the sweep passes over them, so such a table of long-lived connections names none.
+     *
+     * @param nowTick    the current tick (a block due by then is named).
+     * @param slotsAhead how far past the sweep's cursor to name lines.
+     * @param runLines   the lines' worth of slots looked at in one go, at least 1.
+     * @param addresses  where to write the lines' addresses, as native 8-byte longs.
+     * @param maxLines   the most lines to name, at least {@code runLines}.
+     * @return how many lines were named.
+     */
+    public int sweepAhead(final int nowTick, final int slotsAhead, final int runLines, final long addresses,
+        final int maxLines)
+    {
+        final int target = Math.min(slotsAhead, slots);
+        if (size == 0 || aheadOfSweep >= target)
+        {
+            return 0;
+        }
+        int named = 0;
+        // From the start of the line the last call stopped in (the sweep's own line on the first): every line
+        // named starts where the one before it ended.
+        int ahead = aheadOfSweep - (sweepCursor + aheadOfSweep) % slotsPerLine;
+        int cursor = sweepCursor + ahead;
+        cursor = cursor >= slots ? cursor - slots : cursor;
+        final int lineMask = (1 << slotsPerLine) - 1;
+        while (ahead < target && named + runLines <= maxLines)
+        {
+            for (int line = 0; line < runLines; line++)
+            {
+                boolean worth = true;
+                if (blockBound != null)
+                {
+                    final int block = cursor >>> BLOCK_SHIFT;
+                    final int bound = blockBound[block];
+                    // The block the sweep is in has a bound of only the entries it has seen so far.
+                    worth = (block == sweepBlock || bound == UNKNOWN || bound - nowTick <= 0) &&
+                        (usedSlots[block] >>> cursor & lineMask) != 0;
+                }
+                if (worth)
+                {
+                    UnsafeApi.putLong(addresses + (long)named * Long.BYTES, slotAddress(cursor));
+                    named++;
+                }
+                ahead += slotsPerLine;
+                cursor += slotsPerLine;
+                if (cursor == slots)
+                {
+                    cursor = 0;
+                }
+            }
+        }
+        aheadOfSweep = ahead;
+        return named;
     }
 
     private int sweepEverySlot(final int nowTick, final int budget)
@@ -715,7 +781,7 @@ public final class ConnectionTable
             // Nothing to expire: the cursor goes where looking at each empty slot would have left it. An idle
             // daemon's tables are empty once their connections have gone, and its sweep, a whole table a second,
             // was most of its idle CPU.
-            sweepCursor = (int)((sweepCursor + (long)budget) % slots);
+            moveSweepCursor((int)((sweepCursor + (long)budget) % slots), budget);
             return 0;
         }
         int expired = 0;
@@ -731,8 +797,28 @@ public final class ConnectionTable
             }
             cursor = next(cursor);
         }
-        sweepCursor = cursor;
+        moveSweepCursor(cursor, budget);
         return expired;
+    }
+
+    private void moveSweepCursor(final int cursor, final int budget)
+    {
+        final int advance = cursor >= sweepCursor ? cursor - sweepCursor : cursor + slots - sweepCursor;
+        // A budget of the whole table may have come round to where it started: all of it was passed.
+        aheadOfSweep = budget >= slots ? 0 : Math.max(0, aheadOfSweep - advance);
+        sweepCursor = cursor;
+    }
+
+    /** Where the next sweep starts: for tests. */
+    int sweepCursor()
+    {
+        return sweepCursor;
+    }
+
+    /** How far past {@link #sweepCursor()} lines have been named: for tests. */
+    int aheadOfSweep()
+    {
+        return aheadOfSweep;
     }
 
     private void mergeBound(final int block, final int earliest)

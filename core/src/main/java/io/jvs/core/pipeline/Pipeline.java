@@ -800,6 +800,21 @@ public final class Pipeline
             lastTemplateSweepNs = now;
             templateCredit = 0;
         }
+        // The lines the sweeps will have due by the next burst, named a burst's share at a time
+        // (ConnectionTable.sweepAhead) and brought in while that burst is handled.
+        final long dueByNextBurst = sweepCredit + elapsed;
+        prefetchSweep(v4, (int)(v4.slots() * dueByNextBurst / SWEEP_PERIOD_NS));
+        prefetchSweep(v6, (int)(v6.slots() * dueByNextBurst / SWEEP_PERIOD_NS));
+    }
+
+    private void prefetchSweep(final ConnectionTable table, final int slotsAhead)
+    {
+        final int lines = table.sweepAhead(nowTick, slotsAhead, PREFETCH_GROUP, prefetchBase,
+            FrameBurst.MAX_FRAMES);
+        if (lines > 0)
+        {
+            touched += prefetch.lines(prefetchBase, lines);
+        }
     }
 
     /**
