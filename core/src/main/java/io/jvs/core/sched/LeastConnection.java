@@ -146,8 +146,9 @@ final class LeastConnection
     private static long leastKeyOfOneWeight(final long[] slots, final int workers)
     {
         long least = Long.MAX_VALUE;
-        int weight = 0;
-        int mixed = 0;
+        // The usable servers' weights OR-ed and AND-ed together: the same only when every one is the same.
+        int anyWeight = 0;
+        int allWeights = -1;
         long overheads = 0;
         for (int i = 0; i < slots.length; i++)
         {
@@ -156,17 +157,18 @@ final class LeastConnection
             final int own = UnsafeApi.getIntOpaque(null, slot + WEIGHT_OFFSET);
             if (own > 0 && (UnsafeApi.getIntOpaque(null, slot + FLAGS_OFFSET) & FLAG_OVERLOAD) == 0)
             {
-                if (weight == 0)
-                {
-                    weight = own;
-                }
-                mixed |= own ^ weight;
+                anyWeight |= own;
+                allWeights &= own;
                 final long overhead = RealServer.overheadAt(slot, workers);
                 overheads |= overhead;
                 least = Math.min(least, overhead << INDEX_BITS | i);
             }
         }
-        return mixed != 0 || overheads >= KEYED_OVERHEAD_LIMIT ? MIXED_WEIGHTS : least;
+        if (overheads >= KEYED_OVERHEAD_LIMIT)
+        {
+            return MIXED_WEIGHTS;
+        }
+        return least == Long.MAX_VALUE || anyWeight == allWeights ? least : MIXED_WEIGHTS;
     }
 
     /**

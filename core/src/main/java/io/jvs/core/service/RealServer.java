@@ -424,7 +424,11 @@ public final class RealServer
 
     private static long overheadOf(final long both)
     {
-        return ((long)activeOf(both) << 8) + inactiveOf(both);
+        // Counts are never negative: read as unsigned, each half is one instruction (no sign extension), which a
+        // least-connection pass does once a server.
+        final long active = LITTLE_ENDIAN ? both & 0xFFFF_FFFFL : both >>> 32;
+        final long inactive = LITTLE_ENDIAN ? both >>> 32 : both & 0xFFFF_FFFFL;
+        return (active << 8) + inactive;
     }
 
     private long workerLine(final int worker)
