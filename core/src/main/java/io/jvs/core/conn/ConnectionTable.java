@@ -712,21 +712,23 @@ public final class ConnectionTable
     }
 
     /**
-     * Names the cache lines a {@link #sweep} will read next that no earlier call named, until {@code slotsAhead}
+     * Names the cache lines a {@link #sweep} will read next that no earlier call named, so that {@code slotsAhead}
      * slots past where the last sweep stopped are covered, for the caller to prefetch while it does other work. A
      * sweep walks the table in order, but a few lines a call with a burst's random lookups between calls, so the
      * processor's stream prefetcher never catches up, and in a table beyond the cache each line the sweep reads is a
      * miss to memory. Called once a burst with the slots the sweep will have due by the next, it names about a
      * burst's share of lines each time: a whole sweep's prefetches issued at once would fill the core's line-fill
-     * buffers and stall it. It names lines in runs of {@code runLines} lines' worth of slots, as each prefetch call
-     * has a cost of its own. Lines of blocks with nothing due ({@link #skipIdleBlocks}) and lines without an entry are
-     * left out, as the sweep passes over them, so such a table of long-lived connections names none.
+     * buffers and stall it. As each prefetch call has a cost of its own, a call that finds the cover short goes
+     * {@code runLines} lines further than asked, so that calls name lines a run at a time. Lines of blocks with
+     * nothing due ({@link #skipIdleBlocks}) and lines without an entry are left out, as the sweep passes over them,
+     * so such a table of long-lived connections names none; a block with nothing due is passed over at once, and a
+     * call looks at no more than a few times {@code maxLines} lines.
      *
      * @param nowTick    the current tick (a block due by then is named).
-     * @param slotsAhead how far past the sweep's cursor to name lines.
-     * @param runLines   the lines' worth of slots looked at in one go, at least 1.
+     * @param slotsAhead how far past the sweep's cursor the lines named should reach.
+     * @param runLines   how many lines further than asked a call goes.
      * @param addresses  where to write the lines' addresses, as native 8-byte longs.
-     * @param maxLines   the most lines to name, at least {@code runLines}.
+     * @param maxLines   the most lines to name.
      * @return how many lines were named.
      */
     public int sweepAhead(final int nowTick, final int slotsAhead, final int runLines, final long addresses,
@@ -737,37 +739,46 @@ public final class ConnectionTable
         {
             return 0;
         }
+        final int goal = Math.min(slots, target + runLines * slotsPerLine);
         int named = 0;
+        int looked = 0;
+        final int lookLimit = 4 * maxLines;
         // From the start of the line the last call stopped in (the sweep's own line on the first): every line
         // named starts where the one before it ended.
         int ahead = aheadOfSweep - (sweepCursor + aheadOfSweep) % slotsPerLine;
         int cursor = sweepCursor + ahead;
         cursor = cursor >= slots ? cursor - slots : cursor;
         final int lineMask = (1 << slotsPerLine) - 1;
-        while (ahead < target && named + runLines <= maxLines)
+        while (ahead < goal && named < maxLines && looked < lookLimit)
         {
-            for (int line = 0; line < runLines; line++)
+            int step = slotsPerLine;
+            boolean worth = true;
+            if (blockBound != null)
             {
-                boolean worth = true;
-                if (blockBound != null)
+                final int block = cursor >>> BLOCK_SHIFT;
+                final int bound = blockBound[block];
+                // The block the sweep is in has a bound of only the entries it has seen so far.
+                if (block != sweepBlock && bound != UNKNOWN && bound - nowTick > 0)
                 {
-                    final int block = cursor >>> BLOCK_SHIFT;
-                    final int bound = blockBound[block];
-                    // The block the sweep is in has a bound of only the entries it has seen so far.
-                    worth = (block == sweepBlock || bound == UNKNOWN || bound - nowTick <= 0) &&
-                        (usedSlots[block] >>> cursor & lineMask) != 0;
+                    step = Math.min(slots, (block + 1) << BLOCK_SHIFT) - cursor;
+                    worth = false;
                 }
-                if (worth)
+                else
                 {
-                    UnsafeApi.putLong(addresses + (long)named * Long.BYTES, slotAddress(cursor));
-                    named++;
+                    worth = (usedSlots[block] >>> cursor & lineMask) != 0;
                 }
-                ahead += slotsPerLine;
-                cursor += slotsPerLine;
-                if (cursor == slots)
-                {
-                    cursor = 0;
-                }
+            }
+            if (worth)
+            {
+                UnsafeApi.putLong(addresses + (long)named * Long.BYTES, slotAddress(cursor));
+                named++;
+            }
+            looked++;
+            ahead += step;
+            cursor += step;
+            if (cursor == slots)
+            {
+                cursor = 0;
             }
         }
         aheadOfSweep = ahead;

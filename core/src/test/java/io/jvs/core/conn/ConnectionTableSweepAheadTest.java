@@ -157,9 +157,12 @@ class ConnectionTableSweepAheadTest
         }
         final Set<Long> named = new TreeSet<>();
         int count;
-        // A few lines at a time, each call going on where the last stopped.
-        while ((count = table.sweepAhead(now + 20, table.slots(), 2, addresses.addressOffset(), 6)) > 0)
+        // A few lines at a time (and a few times that many looked at), each call going on where the last stopped.
+        int calls = 0;
+        while (table.aheadOfSweep() < table.slots())
         {
+            count = table.sweepAhead(now + 20, table.slots(), 2, addresses.addressOffset(), 6);
+            assertThat(++calls).isLessThan(table.slots());
             assertThat(count).isLessThanOrEqualTo(6);
             for (int i = 0; i < count; i++)
             {
@@ -191,23 +194,29 @@ class ConnectionTableSweepAheadTest
     }
 
     @Test
-    void shouldNameNoMoreThanTheSlotsAskedForInRunsOfTheLinesAskedFor()
+    void shouldGoARunOfLinesFurtherThanAskedWhenTheCoverFallsShort()
     {
         final ConnectionTable table = new ConnectionTable(false, 4096, (t, slot, evicted) -> { });
         assertThat(table.lookupForward(UDP, 0, 7, 53, 0, 1, 53)).isNegative();
         final int slot = table.insert(UDP, 0, 7, 53, 0, 1, 53, 0);
         table.expiresTick(slot, 1_000);
-        // A table that looks at every slot reads every line: 40 slots are 20 lines, named in runs of 8 lines.
-        assertThat(table.sweepAhead(5, 40, 8, addresses.addressOffset(), MAX_LINES)).isEqualTo(24);
+        // A table that looks at every slot reads every line: 40 slots and a run of 8 lines further are slots 0 to 55,
+        // 28 lines.
+        assertThat(table.sweepAhead(5, 40, 8, addresses.addressOffset(), MAX_LINES)).isEqualTo(28);
         assertThat(addresses.getLong(0)).isEqualTo(table.slotAddress(0));
-        assertThat(addresses.getLong(23 * 8)).isEqualTo(table.slotAddress(46));
-        assertThat(table.sweepAhead(5, 48, 8, addresses.addressOffset(), MAX_LINES)).isZero();
-        // A sweep of 30 slots passes 15 lines: the lines to slot 47 are named already; 48 slots past its cursor are
-        // slots 48 to 77, the lines of two runs.
+        assertThat(addresses.getLong(27 * 8)).isEqualTo(table.slotAddress(54));
+        assertThat(table.sweepAhead(5, 56, 8, addresses.addressOffset(), MAX_LINES)).isZero();
+        // A sweep of 30 slots: the cover reaches 26 slots past its cursor. Asked for 48, it goes on from slot 56 to 30
+        // + 48 + 16 = 94: 19 lines.
         table.sweep(5, 30);
-        assertThat(table.sweepAhead(5, 48, 8, addresses.addressOffset(), MAX_LINES)).isEqualTo(16);
-        assertThat(addresses.getLong(0)).isEqualTo(table.slotAddress(48));
-        assertThat(addresses.getLong(15 * 8)).isEqualTo(table.slotAddress(78));
+        assertThat(table.sweepAhead(5, 48, 8, addresses.addressOffset(), MAX_LINES)).isEqualTo(19);
+        assertThat(addresses.getLong(0)).isEqualTo(table.slotAddress(56));
+        assertThat(addresses.getLong(18 * 8)).isEqualTo(table.slotAddress(92));
+        // No more than asked at once, and on from there at the next call.
+        table.sweep(5, table.slots());
+        assertThat(table.sweepAhead(5, table.slots(), 8, addresses.addressOffset(), 10)).isEqualTo(10);
+        assertThat(table.sweepAhead(5, table.slots(), 8, addresses.addressOffset(), 10)).isEqualTo(10);
+        assertThat(addresses.getLong(0)).isEqualTo(table.slotAddress(table.sweepCursor() + 20));
     }
 
     private static int slotsPerLine(final ConnectionTable table)
