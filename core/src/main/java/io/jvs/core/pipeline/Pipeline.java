@@ -511,17 +511,17 @@ public final class Pipeline
 
         final int[] homes = this.homes;
         final long prefetchBase = this.prefetchBase;
-        // The frames' home lines are prefetched a group at a time, so that the first group's misses are on their way
-        // while the rest of the burst is parsed, and the misses of a group overlap. Not the line after a home line as
-        // well, where a probe run that fills its home line goes on: few lookups go there, and on a machine whose loads
-        // wait on memory longer the second line a frame cost more than the misses it saved (perf/RESULTS.md, issue 13's
-        // fourth session; the groups, its ninth and twenty-fifth).
         // The last unmarked IPv4 frame's destination (protocol, port and address) and the service it classified as: a
         // burst's frames mostly go to one service, or come back from one server, and then take one compare each
         // instead of the classifier's hash and probe. What a destination classifies as holds for the burst (one
         // snapshot); -1 is no key (the protocol takes 8 bits).
         long classifiedKey = -1;
         int classifiedService = ServiceClassifier.NONE;
+        // The frames' home lines are prefetched a group at a time, so that the first group's misses are on their way
+        // while the rest of the burst is parsed, and the misses of a group overlap. Not the line after a home line as
+        // well, where a probe run that fills its home line goes on: few lookups go there, and on a machine whose loads
+        // wait on memory longer the second line a frame cost more than the misses it saved (perf/RESULTS.md, issue 13's
+        // fourth session; the groups, its ninth and twenty-fifth).
         for (int group = 0; group < count; group += PREFETCH_GROUP)
         {
             final int groupEnd = Math.min(count, group + PREFETCH_GROUP);
