@@ -5,7 +5,6 @@ import org.agrona.UnsafeApi;
 
 import static io.jvs.core.service.ConnectionCountersDescriptor.FLAGS_OFFSET;
 import static io.jvs.core.service.ConnectionCountersDescriptor.FLAG_OVERLOAD;
-import static io.jvs.core.service.ConnectionCountersDescriptor.WEIGHT_OFFSET;
 
 /**
  * The weighted least-connection choice that wlc, lblc and lblcr share (ip_vs_wlc.c's ip_vs_wlc_schedule).
@@ -18,8 +17,8 @@ final class LeastConnection
     private static final int MAX_KEYED_SERVERS = 1 << INDEX_BITS;
     /** Overheads at or above this do not fit beside the index in a positive key. */
     private static final long KEYED_OVERHEAD_LIMIT = 1L << (Long.SIZE - 1 - INDEX_BITS);
-    /** {@link #leastKeyOfOneWeight} result: the usable servers do not share one weight. */
-    private static final long MIXED_WEIGHTS = -1;
+    /** {@link #leastKeyOfOneWeight} result: an overhead too large for the key, so the full pass decides. */
+    private static final long TAKE_FULL_PASS = -1;
 
     private LeastConnection()
     {
@@ -77,8 +76,11 @@ final class LeastConnection
      * > overhead * candidateWeight} is {@code candidateOverhead > overhead}: the choice is the first usable server of
      * least overhead, the minimum of the keys {@code overhead << 16 | index}, taken without a branch that depends on
      * the counts, and reading only the servers' counter slots (one line a server with one worker), not the server
-     * objects. The pass checks the weights it reads, so a stale list (the conductor edits a weight while a worker
-     * schedules) costs the full pass, never a different choice.
+     * objects. The weights are the hint's: taken on the control plane with the list, and taken again by the
+     * scheduler's hook whenever the conductor edits a weight (a weight changes nowhere else), so a worker that reads
+     * the hint a moment before the new one is published schedules as if the edit came a moment later, as a CPU that
+     * read a destination's weight just before the kernel's atomic_set would. The pass reads each server's counts and
+     * its OVERLOAD flag, which a bind on any worker may set at any time.
      *
      * @param servers the service's servers in list order.
      * @param counted what the scheduler last took of the service's list: used only when its servers are these.
@@ -88,8 +90,8 @@ final class LeastConnection
     {
         if (counted.servers == servers && counted.equalWeights)
         {
-            final long key = leastKeyOfOneWeight(counted.slots, counted.workers);
-            if (key != MIXED_WEIGHTS)
+            final long key = leastKeyOfOneWeight(counted.usableSlots, counted.usableIndex, counted.workers);
+            if (key != TAKE_FULL_PASS)
             {
                 return key == Long.MAX_VALUE ? null : servers[(int)(key & INDEX_MASK)];
             }
@@ -138,37 +140,28 @@ final class LeastConnection
     }
 
     /**
-     * @param slots   the servers' counter slots in list order.
+     * @param slots   the counter slots of the servers whose weight was above 0, in list order.
+     * @param index   their positions in the list.
      * @param workers how many workers count each of them.
-     * @return the least {@code overhead << 16 | index} of the usable servers, {@link Long#MAX_VALUE} when none is
-     *     usable, or {@link #MIXED_WEIGHTS} when their weights differ or an overhead is too large for the key.
+     * @return the least {@code overhead << 16 | index} of those not overloaded, {@link Long#MAX_VALUE} when there is
+     *     none, or {@link #TAKE_FULL_PASS} when an overhead is too large for the key.
      */
-    private static long leastKeyOfOneWeight(final long[] slots, final int workers)
+    private static long leastKeyOfOneWeight(final long[] slots, final int[] index, final int workers)
     {
         long least = Long.MAX_VALUE;
-        // The usable servers' weights OR-ed and AND-ed together: the same only when every one is the same.
-        int anyWeight = 0;
-        int allWeights = -1;
         long overheads = 0;
         for (int i = 0; i < slots.length; i++)
         {
             final long slot = slots[i];
-            // Opaque, as the kernel's atomic_read of a destination's weight and flags: the latest values, no order.
-            final int own = UnsafeApi.getIntOpaque(null, slot + WEIGHT_OFFSET);
-            if (own > 0 && (UnsafeApi.getIntOpaque(null, slot + FLAGS_OFFSET) & FLAG_OVERLOAD) == 0)
+            // Opaque, as the kernel's atomic_read of a destination's flags: the latest value, no order.
+            if ((UnsafeApi.getIntOpaque(null, slot + FLAGS_OFFSET) & FLAG_OVERLOAD) == 0)
             {
-                anyWeight |= own;
-                allWeights &= own;
                 final long overhead = RealServer.overheadAt(slot, workers);
                 overheads |= overhead;
-                least = Math.min(least, overhead << INDEX_BITS | i);
+                least = Math.min(least, overhead << INDEX_BITS | index[i]);
             }
         }
-        if (overheads >= KEYED_OVERHEAD_LIMIT)
-        {
-            return MIXED_WEIGHTS;
-        }
-        return least == Long.MAX_VALUE || anyWeight == allWeights ? least : MIXED_WEIGHTS;
+        return overheads >= KEYED_OVERHEAD_LIMIT ? TAKE_FULL_PASS : least;
     }
 
     /**
@@ -181,7 +174,10 @@ final class LeastConnection
         static final CountedServers NONE = new CountedServers(new RealServer[0]);
 
         final RealServer[] servers;
-        final long[] slots;
+        /** The counter slots of the servers whose weight was above 0, in list order. */
+        final long[] usableSlots;
+        /** Their positions in {@link #servers}. */
+        final int[] usableIndex;
         final int workers;
         /** Every server of weight above 0 had the same weight, all share one worker count, and the keys fit. */
         final boolean equalWeights;
@@ -189,13 +185,23 @@ final class LeastConnection
         CountedServers(final RealServer[] servers)
         {
             this.servers = servers;
-            this.slots = new long[servers.length];
             final int workers = servers.length == 0 ? 1 : servers[0].workers();
             boolean sameWorkers = true;
-            for (int i = 0; i < servers.length; i++)
+            int usable = 0;
+            for (final RealServer server : servers)
             {
-                slots[i] = servers[i].countersAddress();
-                sameWorkers &= servers[i].workers() == workers;
+                sameWorkers &= server.workers() == workers;
+                usable += server.weight() > 0 ? 1 : 0;
+            }
+            this.usableSlots = new long[usable];
+            this.usableIndex = new int[usable];
+            for (int i = 0, u = 0; i < servers.length && u < usable; i++)
+            {
+                if (servers[i].weight() > 0)
+                {
+                    usableSlots[u] = servers[i].countersAddress();
+                    usableIndex[u++] = i;
+                }
             }
             this.workers = workers;
             this.equalWeights = sameWorkers && servers.length <= MAX_KEYED_SERVERS && haveEqualWeights(servers);

@@ -45,7 +45,7 @@ class LeastConnectionOneWeightTest
         final ServiceFixture fixture = ServiceFixture.of("wlc", spec.toString());
         final RealServer[] servers = fixture.service.servers();
         assertThat(LeastConnection.haveEqualWeights(servers)).as("one weight among %s", spec).isTrue();
-        final LeastConnection.CountedServers hint = new LeastConnection.CountedServers(servers);
+        LeastConnection.CountedServers hint = new LeastConnection.CountedServers(servers);
         assertThat(hint.equalWeights).isTrue();
         if (random.nextInt(4) == 0)
         {
@@ -57,6 +57,8 @@ class LeastConnectionOneWeightTest
                 othersShareTheWeight |= server != edited && server.weight() == shared;
             }
             assertThat(LeastConnection.haveEqualWeights(servers)).isEqualTo(!othersShareTheWeight);
+            // What the scheduler's hook takes after the edit (the one taken before has the weights it was taken with).
+            hint = new LeastConnection.CountedServers(servers);
         }
         for (final RealServer server : servers)
         {
@@ -85,6 +87,41 @@ class LeastConnectionOneWeightTest
         assertThat(LeastConnection.weighted(servers.clone(), hint)).as("a list the hint was not taken of, %s", spec)
             .isSameAs(expected);
         assertThat(fixture.pick()).as("wlc over %s", spec).isSameAs(expected);
+    }
+
+    /**
+     * The keyed pass takes the weights from the hint, which the scheduler's hook takes again on every edit: a hint
+     * taken before an edit chooses as if the edit came after the choice, and the scheduler, whose hint the edit
+     * replaced, by the new weights.
+     */
+    @Test
+    void shouldChooseByTheWeightsTheHintWasTakenWithUntilTheHookTakesItAgain()
+    {
+        final ServiceFixture fixture = ServiceFixture.of("wlc", "A1 B1 C1");
+        final RealServer[] servers = fixture.service.servers();
+        servers[0].bindConnection(false);
+        servers[0].bindConnection(false);
+        servers[1].bindConnection(false);
+        servers[2].bindConnection(false);
+        servers[2].bindConnection(false);
+        final LeastConnection.CountedServers before = new LeastConnection.CountedServers(servers);
+        assertThat(LeastConnection.weighted(servers, before)).isSameAs(servers[1]);
+
+        // B quiesced (weight 0): the scheduler's hint is taken again and B is out; the old hint still has B in.
+        fixture.service.editServer(servers[1], 0, 0, 0, ForwardMethod.NAT);
+        assertThat(fixture.pick()).isSameAs(servers[0]);
+        assertThat(LeastConnection.weighted(servers, new LeastConnection.CountedServers(servers))).isSameAs(servers[0]);
+        assertThat(LeastConnection.weighted(servers, before)).isSameAs(servers[1]);
+
+        // B back with its weight, A overloaded: the flag, which any bind may set, is read live even from an old hint.
+        fixture.service.editServer(servers[1], 1, 0, 0, ForwardMethod.NAT);
+        servers[1].bindConnection(false);
+        servers[1].bindConnection(false);
+        fixture.service.setThresholds(servers[0], 1, 0);
+        servers[0].bindConnection(false);
+        assertThat(servers[0].isOverloaded()).isTrue();
+        assertThat(fixture.pick()).isSameAs(servers[2]);
+        assertThat(LeastConnection.weighted(servers, before)).isSameAs(servers[2]);
     }
 
     @Test
