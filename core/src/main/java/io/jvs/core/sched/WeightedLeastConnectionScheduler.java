@@ -12,8 +12,10 @@ import io.jvs.core.service.VirtualService;
 final class WeightedLeastConnectionScheduler extends ListScheduler
 {
     /**
-     * The servers with their counter slots, as the list last was: only a hint, which the pass checks against the
-     * list and the weights it reads (so a worker may see it late). Written by the control plane's hooks.
+     * The servers with their counter slots and weights, as the list last was: the pass uses it only for the list it
+     * was taken of, and its weights until the hook on the next edit replaces it (so a worker may see an edit a moment
+     * late, see {@link LeastConnection#weighted(RealServer[], LeastConnection.CountedServers)}). Written by the
+     * control plane's hooks.
      */
     private volatile LeastConnection.CountedServers counted = LeastConnection.CountedServers.NONE;
 
