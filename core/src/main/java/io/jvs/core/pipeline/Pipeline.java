@@ -294,7 +294,8 @@ public final class Pipeline
         this.traffic = new TrafficStats(maxServices, maxServers);
         this.icmp = new IcmpResponder(icmpPerSecond);
         this.icmpErrors = new IcmpErrors(rewriter, traffic, icmp, pathMtus);
-        this.context = new SchedulingContext(workerIndex, 0x6A76_7300L + workerIndex);
+        // Every change this worker makes to a server's counts is reported to it (bind, activity, removal).
+        this.context = new SchedulingContext(workerIndex, 0x6A76_7300L + workerIndex, true);
     }
 
     /**
@@ -1407,6 +1408,7 @@ public final class Pipeline
             assureTemplate(table, slot);
         }
         server.bindConnection(workerIndex, !active);
+        context.countsChanged(server.countersAddress());
         counters.connectionOpened();
         traffic.connection(service, serverSlot);
         return serverSlot;
@@ -1600,11 +1602,13 @@ public final class Pipeline
         {
             table.flags(slot, flags & ~ConnectionTable.FLAG_INACTIVE);
             server.connectionActivated(workerIndex);
+            context.countsChanged(server.countersAddress());
         }
         else if (!inactive && !active)
         {
             table.flags(slot, flags | ConnectionTable.FLAG_INACTIVE);
             server.connectionDeactivated(workerIndex);
+            context.countsChanged(server.countersAddress());
         }
     }
 
@@ -1793,6 +1797,7 @@ public final class Pipeline
         if (server != null)
         {
             server.unbindConnection(workerIndex, table.isInactive(slot));
+            context.countsChanged(server.countersAddress());
         }
         final int template = table.template(slot);
         if (template >= 0)

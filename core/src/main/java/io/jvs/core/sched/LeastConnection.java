@@ -19,6 +19,8 @@ final class LeastConnection
     private static final long KEYED_OVERHEAD_LIMIT = 1L << (Long.SIZE - 1 - INDEX_BITS);
     /** {@link #leastKeyOfOneWeight} result: an overhead too large for the key, so the full pass decides. */
     private static final long TAKE_FULL_PASS = -1;
+    /** {@link #leastPositionOfBurst} result: no server of weight above 0 is free of OVERLOAD. */
+    private static final int NONE_USABLE = -2;
 
     private LeastConnection()
     {
@@ -97,6 +99,140 @@ final class LeastConnection
             }
         }
         return weighted(servers);
+    }
+
+    /**
+     * {@link #weighted(RealServer[], CountedServers)} for a worker's scheduling context. When the context's worker
+     * reports its count changes, a burst's later connections are scheduled from the keys the burst's first pass
+     * took, with the one server this worker changed since (the server it bound the last connection to) read again:
+     * for this worker's own changes the choice is the one a full pass would make, and another worker's changes (its
+     * counts, an OVERLOAD its bind set) reach the choice from the next burst, a few microseconds later, as they may
+     * reach a CPU of the kernel a moment after its ip_vs_wlc_schedule read the counts. More than one server changed,
+     * another service's pass between, or a new burst: a full pass.
+     *
+     * @param servers the service's servers in list order.
+     * @param counted what the scheduler last took of the service's list: used only when its servers are these.
+     * @param context the scheduling worker's context.
+     * @return the server with the least overhead per weight, or null when none is usable.
+     */
+    static RealServer weighted(final RealServer[] servers, final CountedServers counted, final SchedulingContext context)
+    {
+        if (context.reportsCounts() && counted.servers == servers && counted.equalWeights)
+        {
+            final int position = leastPositionOfBurst(counted, context);
+            if (position >= 0)
+            {
+                return servers[counted.usableIndex[position]];
+            }
+            if (position == NONE_USABLE)
+            {
+                return null;
+            }
+        }
+        return weighted(servers, counted);
+    }
+
+    /**
+     * @return the position (in the hint's usable lists) of the least key of the servers not overloaded,
+     *     {@link #NONE_USABLE}, or {@link #TAKE_FULL_PASS} when an overhead is too large for the key.
+     */
+    private static int leastPositionOfBurst(final CountedServers counted, final SchedulingContext context)
+    {
+        final BurstKeys kept = context.leastConnectionKeys;
+        final long[] slots = counted.usableSlots;
+        final int workers = counted.workers;
+        final long changed = context.changedCounts;
+        context.changedCounts = SchedulingContext.NONE_CHANGED;
+        long least = Long.MAX_VALUE;
+        if (kept.counted == counted && (changed == SchedulingContext.NONE_CHANGED || changed == slots[kept.chosen]))
+        {
+            final long[] keys = kept.keys;
+            if (changed != SchedulingContext.NONE_CHANGED)
+            {
+                final int chosen = kept.chosen;
+                final long key = keyAt(slots[chosen], workers, chosen);
+                if (key == TAKE_FULL_PASS)
+                {
+                    kept.counted = null;
+                    return (int)TAKE_FULL_PASS;
+                }
+                keys[chosen] = key;
+            }
+            least = least(keys, slots.length);
+        }
+        else
+        {
+            long[] keys = kept.keys;
+            if (keys.length < slots.length)
+            {
+                // Once for each list longer than any before, on the first new connection after the edit.
+                keys = new long[slots.length];
+                kept.keys = keys;
+            }
+            long overheads = 0;
+            for (int i = 0; i < slots.length; i++)
+            {
+                final long slot = slots[i];
+                final boolean overloaded = (UnsafeApi.getIntOpaque(null, slot + FLAGS_OFFSET) & FLAG_OVERLOAD) != 0;
+                final long overhead = RealServer.overheadAt(slot, workers);
+                overheads |= overhead;
+                final long key = overloaded ? Long.MAX_VALUE : overhead << INDEX_BITS | i;
+                keys[i] = key;
+                least = Math.min(least, key);
+            }
+            if (overheads >= KEYED_OVERHEAD_LIMIT)
+            {
+                kept.counted = null;
+                return (int)TAKE_FULL_PASS;
+            }
+            kept.counted = counted;
+        }
+        if (least == Long.MAX_VALUE)
+        {
+            kept.counted = null;
+            return NONE_USABLE;
+        }
+        kept.chosen = (int)(least & INDEX_MASK);
+        return kept.chosen;
+    }
+
+    /**
+     * The least of {@code keys[0..count)}, taken in four chains of minimums: one chain would wait for each compare
+     * and select before the next could start (two cycles a key), four overlap.
+     */
+    private static long least(final long[] keys, final int count)
+    {
+        long first = Long.MAX_VALUE;
+        long second = Long.MAX_VALUE;
+        long third = Long.MAX_VALUE;
+        long fourth = Long.MAX_VALUE;
+        int i = 0;
+        for (; i + 4 <= count; i += 4)
+        {
+            first = Math.min(first, keys[i]);
+            second = Math.min(second, keys[i + 1]);
+            third = Math.min(third, keys[i + 2]);
+            fourth = Math.min(fourth, keys[i + 3]);
+        }
+        for (; i < count; i++)
+        {
+            first = Math.min(first, keys[i]);
+        }
+        return Math.min(Math.min(first, second), Math.min(third, fourth));
+    }
+
+    /**
+     * @return the key of the server at {@code position} whose counter slot is {@code slot}: {@link Long#MAX_VALUE}
+     *     when it is overloaded, {@link #TAKE_FULL_PASS} when its overhead is too large for the key.
+     */
+    private static long keyAt(final long slot, final int workers, final int position)
+    {
+        if ((UnsafeApi.getIntOpaque(null, slot + FLAGS_OFFSET) & FLAG_OVERLOAD) != 0)
+        {
+            return Long.MAX_VALUE;
+        }
+        final long overhead = RealServer.overheadAt(slot, workers);
+        return overhead >= KEYED_OVERHEAD_LIMIT ? TAKE_FULL_PASS : overhead << INDEX_BITS | position;
     }
 
     /**
@@ -206,6 +342,19 @@ final class LeastConnection
             this.workers = workers;
             this.equalWeights = sameWorkers && servers.length <= MAX_KEYED_SERVERS && haveEqualWeights(servers);
         }
+    }
+
+    /**
+     * The keys {@code overhead << 16 | position} a worker's last wlc pass of a burst took, by position in the hint's
+     * usable lists ({@link Long#MAX_VALUE} for a server that was overloaded), and the position it chose: one for each
+     * worker, in its scheduling context, written and read by that worker alone.
+     */
+    static final class BurstKeys
+    {
+        /** The hint the keys were taken under, or null when they are not to be used. */
+        CountedServers counted;
+        long[] keys = new long[0];
+        int chosen;
     }
 
     /**

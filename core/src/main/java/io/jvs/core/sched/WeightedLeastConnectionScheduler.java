@@ -47,7 +47,7 @@ final class WeightedLeastConnectionScheduler extends ListScheduler
     @Override
     public RealServer schedule(final FlowTuple flow, final SchedulingContext context)
     {
-        return choose(service.servers());
+        return LeastConnection.weighted(service.servers(), counted, context);
     }
 
     /**

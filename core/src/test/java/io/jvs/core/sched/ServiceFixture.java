@@ -23,13 +23,16 @@ final class ServiceFixture
 
     final VirtualService service;
     final SchedulingContext context;
+    /** How many workers count each server's connections: each server has a line of counts for each. */
+    private final int workers;
     private final FlowTuple flow = new FlowTuple();
     private int clientPort = 1024;
 
-    private ServiceFixture(final VirtualService service, final SchedulingContext context)
+    private ServiceFixture(final VirtualService service, final SchedulingContext context, final int workers)
     {
         this.service = service;
         this.context = context;
+        this.workers = workers;
     }
 
     /**
@@ -65,7 +68,7 @@ final class ServiceFixture
         final SchedulerSettings shared = new SchedulerSettings(
             flags, workers, SchedulerSettings.DEFAULT_EXPIRATION_NS, SchedulerSettings.DEFAULT_EXPIRATION_NS);
         final VirtualService service = new VirtualService(ServiceKey.of(Protocol.TCP, VIP, 80), settings, shared);
-        final ServiceFixture fixture = new ServiceFixture(service, context);
+        final ServiceFixture fixture = new ServiceFixture(service, context, workers);
         final String[] specs = listSpec.isBlank() ? new String[0] : listSpec.trim().split("\\s+");
         // The service prepends, so adding in reverse gives the list order written.
         for (int i = specs.length - 1; i >= 0; i--)
@@ -81,7 +84,7 @@ final class ServiceFixture
     RealServer add(final String spec)
     {
         final RealServer server = new RealServer(
-            address(spec.charAt(0)), 80, ForwardMethod.NAT, Integer.parseInt(spec.substring(1)));
+            address(spec.charAt(0)), 80, ForwardMethod.NAT, Integer.parseInt(spec.substring(1)), workers);
         service.addServer(server);
         return server;
     }
