@@ -531,10 +531,12 @@ public final class Pipeline
                 final long frame = burst.address(i);
                 final int verdict = activeParser.parse(frame, burst.length(i), p, i);
                 pending[i] = verdict;
-                serviceOf[i] = ServiceClassifier.NONE;
-                homes[i] = -1;
-                UnsafeApi.putLong(prefetchBase + (long)i * PREFETCH_STRIDE, frame);
                 opened[i] = OPENED_NONE;
+                // Each of the frame's records written once: a frame without ports has no service or home, and its
+                // own line is prefetched.
+                int service = ServiceClassifier.NONE;
+                int home = -1;
+                long prefetched = frame;
                 if (marking && verdict == 0 && burst.firewallMark(i) == 0)
                 {
                     burst.firewallMark(i, marks.match(p, i, ingress));
@@ -544,7 +546,6 @@ public final class Pipeline
                     final boolean isV6 = p.kind(i) == KIND_IPV6;
                     final ConnectionTable table = isV6 ? v6 : v4;
                     final int mark = burst.firewallMark(i);
-                    final int service;
                     if (!isV6 && mark == 0)
                     {
                         final long key = (long)p.protocol(i) << 48 | (long)p.destinationPort(i) << 32 |
@@ -562,13 +563,14 @@ public final class Pipeline
                         service = current.classifier.lookup(mark, isV6, p.protocol(i), p.destinationHigh(i),
                             p.destinationLow(i), p.destinationPort(i));
                     }
-                    serviceOf[i] = service;
-                    final int home = service != ServiceClassifier.NONE ?
+                    home = service != ServiceClassifier.NONE ?
                         table.home(p.protocol(i), p.sourceHigh(i), p.sourceLow(i), p.sourcePort(i)) :
                         table.home(p.protocol(i), p.destinationHigh(i), p.destinationLow(i), p.destinationPort(i));
-                    homes[i] = home;
-                    UnsafeApi.putLong(prefetchBase + (long)i * PREFETCH_STRIDE, table.slotAddress(home));
+                    prefetched = table.slotAddress(home);
                 }
+                serviceOf[i] = service;
+                homes[i] = home;
+                UnsafeApi.putLong(prefetchBase + (long)i * PREFETCH_STRIDE, prefetched);
             }
             touched += prefetch.lines(prefetchBase + (long)group * PREFETCH_STRIDE, groupEnd - group);
         }
@@ -636,7 +638,10 @@ public final class Pipeline
         // A frame no longer than this fits every port's MTU; a longer one leaves the loop, and the general path holds
         // it to its own egress port's (one compare a frame instead of that port's MTU looked up).
         final int frameLimit = current.fastPathFrameLimit;
-        lookedUpFrame = -1;
+        // The last frame looked up and its slot, left in lookedUpFrame and lookedUpSlot for towardsServer when the
+        // loop ends: kept in registers meanwhile, not stored for every frame.
+        int lookedUp = -1;
+        int lookedUpAt = 0;
         // The run's counts, added to the counters once it ends: every frame the loop takes is transmitted, and
         // consecutive frames mostly go to one service, whose counts then take four additions a run instead of four
         // read-add-stores a frame.
@@ -718,10 +723,10 @@ public final class Pipeline
             }
             final int slot = table.lookupForward(homes[i], protocol, p.sourceHigh(i), p.sourceLow(i),
                 p.sourcePort(i), p.destinationHigh(i), p.destinationLow(i), p.destinationPort(i));
-            // Left for towardsServer, should the loop stop at this frame: the value of lookedUpFrame at a frame the
-            // loop finishes does not matter, as the general path only ever takes the frame the loop stopped at.
-            lookedUpFrame = i;
-            lookedUpSlot = slot;
+            // Left for towardsServer, should the loop stop at this frame: the value at a frame the loop finishes does
+            // not matter, as the general path only ever takes the frame the loop stopped at.
+            lookedUp = i;
+            lookedUpAt = slot;
             if (slot < 0)
             {
                 break;
@@ -785,6 +790,8 @@ public final class Pipeline
                 offers[offerCount++] = slot;
             }
         }
+        lookedUpFrame = lookedUp;
+        lookedUpSlot = lookedUpAt;
         traffic.serviceForwarded(runService, runPackets, runBytes, runFrameBytes);
         counters.transmitted(transmitted);
         counters.fastPathTook(i - from);
