@@ -139,48 +139,31 @@ final class LeastConnection
     private static int leastPositionOfBurst(final CountedServers counted, final SchedulingContext context)
     {
         final BurstKeys kept = context.leastConnectionKeys;
-        final long[] slots = counted.usableSlots;
-        final int workers = counted.workers;
         final long changed = context.changedCounts;
         context.changedCounts = SchedulingContext.NONE_CHANGED;
-        long least = Long.MAX_VALUE;
-        if (kept.counted == counted && (changed == SchedulingContext.NONE_CHANGED || changed == slots[kept.chosen]))
+        final long least;
+        if (kept.counted == counted && (changed == SchedulingContext.NONE_CHANGED || changed == kept.chosenSlot))
         {
-            final long[] keys = kept.keys;
-            if (changed != SchedulingContext.NONE_CHANGED)
+            if (changed == SchedulingContext.NONE_CHANGED)
+            {
+                least = kept.tree[1];
+            }
+            else
             {
                 final int chosen = kept.chosen;
-                final long key = keyAt(slots[chosen], workers, chosen);
+                final long key = keyAt(changed, counted.workers, chosen);
                 if (key == TAKE_FULL_PASS)
                 {
                     kept.counted = null;
                     return (int)TAKE_FULL_PASS;
                 }
-                keys[chosen] = key;
+                least = kept.replace(chosen, key);
             }
-            least = least(keys, slots.length);
         }
         else
         {
-            long[] keys = kept.keys;
-            if (keys.length < slots.length)
-            {
-                // Once for each list longer than any before, on the first new connection after the edit.
-                keys = new long[slots.length];
-                kept.keys = keys;
-            }
-            long overheads = 0;
-            for (int i = 0; i < slots.length; i++)
-            {
-                final long slot = slots[i];
-                final boolean overloaded = (UnsafeApi.getIntOpaque(null, slot + FLAGS_OFFSET) & FLAG_OVERLOAD) != 0;
-                final long overhead = RealServer.overheadAt(slot, workers);
-                overheads |= overhead;
-                final long key = overloaded ? Long.MAX_VALUE : overhead << INDEX_BITS | i;
-                keys[i] = key;
-                least = Math.min(least, key);
-            }
-            if (overheads >= KEYED_OVERHEAD_LIMIT)
+            least = fullPass(counted, kept);
+            if (least == TAKE_FULL_PASS)
             {
                 kept.counted = null;
                 return (int)TAKE_FULL_PASS;
@@ -192,33 +175,53 @@ final class LeastConnection
             kept.counted = null;
             return NONE_USABLE;
         }
-        kept.chosen = (int)(least & INDEX_MASK);
-        return kept.chosen;
+        final int chosen = (int)(least & INDEX_MASK);
+        kept.chosen = chosen;
+        kept.chosenSlot = counted.usableSlots[chosen];
+        return chosen;
     }
 
     /**
-     * The least of {@code keys[0..count)}, taken in four chains of minimums: one chain would wait for each compare
-     * and select before the next could start (two cycles a key), four overlap.
+     * Reads every server's counts and OVERLOAD flag into {@code kept}'s keys.
+     *
+     * @return the least key, or {@link #TAKE_FULL_PASS} when an overhead is too large for the key.
      */
-    private static long least(final long[] keys, final int count)
+    private static long fullPass(final CountedServers counted, final BurstKeys kept)
     {
-        long first = Long.MAX_VALUE;
-        long second = Long.MAX_VALUE;
-        long third = Long.MAX_VALUE;
-        long fourth = Long.MAX_VALUE;
-        int i = 0;
-        for (; i + 4 <= count; i += 4)
+        final long[] slots = counted.usableSlots;
+        final int workers = counted.workers;
+        final int count = slots.length;
+        final int width = count <= 1 ? 1 : Integer.highestOneBit(count - 1) << 1;
+        long[] tree = kept.tree;
+        if (tree.length < 2 * width)
         {
-            first = Math.min(first, keys[i]);
-            second = Math.min(second, keys[i + 1]);
-            third = Math.min(third, keys[i + 2]);
-            fourth = Math.min(fourth, keys[i + 3]);
+            // Once for each list longer than any before, on the first new connection after the edit.
+            tree = new long[2 * width];
+            kept.tree = tree;
         }
-        for (; i < count; i++)
+        kept.width = width;
+        long overheads = 0;
+        for (int i = 0; i < count; i++)
         {
-            first = Math.min(first, keys[i]);
+            final long slot = slots[i];
+            final boolean overloaded = (UnsafeApi.getIntOpaque(null, slot + FLAGS_OFFSET) & FLAG_OVERLOAD) != 0;
+            final long overhead = RealServer.overheadAt(slot, workers);
+            overheads |= overhead;
+            tree[width + i] = overloaded ? Long.MAX_VALUE : overhead << INDEX_BITS | i;
         }
-        return Math.min(Math.min(first, second), Math.min(third, fourth));
+        if (overheads >= KEYED_OVERHEAD_LIMIT)
+        {
+            return TAKE_FULL_PASS;
+        }
+        for (int i = width + count; i < 2 * width; i++)
+        {
+            tree[i] = Long.MAX_VALUE;
+        }
+        for (int i = width - 1; i >= 1; i--)
+        {
+            tree[i] = Math.min(tree[2 * i], tree[2 * i + 1]);
+        }
+        return tree[1];
     }
 
     /**
@@ -346,15 +349,40 @@ final class LeastConnection
 
     /**
      * The keys {@code overhead << 16 | position} a worker's last wlc pass of a burst took, by position in the hint's
-     * usable lists ({@link Long#MAX_VALUE} for a server that was overloaded), and the position it chose: one for each
-     * worker, in its scheduling context, written and read by that worker alone.
+     * usable lists ({@link Long#MAX_VALUE} for a server that was overloaded), at the leaves of a tree of minimums, and
+     * the position it chose: one for each worker, in its scheduling context, written and read by that worker alone.
+     * The server bound last gets its key again and the least comes from its path to the root, a minimum a level with
+     * the sibling's (four for 16 servers), instead of the least of every key.
      */
     static final class BurstKeys
     {
         /** The hint the keys were taken under, or null when they are not to be used. */
         CountedServers counted;
-        long[] keys = new long[0];
+        /** Node {@code i}'s children are {@code 2i} and {@code 2i + 1}; the leaves start at {@link #width}. */
+        long[] tree = new long[2];
+        /** How many leaves: the least power of two not below the number of usable servers. */
+        int width = 1;
         int chosen;
+        /** The counter slot of the server at {@link #chosen}. */
+        long chosenSlot;
+
+        /**
+         * @return the least key once the key at {@code position} is {@code key}.
+         */
+        long replace(final int position, final long key)
+        {
+            final long[] tree = this.tree;
+            int node = width + position;
+            tree[node] = key;
+            long least = key;
+            while (node > 1)
+            {
+                least = Math.min(least, tree[node ^ 1]);
+                node >>>= 1;
+                tree[node] = least;
+            }
+            return least;
+        }
     }
 
     /**
