@@ -122,7 +122,7 @@ final class LeastConnection
             final int position = leastPositionOfBurst(counted, context);
             if (position >= 0)
             {
-                return servers[counted.usableIndex[position]];
+                return counted.usableServers[position];
             }
             if (position == NONE_USABLE)
             {
@@ -317,6 +317,8 @@ final class LeastConnection
         final long[] usableSlots;
         /** Their positions in {@link #servers}. */
         final int[] usableIndex;
+        /** The servers themselves, so that a choice by position is one load from the server. */
+        final RealServer[] usableServers;
         final int workers;
         /** Every server of weight above 0 had the same weight, all share one worker count, and the keys fit. */
         final boolean equalWeights;
@@ -334,11 +336,13 @@ final class LeastConnection
             }
             this.usableSlots = new long[usable];
             this.usableIndex = new int[usable];
+            this.usableServers = new RealServer[usable];
             for (int i = 0, u = 0; i < servers.length && u < usable; i++)
             {
                 if (servers[i].weight() > 0)
                 {
                     usableSlots[u] = servers[i].countersAddress();
+                    usableServers[u] = servers[i];
                     usableIndex[u++] = i;
                 }
             }
