@@ -642,10 +642,11 @@ public final class Pipeline
         // loop ends: kept in registers meanwhile, not stored for every frame.
         int lookedUp = -1;
         int lookedUpAt = 0;
-        // The run's counts, added to the counters once it ends: every frame the loop takes is transmitted, and
-        // consecutive frames mostly go to one service, whose counts then take four additions a run instead of four
-        // read-add-stores a frame.
-        int transmitted = 0;
+        // The run's counts, added to the counters once it ends: every frame the loop takes is transmitted (so the
+        // frames transmitted are those it passed less those the parser gave a verdict, which are rare: one count
+        // fewer to keep a frame), and consecutive frames mostly go to one service, whose counts then take four
+        // additions a run instead of four read-add-stores a frame.
+        int parserVerdicts = 0;
         int runService = -1;
         int runPackets = 0;
         long runBytes = 0;
@@ -658,6 +659,7 @@ public final class Pipeline
             {
                 burst.verdict(i, parsedVerdict);
                 counters.verdict(parsedVerdict);
+                parserVerdicts++;
                 continue;
             }
             final int service = serviceOf[i];
@@ -714,7 +716,6 @@ public final class Pipeline
                     table.virtualLow(slot), table.virtualPort(slot), true));
                 traffic.serverFrame(serverSlot, length);
                 traffic.out(current.serverService[serverSlot], serverSlot, datagram);
-                transmitted++;
                 if (offloading && table == v4 && readyToOffload(table, slot, table.flags(slot), protocol))
                 {
                     offers[offerCount++] = slot;
@@ -784,7 +785,6 @@ public final class Pipeline
             runBytes += datagram;
             runFrameBytes += length;
             burst.verdict(i, verdict);
-            transmitted++;
             if (offloading && table == v4 && readyToOffload(table, slot, entryFlags, protocol))
             {
                 offers[offerCount++] = slot;
@@ -793,7 +793,7 @@ public final class Pipeline
         lookedUpFrame = lookedUp;
         lookedUpSlot = lookedUpAt;
         traffic.serviceForwarded(runService, runPackets, runBytes, runFrameBytes);
-        counters.transmitted(transmitted);
+        counters.transmitted(i - from - parserVerdicts);
         counters.fastPathTook(i - from);
         return i;
     }
