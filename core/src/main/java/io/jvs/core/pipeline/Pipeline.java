@@ -20,6 +20,7 @@ import io.jvs.core.service.ServiceSettings;
 import io.jvs.core.service.VirtualService;
 import io.jvs.core.stats.TrafficStats;
 import org.HdrHistogram.Histogram;
+import org.agrona.BitUtil;
 import org.agrona.BufferUtil;
 import org.agrona.UnsafeApi;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -105,6 +106,15 @@ public final class Pipeline
      */
     private static final int PREFETCH_GROUP = 8;
     private final CachePrefetch prefetch;
+    /**
+     * Whether each burst's frames arrive out of this core's caches ({@link #framesArriveCold}); then the first pass
+     * starts by prefetching their header lines, named here one address a line.
+     */
+    private boolean framesArriveCold;
+    private static final int CACHE_LINE = BitUtil.CACHE_LINE_LENGTH;
+    private final UnsafeBuffer headerLines =
+        new UnsafeBuffer(BufferUtil.allocateDirectAligned(2 * FrameBurst.MAX_FRAMES * PREFETCH_STRIDE, 64));
+    private final long headerLinesBase = headerLines.addressOffset();
     private final int[] opened = new int[FrameBurst.MAX_FRAMES];
     private final ConnectionTable v4;
     private final ConnectionTable v6;
@@ -510,6 +520,10 @@ public final class Pipeline
         final boolean marking = marks.mark.length != 0;
         final int ingress = burst.ingressPort;
 
+        if (framesArriveCold)
+        {
+            prefetchHeaders(burst, count);
+        }
         final int[] homes = this.homes;
         final long prefetchBase = this.prefetchBase;
         // The last unmarked IPv4 frame's destination (protocol, port and address) and the service it classified as: a
@@ -796,6 +810,38 @@ public final class Pipeline
         counters.transmitted(i - from - parserVerdicts);
         counters.fastPathTook(i - from);
         return i;
+    }
+
+    /**
+     * Says whether the frames of the bursts this pipeline is given arrive out of its core's caches: written by another
+     * core (replay's reading thread copies each record into a burst) or by a device. Then each burst starts with a
+     * prefetch of every frame's header lines (its first line, and the next when the frame goes on into it, where
+     * IPv6's and TCP's headers end), so that their misses overlap instead of each frame's parse waiting for its own in
+     * turn, as DPDK's and VPP's graphs prefetch the headers of a vector's packets before they read them. Off by
+     * default: frames this core has just written (bench pipeline's, as the C peer's) are in its cache already, and
+     * the prefetch would only cost its call.
+     *
+     * @param cold whether the frames arrive cold.
+     */
+    public void framesArriveCold(final boolean cold)
+    {
+        framesArriveCold = cold;
+    }
+
+    private void prefetchHeaders(final FrameBurst burst, final int count)
+    {
+        final long base = headerLinesBase;
+        int lines = 0;
+        for (int i = 0; i < count; i++)
+        {
+            final long frame = burst.address(i);
+            UnsafeApi.putLong(base + (long)lines++ * PREFETCH_STRIDE, frame);
+            if (burst.length(i) > CACHE_LINE - (int)(frame & (CACHE_LINE - 1)))
+            {
+                UnsafeApi.putLong(base + (long)lines++ * PREFETCH_STRIDE, frame + CACHE_LINE);
+            }
+        }
+        touched += prefetch.lines(base, lines);
     }
 
     /**

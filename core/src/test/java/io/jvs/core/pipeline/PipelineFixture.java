@@ -1,6 +1,8 @@
 package io.jvs.core.pipeline;
 
 import io.jvs.core.conn.ConnectionTimeouts;
+import io.jvs.core.memory.CachePrefetch;
+import io.jvs.core.memory.OffHeapAllocator;
 import io.jvs.core.net.IpAddress;
 import io.jvs.core.packet.Frames;
 import io.jvs.core.rules.RuleParser;
@@ -41,6 +43,8 @@ final class PipelineFixture
     private final ByteBuffer memory = ByteBuffer.allocateDirect(FrameBurst.MAX_FRAMES * (FRAME_SIZE + HEADROOM));
     private final long base = Frames.addressOf(memory);
     long nowNs = 1_000_000_000L;
+    /** What the pipeline prefetches with: core's portable loads unless a test gives another before {@link #start}. */
+    CachePrefetch prefetch = CachePrefetch.LOADS;
 
     PipelineFixture()
     {
@@ -75,7 +79,8 @@ final class PipelineFixture
     PipelineFixture start()
     {
         publisher = new DataPlanePublisher(plane());
-        pipeline = new Pipeline(publisher, 0, 4096, 4096, 64, 256, 1000);
+        pipeline = new Pipeline(publisher, 0, 4096, 4096, 64, 256, 1000, OffHeapAllocator.DIRECT, new TemplateTable(1024),
+            null, prefetch);
         return this;
     }
 

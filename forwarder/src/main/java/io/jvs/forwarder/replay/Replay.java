@@ -207,6 +207,8 @@ public final class Replay
             pipelines[w] = new Pipeline(publisher, w, options.connections(), Math.max(1024, options.connections() / 4),
                 builder.maxServices(), builder.maxServers(), config.settings().icmpRepliesPerSecond(),
                 HugePageAllocator.INSTANCE, templates, null, NativeCachePrefetch.best());
+            // This thread's records are copied into the bursts by the reading thread, on the other core.
+            pipelines[w].framesArriveCold(true);
             // The capture's clock runs far faster than a wire's: sweeps would otherwise dominate.
             pipelines[w].connectionsV4().skipIdleBlocks();
             pipelines[w].connectionsV6().skipIdleBlocks();
