@@ -72,11 +72,16 @@ public final class ConnectionTable
 
     /**
      * Slots per sweep block. Each block keeps a tick before which none of its entries expires, so a sweep
-     * passes over a block with nothing due by reading one int instead of 64 slots: at millions of
-     * connections a sweep is otherwise a stream of the whole table through the cache every second.
+     * passes over a block with nothing due by reading one int instead of its slots: at millions of
+     * connections a sweep is otherwise a stream of the whole table through the cache every second. A due block's
+     * entries are all read to find the few that expired and bound the rest again, so a smaller block reads fewer
+     * of them for each one that expires, at the price of an int per block (16 measured best for a replay of synth's
+     * farm traffic: perf/RESULTS.md).
      */
-    static final int BLOCK_SLOTS = 64;
+    static final int BLOCK_SLOTS = 16;
     private static final int BLOCK_SHIFT = Integer.numberOfTrailingZeros(BLOCK_SLOTS);
+    /** The used-slot bitmap's words hold 64 slots, four blocks. */
+    private static final int WORD_SHIFT = 6;
     /** A block bound that says nothing: the block must be looked at. */
     private static final int UNKNOWN = Integer.MIN_VALUE;
     /** What a block with no entries due is bounded by when a sweep starts on it: far beyond any timeout. */
@@ -116,7 +121,7 @@ public final class ConnectionTable
      */
     private int[] blockBound;
     /**
-     * Per block, one bit per slot: which slots hold an entry; null until {@link #skipIdleBlocks()}. A sweep
+     * One bit per slot, 64 slots a word: which slots hold an entry; null until {@link #skipIdleBlocks()}. A sweep
      * through a due block goes from entry to entry, where testing each slot's flag would read a line per slot
      * and mispredict a branch for most of them.
      */
@@ -201,7 +206,7 @@ public final class ConnectionTable
         }
         blockBound = new int[(slots + BLOCK_SLOTS - 1) >>> BLOCK_SHIFT];
         java.util.Arrays.fill(blockBound, UNKNOWN);
-        usedSlots = new long[blockBound.length];
+        usedSlots = new long[(slots + 63) >>> WORD_SHIFT];
     }
 
     public boolean isV6()
@@ -492,7 +497,7 @@ public final class ConnectionTable
         Frames.putI32(fields + EXPIRES, nowTick + NEW_ENTRY_TICKS);
         if (usedSlots != null)
         {
-            usedSlots[slot >>> BLOCK_SHIFT] |= 1L << slot;
+            usedSlots[slot >>> WORD_SHIFT] |= 1L << slot;
             unbound = slot;
         }
         Frames.putI32(fields + TEMPLATE, -1);
@@ -593,7 +598,7 @@ public final class ConnectionTable
         if (usedSlots != null)
         {
             // The entries the shift moved went into slots that were used: only the last one it left is empty.
-            usedSlots[hole >>> BLOCK_SHIFT] &= ~(1L << hole);
+            usedSlots[hole >>> WORD_SHIFT] &= ~(1L << hole);
         }
     }
 
@@ -660,9 +665,10 @@ public final class ConnectionTable
                 }
             }
             // The empty slots before the block's next entry count as examined, as if looked at one by one.
-            final long usedFromHere = usedSlots[block] >>> cursor;
-            final int empty = usedFromHere == 0 ? Math.min(slots, (block + 1) << BLOCK_SHIFT) - cursor :
-                Long.numberOfTrailingZeros(usedFromHere);
+            // The block's slots from the cursor on, the rest of its bitmap word (the next blocks') masked off.
+            final int blockEnd = Math.min(slots, (block + 1) << BLOCK_SHIFT);
+            final long usedFromHere = usedSlots[cursor >>> WORD_SHIFT] >>> cursor & (1L << blockEnd - cursor) - 1;
+            final int empty = usedFromHere == 0 ? blockEnd - cursor : Long.numberOfTrailingZeros(usedFromHere);
             if (empty > 0)
             {
                 final int left = budget - examined;
@@ -765,7 +771,7 @@ public final class ConnectionTable
                 }
                 else
                 {
-                    worth = (usedSlots[block] >>> cursor & lineMask) != 0;
+                    worth = (usedSlots[cursor >>> WORD_SHIFT] >>> cursor & lineMask) != 0;
                 }
             }
             if (worth)
