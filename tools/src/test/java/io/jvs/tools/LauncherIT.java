@@ -366,6 +366,34 @@ class LauncherIT
     }
 
     /**
+     * A replay's JVM inlines no method whose own compiled code is over 500 bytes, so that a capture's replay, mostly
+     * the JIT's warm-up, ends sooner; the other commands keep C2's limit (the daemon's measured path runs slower with
+     * the smaller one).
+     */
+    @Test
+    void shouldGiveReplayAloneTheSmallerInliningLimit() throws Exception
+    {
+        final Map<String, String> printFlags = Map.of("JVS_JAVA_OPTS", "-XX:+PrintFlagsFinal");
+
+        final Run replay = launch(printFlags, "replay", "--help");
+        final Run simulate = launch(printFlags, "simulate", "--help");
+
+        assertThat(replay.status()).isZero();
+        assertThat(simulate.status()).isZero();
+        assertThat(inlineSmallCode(replay.out())).isEqualTo("500 {command line}");
+        assertThat(inlineSmallCode(simulate.out())).doesNotContain("command line").doesNotStartWith("500 ");
+    }
+
+    /** @return InlineSmallCode's value and origin in -XX:+PrintFlagsFinal's table, e.g. "500 {command line}". */
+    private static String inlineSmallCode(final String flags)
+    {
+        final Matcher line = Pattern.compile("(?m)^\\s*intx InlineSmallCode\\s+= (\\d+)\\s.*(\\{[a-z ]+\\})\\s*$")
+            .matcher(flags);
+        assertThat(line.find()).as("InlineSmallCode in -XX:+PrintFlagsFinal's output").isTrue();
+        return line.group(1) + " " + line.group(2);
+    }
+
+    /**
      * The jar's picocli classes are of a version the start-up cache can hold (50, Java 6, or later) when the build
      * ran on JDK 24 or later, which rewrites picocli's Java 5 classes (tools/build/ArchivableClasses.java): every
      * command would otherwise load and verify them again at its start.
