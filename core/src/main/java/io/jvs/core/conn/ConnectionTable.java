@@ -209,6 +209,14 @@ public final class ConnectionTable
         usedSlots = new long[(slots + 63) >>> WORD_SHIFT];
     }
 
+    /**
+     * @return whether sweeps pass over blocks with nothing due ({@link #skipIdleBlocks()}).
+     */
+    public boolean skipsIdleBlocks()
+    {
+        return blockBound != null;
+    }
+
     public boolean isV6()
     {
         return v6;

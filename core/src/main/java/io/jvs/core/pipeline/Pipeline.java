@@ -886,6 +886,12 @@ public final class Pipeline
 
     private void prefetchSweep(final ConnectionTable table, final int slotsAhead)
     {
+        if (table.skipsIdleBlocks())
+        {
+            // Its sweep reads the entries of the few blocks that fall due: finding their lines a burst ahead, block
+            // by block, cost more than their misses (replay's tables, perf/RESULTS.md).
+            return;
+        }
         final int lines = table.sweepAhead(nowTick, slotsAhead, PREFETCH_GROUP, prefetchBase,
             FrameBurst.MAX_FRAMES);
         if (lines > 0)

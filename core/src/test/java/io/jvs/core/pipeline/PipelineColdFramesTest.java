@@ -3,7 +3,6 @@ package io.jvs.core.pipeline;
 import io.jvs.core.memory.CachePrefetch;
 import io.jvs.core.net.IpAddress;
 import io.jvs.core.packet.Verdict;
-import org.agrona.UnsafeApi;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -28,7 +27,7 @@ class PipelineColdFramesTest
     @Test
     void shouldPrefetchEachFramesHeaderLinesFirstWhenTheFramesArriveCold()
     {
-        final Recording cold = new Recording();
+        final RecordingPrefetch cold = new RecordingPrefetch();
         final PipelineFixture fixture = fixture(cold);
         fixture.pipeline.framesArriveCold(true);
         final byte[][] frames = {tcp(1, 0), tcp(2, 200), tcp(3, 4), tcp(4, 1000)};
@@ -58,9 +57,9 @@ class PipelineColdFramesTest
     @Test
     void shouldNameNoFrameOfABurstWithPortsByDefaultAndDecideAlike()
     {
-        final Recording warm = new Recording();
+        final RecordingPrefetch warm = new RecordingPrefetch();
         final PipelineFixture byDefault = fixture(warm);
-        final PipelineFixture told = fixture(new Recording());
+        final PipelineFixture told = fixture(new RecordingPrefetch());
         told.pipeline.framesArriveCold(true);
         final byte[][] frames = {tcp(1, 0), tcp(2, 200), tcp(1, 0), tcp(5, 1000)};
 
@@ -100,23 +99,5 @@ class PipelineColdFramesTest
     {
         return frame(JVS_MAC, ROUTER_MAC, IpAddress.parse("203.0.113." + client), VIP, 64,
             Segment.tcp(40000, 80, SYN, payload));
-    }
-
-    /** Records the addresses of every call, then loads them as core's own prefetch does. */
-    private static final class Recording implements CachePrefetch
-    {
-        final List<List<Long>> calls = new ArrayList<>();
-
-        @Override
-        public long lines(final long addresses, final int count)
-        {
-            final List<Long> call = new ArrayList<>();
-            for (int i = 0; i < count; i++)
-            {
-                call.add(UnsafeApi.getLong(addresses + (long)i * Long.BYTES));
-            }
-            calls.add(call);
-            return CachePrefetch.LOADS.lines(addresses, count);
-        }
     }
 }
