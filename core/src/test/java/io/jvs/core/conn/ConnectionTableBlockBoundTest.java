@@ -39,6 +39,33 @@ class ConnectionTableBlockBoundTest
         return slot;
     }
 
+    /**
+     * An entry the sweep meets before it is given its timer expires at its placeholder's tick, though its slot was
+     * last held by an entry with a far later one: nothing the sweep keeps about a slot outlives its entry.
+     */
+    @Test
+    void shouldSweepAnEntryLeftWithItsPlaceholderInASlotALongerLivedOneHeld()
+    {
+        final List<Long> removed = new ArrayList<>();
+        final ConnectionTable table = new ConnectionTable(false, 1024,
+            (t, slot, evicted) -> removed.add(t.clientLow(slot)));
+        table.skipIdleBlocks();
+        final List<Long> clients = clientsAt(table, 0, 2);
+        final int now = 1000;
+        final int slot = insert(table, clients.get(0), now, FAR);
+        assertThat(table.sweep(now, table.slots())).isZero();
+        table.remove(slot, false);
+        removed.clear();
+
+        assertThat(table.lookupForward(UDP, 0, clients.get(1), 53, 0, 1, 53)).isEqualTo(ConnectionTable.NOT_FOUND);
+        assertThat(table.insert(UDP, 0, clients.get(1), 53, 0, 1, 53, now)).isEqualTo(slot);
+        final int placeholderGone = now + ConnectionTable.NEW_ENTRY_TICKS;
+
+        assertThat(table.sweep(placeholderGone - 1, table.slots())).isZero();
+        assertThat(table.sweep(placeholderGone, table.slots())).isOne();
+        assertThat(removed).containsExactly(clients.get(1));
+    }
+
     @Test
     void shouldSweepAnEntryShiftedBackAcrossABlockBoundary()
     {
@@ -49,7 +76,7 @@ class ConnectionTableBlockBoundTest
         final int home = ConnectionTable.BLOCK_SLOTS - 2;
         final List<Long> clients = clientsAt(table, home, 4);
         final int now = 1000;
-        // One probe run: slots 62, 63 (block 0), 64, 65 (block 1); only the third is due soon.
+        // One probe run: the last two slots of block 0, the first two of block 1; only the third is due soon.
         assertThat(insert(table, clients.get(0), now, FAR)).isEqualTo(home);
         assertThat(insert(table, clients.get(1), now, FAR)).isEqualTo(home + 1);
         assertThat(insert(table, clients.get(2), now, now + 10)).isEqualTo(home + 2);

@@ -101,6 +101,7 @@ class ConnectionTableSweepTest
         final ConnectionTable skipping = new ConnectionTable(v6, capacity,
             (t, slot, evicted) -> removedBySkipping.add(t.clientLow(slot)));
         skipping.skipIdleBlocks();
+        final List<Long> clients = new ArrayList<>();
         int now = 1_000_000 + random.nextInt(1 << 20);
         for (int round = 0; round < 200; round++)
         {
@@ -115,6 +116,7 @@ class ConnectionTableSweepTest
                 // The first timer, as the pipeline gives it: some shorter than the placeholder, most longer.
                 final int expiry = now + 1 + random.nextInt(random.nextInt(4) == 0 ? 200 : 3000);
                 final boolean open = random.nextBoolean();
+                clients.add(client);
                 for (final ConnectionTable table : List.of(plain, skipping))
                 {
                     // An insert follows the lookup that found nothing, in each table.
@@ -131,16 +133,27 @@ class ConnectionTableSweepTest
                     }
                 }
             }
-            // Timers re-armed later, or moved earlier, on both.
-            for (int i = 0; i < inserts / 2; i++)
+            // Timers of entries made so far re-armed later, as the data path re-arms them for each packet (rearm:
+            // the skipping table's floors stay where they were), or moved to any tick, earlier too (expiresTick).
+            for (int i = 0; i < inserts && !clients.isEmpty(); i++)
             {
-                final long client = random.nextLong(v6 ? 1L << 40 : 1L << 32);
+                final long client = clients.get(random.nextInt(clients.size()));
                 final int slot = plain.lookupForward(UDP, 0, client, 53, 0, 1, 53);
                 if (slot >= 0)
                 {
-                    final int tick = now + random.nextInt(3000);
-                    plain.expiresTick(slot, tick);
-                    skipping.expiresTick(skipping.lookupForward(UDP, 0, client, 53, 0, 1, 53), tick);
+                    final int other = skipping.lookupForward(UDP, 0, client, 53, 0, 1, 53);
+                    if (random.nextBoolean())
+                    {
+                        final int later = plain.expiresTick(slot) + random.nextInt(3000);
+                        assertThat(plain.rearm(slot, later)).isTrue();
+                        assertThat(skipping.rearm(other, later)).isTrue();
+                    }
+                    else
+                    {
+                        final int tick = now + random.nextInt(3000);
+                        plain.expiresTick(slot, tick);
+                        skipping.expiresTick(other, tick);
+                    }
                 }
             }
             now += random.nextInt(200);
