@@ -31,6 +31,15 @@ class ConnectionTableBlockBoundTest
         return clients;
     }
 
+    /** @return a table of 1 024 IPv4 connections that skips idle blocks, adding each client it removes to a list. */
+    private static ConnectionTable skipping(final List<Long> removed)
+    {
+        final ConnectionTable table = new ConnectionTable(false, 1024,
+            (t, slot, evicted) -> removed.add(t.clientLow(slot)));
+        table.skipIdleBlocks();
+        return table;
+    }
+
     private static int insert(final ConnectionTable table, final long client, final int now, final int expires)
     {
         assertThat(table.lookupForward(UDP, 0, client, 53, 0, 1, 53)).isEqualTo(ConnectionTable.NOT_FOUND);
@@ -47,9 +56,7 @@ class ConnectionTableBlockBoundTest
     void shouldSweepAnEntryLeftWithItsPlaceholderInASlotALongerLivedOneHeld()
     {
         final List<Long> removed = new ArrayList<>();
-        final ConnectionTable table = new ConnectionTable(false, 1024,
-            (t, slot, evicted) -> removed.add(t.clientLow(slot)));
-        table.skipIdleBlocks();
+        final ConnectionTable table = skipping(removed);
         final List<Long> clients = clientsAt(table, 0, 2);
         final int now = 1000;
         final int slot = insert(table, clients.get(0), now, FAR);
@@ -70,9 +77,7 @@ class ConnectionTableBlockBoundTest
     void shouldSweepAnEntryShiftedBackAcrossABlockBoundary()
     {
         final List<Long> removed = new ArrayList<>();
-        final ConnectionTable table = new ConnectionTable(false, 1024,
-            (t, slot, evicted) -> removed.add(t.clientLow(slot)));
-        table.skipIdleBlocks();
+        final ConnectionTable table = skipping(removed);
         final int home = ConnectionTable.BLOCK_SLOTS - 2;
         final List<Long> clients = clientsAt(table, home, 4);
         final int now = 1000;
