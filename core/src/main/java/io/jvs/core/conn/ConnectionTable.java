@@ -324,6 +324,49 @@ public final class ConnectionTable
     }
 
     /**
+     * The slot a lookup from {@code home} had best compare first: for IPv4, the other slot of the home line when
+     * the home slot's ports are not the packet's, else the home slot. At the table's load about a quarter of the
+     * entries sit in their line's second slot, and a lookup that compares the home slot first then mispredicts its
+     * branch; computed for a frame ahead of its lookup ({@link #lookupForward(int, int, int, long, long, int, long,
+     * long, int)}), with arithmetic rather than a branch, it keeps that compare off the frame's path. For IPv6 (a
+     * slot a line) the home slot. Reads the home line, which should be in cache by then.
+     */
+    public int firstProbe(final int home, final int clientPort, final int virtualPort)
+    {
+        if (v6)
+        {
+            return home;
+        }
+        final int portsDiffer = Frames.i32(slotAddress(home) + meta + CLIENT_PORT) ^ (clientPort << 16 | virtualPort);
+        return home + ((portsDiffer | -portsDiffer) >>> 31);
+    }
+
+    /**
+     * As {@link #lookupForward(int, int, long, long, int, long, long, int)}, comparing the slot {@link #firstProbe}
+     * gave for the same key before probing from its home. The result is the same for any slot of this table as
+     * {@code first}: a slot that does not hold the key only costs its compare.
+     */
+    public int lookupForward(
+        final int home,
+        final int first,
+        final int protocol,
+        final long clientHigh,
+        final long clientLow,
+        final int clientPort,
+        final long virtualHigh,
+        final long virtualLow,
+        final int virtualPort)
+    {
+        if (holdsForward(slotAddress(first), protocol, clientHigh, clientLow, clientPort << 16 | virtualPort,
+            virtualHigh, virtualLow))
+        {
+            emptySlot = NOT_FOUND;
+            return first;
+        }
+        return lookupForward(home, protocol, clientHigh, clientLow, clientPort, virtualHigh, virtualLow, virtualPort);
+    }
+
+    /**
      * As {@link #lookupForward(int, long, long, int, long, long, int)} from a home slot already computed
      * with {@link #home}.
      */
@@ -358,6 +401,15 @@ public final class ConnectionTable
             }
             slot = next(slot);
         }
+    }
+
+    /** Whether the slot whose entry starts at {@code entry} holds the connection of this client end. */
+    private boolean holdsForward(final long entry, final int protocol, final long clientHigh, final long clientLow,
+        final int endpoint, final long virtualHigh, final long virtualLow)
+    {
+        return Frames.i32(entry + meta + CLIENT_PORT) == endpoint &&
+            (Frames.u8(entry + meta + FLAGS) & FLAG_USED) != 0 && Frames.u8(entry + meta + PROTOCOL) == protocol &&
+            addressesMatch(entry, clientHigh, clientLow, virtualHigh, virtualLow);
     }
 
     /**
