@@ -753,11 +753,11 @@ public final class Pipeline
                 }
                 continue;
             }
-            final int slot = firstProbe == NO_PROBE ?
-                table.lookupForward(homes[i], protocol, p.sourceHigh(i), p.sourceLow(i), p.sourcePort(i),
-                    p.destinationHigh(i), p.destinationLow(i), p.destinationPort(i)) :
-                table.lookupForward(homes[i], firstProbe, protocol, p.sourceHigh(i), p.sourceLow(i), p.sourcePort(i),
-                    p.destinationHigh(i), p.destinationLow(i), p.destinationPort(i));
+            // One call site: each inlined copy of the lookup counts against C2's budget for the whole loop.
+            final int home = homes[i];
+            final int slot = table.lookupForward(home, firstProbe == NO_PROBE ? home : firstProbe, protocol,
+                p.sourceHigh(i), p.sourceLow(i), p.sourcePort(i), p.destinationHigh(i), p.destinationLow(i),
+                p.destinationPort(i));
             // Left for towardsServer, should the loop stop at this frame: the value at a frame the loop finishes does
             // not matter, as the general path only ever takes the frame the loop stopped at.
             lookedUp = i;
