@@ -676,10 +676,10 @@ public final class Pipeline
         long runBytes = 0;
         long runFrameBytes = 0;
         int i = from;
-        // Where this frame's lookup compares first (ConnectionTable.firstProbe), found while the frame before was
-        // forwarded: the lookup's first branch then mostly goes the way it is predicted, where a quarter of the
-        // entries sit in their line's second slot. NO_PROBE (from the home slot) after any other frame: a frame
-        // that leaves the loop, as every new connection does, would only waste the work.
+        // Where this frame's lookup compares first (ConnectionTable.firstProbe), found once the frame before had
+        // found its entry: the lookup's first branch then mostly goes the way it is predicted, where a quarter of
+        // the entries sit in their line's second slot. NO_PROBE (from the home slot) after any other frame: a frame
+        // whose lookup misses, as every new connection's does, would only waste the work.
         int nextFirstProbe = from == probedAheadFrame ? probedAheadSlot : NO_PROBE;
         for (; i < count; i++)
         {
