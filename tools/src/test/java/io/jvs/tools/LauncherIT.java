@@ -384,6 +384,30 @@ class LauncherIT
         assertThat(inlineSmallCode(simulate.out())).doesNotContain("command line").doesNotStartWith("500 ");
     }
 
+    /**
+     * The pipeline's fast loop for established connections is compiled by C2 with everything it calls inlined, as
+     * the benchmark and the daemon run it (the launcher's start-up cache and compile commands), with a NAT server's
+     * replies live beside its clients' packets. C2 inlines into one method at most DesiredMethodLimit bytes of
+     * bytecode in all (8000, not settable in a product JVM); past it the calls left over go out of line, silently,
+     * and the loop slows (perf/RESULTS.md). Each call C2 refuses for that says "DesiredMethodLimit" in the method's
+     * inlining tree.
+     */
+    @Test
+    void shouldCompileTheFastLoopWithEveryCallInlinedWhenRepliesAreLive() throws Exception
+    {
+        final String fastLoop = "io.jvs.core.pipeline.Pipeline::followEstablished";
+        final Run bench = launch(Map.of("JVS_JAVA_OPTS", "-XX:+UnlockDiagnosticVMOptions -XX:+PrintCompilation " +
+            "-XX:CompileCommand=quiet -XX:CompileCommand=PrintInlining," + fastLoop),
+            "bench", "pipeline", "--mode", "nat", "--replies", "--flows", "1000", "--seconds", "2");
+
+        assertThat(bench.status()).as(bench.err()).isZero();
+        assertThat(bench.out()).as("a C2 (tier 4) compile of the fast loop")
+            .containsPattern("(?m)^\\s*\\d+\\s+\\d+\\s+4\\s+" + Pattern.quote(fastLoop) + " ")
+            .contains("ns/packet=");
+        assertThat(bench.out().lines().filter(line -> line.contains("DesiredMethodLimit")))
+            .as("calls the fast loop's compile left out of line").isEmpty();
+    }
+
     /** @return InlineSmallCode's value and origin in -XX:+PrintFlagsFinal's table, e.g. "500 {command line}". */
     private static String inlineSmallCode(final String flags)
     {

@@ -4,6 +4,7 @@ import org.agrona.BufferUtil;
 import org.agrona.UnsafeApi;
 
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 
 /**
  * Reads and writes frame bytes at absolute off-heap addresses, in network byte order.
@@ -17,6 +18,13 @@ public final class Frames
 {
     /** Copies up to this many bytes, between ranges that do not overlap, are done in longs rather than by the stub. */
     static final int SMALL_COPY = 128;
+    /**
+     * Whether network order is the reverse of this machine's. The accessors swap the bytes themselves rather than
+     * call Unsafe's endian-taking overloads, which reach the same load through two more methods, and each inlined
+     * method counts against C2's budget for the loop it is inlined into (DesiredMethodLimit, see Pipeline's fast
+     * loop): a constant here, so the compiler keeps one branch of each.
+     */
+    private static final boolean SWAP = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
 
     private Frames()
     {
@@ -32,7 +40,8 @@ public final class Frames
      */
     public static int u16(final long address)
     {
-        return UnsafeApi.getShortUnaligned(null, address, true) & 0xFFFF;
+        return (SWAP ? Short.reverseBytes(UnsafeApi.getShortUnaligned(null, address)) :
+            UnsafeApi.getShortUnaligned(null, address)) & 0xFFFF;
     }
 
     /**
@@ -40,7 +49,8 @@ public final class Frames
      */
     public static int i32(final long address)
     {
-        return UnsafeApi.getIntUnaligned(null, address, true);
+        final int value = UnsafeApi.getIntUnaligned(null, address);
+        return SWAP ? Integer.reverseBytes(value) : value;
     }
 
     /**
@@ -48,7 +58,8 @@ public final class Frames
      */
     public static long i64(final long address)
     {
-        return UnsafeApi.getLongUnaligned(null, address, true);
+        final long value = UnsafeApi.getLongUnaligned(null, address);
+        return SWAP ? Long.reverseBytes(value) : value;
     }
 
     public static void putU8(final long address, final int value)
@@ -61,17 +72,17 @@ public final class Frames
      */
     public static void putU16(final long address, final int value)
     {
-        UnsafeApi.putShortUnaligned(null, address, (short)value, true);
+        UnsafeApi.putShortUnaligned(null, address, SWAP ? Short.reverseBytes((short)value) : (short)value);
     }
 
     public static void putI32(final long address, final int value)
     {
-        UnsafeApi.putIntUnaligned(null, address, value, true);
+        UnsafeApi.putIntUnaligned(null, address, SWAP ? Integer.reverseBytes(value) : value);
     }
 
     public static void putI64(final long address, final long value)
     {
-        UnsafeApi.putLongUnaligned(null, address, value, true);
+        UnsafeApi.putLongUnaligned(null, address, SWAP ? Long.reverseBytes(value) : value);
     }
 
     /**

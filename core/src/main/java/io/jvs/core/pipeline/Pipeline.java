@@ -98,6 +98,17 @@ public final class Pipeline
      */
     private int probedAheadFrame = -1;
     private int probedAheadSlot;
+    /**
+     * The counts of the fast loop's last run that it leaves for {@link #countFastRun}: the frames it gave the parser's
+     * verdict, and its last service's forwarded packets, IP bytes and frame bytes. Counted outside the loop because
+     * every method C2 inlines into the loop counts against one budget for all of it (DesiredMethodLimit, not settable
+     * in a product JVM), and past it the loop's own per-frame calls stop being inlined.
+     */
+    private int fastRunParserVerdicts;
+    private int fastRunService = -1;
+    private int fastRunPackets;
+    private long fastRunBytes;
+    private long fastRunFrameBytes;
     /** No slot to compare first: the lookup probes from the home slot. */
     private static final int NO_PROBE = -2;
     /**
@@ -607,7 +618,9 @@ public final class Pipeline
         {
             if (!again)
             {
-                i = followEstablished(burst, i, count, p, current);
+                final int from = i;
+                i = followEstablished(burst, from, count, p, current);
+                countFastRun(from, i);
             }
             if (i == count)
             {
@@ -666,10 +679,10 @@ public final class Pipeline
         // loop ends: kept in registers meanwhile, not stored for every frame.
         int lookedUp = -1;
         int lookedUpAt = 0;
-        // The run's counts, added to the counters once it ends: every frame the loop takes is transmitted (so the
-        // frames transmitted are those it passed less those the parser gave a verdict, which are rare: one count
-        // fewer to keep a frame), and consecutive frames mostly go to one service, whose counts then take four
-        // additions a run instead of four read-add-stores a frame.
+        // The run's counts, added to the counters by countFastRun once it ends: every frame the loop takes is
+        // transmitted (so the frames transmitted are those it passed less those the parser gave a verdict, which are
+        // rare: one count fewer to keep a frame), and consecutive frames mostly go to one service, whose counts then
+        // take four additions a run instead of four read-add-stores a frame.
         int parserVerdicts = 0;
         int runService = -1;
         int runPackets = 0;
@@ -693,26 +706,29 @@ public final class Pipeline
                 parserVerdicts++;
                 continue;
             }
+            // The frame's parsed record, its index checked once: some thirty fields are read from it below.
+            final long record = p.record(i);
             final int service = serviceOf[i];
-            final int protocol = p.protocol(i);
-            if (p.fragment(i) != FRAGMENT_NONE || !p.hasPorts(i) ||
+            final int protocol = protocolAt(record);
+            if (fragmentAt(record) != FRAGMENT_NONE || !hasPortsAt(record) ||
                 protocol != Ipv4Header.PROTOCOL_TCP && protocol != Ipv4Header.PROTOCOL_UDP)
             {
                 break;
             }
-            final ConnectionTable table = p.kind(i) == KIND_IPV6 ? v6 : v4;
-            final int flags = p.tcpFlags(i);
+            final ConnectionTable table = kindAt(record) == KIND_IPV6 ? v6 : v4;
+            final int flags = tcpFlagsAt(record);
             if (service == ServiceClassifier.NONE)
             {
                 // A real server's reply to a NAT client: what towardsClient does, for as long as nothing changes.
-                final int slot = table.lookupReverse(homes[i], protocol, p.destinationHigh(i), p.destinationLow(i),
-                    p.destinationPort(i), p.sourceHigh(i), p.sourceLow(i), p.sourcePort(i), current.serverAddresses);
+                final int slot = table.lookupReverse(homes[i], protocol, destinationHighAt(record),
+                    destinationLowAt(record), destinationPortAt(record), sourceHighAt(record), sourceLowAt(record),
+                    sourcePortAt(record), current.serverAddresses);
                 if (slot < 0)
                 {
                     break;
                 }
                 final int serverSlot = table.server(slot);
-                if (table.isExpired(slot, nowTick) || table.method(slot) != 0 || p.ttl(i) <= 1)
+                if (table.isExpired(slot, nowTick) || table.method(slot) != 0 || ttlAt(record) <= 1)
                 {
                     break;
                 }
@@ -735,14 +751,14 @@ public final class Pipeline
                     }
                     timeout = timeoutTicks[TcpStates.COUNT];
                 }
-                final long hop = current.clientNeighbours.find(p.kind(i) == KIND_IPV6, p.destinationHigh(i),
-                    p.destinationLow(i));
+                final long hop = current.clientNeighbours.find(kindAt(record) == KIND_IPV6, destinationHighAt(record),
+                    destinationLowAt(record));
                 final int length = burst.length(i);
                 if (hop == NeighbourIndex.NONE || length > frameLimit || !table.rearm(slot, nowTick + timeout))
                 {
                     break;
                 }
-                final int datagram = p.ipEnd(i) - p.l3Offset(i);
+                final int datagram = ipEndAt(record) - l3OffsetAt(record);
                 burst.verdict(i, rewriter.natOutbound(burst, i, p, current, hop, table.virtualHigh(slot),
                     table.virtualLow(slot), table.virtualPort(slot), true));
                 traffic.serverFrame(serverSlot, length);
@@ -756,8 +772,8 @@ public final class Pipeline
             // One call site: each inlined copy of the lookup counts against C2's budget for the whole loop.
             final int home = homes[i];
             final int slot = table.lookupForward(home, firstProbe == NO_PROBE ? home : firstProbe, protocol,
-                p.sourceHigh(i), p.sourceLow(i), p.sourcePort(i), p.destinationHigh(i), p.destinationLow(i),
-                p.destinationPort(i));
+                sourceHighAt(record), sourceLowAt(record), sourcePortAt(record), destinationHighAt(record),
+                destinationLowAt(record), destinationPortAt(record));
             // Left for towardsServer, should the loop stop at this frame: the value at a frame the loop finishes does
             // not matter, as the general path only ever takes the frame the loop stopped at.
             lookedUp = i;
@@ -774,7 +790,7 @@ public final class Pipeline
             // and its port follows the server's service's rule (see DataPlane.serverFastPathFlags).
             if (table.isExpired(slot, nowTick) ||
                 (entryFlags & DataPlane.FAST_PATH_FLAGS) != current.serverFastPathFlags[serverSlot] ||
-                p.ttl(i) <= 1 || current.serverEgressPort[serverSlot] == DataPlane.NO_PORT || length > frameLimit)
+                ttlAt(record) <= 1 || current.serverEgressPort[serverSlot] == DataPlane.NO_PORT || length > frameLimit)
             {
                 break;
             }
@@ -802,7 +818,7 @@ public final class Pipeline
                 break;
             }
             // From here on the frame is this loop's: what track and forward do once the state stays.
-            final int datagram = p.ipEnd(i) - p.l3Offset(i);
+            final int datagram = ipEndAt(record) - l3OffsetAt(record);
             final int verdict = ConnectionTable.methodOf(entryFlags) == 0 ?
                 rewriter.natInbound(burst, i, p, current, serverSlot,
                     current.serverAddresses.portBySlotRule(serverSlot, table.virtualPort(slot)), true) :
@@ -829,10 +845,23 @@ public final class Pipeline
         lookedUpSlot = lookedUpAt;
         probedAheadFrame = i + 1;
         probedAheadSlot = nextFirstProbe;
-        traffic.serviceForwarded(runService, runPackets, runBytes, runFrameBytes);
-        counters.transmitted(i - from - parserVerdicts);
-        counters.fastPathTook(i - from);
+        fastRunParserVerdicts = parserVerdicts;
+        fastRunService = runService;
+        fastRunPackets = runPackets;
+        fastRunBytes = runBytes;
+        fastRunFrameBytes = runFrameBytes;
         return i;
+    }
+
+    /**
+     * Counts the run of {@link #followEstablished} from frame {@code from} to frame {@code end}: its last service's
+     * frames and every frame it transmitted and took.
+     */
+    private void countFastRun(final int from, final int end)
+    {
+        traffic.serviceForwarded(fastRunService, fastRunPackets, fastRunBytes, fastRunFrameBytes);
+        counters.transmitted(end - from - fastRunParserVerdicts);
+        counters.fastPathTook(end - from);
     }
 
     /**
@@ -935,8 +964,9 @@ public final class Pipeline
             return NO_PROBE;
         }
         final int home = homes[i];
-        return home < 0 || p.kind(i) == KIND_IPV6 ? NO_PROBE :
-            v4.firstProbe(home, p.sourcePort(i), p.destinationPort(i));
+        final long record = p.record(i);
+        return home < 0 || kindAt(record) == KIND_IPV6 ? NO_PROBE :
+            v4.firstProbe(home, sourcePortAt(record), destinationPortAt(record));
     }
 
     /**

@@ -12,6 +12,21 @@ import io.jvs.core.packet.L4Headers;
 import io.jvs.core.packet.ParsedBurst;
 import io.jvs.core.packet.Verdict;
 
+import static io.jvs.core.packet.ParsedBurst.destinationHighAt;
+import static io.jvs.core.packet.ParsedBurst.destinationLowAt;
+import static io.jvs.core.packet.ParsedBurst.destinationPortAt;
+import static io.jvs.core.packet.ParsedBurst.fragmentAt;
+import static io.jvs.core.packet.ParsedBurst.hasPortsAt;
+import static io.jvs.core.packet.ParsedBurst.kindAt;
+import static io.jvs.core.packet.ParsedBurst.l3OffsetAt;
+import static io.jvs.core.packet.ParsedBurst.l4LengthAt;
+import static io.jvs.core.packet.ParsedBurst.l4OffsetAt;
+import static io.jvs.core.packet.ParsedBurst.protocolAt;
+import static io.jvs.core.packet.ParsedBurst.sourceHighAt;
+import static io.jvs.core.packet.ParsedBurst.sourceLowAt;
+import static io.jvs.core.packet.ParsedBurst.sourcePortAt;
+import static io.jvs.core.packet.ParsedBurst.ttlAt;
+
 /**
  * Rewrites a frame for its way out (the kernel's ip_vs_nat_xmit, ip_vs_dr_xmit and ip_vs_tunnel_xmit): NAT
  * towards the real server and back, direct routing, IP-in-IP tunnelling; each decrements the TTL (the caller has
@@ -97,29 +112,31 @@ final class Rewriter
             return tooBig(plane.serverMtu[serverSlot]);
         }
         final ServerAddresses servers = plane.serverAddresses;
+        final long record = p.record(i);
         final long frame = burst.address(i);
-        final long ip = frame + p.l3Offset(i);
-        if (p.kind(i) == ParsedBurst.KIND_IPV4)
+        final long ip = frame + l3OffsetAt(record);
+        if (kindAt(record) == ParsedBurst.KIND_IPV4)
         {
             final int addressChange =
                 Checksums.natAddressV4(ip, Ipv4Header.DESTINATION_OFFSET, (int)servers.low(serverSlot));
-            if (p.hasPorts(i))
+            if (hasPortsAt(record))
             {
-                rewritePortV4(frame + p.l4Offset(i), p, i, L4Headers.DESTINATION_PORT_OFFSET, addressChange, realPort);
+                rewritePortV4(frame + l4OffsetAt(record), record, L4Headers.DESTINATION_PORT_OFFSET, addressChange,
+                    realPort);
             }
         }
         else
         {
-            final long oldHigh = p.destinationHigh(i);
-            final long oldLow = p.destinationLow(i);
+            final long oldHigh = destinationHighAt(record);
+            final long oldLow = destinationLowAt(record);
             final long newHigh = servers.high(serverSlot);
             final long newLow = servers.low(serverSlot);
-            Ipv6Header.hopLimit(ip, p.ttl(i) - 1);
+            Ipv6Header.hopLimit(ip, ttlAt(record) - 1);
             Ipv6Header.destination(ip, newHigh, newLow);
-            if (p.hasPorts(i))
+            if (hasPortsAt(record))
             {
-                rewritePortV6(frame + p.l4Offset(i), p, i, L4Headers.DESTINATION_PORT_OFFSET,
-                    oldHigh, oldLow, newHigh, newLow, p.destinationPort(i), realPort);
+                rewritePortV6(frame + l4OffsetAt(record), record, L4Headers.DESTINATION_PORT_OFFSET,
+                    oldHigh, oldLow, newHigh, newLow, destinationPortAt(record), realPort);
             }
         }
         setMacs(frame, plane.serverNextHopMac[serverSlot], plane.portMac[egress]);
@@ -165,32 +182,36 @@ final class Rewriter
     int natOutbound(final FrameBurst burst, final int i, final ParsedBurst p, final DataPlane plane, final long hop,
         final long virtualHigh, final long virtualLow, final int virtualPort, final boolean fitsEveryPort)
     {
-        final boolean v6 = p.kind(i) == ParsedBurst.KIND_IPV6;
+        final long record = p.record(i);
+        final boolean v6 = kindAt(record) == ParsedBurst.KIND_IPV6;
         final int egress = NeighbourIndex.port(hop);
-        final int mtu = fitsEveryPort ? 0 : clientMtu(plane, egress, v6, p.destinationHigh(i), p.destinationLow(i));
+        final int mtu =
+            fitsEveryPort ? 0 : clientMtu(plane, egress, v6, destinationHighAt(record), destinationLowAt(record));
         final boolean fragments = !fitsEveryPort && exceedsMtu(p, i, mtu);
         if (fragments && !mayFragment(burst, i, p))
         {
             return tooBig(mtu);
         }
         final long frame = burst.address(i);
-        final long ip = frame + p.l3Offset(i);
+        final long ip = frame + l3OffsetAt(record);
         if (!v6)
         {
             final int addressChange = Checksums.natAddressV4(ip, Ipv4Header.SOURCE_OFFSET, (int)virtualLow);
-            if (p.hasPorts(i))
+            if (hasPortsAt(record))
             {
-                rewritePortV4(frame + p.l4Offset(i), p, i, L4Headers.SOURCE_PORT_OFFSET, addressChange, virtualPort);
+                rewritePortV4(frame + l4OffsetAt(record), record, L4Headers.SOURCE_PORT_OFFSET, addressChange,
+                    virtualPort);
             }
         }
         else
         {
-            Ipv6Header.hopLimit(ip, p.ttl(i) - 1);
+            Ipv6Header.hopLimit(ip, ttlAt(record) - 1);
             Ipv6Header.source(ip, virtualHigh, virtualLow);
-            if (p.hasPorts(i))
+            if (hasPortsAt(record))
             {
-                rewritePortV6(frame + p.l4Offset(i), p, i, L4Headers.SOURCE_PORT_OFFSET,
-                    p.sourceHigh(i), p.sourceLow(i), virtualHigh, virtualLow, p.sourcePort(i), virtualPort);
+                rewritePortV6(frame + l4OffsetAt(record), record, L4Headers.SOURCE_PORT_OFFSET,
+                    sourceHighAt(record), sourceLowAt(record), virtualHigh, virtualLow, sourcePortAt(record),
+                    virtualPort);
             }
         }
         setMacs(frame, NeighbourIndex.mac(hop), plane.portMac[egress]);
@@ -488,10 +509,10 @@ final class Rewriter
     /**
      * @param addressChange what {@link Checksums#natAddressV4} returned for the address beside the port.
      */
-    private static void rewritePortV4(final long l4, final ParsedBurst p, final int i, final int portOffset,
+    private static void rewritePortV4(final long l4, final long record, final int portOffset,
         final int addressChange, final int newPort)
     {
-        switch (p.protocol(i))
+        switch (protocolAt(record))
         {
             case Ipv4Header.PROTOCOL_TCP ->
                 Checksums.natPortV4(l4 + L4Headers.TCP_CHECKSUM_OFFSET, false, l4 + portOffset, newPort, addressChange);
@@ -500,19 +521,19 @@ final class Rewriter
             default ->
             {
                 Frames.putU16(l4 + portOffset, newPort);
-                if (p.fragment(i) == ParsedBurst.FRAGMENT_NONE)
+                if (fragmentAt(record) == ParsedBurst.FRAGMENT_NONE)
                 {
-                    Crc32c.updateSctp(l4, p.l4Length(i));
+                    Crc32c.updateSctp(l4, l4LengthAt(record));
                 }
             }
         }
     }
 
-    private static void rewritePortV6(final long l4, final ParsedBurst p, final int i, final int portOffset,
+    private static void rewritePortV6(final long l4, final long record, final int portOffset,
         final long oldHigh, final long oldLow, final long newHigh, final long newLow, final int oldPort,
         final int newPort)
     {
-        switch (p.protocol(i))
+        switch (protocolAt(record))
         {
             case Ipv4Header.PROTOCOL_TCP ->
             {
@@ -531,9 +552,9 @@ final class Rewriter
             default ->
             {
                 Frames.putU16(l4 + portOffset, newPort);
-                if (p.fragment(i) == ParsedBurst.FRAGMENT_NONE)
+                if (fragmentAt(record) == ParsedBurst.FRAGMENT_NONE)
                 {
-                    Crc32c.updateSctp(l4, p.l4Length(i));
+                    Crc32c.updateSctp(l4, l4LengthAt(record));
                 }
             }
         }

@@ -11,7 +11,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The burst's records: every field keeps what it is given over its whole range, no field of one frame's record
- * reaches into another field or another frame's record, and an index outside the burst throws.
+ * reaches into another field or another frame's record, each reads the same at the record's address, and an index
+ * outside the burst throws.
  */
 class ParsedBurstTest
 {
@@ -39,6 +40,8 @@ class ParsedBurstTest
                 if (written[i] != null)
                 {
                     assertThat(Fields.readFrom(burst, i)).as("record %d, round %d", i, round).isEqualTo(written[i]);
+                    assertThat(Fields.readAt(burst.record(i), written[i].fragmentId()))
+                        .as("record %d's address, round %d", i, round).isEqualTo(written[i]);
                 }
             }
         }
@@ -70,6 +73,8 @@ class ParsedBurstTest
     {
         final ParsedBurst burst = new ParsedBurst(CAPACITY);
         assertThatThrownBy(() -> burst.kind(CAPACITY)).isInstanceOf(IndexOutOfBoundsException.class);
+        assertThatThrownBy(() -> burst.record(CAPACITY)).isInstanceOf(IndexOutOfBoundsException.class);
+        assertThatThrownBy(() -> burst.record(-1)).isInstanceOf(IndexOutOfBoundsException.class);
         assertThatThrownBy(() -> burst.sourceLow(-1, 7)).isInstanceOf(IndexOutOfBoundsException.class);
         assertThatThrownBy(() -> burst.destinationPort(Integer.MAX_VALUE, 80))
             .isInstanceOf(IndexOutOfBoundsException.class);
@@ -114,6 +119,17 @@ class ParsedBurstTest
                 burst.sourceHigh(i), burst.sourceLow(i), burst.destinationHigh(i), burst.destinationLow(i),
                 burst.sourcePort(i), burst.destinationPort(i), burst.tcpFlags(i), burst.ttl(i), burst.fragment(i),
                 burst.fragmentId(i), burst.hasPorts(i));
+        }
+
+        /** The fields read at a record's address, but for the fragment id, which has no such accessor. */
+        static Fields readAt(final long record, final int fragmentId)
+        {
+            return new Fields(ParsedBurst.kindAt(record), ParsedBurst.l3OffsetAt(record),
+                ParsedBurst.l4OffsetAt(record), ParsedBurst.ipEndAt(record), ParsedBurst.protocolAt(record),
+                ParsedBurst.sourceHighAt(record), ParsedBurst.sourceLowAt(record), ParsedBurst.destinationHighAt(record),
+                ParsedBurst.destinationLowAt(record), ParsedBurst.sourcePortAt(record),
+                ParsedBurst.destinationPortAt(record), ParsedBurst.tcpFlagsAt(record), ParsedBurst.ttlAt(record),
+                ParsedBurst.fragmentAt(record), fragmentId, ParsedBurst.hasPortsAt(record));
         }
     }
 }
