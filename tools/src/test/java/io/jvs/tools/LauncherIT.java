@@ -408,6 +408,36 @@ class LauncherIT
             .as("calls the fast loop's compile left out of line").isEmpty();
     }
 
+    /**
+     * The same for the daemon, whose fast loop has more live than the benchmark's: the offload's offers (AF_XDP
+     * ports offload by default) and the neighbour table's paths, with the live demo's HTTP traffic both ways. The
+     * demo hands its daemon the launcher's compile commands file, so the test gives it one that is the launcher's
+     * with the loop's inlining printed (the daemon's log), and unlocks that for every JVM by JDK_JAVA_OPTIONS, the
+     * only option the demo's daemon inherits.
+     */
+    @Test
+    void shouldCompileTheDaemonsFastLoopWithEveryCallInlined() throws Exception
+    {
+        final Path commands = directory.resolve("print-fast-loop.compile");
+        final List<String> lines = new ArrayList<>(Files.readAllLines(Path.of("jvm/hot-path.compile")));
+        lines.add("PrintInlining io.jvs.core.pipeline.Pipeline::followEstablished");
+        Files.write(commands, lines);
+        final Path dir = directory.resolve("live-demo");
+
+        final Run run = launch(Map.of("JDK_JAVA_OPTIONS", "-XX:+UnlockDiagnosticVMOptions",
+            "JVS_JAVA_OPTS", "-XX:CompileCommandFile=" + commands), "demo", "--dir", dir.toString(), "--seconds", "2");
+
+        assertThat(run.status()).as(run.out() + run.err()).isZero();
+        assertThat(run.out()).contains(" 0 failed, ");
+        final List<String> log = Files.readAllLines(dir.resolve("live/jvs.log"));
+        assertThat(log).as("C2's inlining tree of the fast loop in the daemon's log")
+            .anyMatch(line -> line.contains("ConnectionTable::lookupForward") && line.contains("force inline"))
+            .anyMatch(line -> line.contains("Rewriter::natOutbound") && line.contains("force inline"))
+            .anyMatch(line -> line.contains("inline (hot)"));
+        assertThat(log.stream().filter(line -> line.contains("DesiredMethodLimit")))
+            .as("calls the fast loop's compile left out of line").isEmpty();
+    }
+
     /** @return InlineSmallCode's value and origin in -XX:+PrintFlagsFinal's table, e.g. "500 {command line}". */
     private static String inlineSmallCode(final String flags)
     {

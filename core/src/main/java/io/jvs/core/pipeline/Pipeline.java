@@ -717,10 +717,14 @@ public final class Pipeline
             }
             final ConnectionTable table = kindAt(record) == KIND_IPV6 ? v6 : v4;
             final int flags = tcpFlagsAt(record);
+            // The frame's slot and verdict, from either path: one tail gives the verdict and offers the connection, as
+            // each inlined copy counts against C2's budget for the loop.
+            final int slot;
+            final int verdict;
             if (service == ServiceClassifier.NONE)
             {
                 // A real server's reply to a NAT client: what towardsClient does, for as long as nothing changes.
-                final int slot = table.lookupReverse(homes[i], protocol, destinationHighAt(record),
+                slot = table.lookupReverse(homes[i], protocol, destinationHighAt(record),
                     destinationLowAt(record), destinationPortAt(record), sourceHighAt(record), sourceLowAt(record),
                     sourcePortAt(record), current.serverAddresses);
                 if (slot < 0)
@@ -759,84 +763,82 @@ public final class Pipeline
                     break;
                 }
                 final int datagram = ipEndAt(record) - l3OffsetAt(record);
-                burst.verdict(i, rewriter.natOutbound(burst, i, p, current, hop, table.virtualHigh(slot),
-                    table.virtualLow(slot), table.virtualPort(slot), true));
-                traffic.serverFrame(serverSlot, length);
-                traffic.out(current.serverService[serverSlot], serverSlot, datagram);
-                if (offloading && table == v4 && readyToOffload(table, slot, table.flags(slot), protocol))
-                {
-                    offers[offerCount++] = slot;
-                }
-                continue;
-            }
-            // One call site: each inlined copy of the lookup counts against C2's budget for the whole loop.
-            final int home = homes[i];
-            final int slot = table.lookupForward(home, firstProbe == NO_PROBE ? home : firstProbe, protocol,
-                sourceHighAt(record), sourceLowAt(record), sourcePortAt(record), destinationHighAt(record),
-                destinationLowAt(record), destinationPortAt(record));
-            // Left for towardsServer, should the loop stop at this frame: the value at a frame the loop finishes does
-            // not matter, as the general path only ever takes the frame the loop stopped at.
-            lookedUp = i;
-            lookedUpAt = slot;
-            if (slot < 0)
-            {
-                break;
-            }
-            nextFirstProbe = firstProbe(i + 1, count, homes, p);
-            final int serverSlot = table.server(slot);
-            final int entryFlags = table.flags(slot);
-            final int length = burst.length(i);
-            // One compare for three conditions: the server is still in its service, the connection is NAT or DR,
-            // and its port follows the server's service's rule (see DataPlane.serverFastPathFlags).
-            if (table.isExpired(slot, nowTick) ||
-                (entryFlags & DataPlane.FAST_PATH_FLAGS) != current.serverFastPathFlags[serverSlot] ||
-                ttlAt(record) <= 1 || current.serverEgressPort[serverSlot] == DataPlane.NO_PORT || length > frameLimit)
-            {
-                break;
-            }
-            final int timeout;
-            if (protocol == Ipv4Header.PROTOCOL_TCP)
-            {
-                if ((flags & (L4Headers.TCP_SYN | L4Headers.TCP_RST)) == L4Headers.TCP_SYN && connReuse)
-                {
-                    break;
-                }
-                final int state = table.state(slot);
-                final int direction = table.isNoOutput(slot) ? TcpStates.INPUT_ONLY : TcpStates.INPUT;
-                if (!TcpStates.stays(direction, flags, state))
-                {
-                    break;
-                }
-                timeout = timeoutTicks[state];
+                verdict = rewriter.natOutbound(burst, i, p, current, hop, table.virtualHigh(slot),
+                    table.virtualLow(slot), table.virtualPort(slot), true);
+                traffic.serverReplied(current.serverService[serverSlot], serverSlot, datagram, length);
             }
             else
             {
-                timeout = timeoutTicks[TcpStates.COUNT];
+                // One call site: each inlined copy of the lookup counts against C2's budget for the whole loop.
+                final int home = homes[i];
+                slot = table.lookupForward(home, firstProbe == NO_PROBE ? home : firstProbe, protocol,
+                    sourceHighAt(record), sourceLowAt(record), sourcePortAt(record), destinationHighAt(record),
+                    destinationLowAt(record), destinationPortAt(record));
+                // Left for towardsServer, should the loop stop at this frame: the value at a frame the loop finishes
+                // does not matter, as the general path only ever takes the frame the loop stopped at.
+                lookedUp = i;
+                lookedUpAt = slot;
+                if (slot < 0)
+                {
+                    break;
+                }
+                nextFirstProbe = firstProbe(i + 1, count, homes, p);
+                final int serverSlot = table.server(slot);
+                final int entryFlags = table.flags(slot);
+                final int length = burst.length(i);
+                // One compare for three conditions: the server is still in its service, the connection is NAT or DR,
+                // and its port follows the server's service's rule (see DataPlane.serverFastPathFlags).
+                if (table.isExpired(slot, nowTick) ||
+                    (entryFlags & DataPlane.FAST_PATH_FLAGS) != current.serverFastPathFlags[serverSlot] ||
+                    ttlAt(record) <= 1 || current.serverEgressPort[serverSlot] == DataPlane.NO_PORT ||
+                    length > frameLimit)
+                {
+                    break;
+                }
+                final int timeout;
+                if (protocol == Ipv4Header.PROTOCOL_TCP)
+                {
+                    if ((flags & (L4Headers.TCP_SYN | L4Headers.TCP_RST)) == L4Headers.TCP_SYN && connReuse)
+                    {
+                        break;
+                    }
+                    final int state = table.state(slot);
+                    final int direction = table.isNoOutput(slot) ? TcpStates.INPUT_ONLY : TcpStates.INPUT;
+                    if (!TcpStates.stays(direction, flags, state))
+                    {
+                        break;
+                    }
+                    timeout = timeoutTicks[state];
+                }
+                else
+                {
+                    timeout = timeoutTicks[TcpStates.COUNT];
+                }
+                if (!table.rearm(slot, nowTick + timeout))
+                {
+                    break;
+                }
+                // From here on the frame is this loop's: what track and forward do once the state stays.
+                final int datagram = ipEndAt(record) - l3OffsetAt(record);
+                verdict = ConnectionTable.methodOf(entryFlags) == 0 ?
+                    rewriter.natInbound(burst, i, p, current, serverSlot,
+                        current.serverAddresses.portBySlotRule(serverSlot, table.virtualPort(slot)), true) :
+                    rewriter.directRoute(burst, i, p, current, serverSlot, true);
+                traffic.serverForwarded(serverSlot, datagram, length);
+                if (service != runService)
+                {
+                    traffic.serviceForwarded(runService, runPackets, runBytes, runFrameBytes);
+                    runService = service;
+                    runPackets = 0;
+                    runBytes = 0;
+                    runFrameBytes = 0;
+                }
+                runPackets++;
+                runBytes += datagram;
+                runFrameBytes += length;
             }
-            if (!table.rearm(slot, nowTick + timeout))
-            {
-                break;
-            }
-            // From here on the frame is this loop's: what track and forward do once the state stays.
-            final int datagram = ipEndAt(record) - l3OffsetAt(record);
-            final int verdict = ConnectionTable.methodOf(entryFlags) == 0 ?
-                rewriter.natInbound(burst, i, p, current, serverSlot,
-                    current.serverAddresses.portBySlotRule(serverSlot, table.virtualPort(slot)), true) :
-                rewriter.directRoute(burst, i, p, current, serverSlot, true);
-            traffic.serverForwarded(serverSlot, datagram, length);
-            if (service != runService)
-            {
-                traffic.serviceForwarded(runService, runPackets, runBytes, runFrameBytes);
-                runService = service;
-                runPackets = 0;
-                runBytes = 0;
-                runFrameBytes = 0;
-            }
-            runPackets++;
-            runBytes += datagram;
-            runFrameBytes += length;
             burst.verdict(i, verdict);
-            if (offloading && table == v4 && readyToOffload(table, slot, entryFlags, protocol))
+            if (offloading && table == v4 && readyToOffload(table, slot, table.flags(slot), protocol))
             {
                 offers[offerCount++] = slot;
             }
@@ -1627,8 +1629,7 @@ public final class Pipeline
             // Whatever the verdict: handle_response counts the reply (ip_vs_out_stats) before the stack routes it to
             // the client, so one whose client has no next hop yet is counted; and the server's frame count takes
             // its replies sent or not. Both at the first pass, so a held reply sent at a later one is counted once.
-            traffic.serverFrame(serverSlot, length);
-            traffic.out(current.serverService[serverSlot], serverSlot, datagram);
+            traffic.serverReplied(current.serverService[serverSlot], serverSlot, datagram, length);
         }
         return verdict;
     }

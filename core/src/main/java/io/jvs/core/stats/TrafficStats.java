@@ -150,6 +150,21 @@ public final class TrafficStats
         }
     }
 
+    /**
+     * A reply from {@code server} sent on to its client: {@link #out}'s counts and {@link #serverFrame}'s, the server's
+     * slot found once (the writer only).
+     *
+     * @param bytes      its IP datagram's length.
+     * @param frameBytes its Ethernet frame's length.
+     */
+    public void serverReplied(final int service, final int server, final int bytes, final int frameBytes)
+    {
+        final long serverLine = serverLine(server);
+        count(serviceLine(service), OUT_PACKETS, OUT_BYTES, bytes);
+        count(serverLine, OUT_PACKETS, OUT_BYTES, bytes);
+        count(serverLine, FRAMES, FRAME_BYTES, frameBytes);
+    }
+
     /** A packet from {@code server} back to a client (the writer only). */
     public void out(final int service, final int server, final int bytes)
     {

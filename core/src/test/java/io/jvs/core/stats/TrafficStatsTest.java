@@ -79,6 +79,41 @@ class TrafficStatsTest
     }
 
     @Test
+    void shouldCountAReplyAsOutAndAServerFrameDo()
+    {
+        final TrafficStats replied = new TrafficStats(3, 4);
+        final TrafficStats apart = new TrafficStats(3, 4);
+        replied.serverReplied(1, 2, 1500, 1514);
+        replied.serverReplied(1, 2, 40, 60);
+        replied.serverReplied(2, 3, 576, 590);
+        for (final int[] reply : new int[][] {{1, 2, 1500, 1514}, {1, 2, 40, 60}, {2, 3, 576, 590}})
+        {
+            apart.out(reply[0], reply[1], reply[2]);
+            apart.serverFrame(reply[1], reply[3]);
+        }
+
+        for (int field = 0; field < TrafficStatsDescriptor.FIELDS; field++)
+        {
+            for (int slot = 0; slot < 3; slot++)
+            {
+                assertThat(replied.service(slot, field)).as("service %d, field %d", slot, field)
+                    .isEqualTo(apart.service(slot, field));
+            }
+            for (int slot = 0; slot < 4; slot++)
+            {
+                assertThat(replied.server(slot, field)).as("server %d, field %d", slot, field)
+                    .isEqualTo(apart.server(slot, field));
+            }
+        }
+        assertThat(replied.server(2, OUT_BYTES)).isEqualTo(1540);
+        assertThat(replied.server(2, FRAME_BYTES)).isEqualTo(1574);
+        assertThat(replied.service(1, FRAMES)).as("a service's frames are its clients' only").isZero();
+        assertThatExceptionOfType(IndexOutOfBoundsException.class).isThrownBy(() -> replied.serverReplied(3, 0, 1, 1));
+        assertThatExceptionOfType(IndexOutOfBoundsException.class).isThrownBy(() -> replied.serverReplied(0, 4, 1, 1));
+        assertThat(replied.service(0, OUT_PACKETS) + replied.server(0, OUT_PACKETS)).as("nothing written").isZero();
+    }
+
+    @Test
     void shouldRefuseASlotOutsideItsBuffersAndWriteNothing()
     {
         final TrafficStats stats = new TrafficStats(2, 3);
