@@ -62,6 +62,23 @@ public final class Frames
         return SWAP ? Long.reverseBytes(value) : value;
     }
 
+    /**
+     * @return the long whose native store writes the value's bytes in network order, for a value written many times
+     *         and worked out once.
+     */
+    public static long inNetworkOrder(final long value)
+    {
+        return SWAP ? Long.reverseBytes(value) : value;
+    }
+
+    /**
+     * @return the int whose native store writes the value's bytes in network order.
+     */
+    public static int inNetworkOrder(final int value)
+    {
+        return SWAP ? Integer.reverseBytes(value) : value;
+    }
+
     public static void putU8(final long address, final int value)
     {
         UnsafeApi.putByte(address, (byte)value);

@@ -4,6 +4,7 @@ import io.jvs.core.conn.ConnectionTable;
 import io.jvs.core.conn.ConnectionTimeouts;
 import io.jvs.core.conn.ServerAddresses;
 import io.jvs.core.net.IpAddress;
+import io.jvs.core.packet.Frames;
 import io.jvs.core.service.ForwardMethod;
 import io.jvs.core.service.RealServer;
 import io.jvs.core.service.ServiceKey;
@@ -77,6 +78,13 @@ public final class DataPlane
     final boolean[] serverQuiesced;
     final int[] serverEgressPort;
     final long[] serverNextHopMac;
+    /**
+     * The Ethernet addresses a frame to each slot's server carries, its next hop's then its egress port's, as the two
+     * native stores that write them (Rewriter.setServerMacs): the first 8 bytes and the last 4, already in network
+     * order, so that the per-packet rewrite is two loads and two stores. 0 for a server without an egress port.
+     */
+    final long[] serverMacsHead;
+    final int[] serverMacsTail;
     /**
      * The MTU towards each slot's server: its egress port's, or its route's when that is less (0 without a next
      * hop).
@@ -173,6 +181,17 @@ public final class DataPlane
             portIpv4[port.index()] = port.ipv4() == null ? 0 : port.ipv4().v4();
             portIpv6High[port.index()] = port.ipv6() == null ? 0 : port.ipv6().high();
             portIpv6Low[port.index()] = port.ipv6() == null ? 0 : port.ipv6().low();
+        }
+        serverMacsHead = new long[serverEgressPort.length];
+        serverMacsTail = new int[serverEgressPort.length];
+        for (int slot = 0; slot < serverEgressPort.length; slot++)
+        {
+            if (serverEgressPort[slot] != NO_PORT)
+            {
+                final long source = portMac[serverEgressPort[slot]];
+                serverMacsHead[slot] = Frames.inNetworkOrder(serverNextHopMac[slot] << 16 | source >>> 32);
+                serverMacsTail[slot] = Frames.inNetworkOrder((int)source);
+            }
         }
         int leastMtu = ports == 0 ? 0 : Integer.MAX_VALUE;
         for (final int mtu : portMtu)

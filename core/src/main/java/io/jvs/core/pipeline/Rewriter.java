@@ -12,6 +12,8 @@ import io.jvs.core.packet.L4Headers;
 import io.jvs.core.packet.ParsedBurst;
 import io.jvs.core.packet.Verdict;
 
+import org.agrona.UnsafeApi;
+
 import static io.jvs.core.packet.ParsedBurst.destinationHighAt;
 import static io.jvs.core.packet.ParsedBurst.destinationLowAt;
 import static io.jvs.core.packet.ParsedBurst.destinationPortAt;
@@ -139,7 +141,7 @@ final class Rewriter
                     oldHigh, oldLow, newHigh, newLow, destinationPortAt(record), realPort);
             }
         }
-        setMacs(frame, plane.serverNextHopMac[serverSlot], plane.portMac[egress]);
+        setServerMacs(frame, plane, serverSlot);
         return fragments ? Verdict.transmitInFragments(egress, plane.serverMtu[serverSlot]) : Verdict.transmit(egress);
     }
 
@@ -249,7 +251,7 @@ final class Rewriter
         }
         final long frame = burst.address(i);
         decrementTtl(frame + p.l3Offset(i), p, i);
-        setMacs(frame, plane.serverNextHopMac[serverSlot], plane.portMac[egress]);
+        setServerMacs(frame, plane, serverSlot);
         return fragments ? Verdict.transmitInFragments(egress, plane.serverMtu[serverSlot]) : Verdict.transmit(egress);
     }
 
@@ -326,7 +328,7 @@ final class Rewriter
         }
         burst.address(i, start);
         burst.length(i, header + innerLength);
-        setMacs(start, plane.serverNextHopMac[serverSlot], plane.portMac[egress]);
+        setServerMacs(start, plane, serverSlot);
         return fragments ? Verdict.transmitInFragments(egress, mtu) : Verdict.transmit(egress);
     }
 
@@ -576,6 +578,13 @@ final class Rewriter
     /**
      * Writes both MAC addresses: twelve bytes in two stores.
      */
+    /** The Ethernet addresses of a frame to a server that has an egress port: its next hop's, then the port's. */
+    static void setServerMacs(final long frame, final DataPlane plane, final int serverSlot)
+    {
+        UnsafeApi.putLongUnaligned(null, frame, plane.serverMacsHead[serverSlot]);
+        UnsafeApi.putIntUnaligned(null, frame + Long.BYTES, plane.serverMacsTail[serverSlot]);
+    }
+
     static void setMacs(final long frame, final long destination, final long source)
     {
         Frames.putI64(frame, destination << 16 | source >>> 32);

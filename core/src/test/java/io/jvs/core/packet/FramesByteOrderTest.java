@@ -58,4 +58,20 @@ class FramesByteOrderTest
             assertThat(memory.get(offset)).as("putU8 at %d", offset).isEqualTo((byte)value);
         }
     }
+
+    @ParameterizedTest
+    @ValueSource(longs = {1, 2, 3, 0x6A76_7300L})
+    void shouldGiveTheValuesWhoseNativeStoresWriteNetworkOrder(final long seed)
+    {
+        final ByteBuffer memory = ByteBuffer.allocateDirect(LENGTH).order(ByteOrder.nativeOrder());
+        final SplittableRandom random = new SplittableRandom(seed);
+        for (int round = 0; round < 100; round++)
+        {
+            final long value = random.nextLong();
+            memory.putLong(0, Frames.inNetworkOrder(value));
+            memory.putInt(8, Frames.inNetworkOrder((int)value));
+            assertThat(Frames.i64(Frames.addressOf(memory))).isEqualTo(value);
+            assertThat(Frames.i32(Frames.addressOf(memory) + 8)).isEqualTo((int)value);
+        }
+    }
 }
