@@ -413,10 +413,10 @@ class LauncherIT
      * The same for the daemon, whose fast loop has more live than the benchmark's: the offload's offers (AF_XDP
      * ports offload by default) and the neighbour table's paths, with the live demo's HTTP traffic both ways; and for
      * the rest of its per-packet path, each method that tools/jvm/hot-path.compile keeps apart (the burst's, the
-     * general path's, a reply's), as new connections and closing ones take the general path. The
-     * demo hands its daemon the launcher's compile commands file, so the test gives it one that is the launcher's
-     * with the loop's inlining printed (the daemon's log), and unlocks that for every JVM by JDK_JAVA_OPTIONS, the
-     * only option the demo's daemon inherits.
+     * general path's, a reply's), as new connections and closing ones take the general path. The demo hands its
+     * daemon the launcher's compile commands file, so the test gives it one that is the launcher's with those
+     * methods' inlining printed (into the daemon's log), and unlocks that for every JVM by JDK_JAVA_OPTIONS, which
+     * the demo's daemon inherits with the environment.
      */
     @Test
     void shouldCompileTheDaemonsPacketPathWithinC2sInliningLimit() throws Exception
