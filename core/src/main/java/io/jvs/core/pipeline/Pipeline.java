@@ -613,10 +613,11 @@ public final class Pipeline
         // burst's loop left for towardsServer.
         lookedUpFrame = -1;
         probedAheadFrame = -1;
+        final boolean connReuse = current.settings.connReuse();
         int i = 0;
         while (true)
         {
-            if (!again)
+            if (!again && (i == count || !leavesAtOnce(i, p, connReuse)))
             {
                 final int from = i;
                 i = followEstablished(burst, from, count, p, current);
@@ -853,6 +854,19 @@ public final class Pipeline
         fastRunBytes = runBytes;
         fastRunFrameBytes = runFrameBytes;
         return i;
+    }
+
+    /**
+     * Whether {@link #followEstablished} would stop at frame {@code i} whatever its lookup finds: a client's SYN to a
+     * service while connection reuse is on, which the loop always leaves to {@link #handle} (every frame of a flood of
+     * new connections). Such a frame then goes there without the loop's set-up and exit.
+     */
+    private boolean leavesAtOnce(final int i, final ParsedBurst p, final boolean connReuse)
+    {
+        final long record = p.record(i);
+        return connReuse && pending[i] == 0 && serviceOf[i] != ServiceClassifier.NONE &&
+            protocolAt(record) == Ipv4Header.PROTOCOL_TCP &&
+            (tcpFlagsAt(record) & (L4Headers.TCP_SYN | L4Headers.TCP_RST)) == L4Headers.TCP_SYN;
     }
 
     /**

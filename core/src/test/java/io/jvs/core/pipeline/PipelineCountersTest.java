@@ -8,6 +8,8 @@ import io.jvs.core.service.RealServer;
 import io.jvs.core.stats.TrafficStats;
 import io.jvs.core.stats.TrafficStatsDescriptor;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.util.Arrays;
 
@@ -182,6 +184,53 @@ class PipelineCountersTest
             .isEqualTo(2);
         assertThat(fixture.pipeline.traffic().service(web, TrafficStatsDescriptor.IN_BYTES) - inBytesBefore)
             .as("IP datagrams, without their Ethernet headers").isEqualTo(bytes - 2 * 14);
+    }
+
+    /**
+     * SYNs in a burst of established traffic: with connection reuse on, each SYN goes to the general path (the one to
+     * a new client opens its connection, the one on an established connection right after it is tracked there) and
+     * the frames after them return to the fast loop, the burst's last frame a SYN too; with reuse off, the SYN that
+     * leaves an established connection's state as it is is the fast loop's, though the frame before it was not.
+     */
+    @ParameterizedTest(name = "connection reuse {0}")
+    @ValueSource(booleans = {true, false})
+    void shouldGiveSynsToTheGeneralPathAndTheFramesAfterThemToTheFastLoop(final boolean connReuse)
+    {
+        final PipelineFixture fixture = new PipelineFixture()
+            .rules("-A -t 10.0.0.100:80 -s rr", "-a -t 10.0.0.100:80 -r 192.168.1.2:80 -m")
+            .neighbour("192.168.1.2", 0x02_00_00_00_01_02L);
+        final DataPlaneSettings d = DataPlaneSettings.defaults();
+        fixture.settings = new DataPlaneSettings(d.passUnmatched(), d.allowIpOptions(), d.allowFragments(),
+            d.expireNodestConn(), d.expireQuiescentTemplate(), d.sloppyTcp(), connReuse, d.activeEstablishedOnly(),
+            d.icmpRepliesPerSecond(), d.clampMss(), d.sweepSlotsPerBurst(), d.answerVipEcho());
+        fixture.start();
+        final IpAddress first = IpAddress.parse("198.51.100.7");
+        final IpAddress second = IpAddress.parse("198.51.100.8");
+        fixture.send(frame(JVS_MAC, ROUTER_MAC, first, VIP, 64, Segment.tcp(40000, 80, SYN, 0)),
+            frame(JVS_MAC, ROUTER_MAC, second, VIP, 64, Segment.tcp(40001, 80, SYN, 0)));
+        fixture.send(frame(JVS_MAC, ROUTER_MAC, first, VIP, 64, Segment.tcp(40000, 80, ACK, 0)),
+            frame(JVS_MAC, ROUTER_MAC, second, VIP, 64, Segment.tcp(40001, 80, ACK, 0)));
+        final WorkerCounters counters = fixture.pipeline.counters();
+        final long fastBefore = counters.fastPath();
+        final long connectionsBefore = counters.connections();
+
+        final PipelineFixture.Result[] results = fixture.send(
+            frame(JVS_MAC, ROUTER_MAC, first, VIP, 64, Segment.tcp(40000, 80, ACK, 10)),
+            frame(JVS_MAC, ROUTER_MAC, IpAddress.parse("198.51.100.9"), VIP, 64, Segment.tcp(40002, 80, SYN, 0)),
+            frame(JVS_MAC, ROUTER_MAC, first, VIP, 64, Segment.tcp(40000, 80, SYN, 0)),
+            frame(JVS_MAC, ROUTER_MAC, second, VIP, 64, Segment.tcp(40001, 80, ACK, 10)),
+            frame(JVS_MAC, ROUTER_MAC, second, VIP, 64, Segment.tcp(40001, 80, ACK, 20)),
+            frame(JVS_MAC, ROUTER_MAC, IpAddress.parse("198.51.100.10"), VIP, 64, Segment.tcp(40003, 80, SYN, 0)));
+
+        assertThat(results).allSatisfy(result -> {
+            assertThat(Verdict.kind(result.verdict())).isEqualTo(Verdict.TRANSMIT);
+            assertThat(i32(result.frame(), 30)).as("to the server").isEqualTo(IpAddress.parse("192.168.1.2").v4());
+            assertThat(checksumsValidV4(result.frame())).isTrue();
+        });
+        assertThat(counters.connections() - connectionsBefore).as("the two new clients'").isEqualTo(2);
+        assertThat(fixture.pipeline.connectionsV4().size()).isEqualTo(4);
+        assertThat(counters.fastPath() - fastBefore).as("the ACKs, and with reuse off the SYN that keeps its state")
+            .isEqualTo(connReuse ? 3 : 4);
     }
 
     /**
