@@ -117,6 +117,8 @@ public final class TcpStates
      * are, one bit a state: {@link #stays}'s answer in one load, where {@link #next} tests the flags one by one.
      */
     private static final int[] STAYS = staysTable();
+    /** {@link #next} by direction, flag bits ({@link #flagBits}) and state, sixteen states a row. */
+    private static final byte[] NEXT_BY_FLAG_BITS = nextByFlagBitsTable();
 
     /**
      * Current kernels' {@code tcp_state_active_table}: the handshake counts, so lc/wlc see bursts early. Older
@@ -191,6 +193,36 @@ public final class TcpStates
     public static boolean stays(final int direction, final int tcpFlags, final int state)
     {
         return (STAYS[direction << 4 | flagBits(tcpFlags)] >>> state & 1) != 0;
+    }
+
+    /**
+     * {@code next(direction, flagIndex(tcpFlags), state)} in one table read, for the fast loop.
+     *
+     * @param direction {@link #INPUT}, {@link #OUTPUT} or {@link #INPUT_ONLY}.
+     * @param tcpFlags  the segment's flags byte.
+     * @param state     the connection's state, below {@link #COUNT}.
+     */
+    public static int nextOf(final int direction, final int tcpFlags, final int state)
+    {
+        return NEXT_BY_FLAG_BITS[(direction << 4 | flagBits(tcpFlags)) << 4 | state & 15];
+    }
+
+    private static byte[] nextByFlagBitsTable()
+    {
+        final byte[] table = new byte[DIRECTIONS << 8];
+        for (int direction = 0; direction < DIRECTIONS; direction++)
+        {
+            for (int bits = 0; bits < 16; bits++)
+            {
+                final int tcpFlags = bits & (TCP_FIN | TCP_SYN | TCP_RST) | (bits & 8) << 1;
+                for (int state = 0; state < 16; state++)
+                {
+                    table[(direction << 4 | bits) << 4 | state] =
+                        (byte)(state < COUNT ? next(direction, flagIndex(tcpFlags), state) : state);
+                }
+            }
+        }
+        return table;
     }
 
     /** FIN, SYN and RST in bits 0 to 2 and ACK in bit 3: what {@link #flagIndex} reads of a flags byte. */

@@ -36,8 +36,8 @@ import static io.jvs.core.packet.ParsedBurst.*;
  * and the first start while the rest are parsed. The second handles each packet: an
  * existing connection is followed (its TCP state moved, its idle timer re-armed); a packet that may open one is
  * scheduled, counted on its server and entered in the table; then the frame is rewritten for NAT, direct routing or
- * the tunnel and gets its verdict. The bulk of a burst, packets on live connections whose state stays, goes through
- * a loop without calls ({@link #followEstablished}); the first frame that needs more goes to {@link #handle}, and
+ * the tunnel and gets its verdict. The bulk of a burst, packets on live connections, goes through a loop without
+ * calls ({@link #followEstablished}); the first frame that needs more goes to {@link #handle}, and
  * the loop takes over again after it. Then a few table slots are swept for expired entries.
  * <p>
  * Single-threaded: each worker has its own pipeline, connection tables and counters; what it shares
@@ -81,6 +81,13 @@ public final class Pipeline
     private final PacketParser fragmentsOnlyParser;
     private final ParsedBurst parsed = new ParsedBurst(FrameBurst.MAX_FRAMES);
     private final int[] pending = new int[FrameBurst.MAX_FRAMES];
+    /**
+     * The servers whose counts the last run of {@link #followEstablished} moved, one a frame whose connection changed
+     * between active and inactive: the slot when it became active, its complement when it became inactive. Counted by
+     * {@link #countFastRun}, before any frame goes to the general path, whose scheduling reads the counts.
+     */
+    private final int[] activityChanges = new int[FrameBurst.MAX_FRAMES];
+    private int activityChangeCount;
     private final int[] serviceOf = new int[FrameBurst.MAX_FRAMES];
     private final int[] homes = new int[FrameBurst.MAX_FRAMES];
     /**
@@ -621,7 +628,7 @@ public final class Pipeline
             {
                 final int from = i;
                 i = followEstablished(burst, from, count, p, current);
-                countFastRun(from, i);
+                countFastRun(from, i, current);
             }
             if (i == count)
             {
@@ -652,15 +659,17 @@ public final class Pipeline
 
     /**
      * The frames of a burst from {@code from} on, for as long as each is one whose verdict the parser gave, a
-     * client's TCP or UDP packet, neither a fragment nor a new state, on a live connection to an available server
-     * that forwards it by NAT or direct routing, or a NAT server's reply on a live connection that leaves its state
-     * as it is and whose client has a next hop: the bulk of the traffic. For those it does what {@link #handle}
-     * would, in the same order, and counts them; at the first frame that needs anything else it stops before
-     * changing anything, and {@link #process} hands that frame to {@link #handle}.
+     * client's TCP or UDP packet, not a fragment, on a live connection to an available server that forwards it by
+     * NAT or direct routing, or a NAT server's reply on a live connection that leaves its state as it is and whose
+     * client has a next hop: the bulk of the traffic. For those it does what {@link #handle} would, in the same
+     * order, and counts them; at the first frame that needs anything else it stops before changing anything, and
+     * {@link #process} hands that frame to {@link #handle}. A client's segment that changes its connection's state
+     * (the ACK that establishes it, a FIN) is the loop's too, but for one that would assure a persistence template
+     * or whose connection is offloaded: the servers' active and inactive counts it moves are counted when the run
+     * ends ({@link #countFastRun}), before the general path's scheduling reads them.
      * <p>
-     * Nothing in this loop calls out: every condition that would lead to a call (a state change that moves the
-     * server's counts, a timer re-armed earlier, an ICMP answer, a missing neighbour, SCTP's CRC) is tested first
-     * and ends the run. So the compiler keeps the arrays and records the loop reads in registers and takes their
+     * Nothing in this loop calls out: every condition that would lead to a call (a template to assure, a timer
+     * re-armed earlier, an ICMP answer, a missing neighbour, SCTP's CRC) is tested first and ends the run. So the compiler keeps the arrays and records the loop reads in registers and takes their
      * bounds checks out of the loop, which a single call on any path through it would prevent.
      *
      * @return the index of the first frame not handled, {@code count} when none is left.
@@ -673,6 +682,7 @@ public final class Pipeline
         final int[] homes = this.homes;
         final int[] timeoutTicks = this.timeoutTicks;
         final boolean connReuse = current.settings.connReuse();
+        final boolean activeEstablishedOnly = current.settings.activeEstablishedOnly();
         // A frame no longer than this fits every port's MTU; a longer one leaves the loop, and the general path holds
         // it to its own egress port's (one compare a frame instead of that port's MTU looked up).
         final int frameLimit = current.fastPathFrameLimit;
@@ -722,6 +732,8 @@ public final class Pipeline
             // each inlined copy counts against C2's budget for the loop.
             final int slot;
             final int verdict;
+            // The state a client's TCP segment moves its connection to, or -1: the offer waits for the next frame.
+            int changedState = -1;
             if (service == ServiceClassifier.NONE)
             {
                 // A real server's reply to a NAT client: what towardsClient does, for as long as nothing changes.
@@ -805,11 +817,19 @@ public final class Pipeline
                     }
                     final int state = table.state(slot);
                     final int direction = table.isNoOutput(slot) ? TcpStates.INPUT_ONLY : TcpStates.INPUT;
-                    if (!TcpStates.stays(direction, flags, state))
+                    final int next = TcpStates.nextOf(direction, flags, state);
+                    // A change of state as track makes it, but for an offloaded connection (towardsServer takes its
+                    // frames back) and one that would assure its persistence template.
+                    if (next != state)
                     {
-                        break;
+                        if ((entryFlags & ConnectionTable.FLAG_OFFLOADED) != 0 || next == TcpStates.ESTABLISHED &&
+                            table.template(slot) >= 0 && (entryFlags & ConnectionTable.FLAG_ASSURED) == 0)
+                        {
+                            break;
+                        }
+                        changedState = next;
                     }
-                    timeout = timeoutTicks[state];
+                    timeout = timeoutTicks[next];
                 }
                 else
                 {
@@ -818,6 +838,18 @@ public final class Pipeline
                 if (!table.rearm(slot, nowTick + timeout))
                 {
                     break;
+                }
+                if (changedState >= 0)
+                {
+                    table.state(slot, changedState);
+                    // Moved between the server's active and inactive counts as changeActivity does; the counts
+                    // themselves when the run ends.
+                    final boolean wasInactive = (entryFlags & ConnectionTable.FLAG_INACTIVE) != 0;
+                    if (wasInactive == TcpStates.isActive(changedState, activeEstablishedOnly))
+                    {
+                        table.flags(slot, entryFlags ^ ConnectionTable.FLAG_INACTIVE);
+                        activityChanges[activityChangeCount++] = wasInactive ? serverSlot : ~serverSlot;
+                    }
                 }
                 // From here on the frame is this loop's: what track and forward do once the state stays.
                 final int datagram = ipEndAt(record) - l3OffsetAt(record);
@@ -839,7 +871,8 @@ public final class Pipeline
                 runFrameBytes += length;
             }
             burst.verdict(i, verdict);
-            if (offloading && table == v4 && readyToOffload(table, slot, table.flags(slot), protocol))
+            if (offloading && changedState < 0 && table == v4 &&
+                readyToOffload(table, slot, table.flags(slot), protocol))
             {
                 offers[offerCount++] = slot;
             }
@@ -870,11 +903,27 @@ public final class Pipeline
     }
 
     /**
-     * Counts the run of {@link #followEstablished} from frame {@code from} to frame {@code end}: its last service's
-     * frames and every frame it transmitted and took.
+     * Counts the run of {@link #followEstablished} from frame {@code from} to frame {@code end}: the servers' active
+     * and inactive connections its state changes moved (as changeActivity would have, frame by frame), its last
+     * service's frames and every frame it transmitted and took.
      */
-    private void countFastRun(final int from, final int end)
+    private void countFastRun(final int from, final int end, final DataPlane current)
     {
+        for (int n = 0; n < activityChangeCount; n++)
+        {
+            final int change = activityChanges[n];
+            final RealServer server = current.servers[change >= 0 ? change : ~change];
+            if (change >= 0)
+            {
+                server.connectionActivated(workerIndex);
+            }
+            else
+            {
+                server.connectionDeactivated(workerIndex);
+            }
+            context.countsChanged(server.countersAddress());
+        }
+        activityChangeCount = 0;
         traffic.serviceForwarded(fastRunService, fastRunPackets, fastRunBytes, fastRunFrameBytes);
         counters.transmitted(end - from - fastRunParserVerdicts);
         counters.fastPathTook(end - from);
