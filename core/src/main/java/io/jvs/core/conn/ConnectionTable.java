@@ -1016,23 +1016,6 @@ public final class ConnectionTable
         return Frames.i32(slotAddress(slot) + meta + EXPIRES);
     }
 
-    /**
-     * Re-arms an entry's timer as {@link #expiresTick(int, int)} does, when that is a plain store: the new expiry is
-     * not earlier than the current one, so the sweep's per-block bound stays valid.
-     *
-     * @return false, changing nothing, when the timer would move earlier (then {@link #expiresTick(int, int)}).
-     */
-    public boolean rearm(final int slot, final int tick)
-    {
-        final long field = slotAddress(slot) + meta + EXPIRES;
-        if (blockBound != null && (tick - Frames.i32(field) < 0 || slot == unbound))
-        {
-            return false;
-        }
-        Frames.putI32(field, tick);
-        return true;
-    }
-
     public void expiresTick(final int slot, final int tick)
     {
         final long field = slotAddress(slot) + meta + EXPIRES;

@@ -668,9 +668,10 @@ public final class Pipeline
      * or whose connection is offloaded: the servers' active and inactive counts it moves are counted when the run
      * ends ({@link #countFastRun}), before the general path's scheduling reads them.
      * <p>
-     * Nothing in this loop calls out: every condition that would lead to a call (a template to assure, a timer
-     * re-armed earlier, an ICMP answer, a missing neighbour, SCTP's CRC) is tested first and ends the run. So the compiler keeps the arrays and records the loop reads in registers and takes their
-     * bounds checks out of the loop, which a single call on any path through it would prevent.
+     * Nothing in this loop calls out: every condition that would lead to a call (a template to assure, an ICMP
+     * answer, a missing neighbour, SCTP's CRC) is tested first and ends the run. So the compiler keeps the arrays and
+     * records the loop reads in registers and takes their bounds checks out of the loop, which a single call on any
+     * path through it would prevent.
      *
      * @return the index of the first frame not handled, {@code count} when none is left.
      */
@@ -771,10 +772,11 @@ public final class Pipeline
                 final long hop = current.clientNeighbours.find(kindAt(record) == KIND_IPV6, destinationHighAt(record),
                     destinationLowAt(record));
                 final int length = burst.length(i);
-                if (hop == NeighbourIndex.NONE || length > frameLimit || !table.rearm(slot, nowTick + timeout))
+                if (hop == NeighbourIndex.NONE || length > frameLimit)
                 {
                     break;
                 }
+                table.expiresTick(slot, nowTick + timeout);
                 final int datagram = ipEndAt(record) - l3OffsetAt(record);
                 verdict = rewriter.natOutbound(burst, i, p, current, hop, table.virtualHigh(slot),
                     table.virtualLow(slot), table.virtualPort(slot), true);
@@ -835,10 +837,7 @@ public final class Pipeline
                 {
                     timeout = timeoutTicks[TcpStates.COUNT];
                 }
-                if (!table.rearm(slot, nowTick + timeout))
-                {
-                    break;
-                }
+                table.expiresTick(slot, nowTick + timeout);
                 if (changedState >= 0)
                 {
                     table.state(slot, changedState);

@@ -20,8 +20,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A client's segment that changes its connection's state is the fast loop's, with the state, the entry's activity and
- * the server's counts the general path would give it; the loop leaves to the general path the change that would
- * assure a persistence template, and, in a table that skips idle blocks (replay's), the one whose timer comes sooner.
+ * the server's counts the general path would give it, and a timer it moves sooner still bounds its block for a sweep
+ * that skips idle blocks (replay's); the loop leaves to the general path the change that would assure a persistence
+ * template.
  * Direct routing, so that the client's ACK establishes and its FIN moves to FIN_WAIT (the input-only table).
  */
 class PipelineFastLoopStateChangeTest
@@ -29,6 +30,7 @@ class PipelineFastLoopStateChangeTest
     private static final IpAddress VIP = IpAddress.parse("10.0.0.50");
     private static final IpAddress CLIENT = IpAddress.parse("203.0.113.7");
     private static final long SERVER_MAC = 0x02_00_00_00_01_01L;
+    private static final long SECOND_NS = 1_000_000_000L;
 
     @Test
     void shouldEstablishAndFinishAConnectionInTheFastLoop()
@@ -70,21 +72,28 @@ class PipelineFastLoopStateChangeTest
     }
 
     @Test
-    void shouldLeaveAChangeWhoseTimerComesSoonerToTheGeneralPathInATableThatSkipsIdleBlocks()
+    void shouldLowerTheSweepsBoundForATimerMovedSoonerInATableThatSkipsIdleBlocks()
     {
         final PipelineFixture fixture = fixture("");
         fixture.pipeline.connectionsV4().skipIdleBlocks();
         fixture.pipeline.connectionsV6().skipIdleBlocks();
         final RealServer server = server(fixture);
         send(fixture, SYN);
+        send(fixture, ACK);
+        // Past SYN_RECV's 60 s the sweep reads the block again and bounds it by ESTABLISHED's 900 s timer.
+        fixture.nowNs += 61 * SECOND_NS;
+        fixture.pipeline.sweep(fixture.nowNs, fixture.pipeline.connectionsV4().slots());
         final long fastBefore = fixture.pipeline.counters().fastPath();
 
-        send(fixture, ACK);
-        assertThat(fixture.pipeline.counters().fastPath() - fastBefore).as("ESTABLISHED's timer is later").isEqualTo(1);
         send(fixture, FIN | ACK);
-        assertThat(fixture.pipeline.counters().fastPath() - fastBefore).as("FIN_WAIT's is sooner").isEqualTo(1);
+        assertThat(fixture.pipeline.counters().fastPath() - fastBefore).as("FIN_WAIT's timer, sooner").isEqualTo(1);
         assertThat(state(fixture)).isEqualTo(TcpStates.FIN_WAIT);
         assertThat(counts(server)).isEqualTo("0/1");
+
+        fixture.nowNs += 121 * SECOND_NS;
+        fixture.pipeline.sweep(fixture.nowNs, fixture.pipeline.connectionsV4().slots());
+        assertThat(fixture.pipeline.connectionsV4().size()).as("expired at FIN_WAIT's 120 s").isZero();
+        assertThat(counts(server)).isEqualTo("0/0");
     }
 
     private static PipelineFixture fixture(final String serviceOptions)
