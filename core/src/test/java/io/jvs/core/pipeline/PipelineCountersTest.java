@@ -142,10 +142,7 @@ class PipelineCountersTest
             .start();
         final IpAddress first = IpAddress.parse("198.51.100.7");
         final IpAddress second = IpAddress.parse("198.51.100.8");
-        fixture.send(frame(JVS_MAC, ROUTER_MAC, first, VIP, 64, Segment.tcp(40000, 80, SYN, 0)),
-            frame(JVS_MAC, ROUTER_MAC, second, VIP, 64, Segment.tcp(40001, 80, SYN, 0)));
-        fixture.send(frame(JVS_MAC, ROUTER_MAC, first, VIP, 64, Segment.tcp(40000, 80, ACK, 0)),
-            frame(JVS_MAC, ROUTER_MAC, second, VIP, 64, Segment.tcp(40001, 80, ACK, 0)));
+        establish(fixture, first, second);
         final WorkerCounters counters = fixture.pipeline.counters();
         final TrafficStats traffic = fixture.pipeline.traffic();
         assertThat(counters.fastPath()).as("the SYNs the general path's, the ACKs that establish the fast loop's")
@@ -207,10 +204,7 @@ class PipelineCountersTest
         fixture.start();
         final IpAddress first = IpAddress.parse("198.51.100.7");
         final IpAddress second = IpAddress.parse("198.51.100.8");
-        fixture.send(frame(JVS_MAC, ROUTER_MAC, first, VIP, 64, Segment.tcp(40000, 80, SYN, 0)),
-            frame(JVS_MAC, ROUTER_MAC, second, VIP, 64, Segment.tcp(40001, 80, SYN, 0)));
-        fixture.send(frame(JVS_MAC, ROUTER_MAC, first, VIP, 64, Segment.tcp(40000, 80, ACK, 0)),
-            frame(JVS_MAC, ROUTER_MAC, second, VIP, 64, Segment.tcp(40001, 80, ACK, 0)));
+        establish(fixture, first, second);
         final WorkerCounters counters = fixture.pipeline.counters();
         final long fastBefore = counters.fastPath();
         final long connectionsBefore = counters.connections();
@@ -287,6 +281,15 @@ class PipelineCountersTest
             fixture.sendOne(frame(JVS_MAC, serverMac, server, client, 64, Segment.tcp(8080, 40000, FIN | ACK, 0)));
         assertThat(Verdict.kind(closing.verdict())).isEqualTo(Verdict.TRANSMIT);
         assertThat(counters.fastPath()).as("neither in the fast loop").isEqualTo(fastAfterReply);
+    }
+
+    /** Opens a connection from each client, port 40000 on, to the VIP's port 80: the SYNs in a burst, then the ACKs. */
+    private static void establish(final PipelineFixture fixture, final IpAddress first, final IpAddress second)
+    {
+        fixture.send(frame(JVS_MAC, ROUTER_MAC, first, VIP, 64, Segment.tcp(40000, 80, SYN, 0)),
+            frame(JVS_MAC, ROUTER_MAC, second, VIP, 64, Segment.tcp(40001, 80, SYN, 0)));
+        fixture.send(frame(JVS_MAC, ROUTER_MAC, first, VIP, 64, Segment.tcp(40000, 80, ACK, 0)),
+            frame(JVS_MAC, ROUTER_MAC, second, VIP, 64, Segment.tcp(40001, 80, ACK, 0)));
     }
 
     private static RealServer server(final PipelineFixture fixture, final String address)
