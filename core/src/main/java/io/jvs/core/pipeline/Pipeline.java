@@ -850,7 +850,7 @@ public final class Pipeline
                         activityChanges[activityChangeCount++] = wasInactive ? serverSlot : ~serverSlot;
                     }
                 }
-                // From here on the frame is this loop's: what track and forward do once the state stays.
+                // The state and the timer as track leaves them; from here on, what forward does.
                 final int datagram = ipEndAt(record) - l3OffsetAt(record);
                 verdict = ConnectionTable.methodOf(entryFlags) == 0 ?
                     rewriter.natInbound(burst, i, p, current, serverSlot,
