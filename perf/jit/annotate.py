@@ -8,7 +8,7 @@
   perf/jit/annotate.py asm.txt p.ips Pipeline::followEstablished > annotated.txt
 
 The last C2 compilation of the method (not an on-stack-replacement one) is the one annotated; the first line says
-how many of all samples fell in it. perf/jit/hsdis-shim.c makes -XX:+PrintAssembly print instructions.
+how many of all samples fell in it. perf/jit/hsdis-shim.c (on capstone) makes -XX:+PrintAssembly print instructions.
 """
 import collections
 import re
