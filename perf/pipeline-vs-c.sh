@@ -9,13 +9,22 @@
 # Usage (from anywhere, after a build): perf/pipeline-vs-c.sh [FLOWS...]      (default: 1000000 1000)
 # Environment: REPS (3: runs of each, alternating), SECONDS_EACH (10), CPU (1: the core both run on),
 #              MODE (nat), SCHEDULER (wlc), NATPIPE_DIR (../shared/bench/natpipe), JVS_EXTRA (more options for
-#              bench pipeline, e.g. --new-flows: then the ratio compares different work).
+#              bench pipeline, e.g. --new-flows: then the ratio compares different work),
+#              TOGETHER (1: each rep runs the C and bench pipeline at once on the core instead, see below).
 # Prints every run ("c", "twin" and "jvs" lines with Mpps and ns/packet), then per flow count the medians and the
 # ratios jvs/c, twin/c and jvs/twin (Mpps). Exit status 2 when a tool is missing or a run fails, with what to do.
+#
+# TOGETHER=1: where the host's cores slow down by phases (half speed for seconds to minutes, one vCPU at a time),
+# runs one after the other see different phases, and a ratio of medians swings with them. Then each rep starts the
+# C and bench pipeline at once on the core, where they share it in slices of milliseconds and so see the same
+# phases, and compares their rates in CPU time: jvs's cpu-ns/packet (its own measure, over its measured seconds)
+# and the C's CPU time less its set-up (a run of no seconds, timed alone first) over its packets. The C runs 4 s
+# longer than jvs measures, so that it covers jvs's start and warm-up as well. No Java twin in this mode (its CPU
+# time would include its JIT's). Both share the core's caches slice by slice, the same for both.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 NATPIPE_DIR="${NATPIPE_DIR:-$ROOT/../shared/bench/natpipe}"
-REPS="${REPS:-3}"; SECONDS_EACH="${SECONDS_EACH:-10}"; CPU="${CPU:-1}"
+REPS="${REPS:-3}"; SECONDS_EACH="${SECONDS_EACH:-10}"; CPU="${CPU:-1}"; TOGETHER="${TOGETHER:-0}"
 MODE="${MODE:-nat}"; SCHEDULER="${SCHEDULER:-wlc}"
 FLOWS=("$@"); [ ${#FLOWS[@]} -gt 0 ] || FLOWS=(1000000 1000)
 
@@ -36,6 +45,52 @@ BENCH_JAR="$ROOT/perf/target/benchmarks.jar"
 [ -f "$BENCH_JAR" ] || die "no $BENCH_JAR: build with 'mvn -B -DskipTests -DskipITs install'"
 
 median() { sort -g | awk '{v[NR]=$1} END {if (NR % 2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'; }
+
+# Seconds of CPU (user and system) and of wall time a command took, as "cpu wall"; its output goes to $1.
+cpu_and_wall() {
+    local out="$1" TIMEFORMAT='%U %S %R' times
+    shift
+    times="$( { time "$@" >"$out" 2>/dev/null; } 2>&1 )" || return 1
+    awk '{printf "%.3f %.3f", $1 + $2, $3}' <<<"$times"
+}
+
+if [[ $TOGETHER == 1 ]]; then
+    echo "# $(date -u +%Y-%m-%dT%H:%M:%SZ) $(uname -r) $(nproc) CPUs, core $CPU shared by both at once;" \
+        "$REPS x ${SECONDS_EACH}s, rates in CPU time"
+    echo "# jvs: tools/jvs bench pipeline --mode $MODE --scheduler $SCHEDULER ${JVS_EXTRA:-}(defaults otherwise)"
+    for flows in "${FLOWS[@]}"; do
+        # The C's set-up (its table filled), timed alone: taken off its CPU time below.
+        setup="$(cpu_and_wall "$BUILD/setup.out" taskset -c "$CPU" "$BUILD/natpipe" "$flows" 0)" ||
+            die "natpipe failed"
+        setup_cpu="${setup% *}"
+        ratios=""
+        for rep in $(seq "$REPS"); do
+            cpu_and_wall "$BUILD/c.out" taskset -c "$CPU" "$BUILD/natpipe" "$flows" "$((SECONDS_EACH + 4))" \
+                >"$BUILD/c.times" &
+            c_job=$!
+            # shellcheck disable=SC2086
+            line="$(taskset -c "$CPU" "$ROOT/tools/jvs" bench pipeline --mode "$MODE" --scheduler "$SCHEDULER" \
+                --flows "$flows" --seconds "$SECONDS_EACH" ${JVS_EXTRA:-} 2>/dev/null | tail -1)" ||
+                die "bench failed"
+            wait "$c_job" || die "natpipe failed"
+            c_line="$(cat "$BUILD/c.out")"
+            c_mpps="$(grep -oE 'Mpps=[0-9.]+' <<<"$c_line" | cut -d= -f2)"
+            c_cpu="$(cut -d' ' -f1 "$BUILD/c.times")"
+            # The C's packets (its rate over its loop's seconds) against its loop's CPU time.
+            c_ns="$(awk -v cpu="$c_cpu" -v setup="$setup_cpu" -v mpps="$c_mpps" -v s="$((SECONDS_EACH + 4))" \
+                'BEGIN {printf "%.1f", (cpu - setup) * 1e3 / (mpps * s)}')"
+            j_ns="$(grep -oE 'cpu-ns/packet=[0-9.]+' <<<"$line" | cut -d= -f2)"
+            [[ -n $c_ns && -n $j_ns ]] || die "a run gave no rate"
+            ratio="$(awk -v c="$c_ns" -v j="$j_ns" 'BEGIN {printf "%.3f", c / j}')"
+            echo "together flows=$flows rep=$rep c cpu-ns/packet=$c_ns (wall ${c_line#*ns/packet=}) jvs" \
+                "cpu-ns/packet=$j_ns ratio=$ratio"
+            ratios+=" $ratio"
+        done
+        echo "flows=$flows ratio jvs/c in CPU time, median of the reps=$(tr ' ' '\n' <<<"$ratios" | grep . |
+            median)"
+    done
+    exit 0
+fi
 
 echo "# $(date -u +%Y-%m-%dT%H:%M:%SZ) $(uname -r) $(nproc) CPUs, core $CPU; $REPS x ${SECONDS_EACH}s each, alternating"
 echo "# jvs: tools/jvs bench pipeline --mode $MODE --scheduler $SCHEDULER ${JVS_EXTRA:-}(defaults otherwise)"
