@@ -82,7 +82,8 @@ if [[ $TOGETHER == 1 ]]; then
             j_ns="$(grep -oE 'cpu-ns/packet=[0-9.]+' <<<"$line" | cut -d= -f2)"
             [[ -n $c_ns && -n $j_ns ]] || die "a run gave no rate"
             ratio="$(awk -v c="$c_ns" -v j="$j_ns" 'BEGIN {printf "%.3f", c / j}')"
-            echo "together flows=$flows rep=$rep c cpu-ns/packet=$c_ns (wall ${c_line#*ns/packet=}) jvs" \
+            c_wall="$(grep -oE 'ns/packet=[0-9.]+' <<<"$c_line" | cut -d= -f2)"
+            echo "together flows=$flows rep=$rep c cpu-ns/packet=$c_ns (wall $c_wall) jvs" \
                 "cpu-ns/packet=$j_ns ratio=$ratio"
             ratios+=" $ratio"
         done
