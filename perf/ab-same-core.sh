@@ -7,8 +7,8 @@
 # cpu-ns/packet), which sharing does not change. What sharing does change: each slice starts with the other's lines
 # in the core's caches, the same for both (a 1 000-flow run's tables fit in L2 beside the other's; at a million
 # flows the two tables compete for the last-level cache, so the figures there are the pair's, not one run's alone).
-# The rounds' ratios have a median that moved by under 1 % between builds of the same code here; single rounds
-# sometimes by 5-7 % (the two JVMs' JIT compiling differently), hence several rounds and their median.
+# Two copies of one build gave a median of 1.002 over seven rounds here, most rounds within 1 % and some 5-7 % apart
+# (the two JVMs' JIT compiling differently), hence several rounds and their median.
 #
 # Usage (after a build): perf/ab-same-core.sh A.jar B.jar [bench pipeline options]
 #   e.g. perf/ab-same-core.sh /tmp/before.jar tools/target/jvs.jar --mode nat --scheduler wlc --flows 1000
