@@ -41,9 +41,18 @@ public final class FrameBurst
     private final ByteBuffer memory = BufferUtil.allocateDirectAligned(MAX_FRAMES * RECORD_LENGTH, RECORD_LENGTH);
     private final long base = BufferUtil.address(memory);
 
+    /** What {@link #commonReceiveTimeNs} gives when the frames arrived at different times, or there are none. */
+    public static final long MIXED_RECEIVE_TIMES = Long.MIN_VALUE;
+
     /** The port the burst came from (answers to the sender go back out of it). */
     public int ingressPort;
     public int count;
+    /**
+     * The receive time all of the burst's frames share, or {@link #MIXED_RECEIVE_TIMES}: kept as frames are added and
+     * their times set, so that recording the latency of a burst whose frames one poll found (every burst of the
+     * daemon's and of the benchmark) takes one histogram update instead of a pass over the frames' records.
+     */
+    private long commonReceiveNs = MIXED_RECEIVE_TIMES;
 
     private long record(final int i)
     {
@@ -56,6 +65,7 @@ public final class FrameBurst
     public void clear()
     {
         count = 0;
+        commonReceiveNs = MIXED_RECEIVE_TIMES;
     }
 
     /**
@@ -101,6 +111,14 @@ public final class FrameBurst
         UnsafeApi.putInt(record + FIREWALL_MARK, 0);
         UnsafeApi.putInt(record + VERDICT, 0);
         UnsafeApi.putByte(record + TAKEN, (byte)0);
+        if (i == 0)
+        {
+            commonReceiveNs = receivedNs;
+        }
+        else if (receivedNs != commonReceiveNs)
+        {
+            commonReceiveNs = MIXED_RECEIVE_TIMES;
+        }
         count = i + 1;
         return i;
     }
@@ -157,6 +175,34 @@ public final class FrameBurst
     public void receiveTimeNs(final int i, final long receivedNs)
     {
         UnsafeApi.putLong(record(i) + RECEIVE_TIME, receivedNs);
+        if (receivedNs != commonReceiveNs)
+        {
+            // Whether the other frames have the new time too is not known without looking at them: mixed, which only
+            // costs the latency recording its pass over the frames.
+            commonReceiveNs = i == 0 && count == 1 ? receivedNs : MIXED_RECEIVE_TIMES;
+        }
+    }
+
+    /**
+     * Gives every frame of the burst one receive time (the frames a port's poll found).
+     */
+    public void receiveTimeNsOfAll(final long receivedNs)
+    {
+        for (int i = 0; i < count; i++)
+        {
+            UnsafeApi.putLong(record(i) + RECEIVE_TIME, receivedNs);
+        }
+        commonReceiveNs = count == 0 ? MIXED_RECEIVE_TIMES : receivedNs;
+    }
+
+    /**
+     * @return the receive time every frame of the burst has, or {@link #MIXED_RECEIVE_TIMES} when the burst is empty
+     *         or its frames' times differ (or may: once {@link #receiveTimeNs(int, long)} has changed one frame's
+     *         time, until the burst is emptied or its times are set all at once).
+     */
+    public long commonReceiveTimeNs()
+    {
+        return commonReceiveNs;
     }
 
     /** A firewall mark set by whoever classified the frame before the pipeline, 0 for none. */

@@ -1241,6 +1241,13 @@ public final class Pipeline
     public void recordLatency(final FrameBurst burst, final long leftNs)
     {
         final int count = burst.count;
+        final long common = burst.commonReceiveTimeNs();
+        if (common != FrameBurst.MIXED_RECEIVE_TIMES && count > 0)
+        {
+            // The frames of one poll: one value for all of them, as the pass below would record it.
+            latency.recordValueWithCount(Math.max(0, Math.min(MAX_LATENCY_NS, leftNs - common)), count);
+            return;
+        }
         long runValue = -1;
         int runLength = 0;
         for (int i = 0; i < count; i++)

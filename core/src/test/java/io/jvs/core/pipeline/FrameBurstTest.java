@@ -90,6 +90,47 @@ class FrameBurstTest
     }
 
     @Test
+    void shouldKnowTheReceiveTimeAllItsFramesShare()
+    {
+        final FrameBurst burst = new FrameBurst();
+        assertThat(burst.commonReceiveTimeNs()).as("empty").isEqualTo(FrameBurst.MIXED_RECEIVE_TIMES);
+        burst.add(0x1000, 60, 2048, 0, 500);
+        burst.add(0x2000, 60, 2048, 0, 500);
+        assertThat(burst.commonReceiveTimeNs()).isEqualTo(500);
+        burst.add(0x3000, 60, 2048, 0, 501);
+        assertThat(burst.commonReceiveTimeNs()).as("a third frame a nanosecond later").isEqualTo(
+            FrameBurst.MIXED_RECEIVE_TIMES);
+        burst.add(0x4000, 60, 2048, 0, 500);
+        assertThat(burst.commonReceiveTimeNs()).as("mixed stays mixed").isEqualTo(FrameBurst.MIXED_RECEIVE_TIMES);
+
+        burst.receiveTimeNsOfAll(700);
+        assertThat(burst.commonReceiveTimeNs()).as("all set at once").isEqualTo(700);
+        for (int i = 0; i < burst.count; i++)
+        {
+            assertThat(burst.receiveTimeNs(i)).isEqualTo(700);
+        }
+        burst.receiveTimeNs(2, 700);
+        assertThat(burst.commonReceiveTimeNs()).as("one set to the same time").isEqualTo(700);
+        burst.receiveTimeNs(2, 699);
+        assertThat(burst.commonReceiveTimeNs()).as("one set to another time").isEqualTo(
+            FrameBurst.MIXED_RECEIVE_TIMES);
+        burst.receiveTimeNs(2, 700);
+        assertThat(burst.commonReceiveTimeNs()).as("set back: not known without looking").isEqualTo(
+            FrameBurst.MIXED_RECEIVE_TIMES);
+
+        burst.clear();
+        assertThat(burst.commonReceiveTimeNs()).as("emptied").isEqualTo(FrameBurst.MIXED_RECEIVE_TIMES);
+        burst.receiveTimeNsOfAll(800);
+        assertThat(burst.commonReceiveTimeNs()).as("no frame to share a time").isEqualTo(
+            FrameBurst.MIXED_RECEIVE_TIMES);
+        burst.add(0x1000, 60, 2048, 0, 900);
+        burst.receiveTimeNs(0, 901);
+        assertThat(burst.commonReceiveTimeNs()).as("the only frame's time changed").isEqualTo(901);
+        burst.add(0x2000, 60, 2048, 0, Long.MIN_VALUE);
+        assertThat(burst.commonReceiveTimeNs()).isEqualTo(FrameBurst.MIXED_RECEIVE_TIMES);
+    }
+
+    @Test
     void shouldRefuseAnIndexOutsideTheBurst()
     {
         final FrameBurst burst = new FrameBurst();

@@ -130,6 +130,62 @@ class PipelineCountersTest
         java.lang.ref.Reference.reachabilityFence(buffer);
     }
 
+    /**
+     * A burst whose frames share one receive time (as one poll finds them) is recorded as one value for all of them:
+     * the same histogram, minimum and maximum as the frame-by-frame pass gives the same frames, clamps included.
+     */
+    @ParameterizedTest
+    @ValueSource(longs = {1, 2, 3, 0x6A76_7300L})
+    void shouldRecordTheLatencyOfFramesOfOneReceiveTimeAsFrameByFrame(final long seed)
+    {
+        final Pipeline together = latencyFixture().pipeline;
+        final Pipeline oneByOne = latencyFixture().pipeline;
+        final java.util.SplittableRandom random = new java.util.SplittableRandom(seed);
+        final FrameBurst shared = new FrameBurst();
+        final FrameBurst mixed = new FrameBurst();
+        final long leftNs = 1L << 40;
+        for (int round = 0; round < 300; round++)
+        {
+            // Two frames at least: a lone frame's time is known to be the burst's whatever it is set to.
+            final int count = 2 + random.nextInt(FrameBurst.MAX_FRAMES - 1);
+            final long receivedNs = switch (random.nextInt(4))
+            {
+                case 0 -> leftNs - random.nextLong(100_000);
+                case 1 -> leftNs - random.nextLong(Pipeline.MAX_LATENCY_NS);
+                // Received after leftNs: recorded as 0.
+                case 2 -> leftNs + 1 + random.nextLong(1_000);
+                // Beyond the histogram's range: recorded as its largest value.
+                default -> leftNs - Pipeline.MAX_LATENCY_NS - 1 - random.nextLong(10 * Pipeline.MAX_LATENCY_NS);
+            };
+            shared.clear();
+            mixed.clear();
+            for (int i = 0; i < count; i++)
+            {
+                shared.add(i * 64L, 60, 64, 0, receivedNs);
+                mixed.add(i * 64L, 60, 64, 0, receivedNs);
+            }
+            // The same times, but no longer known to be shared: the frame-by-frame pass records them.
+            mixed.receiveTimeNs(count - 1, receivedNs + 1);
+            mixed.receiveTimeNs(count - 1, receivedNs);
+            assertThat(shared.commonReceiveTimeNs()).isEqualTo(receivedNs);
+            assertThat(mixed.commonReceiveTimeNs()).isEqualTo(FrameBurst.MIXED_RECEIVE_TIMES);
+            together.recordLatency(shared, leftNs);
+            oneByOne.recordLatency(mixed, leftNs);
+        }
+        assertThat(together.latency().getTotalCount()).isGreaterThan(300);
+        assertThat(together.latency()).isEqualTo(oneByOne.latency());
+        assertThat(together.latency().getMinValue()).isEqualTo(oneByOne.latency().getMinValue());
+        assertThat(together.latency().getMaxValue()).isEqualTo(oneByOne.latency().getMaxValue());
+    }
+
+    private static PipelineFixture latencyFixture()
+    {
+        return new PipelineFixture()
+            .rules("-A -t 10.0.0.100:80 -s rr", "-a -t 10.0.0.100:80 -r 192.168.1.2:80 -m")
+            .neighbour("192.168.1.2", 0x02_00_00_00_01_02L)
+            .start();
+    }
+
     @Test
     void shouldCountEstablishedTrafficAsTheGeneralPathDoesWhenTheFastLoopTakesIt()
     {

@@ -441,11 +441,7 @@ final class Worker implements Agent
         // The frames' receive time is when this poll found them, not when the round began: on a core shared with
         // the kernel's receive work, the thread can lose the CPU between the two, to the very NAPI run that puts
         // these frames in the ring, and that time was not theirs in jvs.
-        final long found = System.nanoTime();
-        for (int i = 0; i < count; i++)
-        {
-            burst.receiveTimeNs(i, found);
-        }
+        burst.receiveTimeNsOfAll(System.nanoTime());
         if (handsOff[port] && handOffForeign(burst) > 0)
         {
             final FrameBurst owned = this.owned;
