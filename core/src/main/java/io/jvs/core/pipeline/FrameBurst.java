@@ -22,6 +22,8 @@ public final class FrameBurst
 {
     /** The largest burst. */
     public static final int MAX_FRAMES = 256;
+    /** What {@link #commonReceiveTimeNs} gives when the frames arrived at different times, or there are none. */
+    public static final long MIXED_RECEIVE_TIMES = Long.MIN_VALUE;
 
     /** Bytes of one frame's record: one cache line. */
     public static final int RECORD_LENGTH = 64;
@@ -40,9 +42,6 @@ public final class FrameBurst
     /** Holds the records' memory for as long as this burst lives. */
     private final ByteBuffer memory = BufferUtil.allocateDirectAligned(MAX_FRAMES * RECORD_LENGTH, RECORD_LENGTH);
     private final long base = BufferUtil.address(memory);
-
-    /** What {@link #commonReceiveTimeNs} gives when the frames arrived at different times, or there are none. */
-    public static final long MIXED_RECEIVE_TIMES = Long.MIN_VALUE;
 
     /** The port the burst came from (answers to the sender go back out of it). */
     public int ingressPort;
