@@ -20,7 +20,8 @@
 # phases, and compares their rates in CPU time: jvs's cpu-ns/packet (its own measure, over its measured seconds)
 # and the C's CPU time less its set-up (a run of no seconds, timed alone first) over its packets. The C runs 4 s
 # longer than jvs measures, so that it covers jvs's start and warm-up as well. No Java twin in this mode (its CPU
-# time would include its JIT's). Both share the core's caches slice by slice, the same for both.
+# time would include its JIT's). Both share the core's caches slice by slice, the same for both. A rep whose C
+# set-up takes over a quarter of its CPU time (10 M flows here) prints a warning: its figure is not to be used.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 NATPIPE_DIR="${NATPIPE_DIR:-$ROOT/../shared/bench/natpipe}"
@@ -85,6 +86,13 @@ if [[ $TOGETHER == 1 ]]; then
             c_wall="$(grep -oE 'ns/packet=[0-9.]+' <<<"$c_line" | cut -d= -f2)"
             echo "together flows=$flows rep=$rep c cpu-ns/packet=$c_ns (wall $c_wall) jvs" \
                 "cpu-ns/packet=$j_ns ratio=$ratio"
+            # The set-up timed alone is taken off a run's CPU time: where it is a large share of that (a big table on
+            # a host whose first touches of memory cost more one time than the next), the subtraction can be off by
+            # as much as the set-up moves between runs, and the C's figure with it.
+            if awk -v cpu="$c_cpu" -v setup="$setup_cpu" 'BEGIN {exit !(setup > cpu / 4)}'; then
+                echo "# warning: the C's set-up took ${setup_cpu}s of this run's ${c_cpu}s of CPU: its figure is" \
+                    "unreliable here; use the alternating mode (without TOGETHER) for these flows"
+            fi
             ratios+=" $ratio"
         done
         echo "flows=$flows ratio jvs/c in CPU time, median of the reps=$(tr ' ' '\n' <<<"$ratios" | grep . |
