@@ -14,6 +14,7 @@ import io.jvs.core.packet.L4Headers;
 import io.jvs.core.packet.PacketParser;
 import io.jvs.core.packet.ParsedBurst;
 import io.jvs.core.packet.Verdict;
+import io.jvs.core.sched.Scheduler;
 import io.jvs.core.sched.SchedulingContext;
 import io.jvs.core.service.RealServer;
 import io.jvs.core.service.ServiceSettings;
@@ -1520,15 +1521,6 @@ public final class Pipeline
         final boolean tcp = protocol == Ipv4Header.PROTOCOL_TCP;
         final DataPlaneSettings settings = current.settings;
         final VirtualService virtualService = current.services[service];
-        if (isV6)
-        {
-            flow.setV6(protocolOf(protocol), clientHigh, clientLow, clientPort, virtualHigh, virtualLow, virtualPort);
-        }
-        else
-        {
-            flow.setV4(protocolOf(protocol), (int)clientLow, clientPort, (int)virtualLow, virtualPort);
-        }
-        flow.firewallMark(firewallMark);
         final ServiceSettings serviceSettings = current.serviceSettings[service];
         int template = TemplateTable.NOT_FOUND;
         long networkHigh = 0;
@@ -1551,7 +1543,23 @@ public final class Pipeline
         final boolean fromTemplate = server != null;
         if (server == null)
         {
-            server = virtualService.schedule(flow, context);
+            // One read of the service's scheduler, which an edit may replace: the flow is filled for the one that
+            // chooses, whenever that one reads it.
+            final Scheduler scheduler = virtualService.scheduler();
+            if (scheduler.readsFlow())
+            {
+                if (isV6)
+                {
+                    flow.setV6(protocolOf(protocol), clientHigh, clientLow, clientPort, virtualHigh, virtualLow,
+                        virtualPort);
+                }
+                else
+                {
+                    flow.setV4(protocolOf(protocol), (int)clientLow, clientPort, (int)virtualLow, virtualPort);
+                }
+                flow.firewallMark(firewallMark);
+            }
+            server = scheduler.schedule(flow, context);
         }
         final int serverSlot = server == null ? 0 : server.forwardingSlot();
         if (serverSlot == 0 || current.servers[serverSlot] != server)

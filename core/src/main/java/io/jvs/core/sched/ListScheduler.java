@@ -15,4 +15,10 @@ abstract class ListScheduler implements Scheduler
     {
         this.service = service;
     }
+
+    @Override
+    public boolean readsFlow()
+    {
+        return false;
+    }
 }

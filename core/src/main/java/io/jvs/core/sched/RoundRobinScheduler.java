@@ -31,6 +31,12 @@ final class RoundRobinScheduler implements Scheduler
     }
 
     @Override
+    public boolean readsFlow()
+    {
+        return false;
+    }
+
+    @Override
     public RealServer schedule(final FlowTuple flow, final SchedulingContext context)
     {
         final RealServer[] list = service.servers();

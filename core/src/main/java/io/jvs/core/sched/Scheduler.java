@@ -77,6 +77,18 @@ public interface Scheduler
     }
 
     /**
+     * Whether {@link #schedule} reads its flow: a scheduler that chooses by the servers' weights, counts or turn
+     * alone says no, and a caller may then pass a flow it has not filled for this packet (the pipeline skips the
+     * flow's stores for every new connection of such a service).
+     *
+     * @return true unless the choice never depends on the flow's addresses, ports, protocol or mark.
+     */
+    default boolean readsFlow()
+    {
+        return true;
+    }
+
+    /**
      * Chooses the server for a new connection.
      *
      * @param flow    the packet's addresses, ports and mark.

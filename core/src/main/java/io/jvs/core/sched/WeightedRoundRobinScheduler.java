@@ -79,6 +79,12 @@ final class WeightedRoundRobinScheduler implements Scheduler
     }
 
     @Override
+    public boolean readsFlow()
+    {
+        return false;
+    }
+
+    @Override
     public RealServer schedule(final FlowTuple flow, final SchedulingContext context)
     {
         final Plan current = plan;
