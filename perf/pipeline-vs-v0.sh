@@ -15,14 +15,21 @@
 # Usage (from anywhere, after a build): perf/pipeline-vs-v0.sh [REF]
 # Environment: REPS (3: runs of each, alternating), SECONDS_EACH (4), CPU (1: the core the benchmark runs on),
 #              FARM_PACKETS (10000000), CAPTURE_PACKETS (1000000), WORK (a scratch directory; the default, a new
-#              one under TMPDIR, is removed at the end; the captures take about 4 GB).
-# Prints every run, then the medians and the ratios (above 1: this checkout is faster). Exit status 2 when a tool
-# is missing or a step fails, with what to do.
+#              one under TMPDIR, is removed at the end; the captures take about 4 GB), TOGETHER (1: new connections
+#              measured with both builds at once on the core, below).
+# TOGETHER=1: where the host's cores slow down by phases, runs one after another see different phases and the new
+# connections' ratio moves by a tenth between sittings. Each rep then runs both builds' benchmarks at the same time on
+# CPU, which shares the core between them in slices of milliseconds, and takes each one's CPU time a connection
+# (bench pipeline's cpu-ns/packet) instead of its wall time. Their 256 MB tables share the last-level cache, so the
+# figures are the pair's, not one build's alone. The farm and the capture stay alternating (each uses two threads).
+# Prints every run, then the medians and the ratios (above 1: this checkout is faster; with TOGETHER=1 the new
+# connections' ratio is the median of the reps' ratios). Exit status 2 when a tool is missing or a step fails, with
+# what to do.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 REF="${1:-2cb5d5e}"
 REPS="${REPS:-3}"; SECONDS_EACH="${SECONDS_EACH:-4}"; CPU="${CPU:-1}"
-FARM_PACKETS="${FARM_PACKETS:-10000000}"; CAPTURE_PACKETS="${CAPTURE_PACKETS:-1000000}"
+FARM_PACKETS="${FARM_PACKETS:-10000000}"; CAPTURE_PACKETS="${CAPTURE_PACKETS:-1000000}"; TOGETHER="${TOGETHER:-0}"
 
 die() { echo "pipeline-vs-v0: $*" >&2; exit 2; }
 command -v taskset >/dev/null || die "taskset is missing: apt-get install util-linux"
@@ -30,6 +37,7 @@ command -v mvn >/dev/null || die "Maven is missing: apt-get install maven"
 for n in "$REPS" "$SECONDS_EACH" "$FARM_PACKETS" "$CAPTURE_PACKETS"; do
     [[ $n =~ ^[1-9][0-9]*$ ]] || die "REPS, SECONDS_EACH, FARM_PACKETS and CAPTURE_PACKETS must be positive integers"
 done
+[[ $TOGETHER == 0 || $TOGETHER == 1 ]] || die "TOGETHER must be 0 or 1"
 git -C "$ROOT" rev-parse -q --verify "$REF^{commit}" >/dev/null || die "no commit '$REF' in $ROOT"
 # Build this checkout first (the launcher does when sources changed), and learn its JDK for REF's build.
 "$ROOT/tools/jvs" bench pipeline --help >/dev/null || die "tools/jvs did not build or start"
@@ -44,7 +52,7 @@ V0="$WORK/v0"
 cleanup() {
     git -C "$ROOT" worktree remove --force "$V0" >/dev/null 2>&1 || rm -rf "$V0"
     git -C "$ROOT" worktree prune >/dev/null 2>&1 || true
-    if ((OWN_WORK)); then rm -rf "$WORK"; else rm -f "$WORK"/farm.* "$WORK"/capture.*; fi
+    if ((OWN_WORK)); then rm -rf "$WORK"; else rm -f "$WORK"/farm.* "$WORK"/capture.* "$WORK"/together.v0; fi
 }
 trap cleanup EXIT
 git -C "$ROOT" worktree add --detach -f "$V0" "$REF" >/dev/null 2>&1 || die "git worktree add $V0 $REF failed"
@@ -63,11 +71,24 @@ for build in "$V0" "$ROOT"; do
 done
 
 median() { sort -g | awk '{v[NR]=$1} END {if (NR % 2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'; }
+# $2: the figure taken, ns/packet (wall time) or cpu-ns/packet.
 new_connections() {
     local opts=()
     [[ $1 == "$V0" ]] && opts=(env JVS_JAVA_OPTS="-XX:CompileCommandFile=$ROOT/tools/jvm/hot-path.compile")
     "${opts[@]}" taskset -c "$CPU" "$1/tools/jvs" bench pipeline --mode nat --scheduler wlc --new-flows \
-        --flows 4000000 --seconds "$SECONDS_EACH" 2>/dev/null | grep -oE 'ns/packet=[0-9.]+' | head -1 | cut -d= -f2
+        --flows 4000000 --seconds "$SECONDS_EACH" 2>/dev/null | grep -oE "(^| )${2:-ns/packet}=[0-9.]+" | head -1 |
+        cut -d= -f2
+}
+# Both builds' new connections at once on the core (TOGETHER=1): prints v0's CPU ns a connection, then this one's.
+new_connections_together() {
+    local v0_value now_value pid
+    new_connections "$V0" cpu-ns/packet >"$WORK/together.v0" &
+    pid=$!
+    now_value="$(new_connections "$ROOT" cpu-ns/packet)" || now_value=""
+    wait "$pid" || true
+    v0_value="$(cat "$WORK/together.v0")"
+    [[ -n $v0_value && -n $now_value ]] || return 1
+    echo "$v0_value $now_value"
 }
 farm_rate() {
     "$1/tools/jvs" replay --rules "$WORK/farm.rules" --in "$WORK/farm.pcap" 2>/dev/null |
@@ -82,9 +103,22 @@ capture_wall() {
 }
 
 echo "# $(date -u +%Y-%m-%dT%H:%M:%SZ) $(uname -r) $(nproc) CPUs; $REF against $(git -C "$ROOT" rev-parse --short HEAD)$(
-    [[ -z $(git -C "$ROOT" status --porcelain) ]] || echo ' (with changes)'); $REPS runs of each, alternating"
+    [[ -z $(git -C "$ROOT" status --porcelain) ]] || echo ' (with changes)'); $REPS runs of each, alternating$(
+    ((TOGETHER)) && echo "; new connections both at once on core $CPU, CPU ns")"
 declare -A RESULT
 for measure in new_connections farm_rate capture_wall; do
+    if [[ $measure == new_connections && $TOGETHER == 1 ]]; then
+        for rep in $(seq "$REPS"); do
+            pair="$(new_connections_together)" || die "new_connections (together) printed no figure"
+            read -r v0_value now_value <<<"$pair"
+            echo "$measure v0 rep=$rep $v0_value"
+            echo "$measure now rep=$rep $now_value"
+            RESULT[$measure.v0]+=" $v0_value"
+            RESULT[$measure.now]+=" $now_value"
+            RESULT[$measure.ratio]+=" $(awk -v a="$v0_value" -v b="$now_value" 'BEGIN {printf "%.3f", a / b}')"
+        done
+        continue
+    fi
     for rep in $(seq "$REPS"); do
         for build in "$V0" "$ROOT"; do
             name=now; [[ $build == "$V0" ]] && name=v0
@@ -100,7 +134,13 @@ for measure in new_connections farm_rate capture_wall; do
     v0="$(tr ' ' '\n' <<<"${RESULT[$measure.v0]}" | grep . | median)"
     now="$(tr ' ' '\n' <<<"${RESULT[$measure.now]}" | grep . | median)"
     case $measure in
-        new_connections) unit="ns a connection"; ratio="$(awk -v a="$v0" -v b="$now" 'BEGIN {printf "%.2f", a / b}')" ;;
+        new_connections) unit="ns a connection"; ratio="$(awk -v a="$v0" -v b="$now" 'BEGIN {printf "%.2f", a / b}')"
+            if ((TOGETHER)); then
+                # Each rep's two figures are a pair: the median of the reps' ratios, as perf/pipeline-vs-c.sh's.
+                unit="CPU ns a connection, both at once"
+                ratio="$(tr ' ' '\n' <<<"${RESULT[$measure.ratio]}" | grep . | median | awk '{printf "%.2f", $1}')"
+                ratio+=" (the reps' ratios:${RESULT[$measure.ratio]})"
+            fi ;;
         farm_rate) unit="M frames/s"; ratio="$(awk -v a="$v0" -v b="$now" 'BEGIN {printf "%.2f", b / a}')" ;;
         capture_wall) unit="s"; ratio="$(awk -v a="$v0" -v b="$now" 'BEGIN {printf "%.2f", a / b}')" ;;
     esac
