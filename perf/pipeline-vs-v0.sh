@@ -19,7 +19,7 @@
 #              measured with both builds at once on the core, below).
 # TOGETHER=1: where the host's cores slow down by phases, runs one after another see different phases and the new
 # connections' ratio moves by a tenth between sittings. Each rep then runs both builds' benchmarks at the same time on
-# CPU, which shares the core between them in slices of milliseconds, and takes each one's CPU time a connection
+# core CPU, which it shares between them in slices of milliseconds, and takes each one's CPU time a connection
 # (bench pipeline's cpu-ns/packet) instead of its wall time. Their 256 MB tables share the last-level cache, so the
 # figures are the pair's, not one build's alone. The farm and the capture stay alternating (each uses two threads).
 # Prints every run, then the medians and the ratios (above 1: this checkout is faster; with TOGETHER=1 the new
