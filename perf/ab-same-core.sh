@@ -26,13 +26,15 @@ JAR_A="$1"; JAR_B="$2"; shift 2
 for jar in "$JAR_A" "$JAR_B"; do [ -f "$jar" ] || die "no $jar (build with 'mvn -B -DskipTests -DskipITs install')"; done
 command -v taskset >/dev/null || die "taskset is missing: apt-get install util-linux"
 JAVA="$("$ROOT/tools/jvs" --java-home)/bin/java" || die "no JDK: see tools/jvs --java-home"
-# The launcher's flags for bench: its compile commands (tools/jvm/hot-path.compile).
+# The launcher's flags for bench: its JVM options (tools/jvm/jvs.options) and compile commands
+# (tools/jvm/hot-path.compile).
+OPTIONS="@$ROOT/tools/jvm/jvs.options"
 COMPILE="-XX:CompileCommandFile=$ROOT/tools/jvm/hot-path.compile"
 
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 cpu_ns() {
-    taskset -c "$CPU" "$JAVA" "$COMPILE" -jar "$1" bench pipeline --seconds "$SECONDS_EACH" "${@:2}" 2>/dev/null |
+    taskset -c "$CPU" "$JAVA" "$OPTIONS" "$COMPILE" -jar "$1" bench pipeline --seconds "$SECONDS_EACH" "${@:2}" 2>/dev/null |
         tail -1 | grep -oE 'cpu-ns/packet=[0-9.]+' | cut -d= -f2
 }
 

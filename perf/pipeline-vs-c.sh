@@ -110,8 +110,10 @@ for flows in "${FLOWS[@]}"; do
         line="$(taskset -c "$CPU" "$BUILD/natpipe" "$flows" "$SECONDS_EACH")" || die "natpipe failed"
         echo "c    flows=$flows rep=$rep ${line#c-natpipe flows=$flows }"
         C_MPPS[$flows]+=" $(grep -oE 'Mpps=[0-9.]+' <<<"$line" | cut -d= -f2)"
-        line="$(taskset -c "$CPU" "$JAVA" --add-exports java.base/jdk.internal.misc=ALL-UNNAMED \
-            --enable-native-access=ALL-UNNAMED -cp "$BENCH_JAR" io.jvs.perf.NatpipeTwin "$flows" "$SECONDS_EACH")" ||
+        # The JVM options tools/jvs gives jvs (tools/jvm/jvs.options), so that the language's part is the same JVM's.
+        line="$(taskset -c "$CPU" "$JAVA" @"$ROOT/tools/jvm/jvs.options" \
+            --add-exports java.base/jdk.internal.misc=ALL-UNNAMED --enable-native-access=ALL-UNNAMED \
+            -cp "$BENCH_JAR" io.jvs.perf.NatpipeTwin "$flows" "$SECONDS_EACH")" ||
             die "the Java twin failed"
         echo "twin flows=$flows rep=$rep ${line#java-twin flows=$flows }"
         TWIN_MPPS[$flows]+=" $(grep -oE 'Mpps=[0-9.]+' <<<"$line" | cut -d= -f2)"

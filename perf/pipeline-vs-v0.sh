@@ -5,7 +5,8 @@
 # something.
 #
 #   new connections   bench pipeline --mode nat --scheduler wlc --new-flows --flows 4000000, on one core;
-#                     REF gets today's compile commands (tools/jvm/hot-path.compile), as it had none of its own
+#                     REF gets today's JVM options and compile commands (tools/jvm/jvs.options, hot-path.compile),
+#                     as it had none of its own: the ratio is the code's
 #   farm replay       replay of synth farm traffic (--packets FARM_PACKETS --services 2 --servers-per-service 4
 #                     --clients 100000), its "rate" line (frames a second from the first record to the last)
 #   capture wall time the wall time of `tools/jvs replay` of a CAPTURE_PACKETS capture of the same farm, from the
@@ -74,7 +75,8 @@ median() { sort -g | awk '{v[NR]=$1} END {if (NR % 2) print v[(NR+1)/2]; else pr
 # $2: the figure taken, ns/packet (wall time) or cpu-ns/packet.
 new_connections() {
     local opts=()
-    [[ $1 == "$V0" ]] && opts=(env JVS_JAVA_OPTS="-XX:CompileCommandFile=$ROOT/tools/jvm/hot-path.compile")
+    [[ $1 == "$V0" ]] &&
+        opts=(env JVS_JAVA_OPTS="@$ROOT/tools/jvm/jvs.options -XX:CompileCommandFile=$ROOT/tools/jvm/hot-path.compile")
     "${opts[@]}" taskset -c "$CPU" "$1/tools/jvs" bench pipeline --mode nat --scheduler wlc --new-flows \
         --flows 4000000 --seconds "$SECONDS_EACH" 2>/dev/null | grep -oE "(^| )${2:-ns/packet}=[0-9.]+" | head -1 |
         cut -d= -f2

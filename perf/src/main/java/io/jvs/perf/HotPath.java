@@ -4,9 +4,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * The compile commands {@code tools/jvs} gives every JVM it starts ({@code tools/jvm/hot-path.compile}), for the
- * benchmarks of the pipeline, so that they measure the code the product runs. HotSpot ignores a missing command
- * file without a word, so the benchmarks check for it first.
+ * The JVM options and compile commands {@code tools/jvs} gives the JVMs of the data path ({@code tools/jvm/jvs.options}
+ * and {@code tools/jvm/hot-path.compile}), for the benchmarks of the pipeline, so that they measure the code the
+ * product runs, as it runs. HotSpot ignores a missing command file without a word, so the benchmarks check for both
+ * files first.
  */
 final class HotPath
 {
@@ -14,6 +15,10 @@ final class HotPath
     static final String FILE = "tools/jvm/hot-path.compile";
     /** The JVM option that reads it. */
     static final String COMPILE_COMMANDS = "-XX:CompileCommandFile=" + FILE;
+    /** The JVM options' argument file, relative to the repository's root. */
+    static final String OPTIONS_FILE = "tools/jvm/jvs.options";
+    /** The java launcher's argument that reads it. */
+    static final String JVM_OPTIONS = "@" + OPTIONS_FILE;
 
     private HotPath()
     {
@@ -24,10 +29,14 @@ final class HotPath
      */
     static void check()
     {
-        if (!Files.isRegularFile(Path.of(FILE)))
+        for (final String file : new String[] {FILE, OPTIONS_FILE})
         {
-            throw new IllegalStateException(FILE + " not found in " + Path.of("").toAbsolutePath() +
-                ": run the benchmarks from the repository's root, so that they use the product's compile commands");
+            if (!Files.isRegularFile(Path.of(file)))
+            {
+                throw new IllegalStateException(file + " not found in " + Path.of("").toAbsolutePath() +
+                    ": run the benchmarks from the repository's root, so that they use the product's JVM options " +
+                    "and compile commands");
+            }
         }
     }
 }

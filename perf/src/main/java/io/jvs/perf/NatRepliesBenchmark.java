@@ -33,7 +33,7 @@ import java.util.concurrent.TimeUnit;
 @Measurement(iterations = 5, time = 2)
 @Fork(value = 1, jvmArgsAppend = {
     "--enable-native-access=ALL-UNNAMED", "--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED", "-Xmx2g",
-    HotPath.COMPILE_COMMANDS})
+    HotPath.JVM_OPTIONS, HotPath.COMPILE_COMMANDS})
 public class NatRepliesBenchmark
 {
     static final int BURST = 32;

@@ -385,6 +385,28 @@ class LauncherIT
     }
 
     /**
+     * Every command's JVM runs with the options of tools/jvm/jvs.options (uncompressed object references), and with
+     * the start-up cache: the training run that writes it has the same options, as a JVM whose options differ from
+     * the cache's cannot use it and says so in the cache's log (on JDK 25 and later, where the launcher writes one).
+     */
+    @Test
+    void shouldRunEveryCommandWithTheJvmOptionsAndTheStartUpCacheWrittenForThem() throws Exception
+    {
+        final Map<String, String> flagsAndCacheWarnings =
+            Map.of("JVS_JAVA_OPTS", "-XX:+PrintFlagsFinal -Xlog:aot=warning -Xlog:cds=warning");
+
+        for (final String command : List.of("replay", "simulate", "bench"))
+        {
+            final Run run = launch(flagsAndCacheWarnings, command, "--help");
+
+            assertThat(run.status()).as(command).isZero();
+            assertThat(run.out()).as(command)
+                .containsPattern("(?m)^\\s*bool UseCompressedOops\\s+= false\\s.*\\{command line\\}\\s*$")
+                .doesNotContain("Unable to use AOT cache").doesNotContain("CDS will be disabled");
+        }
+    }
+
+    /**
      * The pipeline's fast loop for established connections is compiled by C2 with everything it calls inlined, as
      * the benchmark and the daemon run it (the launcher's start-up cache and compile commands), with a NAT server's
      * replies live beside its clients' packets. C2 inlines into one method at most DesiredMethodLimit bytes of

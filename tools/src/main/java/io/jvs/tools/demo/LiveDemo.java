@@ -395,17 +395,19 @@ final class LiveDemo
         return new Topology(client, director, serverSwitch, servers);
     }
 
-    /** A bridge port: a veth whose other end goes to the namespace it serves. */
     /**
      * The JVM flags of this JVM that {@code tools/jvs} gives the daemon too: the data path's compile commands
-     * ({@code -XX:CompileCommandFile}, which it gives {@code demo} as it gives {@code run}), so that the demo's
-     * daemon runs as {@code tools/jvs run} would.
+     * ({@code -XX:CompileCommandFile}, which it gives {@code demo} as it gives {@code run}) and the choice of object
+     * references ({@code tools/jvm/jvs.options}, which it gives every command), so that the demo's daemon runs as
+     * {@code tools/jvs run} would.
      */
     static List<String> daemonFlags(final List<String> inputArguments)
     {
-        return inputArguments.stream().filter(flag -> flag.startsWith("-XX:CompileCommandFile=")).toList();
+        return inputArguments.stream().filter(flag -> flag.startsWith("-XX:CompileCommandFile=") ||
+            flag.equals("-XX:-UseCompressedOops") || flag.equals("-XX:+UseCompressedOops")).toList();
     }
 
+    /** A bridge port: a veth whose other end goes to the namespace it serves. */
     private static List<String> port(final String name, final String peerNamespace, final String peerName)
     {
         return List.of(

@@ -19,11 +19,12 @@ class LiveDemoTest
     Path directory;
 
     @Test
-    void shouldGiveItsDaemonTheCompileCommandsItWasGiven()
+    void shouldGiveItsDaemonTheCompileCommandsAndReferencesItWasGiven()
     {
-        assertThat(LiveDemo.daemonFlags(java.util.List.of("--enable-native-access=ALL-UNNAMED",
-            "-XX:CompileCommandFile=/repo/tools/jvm/hot-path.compile", "-Xmx1g", "-XX:SharedArchiveFile=/repo/x.jsa")))
-            .containsExactly("-XX:CompileCommandFile=/repo/tools/jvm/hot-path.compile");
+        assertThat(LiveDemo.daemonFlags(java.util.List.of("-XX:-UseCompressedOops",
+            "--enable-native-access=ALL-UNNAMED", "-XX:CompileCommandFile=/repo/tools/jvm/hot-path.compile", "-Xmx1g",
+            "-XX:SharedArchiveFile=/repo/x.jsa")))
+            .containsExactly("-XX:-UseCompressedOops", "-XX:CompileCommandFile=/repo/tools/jvm/hot-path.compile");
         assertThat(LiveDemo.daemonFlags(java.util.List.of("-Xmx1g"))).isEmpty();
     }
 
