@@ -34,8 +34,8 @@ COMPILE="-XX:CompileCommandFile=$ROOT/tools/jvm/hot-path.compile"
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 cpu_ns() {
-    taskset -c "$CPU" "$JAVA" "$OPTIONS" "$COMPILE" -jar "$1" bench pipeline --seconds "$SECONDS_EACH" "${@:2}" 2>/dev/null |
-        tail -1 | grep -oE 'cpu-ns/packet=[0-9.]+' | cut -d= -f2
+    taskset -c "$CPU" "$JAVA" "$OPTIONS" "$COMPILE" -jar "$1" bench pipeline --seconds "$SECONDS_EACH" "${@:2}" \
+        2>/dev/null | tail -1 | grep -oE 'cpu-ns/packet=[0-9.]+' | cut -d= -f2
 }
 
 echo "# $(date -u +%Y-%m-%dT%H:%M:%SZ) $(uname -r), core $CPU shared by both; $ROUNDS rounds of ${SECONDS_EACH}s"
