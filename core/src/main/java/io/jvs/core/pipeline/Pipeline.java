@@ -94,8 +94,9 @@ public final class Pipeline
     /**
      * The last frame {@link #followEstablished} looked up, and the slot that lookup gave, so that {@link
      * #towardsServer} does not look the same key up again when the loop stopped at that frame (a new connection's
-     * lookup walks the whole probe run); -1 from each entry of the loop until its first lookup. Nothing between the
-     * loop stopping and towardsServer touches the table, so the table's memory of where an insert goes still holds.
+     * lookup walks the whole probe run); -1 when the loop stopped before a lookup or went to the burst's end. Nothing
+     * between the loop stopping and towardsServer touches the table, so the table's memory of where an insert goes
+     * still holds.
      */
     private int lookedUpFrame = -1;
     private int lookedUpSlot;
@@ -688,15 +689,15 @@ public final class Pipeline
         // A frame no longer than this fits every port's MTU; a longer one leaves the loop, and the general path holds
         // it to its own egress port's (one compare a frame instead of that port's MTU looked up).
         final int frameLimit = current.fastPathFrameLimit;
-        // The last frame looked up and its slot, left in lookedUpFrame and lookedUpSlot for towardsServer when the
-        // loop ends: kept in registers meanwhile, not stored for every frame.
-        int lookedUp = -1;
-        int lookedUpAt = 0;
+        // Set where the loop stops after a frame's lookup, not at every lookup: a value carried from frame to frame
+        // takes a register, or a spill, for the whole loop. (Field stores, not a helper: every call inlined into the
+        // loop counts against C2's budget for it.)
+        lookedUpFrame = -1;
         // The run's counts, added to the counters by countFastRun once it ends: every frame the loop takes is
         // transmitted (so the frames transmitted are those it passed less those the parser gave a verdict, which are
         // rare: one count fewer to keep a frame), and consecutive frames mostly go to one service, whose counts then
         // take four additions a run instead of four read-add-stores a frame.
-        int parserVerdicts = 0;
+        fastRunParserVerdicts = 0;
         int runService = -1;
         int runPackets = 0;
         long runBytes = 0;
@@ -716,7 +717,8 @@ public final class Pipeline
             {
                 burst.verdict(i, parsedVerdict);
                 counters.verdict(parsedVerdict);
-                parserVerdicts++;
+                // Rare: counted in the field rather than in a register carried from frame to frame.
+                fastRunParserVerdicts++;
                 continue;
             }
             // The frame's parsed record, its index checked once: some thirty fields are read from it below.
@@ -790,12 +792,10 @@ public final class Pipeline
                 slot = table.lookupForward(home, firstProbe == NO_PROBE ? home : firstProbe, protocol,
                     sourceHighAt(record), sourceLowAt(record), sourcePortAt(record), destinationHighAt(record),
                     destinationLowAt(record), destinationPortAt(record));
-                // Left for towardsServer, should the loop stop at this frame: the value at a frame the loop finishes
-                // does not matter, as the general path only ever takes the frame the loop stopped at.
-                lookedUp = i;
-                lookedUpAt = slot;
                 if (slot < 0)
                 {
+                    lookedUpFrame = i;
+                    lookedUpSlot = slot;
                     break;
                 }
                 nextFirstProbe = firstProbe(i + 1, count, homes, p);
@@ -809,6 +809,8 @@ public final class Pipeline
                     ttlAt(record) <= 1 || current.serverEgressPort[serverSlot] == DataPlane.NO_PORT ||
                     length > frameLimit)
                 {
+                    lookedUpFrame = i;
+                    lookedUpSlot = slot;
                     break;
                 }
                 final int timeout;
@@ -816,6 +818,8 @@ public final class Pipeline
                 {
                     if ((flags & (L4Headers.TCP_SYN | L4Headers.TCP_RST)) == L4Headers.TCP_SYN && connReuse)
                     {
+                        lookedUpFrame = i;
+                        lookedUpSlot = slot;
                         break;
                     }
                     final int state = table.state(slot);
@@ -828,6 +832,8 @@ public final class Pipeline
                         if ((entryFlags & ConnectionTable.FLAG_OFFLOADED) != 0 || next == TcpStates.ESTABLISHED &&
                             table.template(slot) >= 0 && (entryFlags & ConnectionTable.FLAG_ASSURED) == 0)
                         {
+                            lookedUpFrame = i;
+                            lookedUpSlot = slot;
                             break;
                         }
                         changedState = next;
@@ -877,11 +883,8 @@ public final class Pipeline
                 offers[offerCount++] = slot;
             }
         }
-        lookedUpFrame = lookedUp;
-        lookedUpSlot = lookedUpAt;
         probedAheadFrame = i + 1;
         probedAheadSlot = nextFirstProbe;
-        fastRunParserVerdicts = parserVerdicts;
         fastRunService = runService;
         fastRunPackets = runPackets;
         fastRunBytes = runBytes;
