@@ -82,7 +82,8 @@ final class LeastConnection
      * scheduler's hook whenever the conductor edits a weight (a weight changes nowhere else), so a worker that reads
      * the hint a moment before the new one is published schedules as if the edit came a moment later, as a CPU that
      * read a destination's weight just before the kernel's atomic_set would. The pass reads each server's counts and
-     * its OVERLOAD flag, which a bind on any worker may set at any time.
+     * its OVERLOAD flag, which a bind on any worker may set at any time. Servers of different weights are compared as
+     * the kernel compares them ({@link #leastPositionOfWeights}), from the same counter slots and the hint's weights.
      *
      * @param servers the service's servers in list order.
      * @param counted what the scheduler last took of the service's list: used only when its servers are these.
@@ -98,7 +99,50 @@ final class LeastConnection
                 return key == Long.MAX_VALUE ? null : servers[(int)(key & INDEX_MASK)];
             }
         }
+        else if (counted.servers == servers && counted.sameWorkers)
+        {
+            final int position = leastPositionOfWeights(counted);
+            return position < 0 ? null : counted.usableServers[position];
+        }
         return weighted(servers);
+    }
+
+    /**
+     * {@link #weighted(RealServer[])}'s pass for servers of different weights, over the hint's lists: each server's
+     * counts and OVERLOAD flag read from its counter slot (one line a server with one worker), its weight from the
+     * hint, which the scheduler's hook takes again whenever the conductor edits a weight, as for one weight. The
+     * hint's lists hold only the servers whose weight was above 0; the kernel's pass skips the others too, as a
+     * later server of weight 0 never wins its comparison.
+     *
+     * @return the position, in the hint's usable lists, of the first usable server not overloaded with the least
+     *     overhead per weight, or -1 when there is none.
+     */
+    private static int leastPositionOfWeights(final CountedServers counted)
+    {
+        final long[] slots = counted.usableSlots;
+        final int[] weights = counted.usableWeights;
+        final int workers = counted.workers;
+        int least = -1;
+        long leastOverhead = 0;
+        long leastWeight = 0;
+        for (int i = 0; i < slots.length; i++)
+        {
+            final long slot = slots[i];
+            // Opaque, as the kernel's atomic_read of a destination's flags: the latest value, no order.
+            if ((UnsafeApi.getIntOpaque(null, slot + FLAGS_OFFSET) & FLAG_OVERLOAD) != 0)
+            {
+                continue;
+            }
+            final long overhead = RealServer.overheadAt(slot, workers);
+            final long weight = weights[i];
+            if (least < 0 || productAbove(leastOverhead, weight, overhead, leastWeight))
+            {
+                least = i;
+                leastOverhead = overhead;
+                leastWeight = weight;
+            }
+        }
+        return least;
     }
 
     /**
@@ -319,7 +363,11 @@ final class LeastConnection
         final int[] usableIndex;
         /** The servers themselves, so that a choice by position is one load from the server. */
         final RealServer[] usableServers;
+        /** Their weights when the hint was taken. */
+        final int[] usableWeights;
         final int workers;
+        /** Every server is counted by the same number of workers, so one overhead formula reads all their slots. */
+        final boolean sameWorkers;
         /** Every server of weight above 0 had the same weight, all share one worker count, and the keys fit. */
         final boolean equalWeights;
 
@@ -337,16 +385,20 @@ final class LeastConnection
             this.usableSlots = new long[usable];
             this.usableIndex = new int[usable];
             this.usableServers = new RealServer[usable];
+            this.usableWeights = new int[usable];
             for (int i = 0, u = 0; i < servers.length && u < usable; i++)
             {
-                if (servers[i].weight() > 0)
+                final int weight = servers[i].weight();
+                if (weight > 0)
                 {
                     usableSlots[u] = servers[i].countersAddress();
                     usableServers[u] = servers[i];
+                    usableWeights[u] = weight;
                     usableIndex[u++] = i;
                 }
             }
             this.workers = workers;
+            this.sameWorkers = sameWorkers;
             this.equalWeights = sameWorkers && servers.length <= MAX_KEYED_SERVERS && haveEqualWeights(servers);
         }
     }

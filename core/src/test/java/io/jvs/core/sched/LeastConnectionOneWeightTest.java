@@ -1,16 +1,12 @@
 package io.jvs.core.sched;
 
-import io.jvs.core.net.IpAddress;
-import io.jvs.core.service.ConnectionCountersDescriptor;
 import io.jvs.core.service.ForwardMethod;
 import io.jvs.core.service.RealServer;
-import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import java.math.BigInteger;
-import java.nio.ByteBuffer;
 import java.util.SplittableRandom;
 import java.util.stream.LongStream;
 
@@ -81,7 +77,7 @@ class LeastConnectionOneWeightTest
                 server.bindConnection(true);
             }
         }
-        final RealServer expected = reference(servers);
+        final RealServer expected = LeastConnectionReference.least(servers);
         assertThat(LeastConnection.weighted(servers, hint)).as("keyed pass over %s", spec).isSameAs(expected);
         assertThat(LeastConnection.weighted(servers)).as("full pass over %s", spec).isSameAs(expected);
         assertThat(LeastConnection.weighted(servers.clone(), hint)).as("a list the hint was not taken of, %s", spec)
@@ -130,8 +126,8 @@ class LeastConnectionOneWeightTest
         // 1 024 workers each with 2^30 active connections: an overhead of 2^48, which shifted by the key's 16
         // position bits would wrap to 0 and win against a server with one connection.
         final int workers = RealServer.MAX_WORKERS;
-        final RealServer crowded = serverWithActive(workers, 1 << 30, 1);
-        final RealServer light = serverWithActive(workers, 1, 2);
+        final RealServer crowded = LeastConnectionReference.serverWithActive(workers, 1 << 30, 1, 1);
+        final RealServer light = LeastConnectionReference.serverWithActive(workers, 1, 1, 2);
         final RealServer[] servers = {crowded, light};
         assertThat(crowded.overhead()).isEqualTo(1L << 48);
         final LeastConnection.CountedServers hint = new LeastConnection.CountedServers(servers);
@@ -168,36 +164,5 @@ class LeastConnectionOneWeightTest
         assertThat(LeastConnection.weighted(servers, new LeastConnection.CountedServers(servers))).isNull();
         final RealServer[] none = new RealServer[0];
         assertThat(LeastConnection.weighted(none, new LeastConnection.CountedServers(none))).isNull();
-    }
-
-    private static RealServer serverWithActive(final int workers, final int activePerWorker, final int lastOctet)
-    {
-        final UnsafeBuffer counters = new UnsafeBuffer(
-            ByteBuffer.allocateDirect(ConnectionCountersDescriptor.slotLength(workers)));
-        for (int worker = 0; worker < workers; worker++)
-        {
-            counters.putInt(ConnectionCountersDescriptor.workerLineOffset(worker) +
-                ConnectionCountersDescriptor.ACTIVE_OFFSET, activePerWorker);
-        }
-        return new RealServer(IpAddress.parse("192.168.1." + lastOctet), 80, ForwardMethod.NAT, 1, counters, 0, workers);
-    }
-
-    /** The usable server of least overhead / weight as exact fractions, the earlier one on a tie; null if none. */
-    private static RealServer reference(final RealServer[] servers)
-    {
-        RealServer best = null;
-        for (final RealServer server : servers)
-        {
-            if (server.weight() == 0 || server.isOverloaded())
-            {
-                continue;
-            }
-            if (best == null || BigInteger.valueOf(server.overhead()).multiply(BigInteger.valueOf(best.weight()))
-                .compareTo(BigInteger.valueOf(best.overhead()).multiply(BigInteger.valueOf(server.weight()))) < 0)
-            {
-                best = server;
-            }
-        }
-        return best;
     }
 }
