@@ -8,6 +8,7 @@ import org.agrona.concurrent.UnsafeBuffer;
 
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
+import java.util.SplittableRandom;
 
 /**
  * What the weighted least-connection tests check a pass against, and the servers they build by hand.
@@ -35,6 +36,36 @@ final class LeastConnectionReference
             }
         }
         return best;
+    }
+
+    /**
+     * Gives each server of the fixture's service a few active connections and now and then many inactive ones, and
+     * about one in five of those with a connection the OVERLOAD flag (an upper threshold of 1): small counts, so that
+     * ties are common.
+     */
+    static void loadRandomly(final ServiceFixture fixture, final SplittableRandom random)
+    {
+        for (final RealServer server : fixture.service.servers())
+        {
+            final int active = random.nextInt(0, 4);
+            final int inactive = random.nextInt(0, 3) == 0 ? random.nextInt(0, 300) : 0;
+            for (int i = 0; i < active; i++)
+            {
+                server.bindConnection(false);
+            }
+            for (int i = 0; i < inactive; i++)
+            {
+                server.bindConnection(true);
+            }
+            if (random.nextInt(0, 5) == 0 && server.totalConnections() > 0)
+            {
+                // An upper threshold of 1 with a connection open sets OVERLOAD at the next bind.
+                fixture.service.setThresholds(server, 1, 0);
+                server.bindConnection(true);
+                server.unbindConnection(true);
+                server.bindConnection(true);
+            }
+        }
     }
 
     /**

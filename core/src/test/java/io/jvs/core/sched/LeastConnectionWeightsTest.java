@@ -50,27 +50,7 @@ class LeastConnectionWeightsTest
         final RealServer[] servers = fixture.service.servers();
         final LeastConnection.CountedServers hint = new LeastConnection.CountedServers(servers);
         assertThat(hint.equalWeights).as("weights %s", spec).isFalse();
-        for (final RealServer server : servers)
-        {
-            final int active = random.nextInt(0, 4);
-            final int inactive = random.nextInt(0, 3) == 0 ? random.nextInt(0, 300) : 0;
-            for (int i = 0; i < active; i++)
-            {
-                server.bindConnection(false);
-            }
-            for (int i = 0; i < inactive; i++)
-            {
-                server.bindConnection(true);
-            }
-            if (random.nextInt(0, 5) == 0 && server.totalConnections() > 0)
-            {
-                // An upper threshold of 1 with a connection open sets OVERLOAD at the next bind.
-                fixture.service.setThresholds(server, 1, 0);
-                server.bindConnection(true);
-                server.unbindConnection(true);
-                server.bindConnection(true);
-            }
-        }
+        LeastConnectionReference.loadRandomly(fixture, random);
         final RealServer expected = LeastConnectionReference.least(servers);
         assertThat(LeastConnection.weighted(servers, hint)).as("pass over the hint, %s", spec).isSameAs(expected);
         assertThat(LeastConnection.weighted(servers)).as("pass over the servers, %s", spec).isSameAs(expected);
