@@ -7,7 +7,6 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import java.util.SplittableRandom;
-import java.util.stream.LongStream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -20,13 +19,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class LeastConnectionWeightsTest
 {
-    static LongStream seeds()
-    {
-        return LongStream.rangeClosed(1, 300);
-    }
-
+    // The one-weight test's seeds, 1 to 300.
     @ParameterizedTest(name = "seed {0}")
-    @MethodSource("seeds")
+    @MethodSource("io.jvs.core.sched.LeastConnectionOneWeightTest#seeds")
     void shouldChooseByTheFormula(final long seed)
     {
         final SplittableRandom random = new SplittableRandom(seed);
