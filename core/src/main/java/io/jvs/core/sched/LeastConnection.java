@@ -173,6 +173,11 @@ final class LeastConnection
                 return null;
             }
         }
+        else if (context.reportsCounts() && counted.servers == servers && counted.sameWorkers)
+        {
+            final int position = leastPositionOfWeightedBurst(counted, context);
+            return position < 0 ? null : counted.usableServers[position];
+        }
         return weighted(servers, counted);
     }
 
@@ -223,6 +228,77 @@ final class LeastConnection
         kept.chosen = chosen;
         kept.chosenSlot = counted.usableSlots[chosen];
         return chosen;
+    }
+
+    /**
+     * {@link #leastPositionOfBurst} for servers of different weights: the tree's leaves hold the servers' overheads,
+     * its nodes the position of least overhead per weight below them, compared as the kernel compares two servers
+     * ({@link #productAbove}, the earlier one on a tie), so the root is the kernel's choice.
+     *
+     * @return the position (in the hint's usable lists) of the choice, or {@link #NONE_USABLE}.
+     */
+    private static int leastPositionOfWeightedBurst(final CountedServers counted, final SchedulingContext context)
+    {
+        final BurstKeys kept = context.leastConnectionKeys;
+        final long changed = context.changedCounts;
+        context.changedCounts = SchedulingContext.NONE_CHANGED;
+        final int least;
+        if (kept.counted == counted && (changed == SchedulingContext.NONE_CHANGED || changed == kept.chosenSlot))
+        {
+            least = changed == SchedulingContext.NONE_CHANGED ? kept.winners[1] :
+                kept.replaceOverhead(kept.chosen, overheadOrOverloaded(changed, counted.workers), counted.usableWeights);
+        }
+        else
+        {
+            least = weightedFullPass(counted, kept);
+            kept.counted = counted;
+        }
+        if (kept.overheads[least] == Long.MAX_VALUE)
+        {
+            kept.counted = null;
+            return NONE_USABLE;
+        }
+        kept.chosen = least;
+        kept.chosenSlot = counted.usableSlots[least];
+        return least;
+    }
+
+    /**
+     * Reads every server's counts and OVERLOAD flag into {@code kept}'s leaves and finds each node's winner.
+     *
+     * @return the root's winner.
+     */
+    private static int weightedFullPass(final CountedServers counted, final BurstKeys kept)
+    {
+        final long[] slots = counted.usableSlots;
+        final int count = slots.length;
+        final int width = count <= 1 ? 1 : Integer.highestOneBit(count - 1) << 1;
+        if (kept.overheads.length < width)
+        {
+            // Once for each list longer than any before, on the first new connection after the edit.
+            kept.overheads = new long[width];
+            kept.winners = new int[2 * width];
+        }
+        kept.width = width;
+        final long[] overheads = kept.overheads;
+        final int[] winners = kept.winners;
+        for (int i = 0; i < width; i++)
+        {
+            overheads[i] = i < count ? overheadOrOverloaded(slots[i], counted.workers) : Long.MAX_VALUE;
+            winners[width + i] = i;
+        }
+        for (int node = width - 1; node >= 1; node--)
+        {
+            winners[node] = kept.winnerOf(winners[2 * node], winners[2 * node + 1], counted.usableWeights);
+        }
+        return winners[1];
+    }
+
+    /** A server's overhead, or {@link Long#MAX_VALUE} when it is overloaded. */
+    private static long overheadOrOverloaded(final long slot, final int workers)
+    {
+        return (UnsafeApi.getIntOpaque(null, slot + FLAGS_OFFSET) & FLAG_OVERLOAD) != 0 ? Long.MAX_VALUE :
+            RealServer.overheadAt(slot, workers);
     }
 
     /**
@@ -421,6 +497,46 @@ final class LeastConnection
         int chosen;
         /** The counter slot of the server at {@link #chosen}. */
         long chosenSlot;
+        /**
+         * For servers of different weights: each position's overhead ({@link Long#MAX_VALUE} for a server that was
+         * overloaded, and past the last server).
+         */
+        long[] overheads = new long[1];
+        /** For servers of different weights: node {@code i}'s position of least overhead per weight below it. */
+        int[] winners = new int[2];
+
+        /**
+         * @return of the positions {@code left} and {@code right} (left the earlier), the one of less overhead per
+         *     weight, the earlier one on a tie, as the kernel's pass keeps its candidate unless a later server is
+         *     strictly less loaded for its weight.
+         */
+        int winnerOf(final int left, final int right, final int[] weights)
+        {
+            final long leftOverhead = overheads[left];
+            final long rightOverhead = overheads[right];
+            if (rightOverhead == Long.MAX_VALUE)
+            {
+                return left;
+            }
+            if (leftOverhead == Long.MAX_VALUE)
+            {
+                return right;
+            }
+            return productAbove(leftOverhead, weights[right], rightOverhead, weights[left]) ? right : left;
+        }
+
+        /**
+         * @return the root's winner once the overhead at {@code position} is {@code overhead}.
+         */
+        int replaceOverhead(final int position, final long overhead, final int[] weights)
+        {
+            overheads[position] = overhead;
+            for (int node = (width + position) >>> 1; node >= 1; node >>>= 1)
+            {
+                winners[node] = winnerOf(winners[2 * node], winners[2 * node + 1], weights);
+            }
+            return winners[1];
+        }
 
         /**
          * @return the least key once the key at {@code position} is {@code key}.

@@ -37,12 +37,26 @@ class LeastConnectionBurstTest
     @MethodSource("seeds")
     void shouldChooseAsTheFullPassForTheWorkersOwnReportedChanges(final long seed)
     {
+        chooseAsTheFullPass(seed, false);
+    }
+
+    /** The same over servers of weights from 1 to 4 (their tree compares overheads per weight). */
+    @ParameterizedTest(name = "seed {0}")
+    @MethodSource("seeds")
+    void shouldChooseAsTheFullPassOverServersOfDifferentWeights(final long seed)
+    {
+        chooseAsTheFullPass(seed, true);
+    }
+
+    private static void chooseAsTheFullPass(final long seed, final boolean weighted)
+    {
         final SplittableRandom random = new SplittableRandom(seed);
         final int count = 1 + random.nextInt(20);
         final StringBuilder spec = new StringBuilder();
         for (int i = 0; i < count; i++)
         {
-            spec.append((char)('A' + i)).append(random.nextInt(8) == 0 ? 0 : 1).append(' ');
+            spec.append((char)('A' + i)).append(random.nextInt(8) == 0 ? 0 : weighted ? 1 + random.nextInt(4) : 1)
+                .append(' ');
         }
         final SchedulingContext context = new SchedulingContext(THIS_WORKER, seed, true);
         final ServiceFixture fixture = ServiceFixture.of("wlc", SchedulerFlags.NONE, spec.toString(), context, WORKERS);
