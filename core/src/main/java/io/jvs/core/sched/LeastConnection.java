@@ -484,7 +484,9 @@ final class LeastConnection
      * usable lists ({@link Long#MAX_VALUE} for a server that was overloaded), at the leaves of a tree of minimums, and
      * the position it chose: one for each worker, in its scheduling context, written and read by that worker alone.
      * The server bound last gets its key again and the least comes from its path to the root, a minimum a level with
-     * the sibling's (four for 16 servers), instead of the least of every key.
+     * the sibling's (four for 16 servers), instead of the least of every key. Servers of different weights have no
+     * such key: their tree holds the overheads at its leaves and, at each node, the position that wins below it
+     * ({@link #winnerOf}).
      */
     static final class BurstKeys
     {
