@@ -188,10 +188,9 @@ final class LeastConnection
     private static int leastPositionOfBurst(final CountedServers counted, final SchedulingContext context)
     {
         final BurstKeys kept = context.leastConnectionKeys;
-        final long changed = context.changedCounts;
-        context.changedCounts = SchedulingContext.NONE_CHANGED;
+        final long changed = takeChange(context);
         final long least;
-        if (kept.counted == counted && (changed == SchedulingContext.NONE_CHANGED || changed == kept.chosenSlot))
+        if (kept.holds(counted, changed))
         {
             if (changed == SchedulingContext.NONE_CHANGED)
             {
@@ -240,10 +239,9 @@ final class LeastConnection
     private static int leastPositionOfWeightedBurst(final CountedServers counted, final SchedulingContext context)
     {
         final BurstKeys kept = context.leastConnectionKeys;
-        final long changed = context.changedCounts;
-        context.changedCounts = SchedulingContext.NONE_CHANGED;
+        final long changed = takeChange(context);
         final int least;
-        if (kept.counted == counted && (changed == SchedulingContext.NONE_CHANGED || changed == kept.chosenSlot))
+        if (kept.holds(counted, changed))
         {
             least = changed == SchedulingContext.NONE_CHANGED ? kept.winners[1] :
                 kept.replaceOverhead(kept.chosen, overheadOrOverloaded(changed, counted.workers), counted.usableWeights);
@@ -292,6 +290,17 @@ final class LeastConnection
             winners[node] = kept.winnerOf(winners[2 * node], winners[2 * node + 1], counted.usableWeights);
         }
         return winners[1];
+    }
+
+    /**
+     * @return the counter slot of the server whose counts the worker changed since it last asked, or
+     *     {@link SchedulingContext#NONE_CHANGED}; the context then has none again.
+     */
+    private static long takeChange(final SchedulingContext context)
+    {
+        final long changed = context.changedCounts;
+        context.changedCounts = SchedulingContext.NONE_CHANGED;
+        return changed;
     }
 
     /** A server's overhead, or {@link Long#MAX_VALUE} when it is overloaded. */
@@ -506,6 +515,15 @@ final class LeastConnection
         long[] overheads = new long[1];
         /** For servers of different weights: node {@code i}'s position of least overhead per weight below it. */
         int[] winners = new int[2];
+
+        /**
+         * @return whether the tree was taken under {@code counted} and no server but the one chosen last has changed
+         *     since ({@code changed}, from {@link #takeChange}): then only that server's leaf need be read again.
+         */
+        boolean holds(final CountedServers counted, final long changed)
+        {
+            return this.counted == counted && (changed == SchedulingContext.NONE_CHANGED || changed == chosenSlot);
+        }
 
         /**
          * @return of the positions {@code left} and {@code right} (left the earlier), the one of less overhead per
