@@ -88,11 +88,12 @@ class LeastConnectionWeightsTest
     void shouldCompareOverheadsAndWeightsBeyond64BitsExactly()
     {
         // 1 024 workers with 2^30 + 1 active connections each (A) and 2^30 (B): overheads of 2^48 + 2^18 and 2^48.
-        // With weights 2^16 and 2^16 - 1 the products are about 2^64: A's load per weight, 2^32 + 4, is below B's,
-        // about 2^32 + 2^16, though its overhead is the larger and B comes first.
+        // With weights 2^17 (A) and 2^16 (B), A's load per weight, about 2^31, is half B's, 2^32, though its overhead is
+        // the larger and B comes first; the kernel's comparison of B's overhead times A's weight (2^65) with A's
+        // overhead times B's weight (2^64 + 2^34) in 64 bits would wrap both (to 0 and 2^34) and keep B.
         final int workers = RealServer.MAX_WORKERS;
-        final RealServer a = LeastConnectionReference.serverWithActive(workers, (1 << 30) + 1, 1 << 16, 1);
-        final RealServer b = LeastConnectionReference.serverWithActive(workers, 1 << 30, (1 << 16) - 1, 2);
+        final RealServer a = LeastConnectionReference.serverWithActive(workers, (1 << 30) + 1, 1 << 17, 1);
+        final RealServer b = LeastConnectionReference.serverWithActive(workers, 1 << 30, 1 << 16, 2);
         assertThat(a.overhead()).isEqualTo((1L << 48) + (1L << 18));
         assertThat(b.overhead()).isEqualTo(1L << 48);
         final RealServer[] servers = {b, a};
@@ -101,6 +102,8 @@ class LeastConnectionWeightsTest
 
         assertThat(LeastConnectionReference.least(servers)).isSameAs(a);
         assertThat(LeastConnection.weighted(servers, hint)).isSameAs(a);
+        assertThat(LeastConnection.weighted(servers, hint, new SchedulingContext(0, 1L, true)))
+            .as("a burst's tree").isSameAs(a);
         assertThat(LeastConnection.weighted(servers)).isSameAs(a);
     }
 }
