@@ -100,6 +100,8 @@ public final class Pipeline
      */
     private int lookedUpFrame = -1;
     private int lookedUpSlot;
+    /** {@link #followEstablished}'s note that it stopped before a lookup: no slot a lookup gives. */
+    private static final int NOT_LOOKED_UP = Integer.MIN_VALUE;
     /**
      * The frame after the one the fast loop stopped at, and the slot its lookup compares first (or {@link #NO_PROBE}),
      * found before the loop stopped: where the loop starts again after the general path takes one frame. -1 before a
@@ -689,10 +691,11 @@ public final class Pipeline
         // A frame no longer than this fits every port's MTU; a longer one leaves the loop, and the general path holds
         // it to its own egress port's (one compare a frame instead of that port's MTU looked up).
         final int frameLimit = current.fastPathFrameLimit;
-        // Set where the loop stops after a frame's lookup, not at every lookup: a value carried from frame to frame
-        // takes a register, or a spill, for the whole loop. (Field stores, not a helper: every call inlined into the
-        // loop counts against C2's budget for it.)
-        lookedUpFrame = -1;
+        // The slot the frame the loop stops at was looked up to, set only where the loop stops after a lookup: a value
+        // carried from frame to frame takes a register, or a spill, for the whole loop, and one written only on the
+        // way out is not carried. A local rather than the fields: each exit's bytecode counts against C2's budget for
+        // the loop (DesiredMethodLimit), which the daemon's loop is near.
+        int stoppedAtSlot = NOT_LOOKED_UP;
         // The run's counts, added to the counters by countFastRun once it ends: every frame the loop takes is
         // transmitted (so the frames transmitted are those it passed less those the parser gave a verdict, which are
         // rare: one count fewer to keep a frame), and consecutive frames mostly go to one service, whose counts then
@@ -794,8 +797,7 @@ public final class Pipeline
                     destinationLowAt(record), destinationPortAt(record));
                 if (slot < 0)
                 {
-                    lookedUpFrame = i;
-                    lookedUpSlot = slot;
+                    stoppedAtSlot = slot;
                     break;
                 }
                 nextFirstProbe = firstProbe(i + 1, count, homes, p);
@@ -809,8 +811,7 @@ public final class Pipeline
                     ttlAt(record) <= 1 || current.serverEgressPort[serverSlot] == DataPlane.NO_PORT ||
                     length > frameLimit)
                 {
-                    lookedUpFrame = i;
-                    lookedUpSlot = slot;
+                    stoppedAtSlot = slot;
                     break;
                 }
                 final int timeout;
@@ -818,8 +819,7 @@ public final class Pipeline
                 {
                     if ((flags & (L4Headers.TCP_SYN | L4Headers.TCP_RST)) == L4Headers.TCP_SYN && connReuse)
                     {
-                        lookedUpFrame = i;
-                        lookedUpSlot = slot;
+                        stoppedAtSlot = slot;
                         break;
                     }
                     final int state = table.state(slot);
@@ -832,8 +832,7 @@ public final class Pipeline
                         if ((entryFlags & ConnectionTable.FLAG_OFFLOADED) != 0 || next == TcpStates.ESTABLISHED &&
                             table.template(slot) >= 0 && (entryFlags & ConnectionTable.FLAG_ASSURED) == 0)
                         {
-                            lookedUpFrame = i;
-                            lookedUpSlot = slot;
+                            stoppedAtSlot = slot;
                             break;
                         }
                         changedState = next;
@@ -883,6 +882,8 @@ public final class Pipeline
                 offers[offerCount++] = slot;
             }
         }
+        lookedUpFrame = stoppedAtSlot == NOT_LOOKED_UP ? -1 : i;
+        lookedUpSlot = stoppedAtSlot;
         probedAheadFrame = i + 1;
         probedAheadSlot = nextFirstProbe;
         fastRunService = runService;
