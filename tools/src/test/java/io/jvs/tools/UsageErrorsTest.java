@@ -36,6 +36,12 @@ class UsageErrorsTest
             "try 'tools/jvs bench pipeline --help'",
         "bench pipeline --burst x|jvs bench pipeline: invalid value for option '--burst': 'x' is not an int; " +
             "try 'tools/jvs bench pipeline --help'",
+        "bench pipeline --weights 0,0|jvs bench pipeline: --weights: one weight at least must be above 0, or no " +
+            "server takes a connection; try 'tools/jvs bench pipeline --help'",
+        "bench pipeline --weights 1,-2|jvs bench pipeline: --weights: a weight is 0 to 2147483647, not -2; " +
+            "try 'tools/jvs bench pipeline --help'",
+        "bench pipeline --weights 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17|jvs bench pipeline: --weights: 1 to 16 " +
+            "weights (one a server, repeated over the 16), not 17; try 'tools/jvs bench pipeline --help'",
         "bench pipeline --replies --mode dr|jvs bench pipeline: --replies needs --mode nat, established flows (not " +
             "--new-flows) and a --burst of 2 or more: only NAT's real servers answer through jvs; " +
             "try 'tools/jvs bench pipeline --help'",

@@ -16,15 +16,18 @@ import io.jvs.core.rules.RuleParser;
 import io.jvs.core.sched.SchedulerFlags;
 import io.jvs.forwarder.memory.HugePageAllocator;
 import io.jvs.core.sched.SchedulerSettings;
+import io.jvs.core.service.RealServer;
 import io.jvs.core.service.ServiceTable;
 import io.jvs.forwarder.memory.NativeCachePrefetch;
 import org.agrona.BufferUtil;
 
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 
 /**
  * A synthetic load for the pipeline: bursts of 64-byte TCP frames from many clients to one virtual
- * service of 16 real servers, written into off-heap frame buffers the way a NIC would, then processed.
+ * service of 16 real servers (of weight 1, or the weights given), written into off-heap frame buffers the way a NIC
+ * would, then processed.
  * <p>
  * Two shapes: established flows (the clients' connections are opened first, through the pipeline
  * itself, among ACKs of the flows already open: {@link #setUp}; each burst then carries ACKs of randomly chosen
@@ -54,6 +57,8 @@ public final class PipelineWorkload
     /** Bytes of a minimum Ethernet frame without its FCS. */
     public static final int FRAME_LENGTH = 60;
     public static final int SERVERS = 16;
+    /** The servers' weights when none are given: ipvsadm's default. */
+    private static final int[] WEIGHT_ONE = {1};
     private static final int FRAME_STRIDE = 2048;
     private static final int PAGE = 4096;
     private static final int HEADROOM = 128;
@@ -73,6 +78,8 @@ public final class PipelineWorkload
     private final int flows;
     private final boolean newFlows;
     private final boolean replies;
+    /** The servers' weights, in order, repeated over the {@link #SERVERS}. */
+    private final int[] weights;
     /**
      * Per reply slot of a burst: the flow of the client frame before it in this burst, and for the next burst's reply
      * the flow answered and its server's address and port.
@@ -104,7 +111,43 @@ public final class PipelineWorkload
     public PipelineWorkload(final Mode mode, final String scheduler, final int flows, final boolean newFlows,
         final int burstSize)
     {
-        this(mode, scheduler, flows, newFlows, burstSize, false, SET_UP_BURSTS);
+        this(mode, scheduler, flows, newFlows, burstSize, WEIGHT_ONE);
+    }
+
+    /**
+     * The same load to servers of the weights given: server n (from 0) gets {@code weights[n % weights.length]}.
+     *
+     * @param weights 1 to {@link #SERVERS} weights, each 0 to {@link RealServer#MAX_WEIGHT}, one at least above 0
+     *                ({@link #weightsProblem}).
+     * @see #PipelineWorkload(Mode, String, int, boolean, int)
+     */
+    public PipelineWorkload(final Mode mode, final String scheduler, final int flows, final boolean newFlows,
+        final int burstSize, final int[] weights)
+    {
+        this(mode, scheduler, flows, newFlows, burstSize, false, SET_UP_BURSTS, weights);
+    }
+
+    /**
+     * @return what is wrong with these servers' weights for this load, or null when nothing is.
+     */
+    public static String weightsProblem(final int[] weights)
+    {
+        if (weights.length == 0 || weights.length > SERVERS)
+        {
+            return "1 to " + SERVERS + " weights (one a server, repeated over the " + SERVERS + "), not " +
+                weights.length;
+        }
+        boolean anyServes = false;
+        for (final int weight : weights)
+        {
+            if (weight < 0)
+            {
+                return "a weight is 0 to " + RealServer.MAX_WEIGHT + ", not " + weight;
+            }
+            anyServes |= weight > 0;
+        }
+        // Weight 0 quiesces a server: with every one quiesced no frame would be forwarded.
+        return anyServes ? null : "one weight at least must be above 0, or no server takes a connection";
     }
 
     /**
@@ -116,7 +159,19 @@ public final class PipelineWorkload
      */
     public static PipelineWorkload withReplies(final String scheduler, final int flows, final int burstSize)
     {
-        return new PipelineWorkload(Mode.NAT, scheduler, flows, false, burstSize, true, SET_UP_BURSTS);
+        return withReplies(scheduler, flows, burstSize, WEIGHT_ONE);
+    }
+
+    /**
+     * The load with replies, to servers of the weights given.
+     *
+     * @see #withReplies(String, int, int)
+     * @see #PipelineWorkload(Mode, String, int, boolean, int, int[])
+     */
+    public static PipelineWorkload withReplies(final String scheduler, final int flows, final int burstSize,
+        final int[] weights)
+    {
+        return new PipelineWorkload(Mode.NAT, scheduler, flows, false, burstSize, true, SET_UP_BURSTS, weights);
     }
 
     /**
@@ -125,6 +180,18 @@ public final class PipelineWorkload
     PipelineWorkload(final Mode mode, final String scheduler, final int flows, final boolean newFlows,
         final int burstSize, final boolean replies, final long mixedSetUpBursts)
     {
+        this(mode, scheduler, flows, newFlows, burstSize, replies, mixedSetUpBursts, WEIGHT_ONE);
+    }
+
+    private PipelineWorkload(final Mode mode, final String scheduler, final int flows, final boolean newFlows,
+        final int burstSize, final boolean replies, final long mixedSetUpBursts, final int[] weights)
+    {
+        final String weightsProblem = weightsProblem(weights);
+        if (weightsProblem != null)
+        {
+            throw new IllegalArgumentException(weightsProblem);
+        }
+        this.weights = weights.clone();
         if (burstSize < 1 || burstSize > FrameBurst.MAX_FRAMES)
         {
             throw new IllegalArgumentException("burst size must be 1.." + FrameBurst.MAX_FRAMES);
@@ -151,7 +218,8 @@ public final class PipelineWorkload
             .gatewayV4(0, ROUTER_MAC);
         for (int server = 1; server <= SERVERS; server++)
         {
-            RuleParser.parse("-a -t 10.0.0.100:80 -r 192.168.1." + server + ":80 " + mode.option).applyTo(table);
+            RuleParser.parse("-a -t 10.0.0.100:80 -r 192.168.1." + server + ":80 " + mode.option + " -w " +
+                weights[(server - 1) % weights.length]).applyTo(table);
             topology.neighbour(IpAddress.parse("192.168.1." + server), 0, 0x02_00_00_00_01_00L + server);
         }
         final DataPlaneSettings settings = new DataPlaneSettings(true, true, true, false, false, false, true, false, 0,
@@ -389,6 +457,21 @@ public final class PipelineWorkload
     public String toString()
     {
         return "mode=" + mode.name().toLowerCase() + " scheduler=" + scheduler + " flows=" + flows +
-            (newFlows ? " new-flows" : "") + (replies ? " replies" : "");
+            (newFlows ? " new-flows" : "") + (replies ? " replies" : "") + weightsShown();
+    }
+
+    /** @return " weights=..." as given, or nothing for the default of weight 1. */
+    public String weightsShown()
+    {
+        if (Arrays.equals(weights, WEIGHT_ONE))
+        {
+            return "";
+        }
+        final StringBuilder shown = new StringBuilder(" weights=");
+        for (int i = 0; i < weights.length; i++)
+        {
+            shown.append(i == 0 ? "" : ",").append(weights[i]);
+        }
+        return shown.toString();
     }
 }

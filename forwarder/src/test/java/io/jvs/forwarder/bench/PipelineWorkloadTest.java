@@ -10,6 +10,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
+import java.util.ArrayList;
+import java.util.List;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -74,6 +77,48 @@ class PipelineWorkloadTest
             total += traffic.service(slot, field);
         }
         return total;
+    }
+
+    @ParameterizedTest
+    @EnumSource(PipelineWorkload.Mode.class)
+    void shouldWeighTheServersAsGiven(final PipelineWorkload.Mode mode)
+    {
+        final int capacity = 16_384;
+        final PipelineWorkload workload =
+            new PipelineWorkload(mode, "wlc", capacity, true, BURST, new int[] {1, 2, 3, 4}).setUp();
+        // 6 400 SYNs, before the first entry's SYN_RECV second is over (capacity / 2 connections): wlc then spreads
+        // them over the servers in proportion to their weights, exactly at every multiple of the weights' sum, 40.
+        for (int i = 0; i < 6400 / BURST; i++)
+        {
+            assertThat(workload.runBurst()).isEqualTo(BURST);
+        }
+        final TrafficStats traffic = workload.pipeline().traffic();
+        final List<Long> connections = new ArrayList<>();
+        for (int slot = 0; slot < traffic.serverSlots(); slot++)
+        {
+            final long opened = traffic.server(slot, TrafficStatsDescriptor.CONNECTIONS);
+            if (opened > 0)
+            {
+                connections.add(opened);
+            }
+        }
+        // Servers 1-16 weigh 1, 2, 3, 4, 1, 2...: 160 connections a unit of weight.
+        assertThat(connections).containsExactlyInAnyOrder(160L, 160L, 160L, 160L, 320L, 320L, 320L, 320L,
+            480L, 480L, 480L, 480L, 640L, 640L, 640L, 640L);
+        assertThat(workload.toString()).endsWith(" new-flows weights=1,2,3,4");
+        assertThat(new PipelineWorkload(mode, "wlc", 1024, true, BURST).toString()).endsWith(" new-flows");
+    }
+
+    @Test
+    void shouldRefuseWeightsThatCannotBeGivenToItsServers()
+    {
+        assertThat(PipelineWorkload.weightsProblem(new int[] {0, 0})).contains("above 0");
+        assertThat(PipelineWorkload.weightsProblem(new int[] {3, -1})).contains("not -1");
+        assertThat(PipelineWorkload.weightsProblem(new int[17])).contains("not 17");
+        assertThat(PipelineWorkload.weightsProblem(new int[0])).contains("not 0");
+        assertThat(PipelineWorkload.weightsProblem(new int[] {0, 5})).isNull();
+        assertThatThrownBy(() -> new PipelineWorkload(PipelineWorkload.Mode.NAT, "wlc", 100, true, BURST,
+            new int[] {0})).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("above 0");
     }
 
     @ParameterizedTest

@@ -58,6 +58,11 @@ public final class PipelineBenchCommand implements Callable<Integer>
         "a warm-up of a third as long, at least 2 s (default ${DEFAULT-VALUE}).")
     private int seconds;
 
+    @Option(names = "--weights", split = ",", paramLabel = "W[,W...]",
+        description = "The 16 real servers' weights (ipvsadm -w), in order, repeated when fewer are given: " +
+            "1,2,3,4 weighs them 1, 2, 3, 4, 1, 2... (default 1 each).")
+    private int[] weights = {1};
+
     @Option(names = "--burst", defaultValue = "32", paramLabel = "N",
         description = "Frames per burst, 1 to 256 (default ${DEFAULT-VALUE}).")
     private int burst;
@@ -98,9 +103,14 @@ public final class PipelineBenchCommand implements Callable<Integer>
             throw new ParameterException(spec.commandLine(), "--replies needs --mode nat, established flows (not " +
                 "--new-flows) and a --burst of 2 or more: only NAT's real servers answer through jvs");
         }
+        final String weightsProblem = PipelineWorkload.weightsProblem(weights);
+        if (weightsProblem != null)
+        {
+            throw new ParameterException(spec.commandLine(), "--weights: " + weightsProblem);
+        }
         final PipelineWorkload workload = replies ?
-            PipelineWorkload.withReplies(scheduler.toLowerCase(Locale.ROOT), flows, burst) :
-            new PipelineWorkload(workloadMode, scheduler.toLowerCase(Locale.ROOT), flows, newFlows, burst);
+            PipelineWorkload.withReplies(scheduler.toLowerCase(Locale.ROOT), flows, burst, weights) :
+            new PipelineWorkload(workloadMode, scheduler.toLowerCase(Locale.ROOT), flows, newFlows, burst, weights);
         final int warmUpSeconds = Math.max(2, seconds / 3);
         out.println("jvs bench pipeline: " + workload + "; setting up, then " + warmUpSeconds + " s of warm-up and " +
             seconds + " s of measuring...");
@@ -121,7 +131,7 @@ public final class PipelineBenchCommand implements Callable<Integer>
         out.printf(Locale.ROOT, "pipeline mode=%s scheduler=%s flows=%d%s Mpps=%.2f ns/packet=%.1f B/op=%.3f " +
                 "cpu-ns/packet=%.1f bytes/connection=%.1f%n",
             mode.toLowerCase(Locale.ROOT), scheduler.toLowerCase(Locale.ROOT), flows,
-            (newFlows ? " new-flows" : "") + (replies ? " replies" : ""),
+            (newFlows ? " new-flows" : "") + (replies ? " replies" : "") + workload.weightsShown(),
             mpps, (double)elapsedNs / packets, (double)allocated / packets, (double)cpuNs / packets,
             workload.bytesPerConnection());
         out.flush();
