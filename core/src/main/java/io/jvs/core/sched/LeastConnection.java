@@ -15,9 +15,14 @@ final class LeastConnection
     private static final int INDEX_BITS = 16;
     private static final long INDEX_MASK = (1L << INDEX_BITS) - 1;
     private static final int MAX_KEYED_SERVERS = 1 << INDEX_BITS;
-    /** Overheads at or above this do not fit beside the index in a positive key. */
+    /** Scaled overheads at or above this do not fit beside the index in a positive key. */
     private static final long KEYED_OVERHEAD_LIMIT = 1L << (Long.SIZE - 1 - INDEX_BITS);
-    /** {@link #leastKeyOfOneWeight} result: an overhead too large for the key, so the full pass decides. */
+    /**
+     * The largest scale a server of a keyed list may have ({@link CountedServers#keyed}): overheads below 2^31 (eight
+     * million active connections a server) then still fit in a key, and larger ones take the exact pass.
+     */
+    static final long MAX_SCALE = 1L << 16;
+    /** {@link #leastKey} result: an overhead too large for the key, so the full pass decides. */
     private static final long TAKE_FULL_PASS = -1;
     /** {@link #leastPositionOfBurst} result: no server of weight above 0 is free of OVERLOAD. */
     private static final int NONE_USABLE = -2;
@@ -73,17 +78,19 @@ final class LeastConnection
 
     /**
      * The same choice as {@link #weighted(RealServer[])}, taken by a shorter pass when the list the scheduler last
-     * took says every server of weight above 0 has the same weight, as a service's servers have unless the operator
-     * gave them weights (ipvsadm's and keepalived's default is 1). With one weight, {@code candidateOverhead * weight
-     * > overhead * candidateWeight} is {@code candidateOverhead > overhead}: the choice is the first usable server of
-     * least overhead, the minimum of the keys {@code overhead << 16 | index}, taken without a branch that depends on
-     * the counts, and reading only the servers' counter slots (one line a server with one worker), not the server
-     * objects. The weights are the hint's: taken on the control plane with the list, and taken again by the
-     * scheduler's hook whenever the conductor edits a weight (a weight changes nowhere else), so a worker that reads
-     * the hint a moment before the new one is published schedules as if the edit came a moment later, as a CPU that
-     * read a destination's weight just before the kernel's atomic_set would. The pass reads each server's counts and
-     * its OVERLOAD flag, which a bind on any worker may set at any time. Servers of different weights are compared as
-     * the kernel compares them ({@link #leastPositionOfWeights}), from the same counter slots and the hint's weights.
+     * took is keyed ({@link CountedServers#keyed}): its usable servers' weights have a small least common multiple
+     * {@code L}, as the weights operators give do (1 for all, ipvsadm's and keepalived's default; 1 to 4; 10, 20,
+     * 50). Then {@code candidateOverhead * weight > overhead * candidateWeight} is {@code candidateOverhead * (L /
+     * candidateWeight) > overhead * (L / weight)}, both sides a whole number: the choice is the first usable server of
+     * least scaled overhead, the minimum of the keys {@code overhead * (L / weight) << 16 | position}, taken without a
+     * branch that depends on the counts, and reading only the servers' counter slots (one line a server with one
+     * worker), not the server objects. The weights are the hint's: taken on the control plane with the list, and
+     * taken again by the scheduler's hook whenever the conductor edits a weight (a weight changes nowhere else), so a
+     * worker that reads the hint a moment before the new one is published schedules as if the edit came a moment
+     * later, as a CPU that read a destination's weight just before the kernel's atomic_set would. The pass reads each
+     * server's counts and its OVERLOAD flag, which a bind on any worker may set at any time. Other lists of servers
+     * counted alike are compared as the kernel compares them ({@link #leastPositionOfWeights}), from the same counter
+     * slots and the hint's weights.
      *
      * @param servers the service's servers in list order.
      * @param counted what the scheduler last took of the service's list: used only when its servers are these.
@@ -91,12 +98,12 @@ final class LeastConnection
      */
     static RealServer weighted(final RealServer[] servers, final CountedServers counted)
     {
-        if (counted.servers == servers && counted.equalWeights)
+        if (counted.servers == servers && counted.keyed)
         {
-            final long key = leastKeyOfOneWeight(counted.usableSlots, counted.usableIndex, counted.workers);
+            final long key = leastKey(counted);
             if (key != TAKE_FULL_PASS)
             {
-                return key == Long.MAX_VALUE ? null : servers[(int)(key & INDEX_MASK)];
+                return key == Long.MAX_VALUE ? null : counted.usableServers[(int)(key & INDEX_MASK)];
             }
         }
         else if (counted.servers == servers && counted.sameWorkers)
@@ -108,9 +115,9 @@ final class LeastConnection
     }
 
     /**
-     * {@link #weighted(RealServer[])}'s pass for servers of different weights, over the hint's lists: each server's
+     * {@link #weighted(RealServer[])}'s pass for a list that is not keyed, over the hint's lists: each server's
      * counts and OVERLOAD flag read from its counter slot (one line a server with one worker), its weight from the
-     * hint, which the scheduler's hook takes again whenever the conductor edits a weight, as for one weight. The
+     * hint, which the scheduler's hook takes again whenever the conductor edits a weight, as for a keyed list. The
      * hint's lists hold only the servers whose weight was above 0; the kernel's pass skips the others too, as a
      * later server of weight 0 never wins its comparison.
      *
@@ -161,7 +168,7 @@ final class LeastConnection
      */
     static RealServer weighted(final RealServer[] servers, final CountedServers counted, final SchedulingContext context)
     {
-        if (context.reportsCounts() && counted.servers == servers && counted.equalWeights)
+        if (context.reportsCounts() && counted.servers == servers && counted.keyed)
         {
             final int position = leastPositionOfBurst(counted, context);
             if (position >= 0)
@@ -199,7 +206,7 @@ final class LeastConnection
             else
             {
                 final int chosen = kept.chosen;
-                final long key = keyAt(changed, counted.workers, chosen);
+                final long key = keyAt(changed, counted, chosen);
                 if (key == TAKE_FULL_PASS)
                 {
                     kept.counted = null;
@@ -230,7 +237,7 @@ final class LeastConnection
     }
 
     /**
-     * {@link #leastPositionOfBurst} for servers of different weights: the tree's leaves hold the servers' overheads,
+     * {@link #leastPositionOfBurst} for a list that is not keyed: the tree's leaves hold the servers' overheads,
      * its nodes the position of least overhead per weight below them, compared as the kernel compares two servers
      * ({@link #productAbove}, the earlier one on a tie), so the root is the kernel's choice.
      *
@@ -318,6 +325,7 @@ final class LeastConnection
     private static long fullPass(final CountedServers counted, final BurstKeys kept)
     {
         final long[] slots = counted.usableSlots;
+        final long[] scales = counted.usableScales;
         final int workers = counted.workers;
         final int count = slots.length;
         final int width = count <= 1 ? 1 : Integer.highestOneBit(count - 1) << 1;
@@ -336,9 +344,9 @@ final class LeastConnection
             final boolean overloaded = (UnsafeApi.getIntOpaque(null, slot + FLAGS_OFFSET) & FLAG_OVERLOAD) != 0;
             final long overhead = RealServer.overheadAt(slot, workers);
             overheads |= overhead;
-            tree[width + i] = overloaded ? Long.MAX_VALUE : overhead << INDEX_BITS | i;
+            tree[width + i] = overloaded ? Long.MAX_VALUE : overhead * scales[i] << INDEX_BITS | i;
         }
-        if (overheads >= KEYED_OVERHEAD_LIMIT)
+        if (overheads >= counted.keyedOverheadLimit)
         {
             return TAKE_FULL_PASS;
         }
@@ -357,14 +365,15 @@ final class LeastConnection
      * @return the key of the server at {@code position} whose counter slot is {@code slot}: {@link Long#MAX_VALUE}
      *     when it is overloaded, {@link #TAKE_FULL_PASS} when its overhead is too large for the key.
      */
-    private static long keyAt(final long slot, final int workers, final int position)
+    private static long keyAt(final long slot, final CountedServers counted, final int position)
     {
         if ((UnsafeApi.getIntOpaque(null, slot + FLAGS_OFFSET) & FLAG_OVERLOAD) != 0)
         {
             return Long.MAX_VALUE;
         }
-        final long overhead = RealServer.overheadAt(slot, workers);
-        return overhead >= KEYED_OVERHEAD_LIMIT ? TAKE_FULL_PASS : overhead << INDEX_BITS | position;
+        final long overhead = RealServer.overheadAt(slot, counted.workers);
+        return overhead >= counted.keyedOverheadLimit ? TAKE_FULL_PASS :
+            overhead * counted.usableScales[position] << INDEX_BITS | position;
     }
 
     /**
@@ -385,37 +394,59 @@ final class LeastConnection
     }
 
     /**
-     * @param servers a service's servers.
-     * @return true when every server of weight above 0 has the same weight: the hint for
-     *     {@link #weighted(RealServer[], CountedServers)}, taken on the control plane after each change of the list.
+     * @param weights the weights of a list's usable servers, each above 0.
+     * @return each weight's scale, {@code L / weight} for the weights' least common multiple {@code L}, or null when
+     *     a scale would be above {@link #MAX_SCALE}: all 1 for one weight, 12, 6, 4 and 3 for 1, 2, 3 and 4.
      */
-    static boolean haveEqualWeights(final RealServer[] servers)
+    static long[] scales(final int[] weights)
     {
-        int weight = 0;
-        for (final RealServer server : servers)
+        long least = Long.MAX_VALUE;
+        for (final int weight : weights)
         {
-            final int own = server.weight();
-            if (own > 0)
-            {
-                if (weight != 0 && own != weight)
-                {
-                    return false;
-                }
-                weight = own;
-            }
+            least = Math.min(least, weight);
         }
-        return true;
+        long multiple = 1;
+        for (final int weight : weights)
+        {
+            final long reduced = multiple / greatestCommonDivisor(multiple, weight);
+            // The new multiple, reduced * weight, at most MAX_SCALE * least: then no scale is above MAX_SCALE.
+            if (reduced > MAX_SCALE * least / weight)
+            {
+                return null;
+            }
+            multiple = reduced * weight;
+        }
+        final long[] scales = new long[weights.length];
+        for (int i = 0; i < weights.length; i++)
+        {
+            scales[i] = multiple / weights[i];
+        }
+        return scales;
+    }
+
+    private static long greatestCommonDivisor(final long a, final long b)
+    {
+        long x = a;
+        long y = b;
+        while (y != 0)
+        {
+            final long rest = x % y;
+            x = y;
+            y = rest;
+        }
+        return x;
     }
 
     /**
-     * @param slots   the counter slots of the servers whose weight was above 0, in list order.
-     * @param index   their positions in the list.
-     * @param workers how many workers count each of them.
-     * @return the least {@code overhead << 16 | index} of those not overloaded, {@link Long#MAX_VALUE} when there is
-     *     none, or {@link #TAKE_FULL_PASS} when an overhead is too large for the key.
+     * @return the least {@code overhead * scale << 16 | position} of the keyed list's usable servers not overloaded,
+     *     {@link Long#MAX_VALUE} when there is none, or {@link #TAKE_FULL_PASS} when an overhead is too large for the
+     *     key.
      */
-    private static long leastKeyOfOneWeight(final long[] slots, final int[] index, final int workers)
+    private static long leastKey(final CountedServers counted)
     {
+        final long[] slots = counted.usableSlots;
+        final long[] scales = counted.usableScales;
+        final int workers = counted.workers;
         long least = Long.MAX_VALUE;
         long overheads = 0;
         for (int i = 0; i < slots.length; i++)
@@ -426,16 +457,16 @@ final class LeastConnection
             {
                 final long overhead = RealServer.overheadAt(slot, workers);
                 overheads |= overhead;
-                least = Math.min(least, overhead << INDEX_BITS | index[i]);
+                least = Math.min(least, overhead * scales[i] << INDEX_BITS | i);
             }
         }
-        return overheads >= KEYED_OVERHEAD_LIMIT ? TAKE_FULL_PASS : least;
+        return overheads >= counted.keyedOverheadLimit ? TAKE_FULL_PASS : least;
     }
 
     /**
-     * A service's servers as a least-connection scheduler last took them, with their counter slots' addresses and
-     * whether they shared one weight: taken on the control plane whenever the list or a weight changes, read by the
-     * workers' passes. Immutable, so one volatile read gives a consistent whole.
+     * A service's servers as a least-connection scheduler last took them, with their counter slots' addresses, weights
+     * and whether their overheads can be compared as keys: taken on the control plane whenever the list or a weight
+     * changes, read by the workers' passes. Immutable, so one volatile read gives a consistent whole.
      */
     static final class CountedServers
     {
@@ -444,8 +475,6 @@ final class LeastConnection
         final RealServer[] servers;
         /** The counter slots of the servers whose weight was above 0, in list order. */
         final long[] usableSlots;
-        /** Their positions in {@link #servers}. */
-        final int[] usableIndex;
         /** The servers themselves, so that a choice by position is one load from the server. */
         final RealServer[] usableServers;
         /** Their weights when the hint was taken. */
@@ -453,8 +482,19 @@ final class LeastConnection
         final int workers;
         /** Every server is counted by the same number of workers, so one overhead formula reads all their slots. */
         final boolean sameWorkers;
-        /** Every server of weight above 0 had the same weight, all share one worker count, and the keys fit. */
-        final boolean equalWeights;
+        /**
+         * Each usable server's scale ({@link #scales}): its overhead times its scale orders it among the others as its
+         * overhead per weight does, exactly. All 1 for one weight; empty when the list is not keyed.
+         */
+        final long[] usableScales;
+        /** Overheads below this, a power of two, fit in a key once scaled. */
+        final long keyedOverheadLimit;
+        /**
+         * Every server is counted by the same number of workers, the list fits the key's index and the usable weights
+         * have scales up to {@link #MAX_SCALE}: a server's overhead then orders it as a key, {@code overhead * scale
+         * << 16 | position}.
+         */
+        final boolean keyed;
 
         CountedServers(final RealServer[] servers)
         {
@@ -468,7 +508,6 @@ final class LeastConnection
                 usable += server.weight() > 0 ? 1 : 0;
             }
             this.usableSlots = new long[usable];
-            this.usableIndex = new int[usable];
             this.usableServers = new RealServer[usable];
             this.usableWeights = new int[usable];
             for (int i = 0, u = 0; i < servers.length && u < usable; i++)
@@ -479,22 +518,32 @@ final class LeastConnection
                     usableSlots[u] = servers[i].countersAddress();
                     usableServers[u] = servers[i];
                     usableWeights[u] = weight;
-                    usableIndex[u++] = i;
+                    u++;
                 }
             }
             this.workers = workers;
             this.sameWorkers = sameWorkers;
-            this.equalWeights = sameWorkers && servers.length <= MAX_KEYED_SERVERS && haveEqualWeights(servers);
+            final long[] scales = scales(usableWeights);
+            this.keyed = sameWorkers && servers.length <= MAX_KEYED_SERVERS && scales != null;
+            this.usableScales = keyed ? scales : new long[0];
+            long largest = 1;
+            for (final long scale : usableScales)
+            {
+                largest = Math.max(largest, scale);
+            }
+            // Divided by the least power of two not below the largest scale: a power of two still, so that an OR of
+            // the overheads tells whether any reaches it.
+            this.keyedOverheadLimit = KEYED_OVERHEAD_LIMIT >>> (Long.SIZE - Long.numberOfLeadingZeros(largest - 1));
         }
     }
 
     /**
-     * The keys {@code overhead << 16 | position} a worker's last wlc pass of a burst took, by position in the hint's
-     * usable lists ({@link Long#MAX_VALUE} for a server that was overloaded), at the leaves of a tree of minimums, and
-     * the position it chose: one for each worker, in its scheduling context, written and read by that worker alone.
-     * The server bound last gets its key again and the least comes from its path to the root, a minimum a level with
-     * the sibling's (four for 16 servers), instead of the least of every key. Servers of different weights have no
-     * such key: their tree holds the overheads at its leaves and, at each node, the position that wins below it
+     * The keys {@code overhead * scale << 16 | position} a worker's last wlc pass of a burst took, by position in the
+     * hint's usable lists ({@link Long#MAX_VALUE} for a server that was overloaded), at the leaves of a tree of
+     * minimums, and the position it chose: one for each worker, in its scheduling context, written and read by that
+     * worker alone. The server bound last gets its key again and the least comes from its path to the root, a minimum
+     * a level with the sibling's (four for 16 servers), instead of the least of every key. A list that is not keyed
+     * has no such key: its tree holds the overheads at its leaves and, at each node, the position that wins below it
      * ({@link #winnerOf}).
      */
     static final class BurstKeys
@@ -509,11 +558,11 @@ final class LeastConnection
         /** The counter slot of the server at {@link #chosen}. */
         long chosenSlot;
         /**
-         * For servers of different weights: each position's overhead ({@link Long#MAX_VALUE} for a server that was
+         * For a list that is not keyed: each position's overhead ({@link Long#MAX_VALUE} for a server that was
          * overloaded, and past the last server).
          */
         long[] overheads = new long[1];
-        /** For servers of different weights: node {@code i}'s position of least overhead per weight below it. */
+        /** For a list that is not keyed: node {@code i}'s position of least overhead per weight below it. */
         int[] winners = new int[2];
 
         /**

@@ -37,30 +37,60 @@ class LeastConnectionBurstTest
     @MethodSource("seeds")
     void shouldChooseAsTheFullPassForTheWorkersOwnReportedChanges(final long seed)
     {
-        chooseAsTheFullPass(seed, false);
+        chooseAsTheFullPass(seed, Weights.ONE);
     }
 
-    /** The same over servers of weights from 1 to 4 (their tree compares overheads per weight). */
+    /** The same over servers of weights from 1 to 4 (their keys are overheads scaled to the weights). */
     @ParameterizedTest(name = "seed {0}")
     @MethodSource("seeds")
     void shouldChooseAsTheFullPassOverServersOfDifferentWeights(final long seed)
     {
-        chooseAsTheFullPass(seed, true);
+        chooseAsTheFullPass(seed, Weights.ONE_TO_FOUR);
     }
 
-    private static void chooseAsTheFullPass(final long seed, final boolean weighted)
+    /**
+     * The same over servers whose weights are 1 to 3 times one of two large primes: no key fits their scales, and
+     * their tree compares overheads per weight.
+     */
+    @ParameterizedTest(name = "seed {0}")
+    @MethodSource("seeds")
+    void shouldChooseAsTheFullPassOverServersOfWeightsTooLargeForKeys(final long seed)
+    {
+        chooseAsTheFullPass(seed, Weights.LARGE_PRIMES);
+    }
+
+    private enum Weights
+    {
+        ONE,
+        ONE_TO_FOUR,
+        LARGE_PRIMES
+    }
+
+    private static void chooseAsTheFullPass(final long seed, final Weights weights)
     {
         final SplittableRandom random = new SplittableRandom(seed);
         final int count = 1 + random.nextInt(20);
         final StringBuilder spec = new StringBuilder();
         for (int i = 0; i < count; i++)
         {
-            spec.append((char)('A' + i)).append(random.nextInt(8) == 0 ? 0 : weighted ? 1 + random.nextInt(4) : 1)
-                .append(' ');
+            // The first and last server of the large weights, when usable, one of each prime: no key then fits.
+            final int prime = weights == Weights.LARGE_PRIMES && (i == 0 || (i != count - 1 && random.nextBoolean())) ?
+                65_521 : 65_519;
+            final int weight = switch (weights)
+            {
+                case ONE -> 1;
+                case ONE_TO_FOUR -> 1 + random.nextInt(4);
+                case LARGE_PRIMES -> prime * (1 + random.nextInt(3));
+            };
+            spec.append((char)('A' + i)).append(random.nextInt(8) == 0 ? 0 : weight).append(' ');
         }
         final SchedulingContext context = new SchedulingContext(THIS_WORKER, seed, true);
         final ServiceFixture fixture = ServiceFixture.of("wlc", SchedulerFlags.NONE, spec.toString(), context, WORKERS);
         final RealServer[] servers = fixture.service.servers();
+        if (weights != Weights.LARGE_PRIMES)
+        {
+            assertThat(new LeastConnection.CountedServers(servers).keyed).as("keys for %s", spec).isTrue();
+        }
         for (final RealServer server : servers)
         {
             if (random.nextInt(4) == 0)

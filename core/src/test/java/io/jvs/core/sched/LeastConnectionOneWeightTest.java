@@ -40,19 +40,14 @@ class LeastConnectionOneWeightTest
         }
         final ServiceFixture fixture = ServiceFixture.of("wlc", spec.toString());
         final RealServer[] servers = fixture.service.servers();
-        assertThat(LeastConnection.haveEqualWeights(servers)).as("one weight among %s", spec).isTrue();
         LeastConnection.CountedServers hint = new LeastConnection.CountedServers(servers);
-        assertThat(hint.equalWeights).isTrue();
+        assertThat(hint.keyed).as("one weight among %s", spec).isTrue();
+        assertThat(LongStream.of(hint.usableScales).allMatch(scale -> scale == 1)).as("scales of one weight, %s", spec)
+            .isTrue();
         if (random.nextInt(4) == 0)
         {
             final RealServer edited = servers[random.nextInt(count)];
             fixture.service.editServer(edited, shared == 1 ? 2 : shared - 1, 0, 0, ForwardMethod.NAT);
-            boolean othersShareTheWeight = false;
-            for (final RealServer server : servers)
-            {
-                othersShareTheWeight |= server != edited && server.weight() == shared;
-            }
-            assertThat(LeastConnection.haveEqualWeights(servers)).isEqualTo(!othersShareTheWeight);
             // What the scheduler's hook takes after the edit (the one taken before has the weights it was taken with).
             hint = new LeastConnection.CountedServers(servers);
         }
@@ -111,7 +106,7 @@ class LeastConnectionOneWeightTest
         final RealServer[] servers = {crowded, light};
         assertThat(crowded.overhead()).isEqualTo(1L << 48);
         final LeastConnection.CountedServers hint = new LeastConnection.CountedServers(servers);
-        assertThat(hint.equalWeights).isTrue();
+        assertThat(hint.keyed).isTrue();
 
         assertThat(LeastConnection.weighted(servers, hint)).isSameAs(light);
         assertThat(LeastConnection.weighted(servers)).isSameAs(light);
