@@ -6,7 +6,7 @@
 #
 #   new connections   bench pipeline --mode nat --scheduler wlc --new-flows --flows 4000000, on one core;
 #                     REF gets today's JVM options and compile commands (tools/jvm/jvs.options, hot-path.compile),
-#                     as it had none of its own: the ratio is the code's
+#                     as it had none of its own: the ratio is the code's (V0_OPTIONS=own: REF as it shipped)
 #   farm replay       replay of synth farm traffic (--packets FARM_PACKETS --services 2 --servers-per-service 4
 #                     --clients 100000), its "rate" line (frames a second from the first record to the last)
 #   capture wall time the wall time of `tools/jvs replay` of a CAPTURE_PACKETS capture of the same farm, from the
@@ -17,7 +17,10 @@
 # Environment: REPS (3: runs of each, alternating), SECONDS_EACH (4), CPU (1: the core the benchmark runs on),
 #              FARM_PACKETS (10000000), CAPTURE_PACKETS (1000000), WORK (a scratch directory; the default, a new
 #              one under TMPDIR, is removed at the end; the captures take about 4 GB), TOGETHER (1: new connections
-#              measured with both builds at once on the core, below).
+#              measured with both builds at once on the core, below), V0_OPTIONS (today, the default: REF's new
+#              connections with today's JVM options and compile commands; own: with its launcher's own, none, as a
+#              user of that commit ran it; the options are part of what this issue changed, so "own" credits them to
+#              this checkout and "today" to neither).
 # TOGETHER=1: where the host's cores slow down by phases, runs one after another see different phases and the new
 # connections' ratio moves by a tenth between sittings. Each rep then runs both builds' benchmarks at the same time on
 # core CPU, which it shares between them in slices of milliseconds, and takes each one's CPU time a connection
@@ -31,6 +34,7 @@ ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 REF="${1:-2cb5d5e}"
 REPS="${REPS:-3}"; SECONDS_EACH="${SECONDS_EACH:-4}"; CPU="${CPU:-1}"
 FARM_PACKETS="${FARM_PACKETS:-10000000}"; CAPTURE_PACKETS="${CAPTURE_PACKETS:-1000000}"; TOGETHER="${TOGETHER:-0}"
+V0_OPTIONS="${V0_OPTIONS:-today}"
 
 die() { echo "pipeline-vs-v0: $*" >&2; exit 2; }
 command -v taskset >/dev/null || die "taskset is missing: apt-get install util-linux"
@@ -39,6 +43,7 @@ for n in "$REPS" "$SECONDS_EACH" "$FARM_PACKETS" "$CAPTURE_PACKETS"; do
     [[ $n =~ ^[1-9][0-9]*$ ]] || die "REPS, SECONDS_EACH, FARM_PACKETS and CAPTURE_PACKETS must be positive integers"
 done
 [[ $TOGETHER == 0 || $TOGETHER == 1 ]] || die "TOGETHER must be 0 or 1"
+[[ $V0_OPTIONS == today || $V0_OPTIONS == own ]] || die "V0_OPTIONS must be today or own, not '$V0_OPTIONS'"
 git -C "$ROOT" rev-parse -q --verify "$REF^{commit}" >/dev/null || die "no commit '$REF' in $ROOT"
 # Build this checkout first (the launcher does when sources changed), and learn its JDK for REF's build.
 "$ROOT/tools/jvs" bench pipeline --help >/dev/null || die "tools/jvs did not build or start"
@@ -75,7 +80,7 @@ median() { sort -g | awk '{v[NR]=$1} END {if (NR % 2) print v[(NR+1)/2]; else pr
 # $2: the figure taken, ns/packet (wall time) or cpu-ns/packet.
 new_connections() {
     local opts=()
-    [[ $1 == "$V0" ]] &&
+    [[ $1 == "$V0" && $V0_OPTIONS == today ]] &&
         opts=(env JVS_JAVA_OPTS="@$ROOT/tools/jvm/jvs.options -XX:CompileCommandFile=$ROOT/tools/jvm/hot-path.compile")
     "${opts[@]}" taskset -c "$CPU" "$1/tools/jvs" bench pipeline --mode nat --scheduler wlc --new-flows \
         --flows 4000000 --seconds "$SECONDS_EACH" 2>/dev/null | grep -oE "(^| )${2:-ns/packet}=[0-9.]+" | head -1 |
@@ -112,7 +117,8 @@ capture_wall() {
 
 echo "# $(date -u +%Y-%m-%dT%H:%M:%SZ) $(uname -r) $(nproc) CPUs; $REF against $(git -C "$ROOT" rev-parse --short HEAD)$(
     [[ -z $(git -C "$ROOT" status --porcelain) ]] || echo ' (with changes)'); $REPS runs of each, alternating$(
-    ((TOGETHER)) && echo "; new connections both at once on core $CPU, CPU ns")"
+    ((TOGETHER)) && echo "; new connections both at once on core $CPU, CPU ns"); $REF's new connections with $(
+    [[ $V0_OPTIONS == today ]] && echo "today's JVM options" || echo "its own JVM options")"
 declare -A RESULT
 for measure in new_connections farm_rate capture_wall; do
     if [[ $measure == new_connections && $TOGETHER == 1 ]]; then
