@@ -3,14 +3,39 @@ package io.jvs.core.sched;
 import io.jvs.core.service.RealServer;
 import org.agrona.UnsafeApi;
 
+import java.util.Arrays;
+
 import static io.jvs.core.service.ConnectionCountersDescriptor.FLAGS_OFFSET;
 import static io.jvs.core.service.ConnectionCountersDescriptor.FLAG_OVERLOAD;
 
 /**
- * The weighted least-connection choice that wlc, lblc and lblcr share (ip_vs_wlc.c's ip_vs_wlc_schedule).
+ * The weighted least-connection choice that wlc, lblc and lblcr share (ip_vs_wlc.c's ip_vs_wlc_schedule), and the
+ * keyed pass and burst tree that lc, sed and nq take too, each with its own load ({@link Load}).
  */
 final class LeastConnection
 {
+    /**
+     * What a least-load scheduler compares, per weight: the server of least load per weight wins, the earlier one on
+     * a tie, among the usable servers not overloaded.
+     */
+    enum Load
+    {
+        /** wlc (and lblc, lblcr): the overhead, {@code 256 * active + inactive}, per weight (ip_vs_wlc.c). */
+        OVERHEAD,
+        /** lc: the overhead, weights deciding only which servers are usable (ip_vs_lc.c). */
+        CONNECTIONS,
+        /** sed: {@code active + 1} per weight (ip_vs_sed.c). */
+        EXPECTED_DELAY,
+        /** nq: the first server without an active connection, or else sed's choice (ip_vs_nq.c). */
+        NEVER_QUEUE
+    }
+
+    /**
+     * {@link #keyedChoice} result: the list is not keyed, or a load does not fit a key: the scheduler's own pass
+     * decides.
+     */
+    static final int NOT_KEYED = -1;
+
     /** The key's low bits: the server's index in the list, which breaks ties toward the earlier server. */
     private static final int INDEX_BITS = 16;
     private static final long INDEX_MASK = (1L << INDEX_BITS) - 1;
@@ -24,8 +49,10 @@ final class LeastConnection
     static final long MAX_SCALE = 1L << 16;
     /** {@link #leastKey} result: an overhead too large for the key, so the full pass decides. */
     private static final long TAKE_FULL_PASS = -1;
-    /** {@link #leastPositionOfBurst} result: no server of weight above 0 is free of OVERLOAD. */
-    private static final int NONE_USABLE = -2;
+    /**
+     * {@link #leastPositionOfBurst} and {@link #keyedChoice} result: no server of weight above 0 is free of OVERLOAD.
+     */
+    static final int NONE_USABLE = -2;
 
     private LeastConnection()
     {
@@ -189,6 +216,33 @@ final class LeastConnection
     }
 
     /**
+     * A least-load scheduler's choice from its keys, as {@link #weighted(RealServer[], CountedServers,
+     * SchedulingContext)} takes wlc's: a burst's later connections from the burst's tree when the context reports its
+     * count changes, the least key of every server otherwise.
+     *
+     * @param servers the service's servers in list order.
+     * @param counted what the scheduler last took of the service's list, with its load: used only when its servers
+     *                are these.
+     * @param context the scheduling worker's context.
+     * @return the chosen server's position in {@code counted}'s usable lists, {@link #NONE_USABLE}, or
+     *     {@link #NOT_KEYED} when the scheduler's own pass must decide.
+     */
+    static int keyedChoice(final RealServer[] servers, final CountedServers counted, final SchedulingContext context)
+    {
+        if (counted.servers != servers || !counted.keyed)
+        {
+            return NOT_KEYED;
+        }
+        if (context.reportsCounts())
+        {
+            final int position = leastPositionOfBurst(counted, context);
+            return position >= 0 || position == NONE_USABLE ? position : NOT_KEYED;
+        }
+        final long key = leastKey(counted);
+        return key == TAKE_FULL_PASS ? NOT_KEYED : key == Long.MAX_VALUE ? NONE_USABLE : (int)(key & INDEX_MASK);
+    }
+
+    /**
      * @return the position (in the hint's usable lists) of the least key of the servers not overloaded,
      *     {@link #NONE_USABLE}, or {@link #TAKE_FULL_PASS} when an overhead is too large for the key.
      */
@@ -327,6 +381,7 @@ final class LeastConnection
         final long[] slots = counted.usableSlots;
         final long[] scales = counted.usableScales;
         final int workers = counted.workers;
+        final Load load = counted.load;
         final int count = slots.length;
         final int width = count <= 1 ? 1 : Integer.highestOneBit(count - 1) << 1;
         long[] tree = kept.tree;
@@ -342,7 +397,7 @@ final class LeastConnection
         {
             final long slot = slots[i];
             final boolean overloaded = (UnsafeApi.getIntOpaque(null, slot + FLAGS_OFFSET) & FLAG_OVERLOAD) != 0;
-            final long overhead = RealServer.overheadAt(slot, workers);
+            final long overhead = loadAt(slot, workers, load);
             overheads |= overhead;
             tree[width + i] = overloaded ? Long.MAX_VALUE : overhead * scales[i] << INDEX_BITS | i;
         }
@@ -371,7 +426,7 @@ final class LeastConnection
         {
             return Long.MAX_VALUE;
         }
-        final long overhead = RealServer.overheadAt(slot, counted.workers);
+        final long overhead = loadAt(slot, counted.workers, counted.load);
         return overhead >= counted.keyedOverheadLimit ? TAKE_FULL_PASS :
             overhead * counted.usableScales[position] << INDEX_BITS | position;
     }
@@ -391,6 +446,24 @@ final class LeastConnection
         final long high = Math.multiplyHigh(a, b);
         final long otherHigh = Math.multiplyHigh(c, d);
         return high != otherHigh ? high > otherHigh : Long.compareUnsigned(a * b, c * d) > 0;
+    }
+
+    /**
+     * @return the load of the server whose counter slot is {@code slot}, as {@code load} counts it: nq's is 0 without
+     *     an active connection, so that the first such server has the least key, and sed's otherwise.
+     */
+    private static long loadAt(final long slot, final int workers, final Load load)
+    {
+        return switch (load)
+        {
+            case OVERHEAD, CONNECTIONS -> RealServer.overheadAt(slot, workers);
+            case EXPECTED_DELAY -> RealServer.activeAt(slot, workers) + 1;
+            case NEVER_QUEUE ->
+            {
+                final long active = RealServer.activeAt(slot, workers);
+                yield active == 0 ? 0 : active + 1;
+            }
+        };
     }
 
     /**
@@ -424,6 +497,13 @@ final class LeastConnection
         return scales;
     }
 
+    private static long[] ones(final int count)
+    {
+        final long[] ones = new long[count];
+        Arrays.fill(ones, 1);
+        return ones;
+    }
+
     private static long greatestCommonDivisor(final long a, final long b)
     {
         long x = a;
@@ -447,6 +527,7 @@ final class LeastConnection
         final long[] slots = counted.usableSlots;
         final long[] scales = counted.usableScales;
         final int workers = counted.workers;
+        final Load load = counted.load;
         long least = Long.MAX_VALUE;
         long overheads = 0;
         for (int i = 0; i < slots.length; i++)
@@ -455,7 +536,7 @@ final class LeastConnection
             // Opaque, as the kernel's atomic_read of a destination's flags: the latest value, no order.
             if ((UnsafeApi.getIntOpaque(null, slot + FLAGS_OFFSET) & FLAG_OVERLOAD) == 0)
             {
-                final long overhead = RealServer.overheadAt(slot, workers);
+                final long overhead = loadAt(slot, workers, load);
                 overheads |= overhead;
                 least = Math.min(least, overhead * scales[i] << INDEX_BITS | i);
             }
@@ -472,6 +553,8 @@ final class LeastConnection
     {
         static final CountedServers NONE = new CountedServers(new RealServer[0]);
 
+        /** What the keys compare. */
+        final Load load;
         final RealServer[] servers;
         /** The counter slots of the servers whose weight was above 0, in list order. */
         final long[] usableSlots;
@@ -496,9 +579,16 @@ final class LeastConnection
          */
         final boolean keyed;
 
+        /** The list as wlc takes it. */
         CountedServers(final RealServer[] servers)
         {
+            this(servers, Load.OVERHEAD);
+        }
+
+        CountedServers(final RealServer[] servers, final Load load)
+        {
             this.servers = servers;
+            this.load = load;
             final int workers = servers.length == 0 ? 1 : servers[0].workers();
             boolean sameWorkers = true;
             int usable = 0;
@@ -523,7 +613,8 @@ final class LeastConnection
             }
             this.workers = workers;
             this.sameWorkers = sameWorkers;
-            final long[] scales = scales(usableWeights);
+            // lc compares the overheads alone: every scale 1, whatever the weights.
+            final long[] scales = load == Load.CONNECTIONS ? ones(usable) : scales(usableWeights);
             this.keyed = sameWorkers && servers.length <= MAX_KEYED_SERVERS && scales != null;
             this.usableScales = keyed ? scales : new long[0];
             long largest = 1;

@@ -3,8 +3,9 @@ package io.jvs.core.sched;
 import io.jvs.core.service.VirtualService;
 
 /**
- * Base of the schedulers that keep no state of their own and pick by walking the live list each time
- * (lc, wlc, sed, nq, fo, ovf, twos). Their cost is one pass over the servers' counters.
+ * Base of the schedulers that pick from the live list each time (fo, ovf, twos, and through
+ * {@link CountedListScheduler} lc, wlc, sed and nq, which keep only what they took of the list). Their cost is one pass
+ * over the servers' counters, or less.
  */
 abstract class ListScheduler implements Scheduler
 {

@@ -1,21 +1,26 @@
 package io.jvs.core.sched;
 
-import io.jvs.core.net.FlowTuple;
 import io.jvs.core.service.RealServer;
 
 /**
  * nq: never queue (ip_vs_nq.c). The first usable server with no active connection wins at once;
  * otherwise the sed rule over the usable servers.
  */
-final class NeverQueueScheduler extends ListScheduler
+final class NeverQueueScheduler extends CountedListScheduler
 {
     @Override
-    public RealServer schedule(final FlowTuple flow, final SchedulingContext context)
+    LeastConnection.Load load()
+    {
+        return LeastConnection.Load.NEVER_QUEUE;
+    }
+
+    @Override
+    RealServer pass(final RealServer[] servers, final SchedulingContext context)
     {
         RealServer least = null;
         long leastOverhead = 0;
         long leastWeight = 0;
-        for (final RealServer server : service.servers())
+        for (final RealServer server : servers)
         {
             if (!server.isUsable())
             {

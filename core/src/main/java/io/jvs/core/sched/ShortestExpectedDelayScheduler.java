@@ -1,18 +1,22 @@
 package io.jvs.core.sched;
 
-import io.jvs.core.net.FlowTuple;
 import io.jvs.core.service.RealServer;
 
 /**
  * sed: shortest expected delay (ip_vs_sed.c). Like wlc with {@code active + 1} as the load,
  * so inactive connections do not count and an idle heavy server is preferred to an idle light one.
  */
-final class ShortestExpectedDelayScheduler extends ListScheduler
+final class ShortestExpectedDelayScheduler extends CountedListScheduler
 {
     @Override
-    public RealServer schedule(final FlowTuple flow, final SchedulingContext context)
+    LeastConnection.Load load()
     {
-        final RealServer[] servers = service.servers();
+        return LeastConnection.Load.EXPECTED_DELAY;
+    }
+
+    @Override
+    RealServer pass(final RealServer[] servers, final SchedulingContext context)
+    {
         RealServer least = null;
         long leastOverhead = 0;
         long leastWeight = 0;

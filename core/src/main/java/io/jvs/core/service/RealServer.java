@@ -422,6 +422,26 @@ public final class RealServer
         return overhead;
     }
 
+    /**
+     * {@link #activeConnections()} of the server whose slot is at {@code countersAddress}, summed without wrapping, for
+     * passes that hold the slots' addresses rather than the servers.
+     *
+     * @param countersAddress the slot's {@link #countersAddress()}.
+     * @param workers         the server's {@link #workers()}.
+     * @return the active connections, all workers' together.
+     */
+    public static long activeAt(final long countersAddress, final int workers)
+    {
+        final long firstLine = countersAddress + ConnectionCountersDescriptor.workerLineOffset(0);
+        long active = 0;
+        for (int w = 0; w < workers; w++)
+        {
+            // Opaque, as overheadAt reads the counts.
+            active += UnsafeApi.getIntOpaque(null, firstLine + (long)w * LINE_LENGTH + ACTIVE_OFFSET) & 0xFFFF_FFFFL;
+        }
+        return active;
+    }
+
     private static long overheadOf(final long both)
     {
         // Counts are never negative: read as unsigned, each half is one instruction (no sign extension), which a

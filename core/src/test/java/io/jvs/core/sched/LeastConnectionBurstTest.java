@@ -3,10 +3,12 @@ package io.jvs.core.sched;
 import io.jvs.core.service.RealServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import java.util.SplittableRandom;
 import java.util.stream.LongStream;
+import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -37,7 +39,24 @@ class LeastConnectionBurstTest
     @MethodSource("seeds")
     void shouldChooseAsTheFullPassForTheWorkersOwnReportedChanges(final long seed)
     {
-        chooseAsTheFullPass(seed, Weights.ONE);
+        chooseAsTheFullPass("wlc", seed, Weights.ONE);
+    }
+
+    static Stream<Arguments> otherLoadsAndSeeds()
+    {
+        return Stream.of("lc", "sed", "nq")
+            .flatMap(scheduler -> seeds().mapToObj(seed -> Arguments.of(scheduler, seed)));
+    }
+
+    /**
+     * The same for lc, sed and nq, whose keys are their own loads (the overhead alone; active + 1 per weight; 0
+     * without an active connection, else sed's), over weights from 1 to 4, against each one's pass over the servers.
+     */
+    @ParameterizedTest(name = "{0} seed {1}")
+    @MethodSource("otherLoadsAndSeeds")
+    void shouldChooseAsTheSchedulersOwnPassForItsLoad(final String scheduler, final long seed)
+    {
+        chooseAsTheFullPass(scheduler, seed, Weights.ONE_TO_FOUR);
     }
 
     /** The same over servers of weights from 1 to 4 (their keys are overheads scaled to the weights). */
@@ -45,7 +64,7 @@ class LeastConnectionBurstTest
     @MethodSource("seeds")
     void shouldChooseAsTheFullPassOverServersOfDifferentWeights(final long seed)
     {
-        chooseAsTheFullPass(seed, Weights.ONE_TO_FOUR);
+        chooseAsTheFullPass("wlc", seed, Weights.ONE_TO_FOUR);
     }
 
     /**
@@ -56,7 +75,7 @@ class LeastConnectionBurstTest
     @MethodSource("seeds")
     void shouldChooseAsTheFullPassOverServersOfWeightsTooLargeForKeys(final long seed)
     {
-        chooseAsTheFullPass(seed, Weights.LARGE_PRIMES);
+        chooseAsTheFullPass("wlc", seed, Weights.LARGE_PRIMES);
     }
 
     private enum Weights
@@ -66,7 +85,7 @@ class LeastConnectionBurstTest
         LARGE_PRIMES
     }
 
-    private static void chooseAsTheFullPass(final long seed, final Weights weights)
+    private static void chooseAsTheFullPass(final String scheduler, final long seed, final Weights weights)
     {
         final SplittableRandom random = new SplittableRandom(seed);
         final int count = 1 + random.nextInt(20);
@@ -85,11 +104,13 @@ class LeastConnectionBurstTest
             spec.append((char)('A' + i)).append(random.nextInt(8) == 0 ? 0 : weight).append(' ');
         }
         final SchedulingContext context = new SchedulingContext(THIS_WORKER, seed, true);
-        final ServiceFixture fixture = ServiceFixture.of("wlc", SchedulerFlags.NONE, spec.toString(), context, WORKERS);
+        final ServiceFixture fixture = ServiceFixture.of(scheduler, SchedulerFlags.NONE, spec.toString(), context,
+            WORKERS);
         final RealServer[] servers = fixture.service.servers();
+        final CountedListScheduler counting = (CountedListScheduler)fixture.service.scheduler();
         if (weights != Weights.LARGE_PRIMES)
         {
-            assertThat(new LeastConnection.CountedServers(servers).keyed).as("keys for %s", spec).isTrue();
+            assertThat(counting.counted.keyed).as("keys for %s", spec).isTrue();
         }
         for (final RealServer server : servers)
         {
@@ -111,8 +132,10 @@ class LeastConnectionBurstTest
             if (what < 6)
             {
                 final RealServer chosen = fixture.pick();
-                assertThat(chosen).as("seed %d step %d over %s", seed, step, spec)
-                    .isSameAs(LeastConnection.weighted(servers));
+                // wlc's reference is the kernel's pass over the servers; lc's, sed's and nq's their own.
+                assertThat(chosen).as("%s seed %d step %d over %s", scheduler, seed, step, spec)
+                    .isSameAs(scheduler.equals("wlc") ? LeastConnection.weighted(servers) :
+                        counting.pass(servers, null));
                 if (chosen != null && random.nextInt(8) != 0)
                 {
                     final int at = indexOf(servers, chosen);
