@@ -481,7 +481,7 @@ final class LeastConnection
         long multiple = 1;
         for (final int weight : weights)
         {
-            final long reduced = multiple / greatestCommonDivisor(multiple, weight);
+            final long reduced = multiple / Weights.gcd(multiple, weight);
             // The new multiple, reduced * weight, at most MAX_SCALE * least: then no scale is above MAX_SCALE.
             if (reduced > MAX_SCALE * least / weight)
             {
@@ -502,19 +502,6 @@ final class LeastConnection
         final long[] ones = new long[count];
         Arrays.fill(ones, 1);
         return ones;
-    }
-
-    private static long greatestCommonDivisor(final long a, final long b)
-    {
-        long x = a;
-        long y = b;
-        while (y != 0)
-        {
-            final long rest = x % y;
-            x = y;
-            y = rest;
-        }
-        return x;
     }
 
     /**

@@ -1,7 +1,7 @@
 package io.jvs.core.sched;
 
 /**
- * Arithmetic on weights shared by wrr and mh.
+ * Arithmetic on weights shared by wrr, mh and the least-load schedulers' keys.
  */
 final class Weights
 {
@@ -16,11 +16,21 @@ final class Weights
      */
     static int gcd(final int a, final int b)
     {
-        int x = a;
-        int y = b;
+        return (int)gcd((long)a, b);
+    }
+
+    /**
+     * @param a a positive number.
+     * @param b a positive number.
+     * @return their greatest common divisor.
+     */
+    static long gcd(final long a, final long b)
+    {
+        long x = a;
+        long y = b;
         while (y != 0)
         {
-            final int r = x % y;
+            final long r = x % y;
             x = y;
             y = r;
         }
