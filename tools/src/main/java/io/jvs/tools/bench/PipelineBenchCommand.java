@@ -58,7 +58,7 @@ public final class PipelineBenchCommand implements Callable<Integer>
         "a warm-up of a third as long, at least 2 s (default ${DEFAULT-VALUE}).")
     private int seconds;
 
-    @Option(names = "--weights", split = ",", paramLabel = "W[,W...]",
+    @Option(names = "--weights", split = ",", paramLabel = "W",
         description = "The 16 real servers' weights (ipvsadm -w), in order, repeated when fewer are given: " +
             "1,2,3,4 weighs them 1, 2, 3, 4, 1, 2... (default 1 each).")
     private int[] weights = {1};
