@@ -179,7 +179,15 @@ public final class Pipeline
     /** Each connection table is swept end to end this often. */
     public static final long SWEEP_PERIOD_NS = 1_000_000_000L;
 
-    private long lastSweepNs;
+    /**
+     * When neither a burst nor an idle sweep has run yet. The first burst starts the connection tables' sweep clock
+     * instead of paying for a whole period's sweeping at once: the tables of a pipeline that has seen no frame hold
+     * nothing, and that sweep, both tables end to end before any of the code is compiled, delayed the first frames of
+     * every replay.
+     */
+    private static final long SWEEP_CLOCK_UNSET = Long.MIN_VALUE;
+
+    private long lastSweepNs = SWEEP_CLOCK_UNSET;
     /** Time since the last sweep that has not yet been paid for in swept slots. */
     private long sweepCredit;
     /** The most slots of a table one burst sweeps ({@link #limitBurstSweep}). */
@@ -971,7 +979,8 @@ public final class Pipeline
      */
     private void sweepDue(final long now, final int minimumSlots)
     {
-        final long elapsed = Math.min(SWEEP_PERIOD_NS, Math.max(0, now - lastSweepNs));
+        final long elapsed =
+            lastSweepNs == SWEEP_CLOCK_UNSET ? 0 : Math.min(SWEEP_PERIOD_NS, Math.max(0, now - lastSweepNs));
         lastSweepNs = now;
         sweepCredit += elapsed;
         final int budget4 = (int)(v4.slots() * sweepCredit / SWEEP_PERIOD_NS);
