@@ -64,12 +64,12 @@ public final class RuleParser
         {
             throw new IllegalArgumentException("'" + words.get(0) + "' does not change the configuration: " + COMMANDS);
         }
-        final String engine = switch (change.command())
-        {
-            case RuleCommand.AddService add -> add.persistenceEngine();
-            case RuleCommand.EditService edit -> edit.persistenceEngine();
-            default -> "";
-        };
+        // Tests rather than a switch over the types: such a switch is linked at its first run through invokedynamic
+        // (SwitchBootstraps.typeSwitch), which spins method handles at every start (the start-up cache does not hold
+        // them), and the first rule of every command's rules paid for it.
+        final RuleCommand command = change.command();
+        final String engine = command instanceof final RuleCommand.AddService add ? add.persistenceEngine() :
+            command instanceof final RuleCommand.EditService edit ? edit.persistenceEngine() : "";
         if (!engine.isEmpty())
         {
             throw new IllegalArgumentException("persistence engine `" + engine + "' is not supported by jvs");

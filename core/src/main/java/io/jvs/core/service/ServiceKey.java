@@ -3,6 +3,8 @@ package io.jvs.core.service;
 import io.jvs.core.net.IpAddress;
 import io.jvs.core.net.Protocol;
 
+import java.util.Objects;
+
 /**
  * What identifies a virtual service: protocol, address and port, or a firewall mark and address family.
  *
@@ -74,6 +76,26 @@ public record ServiceKey(Protocol protocol, IpAddress address, int port, int fir
             return "-f " + Integer.toUnsignedString(firewallMark) + (v6 ? " -6" : "");
         }
         return protocol.ipvsadmOption() + " " + address.toBracketedString() + ":" + port;
+    }
+
+    // Written out rather than the record's own: those are linked at their first call through invokedynamic
+    // (ObjectMethods.bootstrap), which spins method handles at every start of every command (the start-up cache does
+    // not hold them), and the rules' first service pays for it.
+    @Override
+    public boolean equals(final Object other)
+    {
+        return other instanceof final ServiceKey key && port == key.port && firewallMark == key.firewallMark &&
+            v6 == key.v6 && protocol == key.protocol && Objects.equals(address, key.address);
+    }
+
+    @Override
+    public int hashCode()
+    {
+        int hash = protocol == null ? 0 : protocol.ordinal() + 1;
+        hash = 31 * hash + (address == null ? 0 : address.hashCode());
+        hash = 31 * hash + port;
+        hash = 31 * hash + firewallMark;
+        return 31 * hash + (v6 ? 1 : 0);
     }
 
     @Override
