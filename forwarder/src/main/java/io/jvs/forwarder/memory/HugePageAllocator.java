@@ -22,8 +22,12 @@ public final class HugePageAllocator implements OffHeapAllocator
 {
     private static final long SMALL_PAGE = 4096;
 
+    /** The limit that stands for a quarter of the machine's memory, at least {@link #DEFAULT_LIMIT_FLOOR}. */
+    private static final long DEFAULT_LIMIT = -1;
+    private static final long DEFAULT_LIMIT_FLOOR = 1L << 30;
+
     /** The one instance. */
-    public static final HugePageAllocator INSTANCE = new HugePageAllocator(defaultLimit());
+    public static final HugePageAllocator INSTANCE = new HugePageAllocator(DEFAULT_LIMIT);
 
     /**
      * The same mappings, each written to once a page as it is made, so the kernel hands out its pages then and not
@@ -48,24 +52,35 @@ public final class HugePageAllocator implements OffHeapAllocator
     private final long unreleasedLimit;
 
     /**
-     * @param unreleasedLimit the most bytes of mappings still mapped before a collection is asked for.
+     * @param unreleasedLimit the most bytes of mappings still mapped before a collection is asked for, or
+     *                        {@link #DEFAULT_LIMIT}.
      */
     HugePageAllocator(final long unreleasedLimit)
     {
         this.unreleasedLimit = unreleasedLimit;
     }
 
-    private static long defaultLimit()
+    /**
+     * The default limit, worked out the first time mappings go beyond its floor: the platform's management bean that
+     * tells the machine's memory costs milliseconds to start, and most commands map far less than the floor.
+     */
+    private static final class MachineQuarter
     {
-        final long physical = ManagementFactory.getPlatformMXBean(com.sun.management.OperatingSystemMXBean.class)
-            .getTotalMemorySize();
-        return Math.max(1L << 30, physical / 4);
+        static final long BYTES = Math.max(DEFAULT_LIMIT_FLOOR,
+            ManagementFactory.getPlatformMXBean(com.sun.management.OperatingSystemMXBean.class).getTotalMemorySize() /
+                4);
+    }
+
+    private boolean beyondLimit(final long unreleased)
+    {
+        return unreleasedLimit == DEFAULT_LIMIT ? unreleased > DEFAULT_LIMIT_FLOOR && unreleased > MachineQuarter.BYTES :
+            unreleased > unreleasedLimit;
     }
 
     @Override
     public Region allocate(final long bytes)
     {
-        if (AnonymousMemory.unreleasedBytes() + bytes > unreleasedLimit)
+        if (beyondLimit(AnonymousMemory.unreleasedBytes() + bytes))
         {
             releaseUnreachable(bytes);
         }
@@ -80,7 +95,7 @@ public final class HugePageAllocator implements OffHeapAllocator
         System.gc();
         final long deadline = System.nanoTime() + RELEASE_WAIT_NS;
         boolean interrupted = false;
-        while (AnonymousMemory.unreleasedBytes() + bytes > unreleasedLimit && System.nanoTime() < deadline)
+        while (beyondLimit(AnonymousMemory.unreleasedBytes() + bytes) && System.nanoTime() < deadline)
         {
             try
             {
