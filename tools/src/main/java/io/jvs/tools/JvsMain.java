@@ -24,9 +24,13 @@ import java.util.Set;
  * {@code try 'tools/jvs CMD --help'}, exit status 2, never the whole help; a {@link CommandError} is its one
  * line and its status; anything else is one line too, status 1, its stack trace only with
  * {@code JVS_STACK_TRACES=1}.
+ * <p>
+ * Every command says {@code addMethodSubcommands = false}: none has subcommands written as methods, and picocli
+ * would otherwise read the annotations of each of a command's methods, looking for them, at every start.
  */
 @Command(
     name = "jvs",
+    addMethodSubcommands = false,
     mixinStandardHelpOptions = true,
     version = JvsMain.VERSION,
     description = "jvs (Java Virtual Server): an LVS-style layer-4 load balancer.")

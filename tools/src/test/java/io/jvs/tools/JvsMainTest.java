@@ -20,6 +20,26 @@ import static org.assertj.core.api.Assertions.assertThat;
 class JvsMainTest
 {
     @Test
+    void shouldLookForNoSubcommandsAmongTheCommandsMethods()
+    {
+        // Each command that let picocli look would have every one of its methods' annotations read at each start.
+        // jvs's own commands, not picocli's help command (added only to a command line that asks for help).
+        final List<CommandLine> commands = new ArrayList<>();
+        final List<CommandLine> pending = new ArrayList<>(List.of(JvsMain.commandLine()));
+        while (!pending.isEmpty())
+        {
+            final CommandLine command = pending.removeLast();
+            if (!(command.getCommandSpec().userObject() instanceof CommandLine.HelpCommand))
+            {
+                commands.add(command);
+            }
+            pending.addAll(command.getSubcommands().values());
+        }
+        assertThat(commands).hasSizeGreaterThan(8).allSatisfy(command ->
+            assertThat(command.getCommandSpec().isAddMethodSubcommands()).as(command.getCommandName()).isFalse());
+    }
+
+    @Test
     void shouldRefuseAnUnknownSubcommandInOneLine()
     {
         final CommandRun run = CommandRun.of("nosuch", "--help");

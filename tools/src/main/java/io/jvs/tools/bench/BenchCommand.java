@@ -7,6 +7,7 @@ import picocli.CommandLine.Command;
  */
 @Command(
     name = "bench",
+    addMethodSubcommands = false,
     mixinStandardHelpOptions = true,
     description = {
         "Measures packets per second and latency of the data path.",

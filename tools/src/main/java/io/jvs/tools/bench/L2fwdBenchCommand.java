@@ -34,6 +34,7 @@ import java.util.concurrent.Callable;
  */
 @Command(
     name = "l2fwd",
+    addMethodSubcommands = false,
     mixinStandardHelpOptions = true,
     description = {
         "Forwards frames from --rx to --tx and measures the rate.",

@@ -20,6 +20,7 @@ import java.util.concurrent.Callable;
  */
 @Command(
     name = "pipeline",
+    addMethodSubcommands = false,
     mixinStandardHelpOptions = true,
     description = {
         "Measures the packet pipeline on this thread, from memory.",

@@ -34,6 +34,7 @@ import java.util.concurrent.locks.LockSupport;
  */
 @Command(
     name = "txgen",
+    addMethodSubcommands = false,
     mixinStandardHelpOptions = true,
     description = {
         "Sends 64-byte UDP frames out of --tx and prints the rate.",

@@ -12,6 +12,7 @@ import java.util.List;
  */
 @Command(
     name = "ctl",
+    addMethodSubcommands = false,
     description = {
         "Controls a running daemon with ipvsadm's command line.",
         "Takes exactly ipvsadm's arguments (-A -E -D -C -R -S -a -e -d -L -Z --set",

@@ -36,6 +36,7 @@ import java.util.function.BooleanSupplier;
  */
 @Command(
     name = "demo",
+    addMethodSubcommands = false,
     mixinStandardHelpOptions = true,
     description = {
         "Shows jvs at work: live as root, offline otherwise.",

@@ -33,6 +33,7 @@ import java.util.concurrent.Callable;
  */
 @Command(
     name = "replay",
+    addMethodSubcommands = false,
     mixinStandardHelpOptions = true,
     description = {
         "Runs a pcap or pcapng capture through the data path, offline.",

@@ -12,6 +12,7 @@ import java.util.concurrent.Callable;
  */
 @Command(
     name = "run",
+    addMethodSubcommands = false,
     mixinStandardHelpOptions = true,
     description = {
         "Runs the load balancer daemon on the configured interfaces.",

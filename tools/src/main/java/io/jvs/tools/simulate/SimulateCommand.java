@@ -25,6 +25,7 @@ import java.util.concurrent.Callable;
  */
 @Command(
     name = "simulate",
+    addMethodSubcommands = false,
     mixinStandardHelpOptions = true,
     description = {
         "Shows which real server each new connection would get.",

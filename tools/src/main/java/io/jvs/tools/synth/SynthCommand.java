@@ -30,6 +30,7 @@ import java.util.concurrent.Callable;
  */
 @Command(
     name = "synth",
+    addMethodSubcommands = false,
     mixinStandardHelpOptions = true,
     sortOptions = false,
     description = {
