@@ -39,15 +39,22 @@ public final class AnonymousMemory
     private static final MethodHandle MADVISE = downcall("madvise", FunctionDescriptor.of(ValueLayout.JAVA_INT,
         ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT));
     /**
-     * The calls few runs make, linked on first use: a downcall's stub is a class the linker spins, about 10 ms of a
-     * short command's start each.
+     * The calls few runs make, each linked on its first use: a downcall's stub is a class the linker spins, about 10
+     * ms of a short command's start each. mprotect shares madvise's stub (the linker keeps one a function descriptor
+     * and set of options); munmap's is its own, which a run that unmaps nothing (a replay's tables live until it
+     * exits) never needs.
      */
-    private static final class Rare
+    private static final class Mprotect
+    {
+        static final MethodHandle MPROTECT = downcall("mprotect", FunctionDescriptor.of(ValueLayout.JAVA_INT,
+            ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT));
+    }
+
+    /** See {@link Mprotect}. */
+    private static final class Munmap
     {
         static final MethodHandle MUNMAP = downcall("munmap", FunctionDescriptor.of(ValueLayout.JAVA_INT,
             ValueLayout.ADDRESS, ValueLayout.JAVA_LONG));
-        static final MethodHandle MPROTECT = downcall("mprotect", FunctionDescriptor.of(ValueLayout.JAVA_INT,
-            ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT));
     }
 
     /** Unmaps the mappings whose owners became unreachable, as the JDK frees direct buffers. */
@@ -130,7 +137,7 @@ public final class AnonymousMemory
         try (Arena arena = Arena.ofConfined())
         {
             final MemorySegment state = arena.allocate(CAPTURE);
-            final int result = (int)Rare.MPROTECT.invokeExact(state, MemorySegment.ofAddress(memory.address),
+            final int result = (int)Mprotect.MPROTECT.invokeExact(state, MemorySegment.ofAddress(memory.address),
                 memory.length, PROT_READ | PROT_EXEC);
             if (result != 0)
             {
@@ -234,7 +241,7 @@ public final class AnonymousMemory
             try (Arena arena = Arena.ofConfined())
             {
                 final MemorySegment state = arena.allocate(CAPTURE);
-                final int result = (int)Rare.MUNMAP.invokeExact(state, MemorySegment.ofAddress(address), length);
+                final int result = (int)Munmap.MUNMAP.invokeExact(state, MemorySegment.ofAddress(address), length);
                 if (result != 0)
                 {
                     throw new NativeCallException("munmap", (int)ERRNO.get(state, 0L), length + " bytes");
