@@ -45,6 +45,8 @@ public final class ReplayReport
     /** Pipeline time per frame in ns, each burst's time shared out equally among its frames. */
     final Histogram pipelineNs = new Histogram(Pipeline.MAX_LATENCY_NS, 2);
     private final long[] recordsByLinkType = new long[1 << 16];
+    /** The link types {@link #recordsByLinkType} has counted, a bit each: the report reads 1 024 words, not 65 536. */
+    private final long[] linkTypesSeen = new long[(1 << 16) / Long.SIZE];
     final List<long[]> samples = new ArrayList<>();
     final List<Long> sampleTimes = new ArrayList<>();
 
@@ -99,7 +101,9 @@ public final class ReplayReport
         {
             snapTruncated++;
         }
-        recordsByLinkType[linkType & 0xFFFF]++;
+        final int type = linkType & 0xFFFF;
+        recordsByLinkType[type]++;
+        linkTypesSeen[type >>> 6] |= 1L << type;
     }
 
     void firstTimestamp(final long ns)
@@ -171,10 +175,11 @@ public final class ReplayReport
     public Map<String, Long> linkTypes()
     {
         final Map<String, Long> types = new TreeMap<>();
-        for (int type = 0; type < recordsByLinkType.length; type++)
+        for (int word = 0; word < linkTypesSeen.length; word++)
         {
-            if (recordsByLinkType[type] > 0)
+            for (long bits = linkTypesSeen[word]; bits != 0; bits &= bits - 1)
             {
+                final int type = word << 6 | Long.numberOfTrailingZeros(bits);
                 types.put(LinkType.name(type), recordsByLinkType[type]);
             }
         }
@@ -449,6 +454,6 @@ public final class ReplayReport
 
     static String percent(final double value)
     {
-        return String.format(java.util.Locale.ROOT, "%.1f", value);
+        return String.format(ReplayReportFormat.NUMBERS, "%.1f", value);
     }
 }

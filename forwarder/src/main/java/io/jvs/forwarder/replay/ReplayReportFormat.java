@@ -13,6 +13,12 @@ import java.util.Map;
 public final class ReplayReportFormat
 {
     private static final double[] PERCENTILES = {50, 90, 99, 99.9};
+    /**
+     * The locale the report's numbers are formatted in: none, so plain digits, a decimal point and a minus sign, as
+     * Locale.ROOT gives them, without {@link java.util.Formatter} loading a locale's number symbols, which it does
+     * for any locale at a run's first number with a fraction (milliseconds at the end of every replay).
+     */
+    static final Locale NUMBERS = null;
 
     private ReplayReportFormat()
     {
@@ -26,15 +32,15 @@ public final class ReplayReportFormat
         final StringBuilder out = new StringBuilder(2048);
         final double spanSeconds = r.firstTimestampNs == Long.MIN_VALUE ? 0 :
             (r.lastTimestampNs - r.firstTimestampNs) / 1e9;
-        out.append(String.format(Locale.ROOT, "jvs replay: %s (%s, %s", r.options.input(), r.format,
+        out.append(String.format(NUMBERS, "jvs replay: %s (%s, %s", r.options.input(), r.format,
             Counts.of(r.records, "record")));
         r.linkTypes().forEach((type, count) -> out.append(", ").append(type).append(' ').append(count));
-        out.append(String.format(Locale.ROOT, "), %s + %.3f s%n", r.timestamp(r.firstTimestampNs), spanSeconds));
+        out.append(String.format(NUMBERS, "), %s + %.3f s%n", r.timestamp(r.firstTimestampNs), spanSeconds));
         out.append("rules: ").append(r.rulesSource()).append(", config: ").append(r.config.source())
             .append(", workers: ").append(r.options.workers())
             .append(r.options.filter() == null ? "" : ", filter: " + r.options.filter()).append('\n');
         out.append('\n');
-        out.append(String.format(Locale.ROOT, "frames in %d = forwarded %d + passed %d + dropped %d%n",
+        out.append(String.format(NUMBERS, "frames in %d = forwarded %d + passed %d + dropped %d%n",
             r.framesIn(), r.forwarded(), r.passed(), r.dropped()));
         // The services' packets below count the frames scheduled or matched to a connection on the way to a
         // server; the rest of what was forwarded is said here, so the figures add up.
@@ -44,7 +50,7 @@ public final class ReplayReportFormat
             servicePackets += service.packets();
         }
         final long other = r.forwarded() - servicePackets - r.fragmentsFollowed() - r.icmpAnswers();
-        out.append(String.format(Locale.ROOT, "  forwarded %d = the services' packets %d + later fragments %d%n" +
+        out.append(String.format(NUMBERS, "  forwarded %d = the services' packets %d + later fragments %d%n" +
                 "    + ICMP errors jvs answered with %d + other %d (relayed ICMP errors, servers' replies)%n",
             r.forwarded(), servicePackets, r.fragmentsFollowed(), r.icmpAnswers(), other));
         final Map<String, Long> drops = r.dropsByReason();
@@ -56,26 +62,26 @@ public final class ReplayReportFormat
         }
         if (r.fragmented > 0)
         {
-            out.append(String.format(Locale.ROOT, "  sent in fragments: %d packets longer than their port's MTU " +
+            out.append(String.format(NUMBERS, "  sent in fragments: %d packets longer than their port's MTU " +
                 "without DF, as %d fragments%n", r.fragmented, r.fragmentRecords));
         }
-        out.append(String.format(Locale.ROOT, "  pipeline paths: fast loop %d (established connections, parser " +
+        out.append(String.format(NUMBERS, "  pipeline paths: fast loop %d (established connections, parser " +
             "verdicts), general path %d%n", r.fastPathFrames(), r.generalPathFrames()));
-        out.append(String.format(Locale.ROOT, "records not replayed: filtered out %d, sent by the capturing host %d;" +
+        out.append(String.format(NUMBERS, "records not replayed: filtered out %d, sent by the capturing host %d;" +
             " replayed as captured: snap-truncated %d, out of order %d (on the clock of the record before); %s%n",
             r.filteredOut, r.outgoingSkipped, r.snapTruncated, r.outOfOrder,
             r.endDetail == null ? "read to the end" : "stopped early: " + r.endDetail));
         out.append('\n');
-        out.append(String.format(Locale.ROOT, "%-44s %-6s %6s %10s %7s %7s %12s %14s%n", "service / real server",
+        out.append(String.format(NUMBERS, "%-44s %-6s %6s %10s %7s %7s %12s %14s%n", "service / real server",
             "method", "weight", "conns", "share%", "weight%", "packets", "bytes"));
         for (final ReplayReport.ServiceLine service : r.services())
         {
-            out.append(String.format(Locale.ROOT, "%-44s %-6s %6s %10d %7s %7s %12d %14d%n",
+            out.append(String.format(NUMBERS, "%-44s %-6s %6s %10d %7s %7s %12d %14d%n",
                 service.service() + " " + service.scheduler(), "", "", service.connections(), "", "",
                 service.packets(), service.bytes()));
             for (final ReplayReport.ServerLine server : service.servers())
             {
-                out.append(String.format(Locale.ROOT, "  -> %-40s %-6s %6d %10d %7.1f %7.1f %12d %14d%n",
+                out.append(String.format(NUMBERS, "  -> %-40s %-6s %6d %10d %7.1f %7.1f %12d %14d%n",
                     server.server(), server.method(), server.weight(), server.connections(), server.share(),
                     server.weightShare(), server.packets(), server.bytes()));
             }
@@ -91,21 +97,21 @@ public final class ReplayReportFormat
         {
             for (final double p : PERCENTILES)
             {
-                out.append(String.format(Locale.ROOT, " p%s %s", trim(p), duration(latency.getValueAtPercentile(p))));
+                out.append(String.format(NUMBERS, " p%s %s", trim(p), duration(latency.getValueAtPercentile(p))));
             }
             out.append(" max ").append(duration(latency.getMaxValue()));
         }
         out.append('\n');
-        out.append(String.format(Locale.ROOT, "rate: %d frames in %.3f s = %.2f M frames/s (pipeline alone %.2f M)%n",
+        out.append(String.format(NUMBERS, "rate: %d frames in %.3f s = %.2f M frames/s (pipeline alone %.2f M)%n",
             r.framesIn(), r.wallSeconds(), r.framesPerSecond() / 1e6, r.pipelineFramesPerSecond() / 1e6));
         if (r.options.output() != null)
         {
-            out.append(String.format(Locale.ROOT, "wrote %s to %s%n", Counts.of(r.written, "frame"),
+            out.append(String.format(NUMBERS, "wrote %s to %s%n", Counts.of(r.written, "frame"),
                 r.options.output()));
         }
         if (r.options.decisions() != null)
         {
-            out.append(String.format(Locale.ROOT, "wrote %s to %s%n", Counts.of(r.decisionLines, "decision"),
+            out.append(String.format(NUMBERS, "wrote %s to %s%n", Counts.of(r.decisionLines, "decision"),
                 r.options.decisions()));
         }
         return out.toString();
@@ -187,7 +193,7 @@ public final class ReplayReportFormat
                 .append(latency.getTotalCount() == 0 ? 0 : latency.getValueAtPercentile(p));
         }
         out.append(", \"max\": ").append(latency.getMaxValue()).append("},\n");
-        out.append(String.format(Locale.ROOT, "  \"rate\": {\"wall_seconds\": %.6f, \"frames_per_second\": %.0f, " +
+        out.append(String.format(NUMBERS, "  \"rate\": {\"wall_seconds\": %.6f, \"frames_per_second\": %.0f, " +
                 "\"pipeline_frames_per_second\": %.0f},%n", r.wallSeconds(), r.framesPerSecond(),
             r.pipelineFramesPerSecond()));
         out.append("  \"output\": {\"file\": ")
@@ -227,7 +233,7 @@ public final class ReplayReportFormat
                 {
                     if (c < 0x20)
                     {
-                        out.append(String.format(Locale.ROOT, "\\u%04x", (int)c));
+                        out.append(String.format(NUMBERS, "\\u%04x", (int)c));
                     }
                     else
                     {
@@ -252,8 +258,8 @@ public final class ReplayReportFormat
         }
         if (ns < 10_000_000)
         {
-            return String.format(Locale.ROOT, "%.1f us", ns / 1e3);
+            return String.format(NUMBERS, "%.1f us", ns / 1e3);
         }
-        return String.format(Locale.ROOT, "%.1f ms", ns / 1e6);
+        return String.format(NUMBERS, "%.1f ms", ns / 1e6);
     }
 }
