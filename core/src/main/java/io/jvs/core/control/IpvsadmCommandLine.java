@@ -1219,8 +1219,12 @@ public final class IpvsadmCommandLine
     /** inet_pton(AF_INET6): null unless the text is an IPv6 literal. */
     static IpAddress ipv6(final String text)
     {
-        // IpAddress.parse trims the text; inet_pton takes no white space ("[2001:db8::1 ]:80" is refused).
-        if (text.indexOf(':') < 0 || text.startsWith("[") || text.indexOf('%') >= 0 || !text.trim().equals(text))
+        // IpAddress.parse trims the text; inet_pton takes no white space ("[2001:db8::1 ]:80" is refused). Every IPv6
+        // form has two colons at least (eight groups, or :: for some): an IPv4 address with its port, which every
+        // IPv4 service and server is, has one and is no IPv6 address, found without the parser's exception.
+        final int colon = text.indexOf(':');
+        if (colon < 0 || colon == text.lastIndexOf(':') || text.startsWith("[") || text.indexOf('%') >= 0 ||
+            !text.trim().equals(text))
         {
             return null;
         }
