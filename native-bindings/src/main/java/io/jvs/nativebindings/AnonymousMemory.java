@@ -32,7 +32,11 @@ public final class AnonymousMemory
 
     private static final Linker LINKER = Linker.nativeLinker();
     private static final StructLayout CAPTURE = Linker.Option.captureStateLayout();
-    private static final VarHandle ERRNO = CAPTURE.varHandle(groupElement("errno"));
+    /** Read only when a call fails: its var handle set up at start cost every command milliseconds (LayoutPath). */
+    private static final class Errno
+    {
+        static final VarHandle ERRNO = CAPTURE.varHandle(groupElement("errno"));
+    }
     private static final MethodHandle MMAP = downcall("mmap", FunctionDescriptor.of(ValueLayout.ADDRESS,
         ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT,
         ValueLayout.JAVA_LONG));
@@ -100,7 +104,7 @@ public final class AnonymousMemory
                 PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0L);
             if (mapped.address() == MAP_FAILED)
             {
-                throw new NativeCallException("mmap", (int)ERRNO.get(state, 0L), length + " bytes");
+                throw new NativeCallException("mmap", (int)Errno.ERRNO.get(state, 0L), length + " bytes");
             }
             boolean advised = false;
             if (hugePages)
@@ -141,7 +145,7 @@ public final class AnonymousMemory
                 memory.length, PROT_READ | PROT_EXEC);
             if (result != 0)
             {
-                final int errno = (int)ERRNO.get(state, 0L);
+                final int errno = (int)Errno.ERRNO.get(state, 0L);
                 memory.unmap();
                 throw new NativeCallException("mprotect", errno, memory.length + " bytes");
             }
@@ -244,7 +248,7 @@ public final class AnonymousMemory
                 final int result = (int)Munmap.MUNMAP.invokeExact(state, MemorySegment.ofAddress(address), length);
                 if (result != 0)
                 {
-                    throw new NativeCallException("munmap", (int)ERRNO.get(state, 0L), length + " bytes");
+                    throw new NativeCallException("munmap", (int)Errno.ERRNO.get(state, 0L), length + " bytes");
                 }
                 unmapped = true;
                 if (counted)
