@@ -48,12 +48,13 @@ class IpvsadmCommandLineTest
     @Test
     void shouldTakeAsIpv6OnlyWhatInetPtonWould()
     {
-        // The shortest forms, each with two colons, and the IPv4-embedded ones.
+        // The shortest forms (two colons), the full one, and the IPv4-embedded ones.
         for (final String v6 : List.of("::", "::1", "1::", "1:2:3:4:5:6:7:8", "::ffff:10.0.0.1", "64:ff9b::10.0.0.1"))
         {
             assertThat(IpvsadmCommandLine.ipv6(v6)).as(v6).isEqualTo(ip(v6));
         }
-        // One colon: an IPv4 address or a name with its port, never an IPv6 address; nor a bare IPv4 address.
+        // Not IPv6: one colon (an IPv4 address or a name with its port), too many groups, three colons in a
+        // row, a bare IPv4 address.
         for (final String other : List.of("10.0.0.1:80", "1:2", "::1:2:3:4:5:6:7:8", "1:::2", "10.0.0.1", "web:80",
             ":1", "1:"))
         {
